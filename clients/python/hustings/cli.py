@@ -1,0 +1,147 @@
+"""The ``hustings`` command: serve, bots, play, verify."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import pathlib
+import signal
+import sys
+import tempfile
+from typing import AsyncIterator, Sequence
+
+DEFAULT_ADDRESS = "127.0.0.1:50051"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hustings", description="A game-state service for election board games.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run a replica of the service")
+    serve.add_argument("--address", default=os.environ.get("HUSTINGS_ADDRESS", DEFAULT_ADDRESS), help="gRPC listen address (default %(default)s)")
+    serve.add_argument("--redis-url", default=os.environ.get("HUSTINGS_REDIS_URL", ""), help="external Redis; without it an embedded Redis is started")
+    serve.add_argument("--data-dir", default=os.environ.get("HUSTINGS_DATA_DIR", ".hustings-data"), help="folder of the embedded Redis (default %(default)s)")
+    serve.add_argument("--allow-client-seed", action="store_true", help="accept seeds chosen by clients (tests, tournaments, research)")
+    serve.add_argument("--log-level", default="info")
+
+    bots = sub.add_parser("bots", help="play full games between random bots through a server")
+    bots.add_argument("--kind", default="stimmvieh")
+    bots.add_argument("--games", type=int, default=10)
+    bots.add_argument("--players", type=int, default=4)
+    bots.add_argument("--server", default="", help="address of a running server; without it an embedded one is started")
+    bots.add_argument("--concurrency", type=int, default=8, help="games played at once")
+    bots.add_argument("--seed", type=int, default=None, help="seed of the bots' choices")
+
+    play = sub.add_parser("play", help="play a game in the terminal against bots")
+    play.add_argument("--kind", default="stimmvieh")
+    play.add_argument("--players", type=int, default=4)
+    play.add_argument("--name", default="You")
+    play.add_argument("--server", default="", help="address of a running server; without it an embedded one is started")
+
+    verify = sub.add_parser("verify", help="replay a finished game from its seed and check it")
+    verify.add_argument("game_id")
+    verify.add_argument("--server", default=DEFAULT_ADDRESS)
+    return parser
+
+
+@contextlib.asynccontextmanager
+async def _server(address: str, log_level: str = "warning") -> AsyncIterator[str]:
+    """Yield ``address``, or start an embedded Redis and replica on free ports when it is empty."""
+    if address:
+        yield address
+        return
+    from hustings.service import logs
+    from hustings.service.embedded_redis import EmbeddedRedis
+    from hustings.service.replica import Replica, ReplicaConfig
+
+    logs.configure(log_level)
+    with tempfile.TemporaryDirectory(prefix="hustings-") as folder:
+        redis = EmbeddedRedis(pathlib.Path(folder), appendonly=False).start()
+        try:
+            replica = await Replica(ReplicaConfig(redis_url=redis.url, address="127.0.0.1:0")).start()
+            try:
+                yield f"127.0.0.1:{replica.port}"
+            finally:
+                await replica.stop()
+        finally:
+            redis.stop()
+
+
+async def _serve(args: argparse.Namespace) -> int:
+    from hustings.service import logs
+    from hustings.service.replica import ReplicaConfig, serve_forever, start_embedded_redis
+
+    logs.configure(args.log_level)
+    import structlog
+
+    log = structlog.get_logger("hustings")
+    embedded = None
+    redis_url = args.redis_url
+    if not redis_url:
+        embedded = start_embedded_redis(pathlib.Path(args.data_dir))
+        redis_url = embedded.url
+        log.info("embedded_redis_started", url=redis_url, data_dir=str(pathlib.Path(args.data_dir).resolve()))
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        config = ReplicaConfig(redis_url=redis_url, address=args.address, allow_client_seed=args.allow_client_seed)
+        log.info("serving", address=args.address)
+        await serve_forever(config, stop)
+    finally:
+        if embedded is not None:
+            embedded.stop()
+    return 0
+
+
+async def _bots(args: argparse.Namespace) -> int:
+    from hustings.bots import run_bots
+
+    async with _server(args.server) as address:
+        summary = await run_bots(address, args.kind, args.games, args.players, concurrency=args.concurrency, seed=args.seed)
+    print(json.dumps(summary), flush=True)
+    return 0 if summary["errors"] == 0 and summary["games_finished"] == args.games else 1
+
+
+async def _play(args: argparse.Namespace) -> int:
+    from hustings.terminal import play_in_terminal
+
+    async with _server(args.server) as address:
+        return await play_in_terminal(address, args.kind, args.players, args.name)
+
+
+async def _verify(args: argparse.Namespace) -> int:
+    from hustings.client import Client
+    from hustings.verify import verify_log
+
+    async with Client(args.server) as client:
+        view = await client.view(args.game_id)
+        entries = await client.history(args.game_id)
+    report = verify_log(view, entries)
+    print(json.dumps(report.as_dict()), flush=True)
+    return 0 if report.ok else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``hustings`` command."""
+    args = _parser().parse_args(argv)
+    command = {"serve": _serve, "bots": _bots, "play": _play, "verify": _verify}[args.command]
+    try:
+        return asyncio.run(command(args))
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:  # noqa: BLE001 - the command line shows a clean message
+        from hustings.client import HustingsError
+
+        if isinstance(error, HustingsError):
+            print(f"hustings: {error}", file=sys.stderr)
+            return 2
+        raise
+
+
+if __name__ == "__main__":
+    sys.exit(main())

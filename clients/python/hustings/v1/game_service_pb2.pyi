@@ -1,0 +1,143 @@
+from google.api import annotations_pb2 as _annotations_pb2
+from hustings.v1 import game_pb2 as _game_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class ListGameKindsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListGameKindsResponse(_message.Message):
+    __slots__ = ("kinds",)
+    KINDS_FIELD_NUMBER: _ClassVar[int]
+    kinds: _containers.RepeatedCompositeFieldContainer[_game_pb2.GameKind]
+    def __init__(self, kinds: _Optional[_Iterable[_Union[_game_pb2.GameKind, _Mapping]]] = ...) -> None: ...
+
+class CreateGameRequest(_message.Message):
+    __slots__ = ("kind", "options", "seed", "request_id")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    kind: str
+    options: _game_pb2.GameOptions
+    seed: str
+    request_id: str
+    def __init__(self, kind: _Optional[str] = ..., options: _Optional[_Union[_game_pb2.GameOptions, _Mapping]] = ..., seed: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class CreateGameResponse(_message.Message):
+    __slots__ = ("game_id", "view")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    view: _game_pb2.GameView
+    def __init__(self, game_id: _Optional[str] = ..., view: _Optional[_Union[_game_pb2.GameView, _Mapping]] = ...) -> None: ...
+
+class JoinGameRequest(_message.Message):
+    __slots__ = ("game_id", "display_name", "seat", "request_id")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    display_name: str
+    seat: int
+    request_id: str
+    def __init__(self, game_id: _Optional[str] = ..., display_name: _Optional[str] = ..., seat: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class JoinGameResponse(_message.Message):
+    __slots__ = ("seat", "seat_token", "view")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    seat_token: str
+    view: _game_pb2.GameView
+    def __init__(self, seat: _Optional[int] = ..., seat_token: _Optional[str] = ..., view: _Optional[_Union[_game_pb2.GameView, _Mapping]] = ...) -> None: ...
+
+class GetViewRequest(_message.Message):
+    __slots__ = ("game_id",)
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    def __init__(self, game_id: _Optional[str] = ...) -> None: ...
+
+class GetViewResponse(_message.Message):
+    __slots__ = ("view",)
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    view: _game_pb2.GameView
+    def __init__(self, view: _Optional[_Union[_game_pb2.GameView, _Mapping]] = ...) -> None: ...
+
+class SubmitMoveRequest(_message.Message):
+    __slots__ = ("game_id", "move", "expected_version", "request_id")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    move: _game_pb2.Move
+    expected_version: int
+    request_id: str
+    def __init__(self, game_id: _Optional[str] = ..., move: _Optional[_Union[_game_pb2.Move, _Mapping]] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class SubmitMoveResponse(_message.Message):
+    __slots__ = ("version", "events")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    events: _containers.RepeatedCompositeFieldContainer[_game_pb2.Event]
+    def __init__(self, version: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_game_pb2.Event, _Mapping]]] = ...) -> None: ...
+
+class WatchGameRequest(_message.Message):
+    __slots__ = ("game_id", "from_version")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    FROM_VERSION_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    from_version: int
+    def __init__(self, game_id: _Optional[str] = ..., from_version: _Optional[int] = ...) -> None: ...
+
+class WatchGameResponse(_message.Message):
+    __slots__ = ("version", "entries", "view")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    entries: _containers.RepeatedCompositeFieldContainer[_game_pb2.HistoryEntry]
+    view: _game_pb2.GameView
+    def __init__(self, version: _Optional[int] = ..., entries: _Optional[_Iterable[_Union[_game_pb2.HistoryEntry, _Mapping]]] = ..., view: _Optional[_Union[_game_pb2.GameView, _Mapping]] = ...) -> None: ...
+
+class GetHistoryRequest(_message.Message):
+    __slots__ = ("game_id",)
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    def __init__(self, game_id: _Optional[str] = ...) -> None: ...
+
+class GetHistoryResponse(_message.Message):
+    __slots__ = ("entries",)
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.RepeatedCompositeFieldContainer[_game_pb2.HistoryEntry]
+    def __init__(self, entries: _Optional[_Iterable[_Union[_game_pb2.HistoryEntry, _Mapping]]] = ...) -> None: ...
+
+class ListGamesRequest(_message.Message):
+    __slots__ = ("kind", "status", "page_size", "page_token")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    kind: str
+    status: _game_pb2.GameStatus
+    page_size: int
+    page_token: str
+    def __init__(self, kind: _Optional[str] = ..., status: _Optional[_Union[_game_pb2.GameStatus, str]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListGamesResponse(_message.Message):
+    __slots__ = ("games", "next_page_token")
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    games: _containers.RepeatedCompositeFieldContainer[_game_pb2.GameSummary]
+    next_page_token: str
+    def __init__(self, games: _Optional[_Iterable[_Union[_game_pb2.GameSummary, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...

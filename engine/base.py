@@ -1,0 +1,191 @@
+"""The shape every game module has, and the small value types they share.
+
+A game is a ``Game`` object registered under its kind. Its rules are pure functions of a state
+(plus a counter-based ``Rng`` where chance is involved); its codec converts its own moves, views
+and events to and from the public protobuf messages, so the service knows games only through
+this surface.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, Sequence, TypeVar
+
+from hustings.engine.rng import Rng
+
+Seat = int
+"""A seat number, 0-based in turn order."""
+
+StateT = TypeVar("StateT")
+MoveT = TypeVar("MoveT")
+OptionsT = TypeVar("OptionsT")
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened, with who may see it.
+
+    ``payload`` is a game-specific value that the game's codec turns into a protobuf event.
+    ``visible_to`` is None for a public event, else the seats that see ``payload``; every other
+    seat (and spectators) sees ``redacted`` instead, or nothing when ``redacted`` is None.
+    """
+
+    payload: Any
+    visible_to: frozenset[Seat] | None = None
+    redacted: Any = None
+
+    @property
+    def public(self) -> bool:
+        """True when every seat and spectator sees the full payload."""
+        return self.visible_to is None
+
+    def for_seat(self, seat: Seat | None) -> Any:
+        """The payload as ``seat`` (None: a spectator) may see it, or None for nothing."""
+        if self.visible_to is None or (seat is not None and seat in self.visible_to):
+            return self.payload
+        return self.redacted
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A variant that the kind's options switch on."""
+
+    name: str
+    description: str
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """Static facts about a game kind, declared once by its module."""
+
+    kind: str
+    title: str
+    min_players: int
+    max_players: int
+    variants: tuple[Variant, ...] = ()
+
+
+@dataclass(frozen=True)
+class Placing:
+    """One place in the final ranking; ``seat`` is None for a non-seat participant."""
+
+    rank: int
+    seat: Seat | None
+    name: str
+    score: int
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The final result, best first, with the rulebook's tie-breaks applied."""
+
+    placings: tuple[Placing, ...] = field(default_factory=tuple)
+
+
+class Game(Protocol, Generic[OptionsT, StateT, MoveT]):
+    """What every registered game offers. See DESIGN.md "A game"."""
+
+    info: GameInfo
+
+    # --- rules (pure) -------------------------------------------------------------------------
+    def setup(self, options: OptionsT, rng: Rng) -> StateT:
+        """A new game. Raises InvalidOptionsError for bad options."""
+        ...
+
+    def seat_count(self, options: OptionsT) -> int:
+        """How many seats a game with these options has."""
+        ...
+
+    def to_act(self, state: StateT) -> frozenset[Seat]:
+        """The seats that owe a decision now; empty once the game is over."""
+        ...
+
+    def legal_moves(self, state: StateT, seat: Seat) -> list[MoveT]:
+        """Every legal decision of ``seat`` now, enumerated; empty if it owes none."""
+        ...
+
+    def apply(self, state: StateT, seat: Seat, move: MoveT, rng: Rng) -> tuple[StateT, list[Event]]:
+        """The state after ``seat`` makes ``move``. Raises an EngineError and leaves ``state``
+        untouched when the move is not legal."""
+        ...
+
+    def view(self, state: StateT, seat: Seat | None) -> Any:
+        """What ``seat`` (None: a spectator) may see: the only way state leaves the engine."""
+        ...
+
+    def is_over(self, state: StateT) -> bool:
+        """True once the game has ended."""
+        ...
+
+    def outcome(self, state: StateT) -> Outcome | None:
+        """The final ranking once the game is over, else None."""
+        ...
+
+    def move_is_public(self, move: MoveT) -> bool:
+        """True when every seat may see the decision itself (not only its events)."""
+        ...
+
+    # --- storage ------------------------------------------------------------------------------
+    def dump_state(self, state: StateT) -> bytes:
+        """Serialise a state, deterministically (equal states give equal bytes)."""
+        ...
+
+    def load_state(self, data: bytes) -> StateT:
+        """The inverse of ``dump_state``."""
+        ...
+
+    # --- codec (public protobuf messages) -----------------------------------------------------
+    def options_from_proto(self, options: Any) -> OptionsT:
+        """Engine options from a hustings.v1.GameOptions. Raises InvalidOptionsError."""
+        ...
+
+    def options_to_proto(self, options: OptionsT, out: Any) -> None:
+        """Fill a hustings.v1.GameOptions."""
+        ...
+
+    def move_from_proto(self, move: Any) -> MoveT:
+        """An engine move from a hustings.v1.Move. Raises MalformedMoveError."""
+        ...
+
+    def move_to_proto(self, move: MoveT, out: Any) -> None:
+        """Fill a hustings.v1.Move."""
+        ...
+
+    def view_to_proto(self, view: Any, out: Any) -> None:
+        """Fill the game's field of a hustings.v1.GameView."""
+        ...
+
+    def event_to_proto(self, payload: Any, out: Any) -> None:
+        """Fill the game's field of a hustings.v1.Event."""
+        ...
+
+    # --- conformance support (used by tests/test_conformance.py) -------------------------------
+    def sample_options(self) -> list[tuple[str, OptionsT]]:
+        """Option sets covering every player count and every variant, each labelled with the
+        variant names it switches on ("base" for none, several joined by "+")."""
+        ...
+
+    def secret_twin(self, state: StateT, seat: Seat, rng: Rng) -> StateT:
+        """A state that differs from ``state`` only in what ``seat`` alone knows and what nobody
+        knows (deck order): every other seat's view of it must be the same (the leak test)."""
+        ...
+
+
+def state_digest(game: Game[Any, Any, Any], state: Any) -> str:
+    """SHA-256 (hex) of a state's serialisation: equal for equal states."""
+    return hashlib.sha256(game.dump_state(state)).hexdigest()
+
+
+def seats_of(placings: Sequence[Placing]) -> list[Seat]:
+    """The seats among ``placings``, in order."""
+    return [p.seat for p in placings if p.seat is not None]
+
+
+def fill_event(game: Game[Any, Any, Any], out: Any, payload: Any, version: int, seat: Seat | None) -> None:
+    """Fill a hustings.v1.Event for ``payload``: the one way events become messages."""
+    out.version = version
+    if seat is not None:
+        out.seat = seat
+    game.event_to_proto(payload, out)

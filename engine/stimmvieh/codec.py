@@ -1,0 +1,219 @@
+"""Conversion between Stimmvieh engine values and the public ``hustings.v1`` messages.
+
+The only module of the game that imports protobuf code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hustings.engine.errors import MalformedMoveError
+from hustings.engine.stimmvieh.content import VOTE, Card
+from hustings.engine.stimmvieh.model import (
+    CAMPAIGN,
+    CHOOSING,
+    FINISHED,
+    AngelusCardPassed,
+    CampaignRecord,
+    CampaignStarted,
+    ChooseTopCandidates,
+    DisplayRefilled,
+    ElectionNight,
+    PlayPolitician,
+    PoliticianPlayed,
+    StartPlayerChosen,
+    StimmviehOptions,
+    TopCandidatesChosen,
+    TopCandidatesRevealed,
+)
+from hustings.engine.stimmvieh.rules import check_move_shape, validate_options
+from hustings.engine.stimmvieh.views import StackView, TableView
+from hustings.v1 import game_pb2, stimmvieh_pb2 as pb
+
+_PHASES = {
+    CHOOSING: pb.STIMMVIEH_PHASE_CHOOSING_TOP_CANDIDATES,
+    CAMPAIGN: pb.STIMMVIEH_PHASE_CAMPAIGN,
+    FINISHED: pb.STIMMVIEH_PHASE_FINISHED,
+}
+
+
+def options_from_proto(message: game_pb2.GameOptions) -> StimmviehOptions:
+    """Engine options from GameOptions (campaigns 0 means 1). Raises InvalidOptionsError."""
+    own = message.stimmvieh
+    custom = own.custom_vote_card
+    options = StimmviehOptions(
+        players=message.players,
+        moderator=own.moderator,
+        moderator_seat=own.moderator_seat,
+        campaigns=own.campaigns or 1,
+        custom_slogan=custom.slogan,
+        custom_replaces=custom.replaces_card_id,
+    )
+    return validate_options(options)
+
+
+def options_to_proto(options: StimmviehOptions, out: game_pb2.GameOptions) -> None:
+    """Fill GameOptions from engine options."""
+    out.players = options.players
+    own = out.stimmvieh
+    own.SetInParent()
+    own.moderator = options.moderator
+    own.moderator_seat = options.moderator_seat
+    own.campaigns = options.campaigns
+    if options.custom_slogan:
+        own.custom_vote_card.slogan = options.custom_slogan
+        own.custom_vote_card.replaces_card_id = options.custom_replaces
+
+
+def move_from_proto(message: game_pb2.Move) -> ChooseTopCandidates | PlayPolitician:
+    """An engine move from a Move. Raises MalformedMoveError (EMPTY_MOVE, BAD_...)."""
+    if message.WhichOneof("game") != "stimmvieh":
+        raise MalformedMoveError("EMPTY_MOVE", "the move carries no Stimmvieh decision")
+    own = message.stimmvieh
+    kind = own.WhichOneof("kind")
+    move: ChooseTopCandidates | PlayPolitician
+    if kind == "choose_top_candidates":
+        move = ChooseTopCandidates(tuple(own.choose_top_candidates.influences))
+    elif kind == "play_politician":
+        move = PlayPolitician(own.play_politician.influence, own.play_politician.take_card_id)
+    else:
+        raise MalformedMoveError("EMPTY_MOVE", "the move carries no Stimmvieh decision")
+    check_move_shape(move)
+    return move
+
+
+def move_to_proto(move: ChooseTopCandidates | PlayPolitician, out: game_pb2.Move) -> None:
+    """Fill a Move."""
+    if isinstance(move, ChooseTopCandidates):
+        out.stimmvieh.choose_top_candidates.influences[:] = move.influences
+        out.stimmvieh.choose_top_candidates.SetInParent()
+    else:
+        out.stimmvieh.play_politician.influence = move.influence
+        out.stimmvieh.play_politician.take_card_id = move.take_card_id
+        out.stimmvieh.play_politician.SetInParent()
+
+
+def _card(card: Card, out: pb.StimmviehCard) -> None:
+    out.card_id = card.card_id
+    out.type = pb.STIMMVIEH_CARD_TYPE_VOTE if card.kind == VOTE else pb.STIMMVIEH_CARD_TYPE_DONATION
+    out.amount = card.amount
+    out.influence = card.influence
+    out.label = card.label
+
+
+def _stack(stack: StackView, out: pb.StimmviehCollectedStack) -> None:
+    out.SetInParent()
+    out.count = stack.count
+    if stack.top_card is not None:
+        _card(stack.top_card, out.top_card)
+    if stack.cards is not None:
+        for card in stack.cards:
+            _card(card, out.cards.add())
+    if stack.total is not None:
+        out.total = stack.total
+
+
+def _campaign(record: CampaignRecord, out: pb.StimmviehCampaign) -> None:
+    out.campaign = record.campaign
+    for r in record.results:
+        out.results.add(
+            party=r.party,
+            votes=r.votes,
+            vote_influence=r.vote_influence,
+            doubled=r.doubled,
+            donations=r.donations,
+            final_donations=r.final_donations,
+            rank=r.rank,
+            points=r.points,
+        )
+
+
+def view_to_proto(view: TableView, out: game_pb2.GameView) -> None:
+    """Fill GameView.stimmvieh from a seat's TableView."""
+    own = out.stimmvieh
+    own.SetInParent()
+    own.campaign, own.campaigns, own.round = view.campaign, view.campaigns, view.round
+    own.phase = _PHASES[view.phase]
+    for party in view.parties:
+        p = own.parties.add(
+            party=party.party,
+            name=party.name,
+            angelus=party.angelus,
+            top_candidates_chosen=party.top_candidates_chosen,
+            top_candidates=party.top_candidates,
+            backbenchers=party.backbenchers,
+            backbencher_count=party.backbencher_count,
+            campaign_points=party.campaign_points,
+            chosen_top_candidates=party.chosen_top_candidates,
+        )
+        if party.seat is not None:
+            p.seat = party.seat
+        _stack(party.votes, p.votes)
+        _stack(party.donations, p.donations)
+    for card in view.display:
+        _card(card, own.display.add())
+    if view.vote_stack_top is not None:
+        _card(view.vote_stack_top, own.vote_stack_top)
+    own.vote_stack_count = view.vote_stack_count
+    if view.donation_stack_top is not None:
+        _card(view.donation_stack_top, own.donation_stack_top)
+    own.donation_stack_count = view.donation_stack_count
+    for name in ("current_party", "angelus_holder", "start_party", "moderator_seat"):
+        value = getattr(view, name)
+        if value is not None:
+            setattr(own, name, value)
+    own.top_candidate_discards[:] = view.top_candidate_discards
+    own.backbencher_discards[:] = view.backbencher_discards
+    for record in view.campaign_results:
+        _campaign(record, own.campaign_results.add())
+
+
+def event_to_proto(payload: Any, out: game_pb2.Event) -> None:
+    """Fill Event.stimmvieh from an event payload (already filtered for the viewer)."""
+    own = out.stimmvieh
+    if isinstance(payload, CampaignStarted):
+        e = own.campaign_started
+        e.SetInParent()
+        e.campaign = payload.campaign
+        for card in payload.display:
+            _card(card, e.display.add())
+        if payload.vote_stack_top is not None:
+            _card(payload.vote_stack_top, e.vote_stack_top)
+        if payload.donation_stack_top is not None:
+            _card(payload.donation_stack_top, e.donation_stack_top)
+    elif isinstance(payload, TopCandidatesChosen):
+        own.top_candidates_chosen.SetInParent()
+        own.top_candidates_chosen.party = payload.party
+        own.top_candidates_chosen.influences[:] = payload.influences
+    elif isinstance(payload, TopCandidatesRevealed):
+        own.top_candidates_revealed.SetInParent()
+        for party in payload.parties:
+            own.top_candidates_revealed.parties.add(party=party.party, influences=party.influences, total=party.total)
+    elif isinstance(payload, StartPlayerChosen):
+        e = own.start_player_chosen
+        e.SetInParent()
+        e.party, e.reason = payload.party, payload.reason
+        for flip in payload.flips:
+            e.flips.add(party=flip.party, influence=flip.influence)
+        if payload.angelus_holder is not None:
+            e.angelus_holder = payload.angelus_holder
+    elif isinstance(payload, PoliticianPlayed):
+        e = own.politician_played
+        e.SetInParent()
+        e.party, e.influence, e.top_candidate = payload.party, payload.influence, payload.top_candidate
+        e.decided_by = payload.decided_by
+        if payload.taken is not None:
+            _card(payload.taken, e.taken)
+    elif isinstance(payload, DisplayRefilled):
+        own.display_refilled.SetInParent()
+        _card(payload.card, own.display_refilled.card)
+        if payload.new_stack_top is not None:
+            _card(payload.new_stack_top, own.display_refilled.new_stack_top)
+    elif isinstance(payload, AngelusCardPassed):
+        own.angelus_card_passed.seat = payload.seat
+        own.angelus_card_passed.SetInParent()
+    elif isinstance(payload, ElectionNight):
+        own.election_night.SetInParent()
+        _campaign(payload.record, own.election_night)
+    else:
+        raise TypeError(f"not a Stimmvieh event: {payload!r}")

@@ -1,0 +1,174 @@
+"""What one seat (or a spectator) may see of a Stimmvieh table: the one place secrets are stripped.
+
+Others see of a party its face-up top candidates (after the reveal), how many backbenchers it
+holds, whether it has chosen, and the top card and count of each collected stack. The owner also
+sees its hand, its unrevealed choice and its stacks in full. Angelus' backbenchers lie face up;
+nobody sees her stacks in full before election night. Deck order below the visible tops never
+leaves the engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from hustings.engine.base import Seat
+from hustings.engine.rng import Rng
+from hustings.engine.stimmvieh.content import Card
+from hustings.engine.stimmvieh.model import (
+    ANGELUS_PARTY,
+    CHOOSING,
+    FINISHED,
+    POLITICIANS,
+    TOP_CANDIDATE_COUNT,
+    CampaignRecord,
+    StimmviehState,
+    deck_of,
+    party_name,
+)
+
+
+@dataclass(frozen=True)
+class StackView:
+    """A collected stack as seen: ``cards`` and ``total`` are None when hidden from the viewer."""
+
+    top_card: Card | None
+    count: int
+    cards: tuple[Card, ...] | None = None
+    total: int | None = None
+
+
+@dataclass(frozen=True)
+class PartyView:
+    """A party as seen by the viewer."""
+
+    party: int
+    seat: int | None
+    name: str
+    angelus: bool
+    top_candidates_chosen: bool
+    top_candidates: tuple[int, ...]
+    backbenchers: tuple[int, ...]
+    backbencher_count: int
+    votes: StackView
+    donations: StackView
+    campaign_points: int
+    chosen_top_candidates: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class TableView:
+    """The whole table as seen by the viewer."""
+
+    campaign: int
+    campaigns: int
+    round: int
+    phase: str
+    parties: tuple[PartyView, ...]
+    display: tuple[Card, ...]
+    vote_stack_top: Card | None
+    vote_stack_count: int
+    donation_stack_top: Card | None
+    donation_stack_count: int
+    current_party: int | None
+    angelus_holder: int | None
+    start_party: int | None
+    moderator_seat: int | None
+    top_candidate_discards: tuple[int, ...]
+    backbencher_discards: tuple[int, ...]
+    campaign_results: tuple[CampaignRecord, ...]
+
+
+def _stack(cards: dict[str, Card], ids: tuple[str, ...], full: bool) -> StackView:
+    top = cards[ids[-1]] if ids else None
+    if not full:
+        return StackView(top, len(ids))
+    shown = tuple(cards[c] for c in ids)
+    return StackView(top, len(ids), shown, sum(card.amount for card in shown))
+
+
+def _party(state: StimmviehState, index: int, seat: Seat | None, cards: dict[str, Card]) -> PartyView:
+    party = state.parties[index]
+    angelus = state.is_angelus(index)
+    own = seat is not None and not angelus and seat == index
+    revealed = state.phase != CHOOSING
+    if revealed:
+        backbenchers = party.backbenchers if own or angelus else ()
+        count = len(party.backbenchers)
+    else:
+        hand = () if angelus else party.hand(revealed=False)
+        backbenchers = hand if own else ()
+        count = len(hand)
+    full = own or state.phase == FINISHED
+    return PartyView(
+        party=index,
+        seat=state.seat_of(index),
+        name=party_name(state.options, index),
+        angelus=angelus,
+        top_candidates_chosen=revealed or bool(party.chosen),
+        top_candidates=party.top_candidates if revealed else (),
+        backbenchers=backbenchers,
+        backbencher_count=count,
+        votes=_stack(cards, party.votes, full),
+        donations=_stack(cards, party.donations, full),
+        campaign_points=party.campaign_points,
+        chosen_top_candidates=party.chosen if own and not revealed else (),
+    )
+
+
+def view(state: StimmviehState, seat: Seat | None) -> TableView:
+    """The table as ``seat`` (None: a spectator) may see it."""
+    cards = deck_of(state.options)
+    options = state.options
+    return TableView(
+        campaign=state.campaign,
+        campaigns=options.campaigns,
+        round=state.round,
+        phase=state.phase,
+        parties=tuple(_party(state, i, seat, cards) for i in range(len(state.parties))),
+        display=tuple(cards[c] for c in state.display),
+        vote_stack_top=cards[state.vote_stack[0]] if state.vote_stack else None,
+        vote_stack_count=len(state.vote_stack),
+        donation_stack_top=cards[state.donation_stack[0]] if state.donation_stack else None,
+        donation_stack_count=len(state.donation_stack),
+        current_party=state.current_party,
+        angelus_holder=state.angelus_holder,
+        start_party=state.start_party,
+        moderator_seat=options.moderator_seat if options.moderator else None,
+        top_candidate_discards=state.top_candidate_discards,
+        backbencher_discards=state.backbencher_discards,
+        campaign_results=state.campaign_results,
+    )
+
+
+def secret_twin(state: StimmviehState, seat: Seat, rng: Rng) -> StimmviehState:
+    """A state that differs from ``state`` only in what ``seat`` alone knows and what nobody
+    knows: its unrevealed choice, its collected cards below the top, Angelus' face-down stack and
+    collected cards below the top, and the order of both stacks below their visible tops.
+    Every other seat's view of the twin must equal its view of ``state`` (the leak test)."""
+    parties = list(state.parties)
+    hidden_owners = [] if state.phase == FINISHED else [seat]
+    if state.options.with_angelus and state.phase != FINISHED:
+        hidden_owners.append(ANGELUS_PARTY)
+    if state.phase == CHOOSING:
+        for owner in hidden_owners:
+            if parties[owner].chosen:
+                pool = list(POLITICIANS)
+                rng.shuffle(pool)
+                parties[owner] = replace(parties[owner], chosen=tuple(sorted(pool[:TOP_CANDIDATE_COUNT])))
+    stacks = {"vote_stack": "votes", "donation_stack": "donations"}
+    changes: dict[str, tuple[str, ...]] = {}
+    for stack_name, collected in stacks.items():
+        deck_part: tuple[str, ...] = getattr(state, stack_name)
+        pool = list(deck_part[1:])
+        for owner in hidden_owners:
+            pool.extend(getattr(parties[owner], collected)[:-1])
+        rng.shuffle(pool)
+        changes[stack_name] = deck_part[:1] + tuple(pool[: max(len(deck_part) - 1, 0)])
+        used = max(len(deck_part) - 1, 0)
+        for owner in hidden_owners:
+            own: tuple[str, ...] = getattr(parties[owner], collected)
+            keep = len(own) - 1 if own else 0
+            parties[owner] = replace(parties[owner], **{collected: tuple(pool[used : used + keep]) + own[-1:]})
+            used += keep
+    return replace(state, parties=tuple(parties), **changes)
+

@@ -1,0 +1,53 @@
+"""Generate the Python code for the protos in this folder.
+
+Run from anywhere: ``python proto/generate.py [OUT_DIR]``. The default output is
+``clients/python`` (the ``hustings`` import package), where the generated modules are committed;
+``tests/test_generated.py`` regenerates into a temporary folder and fails when they differ.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+
+import grpc_tools
+from grpc_tools import protoc
+
+PROTO_ROOT = pathlib.Path(__file__).resolve().parent
+DEFAULT_OUT = PROTO_ROOT.parent / "clients" / "python"
+
+
+def _include_dirs() -> list[str]:
+    """The folders protoc reads imports from: ours, protobuf's well-known types, googleapis."""
+    import google.api  # from googleapis-common-protos, which ships the .proto files too
+
+    well_known = pathlib.Path(grpc_tools.__file__).parent / "_proto"
+    googleapis = pathlib.Path(list(google.api.__path__)[0]).parent.parent
+    return [str(PROTO_ROOT), str(well_known), str(googleapis)]
+
+
+def proto_files() -> list[pathlib.Path]:
+    """Every .proto of the project, sorted for a stable output."""
+    return sorted(PROTO_ROOT.rglob("*.proto"))
+
+
+def generate(out_dir: pathlib.Path) -> None:
+    """Write *_pb2.py, *_pb2.pyi and *_pb2_grpc.py for every proto under ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files = [str(p.relative_to(PROTO_ROOT)) for p in proto_files()]
+    args = ["protoc", *(f"-I{d}" for d in _include_dirs())]
+    args += [f"--python_out={out_dir}", f"--pyi_out={out_dir}", f"--grpc_python_out={out_dir}"]
+    if protoc.main(args + files) != 0:
+        raise SystemExit("protoc failed")
+    for package_dir in {(out_dir / f).parent for f in files}:
+        # Make every generated folder a regular package, up to the import root.
+        current = package_dir
+        while current != out_dir:
+            init = current / "__init__.py"
+            if not init.exists():
+                init.write_text("")
+            current = current.parent
+
+
+if __name__ == "__main__":
+    generate(pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)

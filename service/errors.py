@@ -1,0 +1,96 @@
+"""Errors of the service and the one table that maps engine errors to gRPC status codes."""
+
+from __future__ import annotations
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from hustings.engine import (
+    EngineError,
+    GameOverError,
+    IllegalMoveError,
+    InvalidOptionsError,
+    MalformedMoveError,
+    NotYourTurnError,
+)
+
+ERROR_DOMAIN = "hustings"
+
+# The single mapping of engine exceptions to gRPC codes (most specific first).
+ENGINE_ERROR_CODES: tuple[tuple[type[EngineError], grpc.StatusCode], ...] = (
+    (InvalidOptionsError, grpc.StatusCode.INVALID_ARGUMENT),
+    (MalformedMoveError, grpc.StatusCode.INVALID_ARGUMENT),
+    (NotYourTurnError, grpc.StatusCode.FAILED_PRECONDITION),
+    (GameOverError, grpc.StatusCode.FAILED_PRECONDITION),
+    (IllegalMoveError, grpc.StatusCode.FAILED_PRECONDITION),
+    (EngineError, grpc.StatusCode.FAILED_PRECONDITION),
+)
+
+
+class ServiceError(Exception):
+    """A request that the service refuses, with a gRPC code and a machine-readable reason."""
+
+    def __init__(
+        self,
+        code: grpc.StatusCode,
+        reason: str,
+        message: str,
+        metadata: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.metadata = dict(metadata or {})
+
+    @classmethod
+    def from_engine(cls, error: EngineError) -> "ServiceError":
+        """The service error for an engine error, through ENGINE_ERROR_CODES."""
+        for error_type, code in ENGINE_ERROR_CODES:
+            if isinstance(error, error_type):
+                return cls(code, error.reason, error.message)
+        raise AssertionError("unreachable: EngineError is in the table")
+
+    def to_status(self) -> grpc.Status:
+        """A grpc.Status carrying google.rpc.Status with one ErrorInfo in its details."""
+        info = error_details_pb2.ErrorInfo(
+            reason=self.reason, domain=ERROR_DOMAIN, metadata=self.metadata
+        )
+        detail = any_pb2.Any()
+        detail.Pack(info)
+        status = status_pb2.Status(
+            code=getattr(code_pb2, self.code.name), message=self.message, details=[detail]
+        )
+        return rpc_status.to_status(status)
+
+
+def invalid(reason: str, message: str) -> ServiceError:
+    """INVALID_ARGUMENT: the request is malformed."""
+    return ServiceError(grpc.StatusCode.INVALID_ARGUMENT, reason, message)
+
+
+def not_found(reason: str, message: str) -> ServiceError:
+    """NOT_FOUND."""
+    return ServiceError(grpc.StatusCode.NOT_FOUND, reason, message)
+
+
+def precondition(reason: str, message: str) -> ServiceError:
+    """FAILED_PRECONDITION: not allowed in the current state."""
+    return ServiceError(grpc.StatusCode.FAILED_PRECONDITION, reason, message)
+
+
+def unauthenticated(reason: str, message: str) -> ServiceError:
+    """UNAUTHENTICATED: a seat token is required or was not recognised."""
+    return ServiceError(grpc.StatusCode.UNAUTHENTICATED, reason, message)
+
+
+def aborted(reason: str, message: str) -> ServiceError:
+    """ABORTED: the request was made against an old version."""
+    return ServiceError(grpc.StatusCode.ABORTED, reason, message)
+
+
+def exhausted(reason: str, message: str) -> ServiceError:
+    """RESOURCE_EXHAUSTED: over a limit."""
+    return ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED, reason, message)

@@ -1,0 +1,21 @@
+-- Commit one step of a game atomically: request-id check, version check, snapshot, log, publish.
+-- KEYS[1] game hash (fields: version, snapshot)   KEYS[2] log stream   KEYS[3] request-id hash
+-- ARGV[1] version the step was computed on ("0" to create)   ARGV[2] new version
+-- ARGV[3] snapshot   ARGV[4] log entry   ARGV[5] request field, or ""   ARGV[6] update channel
+if ARGV[5] ~= '' then
+  local done = redis.call('HGET', KEYS[3], ARGV[5])
+  if done then
+    return {'DUPLICATE', done}
+  end
+end
+local current = redis.call('HGET', KEYS[1], 'version') or '0'
+if current ~= ARGV[1] then
+  return {'CONFLICT', current, redis.call('HGET', KEYS[1], 'snapshot') or ''}
+end
+redis.call('HSET', KEYS[1], 'version', ARGV[2], 'snapshot', ARGV[3])
+redis.call('XADD', KEYS[2], ARGV[2] .. '-0', 'e', ARGV[4])
+if ARGV[5] ~= '' then
+  redis.call('HSET', KEYS[3], ARGV[5], ARGV[2])
+end
+redis.call('PUBLISH', ARGV[6], ARGV[2])
+return {'OK', ARGV[2]}

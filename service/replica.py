@@ -1,0 +1,94 @@
+"""One replica of the service: a store, a notifier, the host and the gRPC server, started and
+stopped together. Any number of replicas may share one Redis deployment."""
+
+from __future__ import annotations
+
+import asyncio
+import pathlib
+from dataclasses import dataclass, field
+
+import structlog
+from grpc_health.v1 import health_pb2
+
+from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.service.grpc_api import SERVICE_NAME, build_server
+from hustings.service.host import GameHost
+from hustings.service.notifier import Notifier
+from hustings.service.store import Store
+
+log = structlog.get_logger("hustings.replica")
+
+DEFAULT_DATA_DIR = pathlib.Path(".hustings-data")
+
+
+@dataclass
+class ReplicaConfig:
+    """How a replica is started."""
+
+    redis_url: str
+    address: str = "127.0.0.1:50051"
+    allow_client_seed: bool = False
+    grace_s: float = 5.0
+
+
+@dataclass
+class Replica:
+    """A running replica."""
+
+    config: ReplicaConfig
+    port: int = 0
+    _parts: dict[str, object] = field(default_factory=dict)
+
+    async def start(self) -> "Replica":
+        """Connect to Redis, start listening for updates and serve gRPC."""
+        store = Store.from_url(self.config.redis_url)
+        await store.client.ping()
+        notifier = Notifier(store.client)
+        await notifier.start()
+        host = GameHost(store, notifier, allow_client_seed=self.config.allow_client_seed)
+        server, port, health = build_server(host, self.config.address)
+        await server.start()
+        for service in ("", SERVICE_NAME):
+            await health.set(service, health_pb2.HealthCheckResponse.SERVING)
+        self.port = port
+        self._parts = {"store": store, "notifier": notifier, "host": host, "server": server, "health": health}
+        log.info("replica_started", port=port)
+        return self
+
+    @property
+    def host(self) -> GameHost:
+        """The game host (for in-process use by tools and tests)."""
+        return self._parts["host"]  # type: ignore[return-value]
+
+    async def stop(self) -> None:
+        """Report NOT_SERVING, end streams, let in-flight calls finish, then close."""
+        if not self._parts:
+            return
+        health = self._parts["health"]
+        await health.enter_graceful_shutdown()  # type: ignore[attr-defined]
+        notifier: Notifier = self._parts["notifier"]  # type: ignore[assignment]
+        server = self._parts["server"]
+        await notifier.stop()
+        await server.stop(self.config.grace_s)  # type: ignore[attr-defined]
+        store: Store = self._parts["store"]  # type: ignore[assignment]
+        await store.close()
+        self._parts = {}
+        log.info("replica_stopped")
+
+    async def wait(self) -> None:
+        """Serve until the server stops."""
+        await self._parts["server"].wait_for_termination()  # type: ignore[attr-defined]
+
+
+async def serve_forever(config: ReplicaConfig, stop_event: asyncio.Event) -> None:
+    """Run a replica until ``stop_event`` is set."""
+    replica = await Replica(config).start()
+    try:
+        await stop_event.wait()
+    finally:
+        await replica.stop()
+
+
+def start_embedded_redis(data_dir: pathlib.Path) -> EmbeddedRedis:
+    """The embedded default: a real Redis with its data (append-only file) in ``data_dir``."""
+    return EmbeddedRedis(data_dir=data_dir).start()

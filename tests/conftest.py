@@ -1,0 +1,81 @@
+"""Shared fixtures: a real Redis server process on a free loopback port, and in-process replicas."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import pathlib
+import socket
+import subprocess
+import sys
+import time
+from typing import AsyncIterator, Iterator
+
+import pytest
+
+from hustings.service.embedded_redis import EmbeddedRedis, free_port
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedRedis]:
+    """One real redis-server for the session (no persistence needed)."""
+    server = EmbeddedRedis(tmp_path_factory.mktemp("redis"), appendonly=False).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@contextlib.asynccontextmanager
+async def running_replica(redis_url: str, allow_client_seed: bool = True) -> AsyncIterator["object"]:
+    """An in-process replica on a free port; yields the Replica."""
+    from hustings.service.replica import Replica, ReplicaConfig
+
+    replica = await Replica(
+        ReplicaConfig(redis_url=redis_url, address="127.0.0.1:0", allow_client_seed=allow_client_seed, grace_s=1.0)
+    ).start()
+    try:
+        yield replica
+    finally:
+        await replica.stop()
+
+
+def run(coro: "asyncio.Future[object] | object", timeout_s: float = 120.0) -> object:
+    """Run a coroutine to completion with a bound on its time."""
+    return asyncio.run(asyncio.wait_for(coro, timeout_s))  # type: ignore[arg-type]
+
+
+def wait_for_port(port: int, timeout_s: float = 30.0) -> None:
+    """Wait (bounded) until something listens on 127.0.0.1:port."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise TimeoutError(f"nothing listens on port {port}")
+
+
+@contextlib.contextmanager
+def serve_process(*args: str, cwd: pathlib.Path | None = None) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+    """``hustings serve`` as a real child process on a free port; yields (process, port)."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hustings.cli", "serve", "--address", f"127.0.0.1:{port}", *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_for_port(port)
+        yield process, port
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=5)

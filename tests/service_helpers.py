@@ -1,0 +1,53 @@
+"""Helpers for tests that play through the real API."""
+
+from __future__ import annotations
+
+import random
+
+from hustings.client import Client, Joined
+from hustings.v1 import game_pb2, stimmvieh_pb2
+
+MAX_MOVES = 2000
+
+
+def stimmvieh_options(players: int = 4, **options: object) -> game_pb2.GameOptions:
+    """GameOptions for a Stimmvieh game."""
+    result = game_pb2.GameOptions(players=players)
+    result.stimmvieh.CopyFrom(stimmvieh_pb2.StimmviehOptions(**options))  # type: ignore[arg-type]
+    return result
+
+
+def choose_top_candidates(*influences: int) -> game_pb2.Move:
+    """A ChooseTopCandidates move."""
+    move = game_pb2.Move()
+    move.stimmvieh.choose_top_candidates.influences.extend(influences)
+    return move
+
+
+def play_politician(influence: int, card_id: str = "") -> game_pb2.Move:
+    """A PlayPolitician move."""
+    move = game_pb2.Move()
+    move.stimmvieh.play_politician.influence = influence
+    move.stimmvieh.play_politician.take_card_id = card_id
+    return move
+
+
+async def new_game(client: Client, players: int = 4, seed: str = "", **options: object) -> list[Joined]:
+    """Create a Stimmvieh game and fill every seat."""
+    created = await client.create_game("stimmvieh", players, stimmvieh_options(players, **options), seed=seed)
+    return [await client.join(created.game_id, f"Player {i}") for i in range(players)]
+
+
+async def play_to_end(clients: list[Client], seats: list[Joined], rng: random.Random) -> game_pb2.GameView:
+    """Play random legal moves until the game ends; move i goes through clients[i % len]."""
+    game_id = seats[0].game_id
+    view = await clients[0].view(game_id)
+    for i in range(MAX_MOVES):
+        client = clients[i % len(clients)]
+        view = await client.view(game_id)
+        if view.status == game_pb2.GAME_STATUS_FINISHED:
+            return view
+        seat = min(view.to_act)
+        mine = await client.view(game_id, seats[seat].token)
+        await client.move(game_id, seats[seat].token, rng.choice(list(mine.legal_moves)), expected_version=mine.version)
+    raise AssertionError("game did not end within the move bound")

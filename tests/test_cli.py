@@ -1,0 +1,115 @@
+"""The ``hustings`` command as a user runs it: real server processes, real Redis, real sockets."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import random
+import subprocess
+import sys
+
+import pytest
+
+from conftest import run, serve_process
+from service_helpers import choose_top_candidates, new_game, play_to_end
+from hustings.client import Client
+from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.v1 import game_pb2
+
+CLI = [sys.executable, "-m", "hustings.cli"]
+
+
+def _json_line(output: bytes) -> dict[str, object]:
+    lines = [line for line in output.decode().splitlines() if line.startswith("{")]
+    assert lines, output.decode()
+    return json.loads(lines[-1])  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_bots_finish_fifty_games_without_errors(players: int) -> None:
+    done = subprocess.run(
+        [*CLI, "bots", "--kind", "stimmvieh", "--games", "50", "--players", str(players), "--seed", "5"],
+        capture_output=True,
+        timeout=300,
+    )
+    summary = _json_line(done.stdout)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert summary["games_finished"] == 50
+    assert summary["errors"] == 0
+    assert summary["rejected"] == 0
+    assert summary["moves"] == 50 * (players + 36)  # secret choices plus nine rounds of four parties
+    assert float(summary["moves_per_s"]) > 0  # type: ignore[arg-type]
+
+
+def test_two_server_processes_share_one_game(redis_server: EmbeddedRedis) -> None:
+    with serve_process("--redis-url", redis_server.url) as (_, port_a), serve_process("--redis-url", redis_server.url) as (_, port_b):
+        async def scenario() -> game_pb2.GameView:
+            async with Client(f"127.0.0.1:{port_a}") as a, Client(f"127.0.0.1:{port_b}") as b:
+                seats = await new_game(a, 4)
+                return await play_to_end([a, b], seats, random.Random(3))
+
+        final = run(scenario())
+        assert final.status == game_pb2.GAME_STATUS_FINISHED  # type: ignore[attr-defined]
+
+
+def test_embedded_serve_survives_a_restart_and_logs_no_secrets(tmp_path: pathlib.Path) -> None:
+    data = tmp_path / "data"
+    with serve_process("--data-dir", str(data)) as (process, port):
+        async def first() -> tuple[str, list[str], int]:
+            async with Client(f"127.0.0.1:{port}") as client:
+                seats = await new_game(client, 4)
+                await client.move(seats[0].game_id, seats[0].token, choose_top_candidates(2, 4, 6, 8))
+                view = await client.view(seats[0].game_id)
+                return seats[0].game_id, [s.token for s in seats], view.version
+
+        game_id, tokens, version = run(first())  # type: ignore[misc]
+    _, stderr = process.communicate(timeout=30)
+    logs = stderr.decode()
+    lines = [json.loads(line) for line in logs.splitlines() if line.startswith("{")]
+    assert any(line.get("event") == "move_applied" and line.get("game_id") == game_id and line.get("version") for line in lines)
+    for token in tokens:
+        assert token not in logs
+    assert "[2, 4, 6, 8]" not in logs and "2, 4, 6, 8" not in logs
+
+    with serve_process("--data-dir", str(data)) as (_, port):
+        async def second() -> game_pb2.GameView:
+            async with Client(f"127.0.0.1:{port}") as client:
+                return await client.view(game_id, tokens[0])
+
+        view = run(second())
+        assert view.version == version  # type: ignore[attr-defined]
+        assert sorted(view.stimmvieh.parties[0].chosen_top_candidates) == [2, 4, 6, 8]  # type: ignore[attr-defined]
+
+
+def test_verify_command_checks_a_finished_game(redis_server: EmbeddedRedis) -> None:
+    with serve_process("--redis-url", redis_server.url) as (_, port):
+        address = f"127.0.0.1:{port}"
+
+        async def finished_game() -> str:
+            async with Client(address) as client:
+                seats = await new_game(client, 3)
+                await play_to_end([client], seats, random.Random(11))
+                return seats[0].game_id
+
+        game_id = run(finished_game())
+        done = subprocess.run([*CLI, "verify", str(game_id), "--server", address], capture_output=True, timeout=60)
+        report = _json_line(done.stdout)
+        assert done.returncode == 0 and report["verified"] is True, report
+        assert int(report["draws"]) > 41  # type: ignore[arg-type]
+
+        async def open_game() -> str:
+            async with Client(address) as client:
+                return (await new_game(client, 3))[0].game_id
+
+        unfinished = run(open_game())
+        done = subprocess.run([*CLI, "verify", str(unfinished), "--server", address], capture_output=True, timeout=60)
+        assert done.returncode == 1 and _json_line(done.stdout)["verified"] is False
+
+
+def test_play_in_the_terminal_to_the_end() -> None:
+    answers = "1\n" * 200
+    done = subprocess.run([*CLI, "play", "--players", "3"], input=answers.encode(), capture_output=True, timeout=120)
+    out = done.stdout.decode()
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert "your move" in out
+    assert "Game over." in out
