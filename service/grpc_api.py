@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import time
 from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
 
 import grpc
 import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+from redis.exceptions import RedisError
 
+from hustings.service import metrics
 from hustings.service.errors import ServiceError, unauthenticated
 from hustings.service.host import GameHost
 from hustings.v1 import game_service_pb2, game_service_pb2_grpc
@@ -18,6 +22,8 @@ log = structlog.get_logger("hustings.grpc")
 
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 MAX_MESSAGE_BYTES = 1 << 20
+RPC_DEADLINE_S = 15.0  # the server's own bound on any unary call
+MAX_CONCURRENT_RPCS = 2048  # beyond this gRPC answers RESOURCE_EXHAUSTED
 
 R = TypeVar("R")
 
@@ -37,18 +43,43 @@ def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
 def _unary(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
     """Bind the request context for logs and turn ServiceError into a rich gRPC status."""
 
+    name = method.__name__
+
     @functools.wraps(method)
     async def handler(self: "GameServicer", request: Any, context: grpc.aio.ServicerContext) -> R:
         structlog.contextvars.clear_contextvars()
-        structlog.contextvars.bind_contextvars(rpc=method.__name__, game_id=getattr(request, "game_id", None) or None)
+        structlog.contextvars.bind_contextvars(rpc=name, game_id=getattr(request, "game_id", None) or None)
+        started = time.perf_counter()
+        code = "OK"
         try:
-            return await method(self, request, context)
+            return await asyncio.wait_for(method(self, request, context), RPC_DEADLINE_S)
         except ServiceError as error:
-            status = error.to_status()
-            await context.abort(status.code, status.details, status.trailing_metadata)
+            code = error.code.name
+            await _abort(context, error)
             raise  # unreachable: abort raises
+        except RedisError:
+            code = "UNAVAILABLE"
+            log.warning("store_unavailable")
+            await _abort(context, ServiceError(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", "the game store is unreachable; retry"))
+            raise
+        except asyncio.TimeoutError:
+            code = "DEADLINE_EXCEEDED"
+            await _abort(context, ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, "SERVER_DEADLINE", "the call took too long; retry"))
+            raise
+        except Exception:
+            code = "INTERNAL"
+            log.exception("rpc_failed")
+            raise
+        finally:
+            metrics.RPCS.labels(name, code).inc()
+            metrics.RPC_SECONDS.labels(name).observe(time.perf_counter() - started)
 
     return handler
+
+
+async def _abort(context: grpc.aio.ServicerContext, error: ServiceError) -> None:
+    status = error.to_status()
+    await context.abort(status.code, status.details, status.trailing_metadata)
 
 
 def _auth_error(token: str | None) -> None:
@@ -99,17 +130,24 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     async def WatchGame(self, request: game_service_pb2.WatchGameRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
         structlog.contextvars.clear_contextvars()
         structlog.contextvars.bind_contextvars(rpc="WatchGame", game_id=request.game_id or None)
+        code = "OK"
         try:
             async for update in self.host.watch(request.game_id, self._token(context), request.from_version):
                 yield update
         except ServiceError as error:
-            status = error.to_status()
-            await context.abort(status.code, status.details, status.trailing_metadata)
+            code = error.code.name
+            await _abort(context, error)
+        except RedisError:
+            code = "UNAVAILABLE"
+            await _abort(context, ServiceError(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", "the game store is unreachable; reconnect"))
+        finally:
+            metrics.RPCS.labels("WatchGame", code).inc()
 
 
 def build_server(host: GameHost, address: str) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     """A gRPC server with GameService, health checking and reflection, bound to ``address``."""
     server = grpc.aio.server(
+        maximum_concurrent_rpcs=MAX_CONCURRENT_RPCS,
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", 4 * MAX_MESSAGE_BYTES),

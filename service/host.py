@@ -21,10 +21,11 @@ import grpc
 import structlog
 
 from hustings.engine import EngineError, Game, Rng, Seat, games, get_game, seed_commitment, state_digest
-from hustings.service import visibility
+from hustings.service import metrics, visibility
 from hustings.service.errors import (
     ServiceError,
     aborted,
+    exhausted,
     invalid,
     not_found,
     precondition,
@@ -90,14 +91,22 @@ class GameHost:
         *,
         allow_client_seed: bool = False,
         cache_size: int = 4096,
+        max_watchers: int = 10_000,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.store = store
         self.notifier = notifier
         self.allow_client_seed = allow_client_seed
+        self.max_watchers = max_watchers
+        self.closing = False
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
         self._cache_size = cache_size
         self._clock = clock
+
+    def begin_shutdown(self) -> None:
+        """Stop accepting new streams and end the open ones (they tell clients to reconnect)."""
+        self.closing = True
+        self.notifier.wake_all()
 
     # --- loading ------------------------------------------------------------------------------
     def _decode(self, stored: storage_pb2.StoredGame) -> Loaded:
@@ -127,14 +136,6 @@ class GameHost:
         if stored is None:
             raise not_found("GAME_NOT_FOUND", f"no game {game_id}")
         return self._adopt(stored)
-
-    async def _load_cached(self, game_id: str) -> Loaded:
-        """The cached state if any (possibly stale: the commit's version check makes that safe)."""
-        _check_game_id(game_id)
-        cached = self._cache.get(game_id)
-        if cached is not None:
-            return cached
-        return await self._load_fresh(game_id)
 
     # --- auth ---------------------------------------------------------------------------------
     @staticmethod
@@ -333,7 +334,9 @@ class GameHost:
         """Apply the caller's move once, atomically."""
         _check_request_id(request.request_id, required=True)
         game_id = request.game_id
-        loaded = await self._load_cached(game_id)
+        cached = self._cache.get(game_id) if GAME_ID_RE.match(game_id) else None
+        metrics.CACHE.labels("hit" if cached is not None else "miss").inc()
+        loaded = cached if cached is not None else await self._load_fresh(game_id)
         seat = self.seat_of(loaded, token)
         if seat is None:
             raise unauthenticated("SEAT_TOKEN_REQUIRED", "moves need a seat token (authorization: Bearer <token>)")
@@ -343,7 +346,7 @@ class GameHost:
         except EngineError as error:
             raise ServiceError.from_engine(error) from None
         structlog.contextvars.bind_contextvars(game_id=game_id, seat=seat, request_id=request.request_id)
-        fresh = False
+        fresh = cached is None
         for _attempt in range(MAX_COMMIT_ATTEMPTS):
             try:
                 self._check_expected(loaded, request)
@@ -361,6 +364,7 @@ class GameHost:
             result = await self.store.commit(new.stored, loaded.version, entry, request_field)
             if result.status == "OK":
                 self._remember(new)
+                metrics.MOVES.labels(new.stored.kind).inc()
                 if new.stored.status == game_pb2.GAME_STATUS_FINISHED:
                     await self.store.index(self._summary(new.stored))
                 log.info("move_applied", version=new.version)
@@ -369,6 +373,7 @@ class GameHost:
                 answered = await self._first_answer(game_id, seat, request_field)
                 if answered is not None:
                     return answered
+            metrics.CONFLICTS.inc()
             loaded, fresh = await self._reloaded(game_id, result.snapshot), True
         raise aborted("TOO_MUCH_CONTENTION", "the game changed too often while moving; retry")
 
@@ -448,27 +453,43 @@ class GameHost:
         """Every step after ``from_version``, then each new one as it is committed, on any replica."""
         if from_version < 0:
             raise invalid("BAD_FROM_VERSION", "from_version must be 0 or more")
+        if self.notifier.watcher_count >= self.max_watchers:
+            raise exhausted("TOO_MANY_WATCHERS", "this replica serves its maximum of streams; try another")
         loaded = await self._load_fresh(game_id)
         seat = self.seat_of(loaded, token)
         last = from_version
         with self.notifier.waiter(game_id) as wake:
-            while True:
-                wake.clear()
-                loaded = await self._load_fresh(game_id)
-                if loaded.version > last:
-                    entries = await self.store.log_entries(game_id, last, loaded.version)
-                    reveal = loaded.stored.status == game_pb2.GAME_STATUS_FINISHED
-                    update = game_service_pb2.WatchGameResponse(version=loaded.version)
-                    update.entries.extend(visibility.entry_for(e, seat, reveal) for e in entries)
-                    update.view.CopyFrom(self._view(loaded, seat))
+            metrics.WATCHERS.inc()
+            try:
+                async for update in self._follow(game_id, seat, last, wake):
                     yield update
-                    last = loaded.version
-                if loaded.stored.status == game_pb2.GAME_STATUS_FINISHED:
-                    return
-                try:
-                    await asyncio.wait_for(wake.wait(), WATCH_POLL_S)
-                except asyncio.TimeoutError:
-                    pass
+            finally:
+                metrics.WATCHERS.dec()
+
+    async def _follow(
+        self, game_id: str, seat: Seat | None, last: int, wake: asyncio.Event
+    ) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
+        while True:
+            if self.closing:
+                raise ServiceError(
+                    grpc.StatusCode.UNAVAILABLE, "REPLICA_SHUTTING_DOWN", "this replica is stopping; reconnect to resume"
+                )
+            wake.clear()
+            loaded = await self._load_fresh(game_id)
+            if loaded.version > last:
+                entries = await self.store.log_entries(game_id, last, loaded.version)
+                reveal = loaded.stored.status == game_pb2.GAME_STATUS_FINISHED
+                update = game_service_pb2.WatchGameResponse(version=loaded.version)
+                update.entries.extend(visibility.entry_for(e, seat, reveal) for e in entries)
+                update.view.CopyFrom(self._view(loaded, seat))
+                yield update
+                last = loaded.version
+            if loaded.stored.status == game_pb2.GAME_STATUS_FINISHED:
+                return
+            try:
+                await asyncio.wait_for(wake.wait(), WATCH_POLL_S)
+            except asyncio.TimeoutError:
+                pass
 
     async def list_games(self, request: game_service_pb2.ListGamesRequest) -> game_service_pb2.ListGamesResponse:
         """The lobby, newest first, filtered by kind and status, paginated."""

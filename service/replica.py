@@ -29,6 +29,9 @@ class ReplicaConfig:
     address: str = "127.0.0.1:50051"
     allow_client_seed: bool = False
     grace_s: float = 5.0
+    http_address: str = ""  # REST/JSON face (and /play), off when empty
+    metrics_address: str = ""  # Prometheus /metrics, off when empty
+    max_watchers: int = 10_000
 
 
 @dataclass
@@ -37,6 +40,8 @@ class Replica:
 
     config: ReplicaConfig
     port: int = 0
+    http_port: int = 0
+    metrics_port: int = 0
     _parts: dict[str, object] = field(default_factory=dict)
 
     async def start(self) -> "Replica":
@@ -45,14 +50,26 @@ class Replica:
         await store.client.ping()
         notifier = Notifier(store.client)
         await notifier.start()
-        host = GameHost(store, notifier, allow_client_seed=self.config.allow_client_seed)
+        host = GameHost(
+            store, notifier, allow_client_seed=self.config.allow_client_seed, max_watchers=self.config.max_watchers
+        )
         server, port, health = build_server(host, self.config.address)
         await server.start()
         for service in ("", SERVICE_NAME):
             await health.set(service, health_pb2.HealthCheckResponse.SERVING)
         self.port = port
         self._parts = {"store": store, "notifier": notifier, "host": host, "server": server, "health": health}
-        log.info("replica_started", port=port)
+        if self.config.http_address:
+            from hustings.service.rest import start_rest
+
+            rest = await start_rest(host, self.config.http_address)
+            self.http_port = rest.port
+            self._parts["rest"] = rest
+        if self.config.metrics_address:
+            from hustings.service.metrics import serve_metrics
+
+            self.metrics_port = serve_metrics(self.config.metrics_address)
+        log.info("replica_started", port=port, http_port=self.http_port or None, metrics_port=self.metrics_port or None)
         return self
 
     @property
@@ -66,9 +83,13 @@ class Replica:
             return
         health = self._parts["health"]
         await health.enter_graceful_shutdown()  # type: ignore[attr-defined]
+        self.host.begin_shutdown()
         notifier: Notifier = self._parts["notifier"]  # type: ignore[assignment]
         server = self._parts["server"]
         await notifier.stop()
+        rest = self._parts.get("rest")
+        if rest is not None:
+            await rest.stop()  # type: ignore[attr-defined]
         await server.stop(self.config.grace_s)  # type: ignore[attr-defined]
         store: Store = self._parts["store"]  # type: ignore[assignment]
         await store.close()

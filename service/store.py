@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2
@@ -23,6 +24,8 @@ from hustings.v1 import game_pb2
 LOBBY_KEY = "hustings:lobby"
 LOBBY_GAMES_KEY = "hustings:lobby:games"
 UPDATES_PATTERN = "hustings:*:updates"
+
+CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
 
 _COMMIT_LUA = (pathlib.Path(__file__).parent / "lua" / "commit.lua").read_text()
 
@@ -67,13 +70,22 @@ class CommitResult:
 class Store:
     """Async access to the games in one Redis deployment."""
 
-    def __init__(self, client: "aioredis.Redis") -> None:
+    def __init__(self, client: "aioredis.Redis | RedisCluster") -> None:
         self.client = client
         self._commit = client.register_script(_COMMIT_LUA)
 
     @classmethod
     def from_url(cls, url: str) -> "Store":
-        """A store over the Redis at ``url`` (redis://, rediss://, unix://)."""
+        """A store over the Redis at ``url``.
+
+        ``redis://[:password@]host:port/db``, ``rediss://`` (TLS) and ``unix://`` reach one server;
+        ``redis+cluster://host:port`` and ``rediss+cluster://`` reach a Redis Cluster through any
+        of its nodes.
+        """
+        scheme, sep, rest = url.partition("://")
+        if sep and scheme in CLUSTER_SCHEMES:
+            plain = CLUSTER_SCHEMES[scheme] + "://" + rest
+            return cls(RedisCluster.from_url(plain, decode_responses=False))
         return cls(aioredis.Redis.from_url(url, decode_responses=False, health_check_interval=30))
 
     async def close(self) -> None:

@@ -79,3 +79,46 @@ def serve_process(*args: str, cwd: pathlib.Path | None = None) -> Iterator[tuple
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(timeout=5)
+
+
+CLUSTER_SLOTS = 16384
+
+
+@contextlib.contextmanager
+def redis_cluster(folder: pathlib.Path, masters: int = 3, timeout_s: float = 30.0) -> Iterator[list[EmbeddedRedis]]:
+    """A real Redis Cluster of ``masters`` server processes on loopback, slots split evenly."""
+    import redis as sync_redis
+
+    nodes = []
+    try:
+        for i in range(masters):
+            port = free_port(cluster=True)
+            node = EmbeddedRedis(
+                folder / f"node{i}",
+                port=port,
+                appendonly=False,
+                extra_args=["--cluster-enabled", "yes", "--cluster-config-file", f"nodes-{port}.conf", "--cluster-node-timeout", "2000"],
+            )
+            nodes.append(node.start())
+        clients = [sync_redis.Redis(host="127.0.0.1", port=n.port) for n in nodes]
+        share = CLUSTER_SLOTS // masters
+        for i, client in enumerate(clients):
+            first = i * share
+            last = CLUSTER_SLOTS - 1 if i == masters - 1 else first + share - 1
+            client.execute_command("CLUSTER ADDSLOTS", *range(first, last + 1))
+        for node in nodes[1:]:
+            clients[0].execute_command("CLUSTER MEET", "127.0.0.1", node.port)
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            infos = [c.cluster("info") for c in clients]
+            if all(str(i.get("cluster_state")) == "ok" and int(i.get("cluster_known_nodes", 0)) == masters for i in infos):
+                break
+            time.sleep(0.1)
+        else:
+            raise TimeoutError("the cluster did not converge")
+        for client in clients:
+            client.close()
+        yield nodes
+    finally:
+        for node in nodes:
+            node.stop()

@@ -18,7 +18,7 @@ from hustings.v1 import game_pb2
 
 EXEMPT: frozenset[str] = frozenset()  # stays empty
 GAMES_PER_OPTION_SET = 17  # 12 Stimmvieh option sets: 204 games
-LEAK_GAMES_PER_OPTION_SET = 3  # the leak test's twins are costlier; a few full games per set
+LEAK_GAMES_PER_OPTION_SET = 5  # the leak test's twins are costlier; a few full games per set
 UNLISTED_SAMPLES = 4
 STEP_LIMIT = 5000
 
@@ -116,12 +116,15 @@ def _check_step(game: Game[Any, Any, Any], state: Any, options: Any, rng: Rng, c
         _view_bytes(game, state, seat)
 
 
-def _check_leaks(game: Game[Any, Any, Any], state: Any, options: Any, seat: int, move: Any, rng: Rng, salt: int) -> None:
+def _check_leaks(game: Game[Any, Any, Any], state: Any, options: Any, seat: int, move: Any, rng: Rng, salt: int) -> int:
     """Twins differing only in B's secrets look the same to every A != B, before and after the
-    step; and whenever A's view after the step is the same, so are A's events."""
+    step; and whenever A's view after the step is the same, so are A's events. Returns how many
+    twins really differed from ``state`` (so the check is not vacuous)."""
     viewers = _viewers(game, options)
+    differing = 0
     for secret_owner in range(game.seat_count(options)):
         twin = game.secret_twin(state, secret_owner, Rng(b"twin", salt * 8 + secret_owner))
+        differing += game.dump_state(twin) != game.dump_state(state)
         after, events = game.apply(state, seat, move, _copy(rng))
         twin_after, twin_events = game.apply(twin, seat, move, _copy(rng))
         for viewer in viewers:
@@ -134,6 +137,23 @@ def _check_leaks(game: Game[Any, Any, Any], state: Any, options: Any, seat: int,
                 assert _events_bytes(game, events, viewer) == _events_bytes(game, twin_events, viewer), (
                     f"events to seat {viewer} carry a secret of seat {secret_owner}"
                 )
+    return differing
+
+
+def _check_secret_move(game: Game[Any, Any, Any], state: Any, options: Any, seat: int, move: Any, rng: Rng, chooser: Rng) -> None:
+    """A secret decision: another choice of the same seat must look the same to everybody else
+    (events and view), unless the step itself reveals it (then the views differ too)."""
+    others = [m for m in game.legal_moves(state, seat) if m != move]
+    if game.move_is_public(move) or not others:
+        return
+    other = chooser.choice(others)
+    after, events = game.apply(state, seat, move, _copy(rng))
+    other_after, other_events = game.apply(state, seat, other, _copy(rng))
+    for viewer in _viewers(game, options):
+        if viewer != seat and _view_bytes(game, after, viewer) == _view_bytes(game, other_after, viewer):
+            assert _events_bytes(game, events, viewer) == _events_bytes(game, other_events, viewer), (
+                f"events to seat {viewer} reveal the secret decision of seat {seat}"
+            )
 
 
 def _play(game: Game[Any, Any, Any], options: Any, seed: bytes, leak: bool) -> None:
@@ -144,6 +164,7 @@ def _play(game: Game[Any, Any, Any], options: Any, seed: bytes, leak: bool) -> N
     digests = [state_digest(game, state)]
     pool: list[Any] = []
     viewers = _viewers(game, options)
+    differing_twins = 0
     for step in range(STEP_LIMIT):
         if game.is_over(state):
             break
@@ -151,7 +172,8 @@ def _play(game: Game[Any, Any, Any], options: Any, seed: bytes, leak: bool) -> N
         seat = chooser.choice(sorted(game.to_act(state)))
         move = chooser.choice(game.legal_moves(state, seat))
         if leak:
-            _check_leaks(game, state, options, seat, move, rng, step)
+            differing_twins += _check_leaks(game, state, options, seat, move, rng, step)
+            _check_secret_move(game, state, options, seat, move, rng, chooser)
         state, events = game.apply(state, seat, move, rng)
         for viewer in viewers:
             _events_bytes(game, events, viewer)
@@ -159,6 +181,7 @@ def _play(game: Game[Any, Any, Any], options: Any, seed: bytes, leak: bool) -> N
         digests.append(state_digest(game, state))
     else:
         pytest.fail("the game did not end")
+    assert differing_twins or not leak, "secret_twin never produced a different state"
     assert game.to_act(state) == frozenset()
     assert all(game.legal_moves(state, s) == [] for s in range(game.seat_count(options)))
     with pytest.raises(GameOverError):

@@ -172,15 +172,15 @@ def event_to_proto(payload: Any, out: game_pb2.Event) -> None:
     """Fill Event.stimmvieh from an event payload (already filtered for the viewer)."""
     own = out.stimmvieh
     if isinstance(payload, CampaignStarted):
-        e = own.campaign_started
-        e.SetInParent()
-        e.campaign = payload.campaign
+        started = own.campaign_started
+        started.SetInParent()
+        started.campaign = payload.campaign
         for card in payload.display:
-            _card(card, e.display.add())
+            _card(card, started.display.add())
         if payload.vote_stack_top is not None:
-            _card(payload.vote_stack_top, e.vote_stack_top)
+            _card(payload.vote_stack_top, started.vote_stack_top)
         if payload.donation_stack_top is not None:
-            _card(payload.donation_stack_top, e.donation_stack_top)
+            _card(payload.donation_stack_top, started.donation_stack_top)
     elif isinstance(payload, TopCandidatesChosen):
         own.top_candidates_chosen.SetInParent()
         own.top_candidates_chosen.party = payload.party
@@ -190,20 +190,20 @@ def event_to_proto(payload: Any, out: game_pb2.Event) -> None:
         for party in payload.parties:
             own.top_candidates_revealed.parties.add(party=party.party, influences=party.influences, total=party.total)
     elif isinstance(payload, StartPlayerChosen):
-        e = own.start_player_chosen
-        e.SetInParent()
-        e.party, e.reason = payload.party, payload.reason
+        start = own.start_player_chosen
+        start.SetInParent()
+        start.party, start.reason = payload.party, payload.reason
         for flip in payload.flips:
-            e.flips.add(party=flip.party, influence=flip.influence)
+            start.flips.add(party=flip.party, influence=flip.influence)
         if payload.angelus_holder is not None:
-            e.angelus_holder = payload.angelus_holder
+            start.angelus_holder = payload.angelus_holder
     elif isinstance(payload, PoliticianPlayed):
-        e = own.politician_played
-        e.SetInParent()
-        e.party, e.influence, e.top_candidate = payload.party, payload.influence, payload.top_candidate
-        e.decided_by = payload.decided_by
+        played = own.politician_played
+        played.SetInParent()
+        played.party, played.influence = payload.party, payload.influence
+        played.top_candidate, played.decided_by = payload.top_candidate, payload.decided_by
         if payload.taken is not None:
-            _card(payload.taken, e.taken)
+            _card(payload.taken, played.taken)
     elif isinstance(payload, DisplayRefilled):
         own.display_refilled.SetInParent()
         _card(payload.card, own.display_refilled.card)

@@ -33,6 +33,7 @@ from hustings.engine.stimmvieh.model import (
     ROUNDS,
     TOP_CANDIDATE_COUNT,
     AngelusCardPassed,
+    CampaignRecord,
     CampaignStarted,
     ChooseTopCandidates,
     DisplayRefilled,
@@ -87,7 +88,7 @@ def deal_campaign(
     campaign: int,
     points: Sequence[int],
     rng: Rng,
-    results: tuple[Any, ...] = (),
+    results: tuple[CampaignRecord, ...] = (),
 ) -> StimmviehState:
     """A freshly dealt campaign: shuffled stacks, four donation cards on display, Angelus' stack."""
     cards = deck_of(options)

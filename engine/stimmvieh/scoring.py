@@ -110,8 +110,8 @@ def outcome_of(state: StimmviehState) -> Outcome:
         details = [
             "points " + "+".join(str(record.results[party].points) for record in records) for party in range(PARTIES)
         ]
-    tie_order = (lambda p: (p - moderator) % PARTIES) if moderator is not None else (lambda p: p)
-    order = sorted(range(PARTIES), key=lambda p: (ranks[p], tie_order(p)))
+    start = moderator if moderator is not None else 0
+    order = sorted(range(PARTIES), key=lambda p: (ranks[p], moderator_distance(p, start)))
     return Outcome(
         tuple(
             Placing(rank=ranks[p], seat=state.seat_of(p), name=party_name(options, p), score=scores[p], detail=details[p])

@@ -146,29 +146,31 @@ def secret_twin(state: StimmviehState, seat: Seat, rng: Rng) -> StimmviehState:
     collected cards below the top, and the order of both stacks below their visible tops.
     Every other seat's view of the twin must equal its view of ``state`` (the leak test)."""
     parties = list(state.parties)
-    hidden_owners = [] if state.phase == FINISHED else [seat]
+    owners = [] if state.phase == FINISHED else [seat]
     if state.options.with_angelus and state.phase != FINISHED:
-        hidden_owners.append(ANGELUS_PARTY)
+        owners.append(ANGELUS_PARTY)
     if state.phase == CHOOSING:
-        for owner in hidden_owners:
+        for owner in owners:
             if parties[owner].chosen:
-                pool = list(POLITICIANS)
-                rng.shuffle(pool)
-                parties[owner] = replace(parties[owner], chosen=tuple(sorted(pool[:TOP_CANDIDATE_COUNT])))
-    stacks = {"vote_stack": "votes", "donation_stack": "donations"}
-    changes: dict[str, tuple[str, ...]] = {}
-    for stack_name, collected in stacks.items():
-        deck_part: tuple[str, ...] = getattr(state, stack_name)
-        pool = list(deck_part[1:])
-        for owner in hidden_owners:
-            pool.extend(getattr(parties[owner], collected)[:-1])
-        rng.shuffle(pool)
-        changes[stack_name] = deck_part[:1] + tuple(pool[: max(len(deck_part) - 1, 0)])
-        used = max(len(deck_part) - 1, 0)
-        for owner in hidden_owners:
-            own: tuple[str, ...] = getattr(parties[owner], collected)
-            keep = len(own) - 1 if own else 0
-            parties[owner] = replace(parties[owner], **{collected: tuple(pool[used : used + keep]) + own[-1:]})
-            used += keep
-    return replace(state, parties=tuple(parties), **changes)
+                politicians = list(POLITICIANS)
+                rng.shuffle(politicians)
+                parties[owner] = replace(parties[owner], chosen=tuple(sorted(politicians[:TOP_CANDIDATE_COUNT])))
+    vote_stack = _reshuffle_hidden(state.vote_stack, [parties[o].votes for o in owners], rng)
+    donation_stack = _reshuffle_hidden(state.donation_stack, [parties[o].donations for o in owners], rng)
+    for owner, votes, donations in zip(owners, vote_stack[1:], donation_stack[1:]):
+        parties[owner] = replace(parties[owner], votes=votes, donations=donations)
+    return replace(state, parties=tuple(parties), vote_stack=vote_stack[0], donation_stack=donation_stack[0])
 
+
+def _reshuffle_hidden(stack: tuple[str, ...], collected: list[tuple[str, ...]], rng: Rng) -> list[tuple[str, ...]]:
+    """Mix the hidden cards of a stack (below its top) and of collected stacks (below their tops)
+    and deal them back in the same counts: the stack first, then each collected stack."""
+    parts = [stack[1:]] + [cards[:-1] for cards in collected]
+    pool = [card for part in parts for card in part]
+    rng.shuffle(pool)
+    dealt: list[tuple[str, ...]] = []
+    for part in parts:
+        dealt.append(tuple(pool[: len(part)]))
+        pool = pool[len(part) :]
+    tops = [stack[:1]] + [cards[-1:] for cards in collected]
+    return [tops[0] + dealt[0]] + [below + top for below, top in zip(dealt[1:], tops[1:])]

@@ -9,13 +9,14 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+import uuid
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, Sequence
 
 import grpc
 
 from hustings.client import Client, HustingsError, Joined
-from hustings.v1 import game_pb2
+from hustings.v1 import game_pb2, game_service_pb2
 
 GAME_TIMEOUT_S = 600.0
 MAX_STEPS_PER_SEAT = 10_000
@@ -56,41 +57,85 @@ class BotStats:
         self.error_reasons[reason] = self.error_reasons.get(reason, 0) + 1
 
 
-async def play_seat(client: Client, joined: Joined, bot: Bot, stats: BotStats) -> game_pb2.GameView | None:
-    """Play one seat until the game is over; returns the last view."""
-    last: game_pb2.GameView | None = None
-    steps = 0
-    moved_at = 0  # views older than our own last move are stale: we already acted on them
-    async for update in client.watch(joined.game_id, joined.token):
-        last = update.view
-        if last.version < moved_at:
-            continue
-        while (
-            last.status == game_pb2.GAME_STATUS_ACTIVE
-            and joined.seat in last.to_act
-            and last.legal_moves
-            and steps < MAX_STEPS_PER_SEAT
-        ):
-            steps += 1
+# Errors after which the same call may succeed on another replica (or the same one, later).
+RETRYABLE = frozenset(
+    {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED, grpc.StatusCode.UNKNOWN}
+)
+MAX_FAILOVERS = 40
+FAILOVER_PAUSE_S = 0.05
+
+
+class Replicas:
+    """Clients of several replicas of one service; calls go to a random one and fail over."""
+
+    def __init__(self, clients: Sequence[Client], rng: random.Random | None = None) -> None:
+        if not clients:
+            raise ValueError("at least one client")
+        self.clients = list(clients)
+        self.rng = rng or random.Random()
+
+    def pick(self) -> Client:
+        """A random replica's client."""
+        return self.rng.choice(self.clients)
+
+    async def move(self, game_id: str, token: str, move: game_pb2.Move) -> game_service_pb2.SubmitMoveResponse:
+        """Submit once under one request id, retried on other replicas until one answers."""
+        request_id = uuid.uuid4().hex
+        for attempt in range(MAX_FAILOVERS):
             try:
-                answer = await client.move(joined.game_id, joined.token, bot.choose(last))
+                return await self.pick().move(game_id, token, move, request_id=request_id)
+            except HustingsError as error:
+                if error.code not in RETRYABLE or attempt == MAX_FAILOVERS - 1:
+                    raise
+                await asyncio.sleep(FAILOVER_PAUSE_S)
+        raise AssertionError("unreachable")
+
+
+async def play_seat(
+    replicas: "Replicas | Client", joined: Joined, bot: Bot, stats: BotStats
+) -> game_pb2.GameView | None:
+    """Play one seat until the game is over, following it over WatchGame; returns the last view.
+
+    Streams that break (a replica stopping or dying) are resumed on another replica from the
+    last version seen; moves are retried under the same request id, so none is applied twice.
+    """
+    pool = replicas if isinstance(replicas, Replicas) else Replicas([replicas])
+    last: game_pb2.GameView | None = None
+    steps = reconnects = 0
+    moved_at = 0  # views older than our own last move are stale: we already acted on them
+    while steps < MAX_STEPS_PER_SEAT and reconnects < MAX_FAILOVERS:
+        seen = last.version if last is not None else 0
+        try:
+            # Resume one version early so that the first update carries the current view.
+            async for update in pool.pick().watch(joined.game_id, joined.token, from_version=max(0, seen - 1)):
+                last = update.view
+                if last.status == game_pb2.GAME_STATUS_FINISHED:
+                    return last
+                if last.version < moved_at or joined.seat not in last.to_act or not last.legal_moves:
+                    continue
+                steps += 1
+                try:
+                    answer = await pool.move(joined.game_id, joined.token, bot.choose(last))
+                except HustingsError as error:
+                    if error.code not in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED):
+                        raise
+                    stats.rejected += 1
+                    break  # look again from a fresh stream
                 moved_at = answer.version
                 stats.moves += 1
-                break  # the stream brings the next view
-            except HustingsError as error:
-                if error.code in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED):
-                    stats.rejected += 1
-                    last = await client.view(joined.game_id, joined.token)
-                else:
-                    stats.error(error.reason or error.code.name)
-                    return last
-        if last.status == game_pb2.GAME_STATUS_FINISHED or steps >= MAX_STEPS_PER_SEAT:
-            return last
+        except HustingsError as error:
+            if error.code not in RETRYABLE:
+                stats.error(error.reason or error.code.name)
+                return last
+            reconnects += 1
+            await asyncio.sleep(FAILOVER_PAUSE_S)
+    if last is None or last.status != game_pb2.GAME_STATUS_FINISHED:
+        stats.error("SEAT_GAVE_UP")
     return last
 
 
 async def play_game(
-    client: Client,
+    pool: Replicas,
     kind: str,
     players: int,
     rng: random.Random,
@@ -98,10 +143,10 @@ async def play_game(
     options: game_pb2.GameOptions | None = None,
 ) -> str:
     """Create a game, seat ``players`` random bots and play it to the end; returns its id."""
-    created = await client.create_game(kind, players, options)
-    seats = [await client.join(created.game_id, f"Bot {i + 1}") for i in range(players)]
+    created = await pool.pick().create_game(kind, players, options)
+    seats = [await pool.pick().join(created.game_id, f"Bot {i + 1}") for i in range(players)]
     bots = [RandomBot(random.Random(rng.getrandbits(64))) for _ in seats]
-    views = await asyncio.gather(*(play_seat(client, j, b, stats) for j, b in zip(seats, bots)))
+    views = await asyncio.gather(*(play_seat(pool, j, b, stats) for j, b in zip(seats, bots)))
     if all(v is not None and v.status == game_pb2.GAME_STATUS_FINISHED for v in views):
         stats.games_finished += 1
     return created.game_id
@@ -117,7 +162,8 @@ async def run_bots(
     seed: int | None = None,
     options: game_pb2.GameOptions | None = None,
 ) -> dict[str, object]:
-    """Play ``games`` full games through the server at ``address``; returns the summary line."""
+    """Play ``games`` full games through the server at ``address`` (several replicas: comma
+    separated, calls spread over them at random); returns the summary line."""
     stats = BotStats()
     rng = random.Random(seed)
     limit = asyncio.Semaphore(concurrency)
@@ -128,7 +174,7 @@ async def run_bots(
         async with limit:
             try:
                 game_id = await asyncio.wait_for(
-                    play_game(client, kind, players, random.Random(game_seed), stats, options), GAME_TIMEOUT_S
+                    play_game(pool, kind, players, random.Random(game_seed), stats, options), GAME_TIMEOUT_S
                 )
                 game_ids.append(game_id)
             except HustingsError as error:
@@ -136,8 +182,13 @@ async def run_bots(
             except asyncio.TimeoutError:
                 stats.error("GAME_TIMEOUT")
 
-    async with Client(address) as client:
+    clients = [Client(a.strip()) for a in address.split(",") if a.strip()]
+    pool = Replicas(clients, random.Random(rng.getrandbits(64)))
+    try:
         await asyncio.gather(*(one(rng.getrandbits(64)) for _ in range(games)))
+    finally:
+        for client in clients:
+            await client.close()
     seconds = time.perf_counter() - started
     return {
         "games_finished": stats.games_finished,

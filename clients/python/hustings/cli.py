@@ -22,6 +22,8 @@ def _parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="run a replica of the service")
     serve.add_argument("--address", default=os.environ.get("HUSTINGS_ADDRESS", DEFAULT_ADDRESS), help="gRPC listen address (default %(default)s)")
+    serve.add_argument("--http-address", default=os.environ.get("HUSTINGS_HTTP_ADDRESS", ""), help="REST/JSON and /play listen address, e.g. 127.0.0.1:8080 (off when empty)")
+    serve.add_argument("--metrics-address", default=os.environ.get("HUSTINGS_METRICS_ADDRESS", ""), help="Prometheus /metrics listen address, e.g. 127.0.0.1:9464 (off when empty)")
     serve.add_argument("--redis-url", default=os.environ.get("HUSTINGS_REDIS_URL", ""), help="external Redis; without it an embedded Redis is started")
     serve.add_argument("--data-dir", default=os.environ.get("HUSTINGS_DATA_DIR", ".hustings-data"), help="folder of the embedded Redis (default %(default)s)")
     serve.add_argument("--allow-client-seed", action="store_true", help="accept seeds chosen by clients (tests, tournaments, research)")
@@ -89,7 +91,13 @@ async def _serve(args: argparse.Namespace) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     try:
-        config = ReplicaConfig(redis_url=redis_url, address=args.address, allow_client_seed=args.allow_client_seed)
+        config = ReplicaConfig(
+            redis_url=redis_url,
+            address=args.address,
+            allow_client_seed=args.allow_client_seed,
+            http_address=args.http_address,
+            metrics_address=args.metrics_address,
+        )
         log.info("serving", address=args.address)
         await serve_forever(config, stop)
     finally:

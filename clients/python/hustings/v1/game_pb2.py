@@ -22,40 +22,42 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from hustings.v1 import spin_doctors_pb2 as hustings_dot_v1_dot_spin__doctors__pb2
 from hustings.v1 import stimmvieh_pb2 as hustings_dot_v1_dot_stimmvieh__pb2
+from hustings.v1 import wahlspiel_pb2 as hustings_dot_v1_dot_wahlspiel__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16hustings/v1/game.proto\x12\x0bhustings.v1\x1a\x1bhustings/v1/stimmvieh.proto\",\n\x07Variant\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\"y\n\x08GameKind\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x13\n\x0bmin_players\x18\x03 \x01(\x05\x12\x13\n\x0bmax_players\x18\x04 \x01(\x05\x12&\n\x08variants\x18\x05 \x03(\x0b\x32\x14.hustings.v1.Variant\"Z\n\x0bGameOptions\x12\x0f\n\x07players\x18\x01 \x01(\x05\x12\x32\n\tstimmvieh\x18\n \x01(\x0b\x32\x1d.hustings.v1.StimmviehOptionsH\x00\x42\x06\n\x04game\"?\n\x04Move\x12/\n\tstimmvieh\x18\n \x01(\x0b\x32\x1a.hustings.v1.StimmviehMoveH\x00\x42\x06\n\x04game\"\x9c\x01\n\x05\x45vent\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x01\x88\x01\x01\x12,\n\nseat_taken\x18\x03 \x01(\x0b\x32\x16.hustings.v1.SeatTakenH\x00\x12\x30\n\tstimmvieh\x18\n \x01(\x0b\x32\x1b.hustings.v1.StimmviehEventH\x00\x42\x06\n\x04\x62odyB\x07\n\x05_seat\"E\n\tSeatTaken\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x14\n\x0cgame_started\x18\x03 \x01(\x08\"9\n\x04Seat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\r\n\x05taken\x18\x03 \x01(\x08\"`\n\x07Placing\x12\x0c\n\x04rank\x18\x01 \x01(\x05\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\r\n\x05score\x18\x04 \x01(\x03\x12\x0e\n\x06\x64\x65tail\x18\x05 \x01(\tB\x07\n\x05_seat\"1\n\x07Outcome\x12&\n\x08placings\x18\x01 \x03(\x0b\x32\x14.hustings.v1.Placing\"\x8b\x03\n\x08GameView\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\x03\x12\'\n\x06status\x18\x04 \x01(\x0e\x32\x17.hustings.v1.GameStatus\x12\x11\n\x04seat\x18\x05 \x01(\x05H\x01\x88\x01\x01\x12\x0e\n\x06to_act\x18\x06 \x03(\x05\x12&\n\x0blegal_moves\x18\x07 \x03(\x0b\x32\x11.hustings.v1.Move\x12 \n\x05seats\x18\x08 \x03(\x0b\x32\x11.hustings.v1.Seat\x12\x17\n\x0fseed_commitment\x18\t \x01(\t\x12\x0c\n\x04seed\x18\n \x01(\t\x12%\n\x07outcome\x18\x0b \x01(\x0b\x32\x14.hustings.v1.Outcome\x12)\n\x07options\x18\x0c \x01(\x0b\x32\x18.hustings.v1.GameOptions\x12/\n\tstimmvieh\x18\x14 \x01(\x0b\x32\x1a.hustings.v1.StimmviehViewH\x00\x42\x06\n\x04gameB\x07\n\x05_seat\"\x9c\x01\n\x0bGameSummary\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\'\n\x06status\x18\x03 \x01(\x0e\x32\x17.hustings.v1.GameStatus\x12\x0f\n\x07version\x18\x04 \x01(\x03\x12 \n\x05seats\x18\x05 \x03(\x0b\x32\x11.hustings.v1.Seat\x12\x12\n\ncreated_at\x18\x06 \x01(\x03\"\x96\x01\n\x0cHistoryEntry\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x1f\n\x04move\x18\x03 \x01(\x0b\x32\x11.hustings.v1.Move\x12\"\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x12.hustings.v1.Event\x12\x14\n\x0cstate_digest\x18\x05 \x01(\tB\x07\n\x05_seat*q\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x14\n\x10GAME_STATUS_OPEN\x10\x01\x12\x16\n\x12GAME_STATUS_ACTIVE\x10\x02\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16hustings/v1/game.proto\x12\x0bhustings.v1\x1a\x1ehustings/v1/spin_doctors.proto\x1a\x1bhustings/v1/stimmvieh.proto\x1a\x1bhustings/v1/wahlspiel.proto\",\n\x07Variant\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\"y\n\x08GameKind\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x13\n\x0bmin_players\x18\x03 \x01(\x05\x12\x13\n\x0bmax_players\x18\x04 \x01(\x05\x12&\n\x08variants\x18\x05 \x03(\x0b\x32\x14.hustings.v1.Variant\"\xc7\x01\n\x0bGameOptions\x12\x0f\n\x07players\x18\x01 \x01(\x05\x12\x32\n\tstimmvieh\x18\n \x01(\x0b\x32\x1d.hustings.v1.StimmviehOptionsH\x00\x12\x32\n\twahlspiel\x18\x0b \x01(\x0b\x32\x1d.hustings.v1.WahlspielOptionsH\x00\x12\x37\n\x0cspin_doctors\x18\x0c \x01(\x0b\x32\x1f.hustings.v1.SpinDoctorsOptionsH\x00\x42\x06\n\x04game\"\xa6\x01\n\x04Move\x12/\n\tstimmvieh\x18\n \x01(\x0b\x32\x1a.hustings.v1.StimmviehMoveH\x00\x12/\n\twahlspiel\x18\x0b \x01(\x0b\x32\x1a.hustings.v1.WahlspielMoveH\x00\x12\x34\n\x0cspin_doctors\x18\x0c \x01(\x0b\x32\x1c.hustings.v1.SpinDoctorsMoveH\x00\x42\x06\n\x04game\"\x85\x02\n\x05\x45vent\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x01\x88\x01\x01\x12,\n\nseat_taken\x18\x03 \x01(\x0b\x32\x16.hustings.v1.SeatTakenH\x00\x12\x30\n\tstimmvieh\x18\n \x01(\x0b\x32\x1b.hustings.v1.StimmviehEventH\x00\x12\x30\n\twahlspiel\x18\x0b \x01(\x0b\x32\x1b.hustings.v1.WahlspielEventH\x00\x12\x35\n\x0cspin_doctors\x18\x0c \x01(\x0b\x32\x1d.hustings.v1.SpinDoctorsEventH\x00\x42\x06\n\x04\x62odyB\x07\n\x05_seat\"E\n\tSeatTaken\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x14\n\x0cgame_started\x18\x03 \x01(\x08\"9\n\x04Seat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\r\n\x05taken\x18\x03 \x01(\x08\"`\n\x07Placing\x12\x0c\n\x04rank\x18\x01 \x01(\x05\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\r\n\x05score\x18\x04 \x01(\x03\x12\x0e\n\x06\x64\x65tail\x18\x05 \x01(\tB\x07\n\x05_seat\"1\n\x07Outcome\x12&\n\x08placings\x18\x01 \x03(\x0b\x32\x14.hustings.v1.Placing\"\xf2\x03\n\x08GameView\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\x03\x12\'\n\x06status\x18\x04 \x01(\x0e\x32\x17.hustings.v1.GameStatus\x12\x11\n\x04seat\x18\x05 \x01(\x05H\x01\x88\x01\x01\x12\x0e\n\x06to_act\x18\x06 \x03(\x05\x12&\n\x0blegal_moves\x18\x07 \x03(\x0b\x32\x11.hustings.v1.Move\x12 \n\x05seats\x18\x08 \x03(\x0b\x32\x11.hustings.v1.Seat\x12\x17\n\x0fseed_commitment\x18\t \x01(\t\x12\x0c\n\x04seed\x18\n \x01(\t\x12%\n\x07outcome\x18\x0b \x01(\x0b\x32\x14.hustings.v1.Outcome\x12)\n\x07options\x18\x0c \x01(\x0b\x32\x18.hustings.v1.GameOptions\x12/\n\tstimmvieh\x18\x14 \x01(\x0b\x32\x1a.hustings.v1.StimmviehViewH\x00\x12/\n\twahlspiel\x18\x15 \x01(\x0b\x32\x1a.hustings.v1.WahlspielViewH\x00\x12\x34\n\x0cspin_doctors\x18\x16 \x01(\x0b\x32\x1c.hustings.v1.SpinDoctorsViewH\x00\x42\x06\n\x04gameB\x07\n\x05_seat\"\x9c\x01\n\x0bGameSummary\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\'\n\x06status\x18\x03 \x01(\x0e\x32\x17.hustings.v1.GameStatus\x12\x0f\n\x07version\x18\x04 \x01(\x03\x12 \n\x05seats\x18\x05 \x03(\x0b\x32\x11.hustings.v1.Seat\x12\x12\n\ncreated_at\x18\x06 \x01(\x03\"\x96\x01\n\x0cHistoryEntry\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x1f\n\x04move\x18\x03 \x01(\x0b\x32\x11.hustings.v1.Move\x12\"\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x12.hustings.v1.Event\x12\x14\n\x0cstate_digest\x18\x05 \x01(\tB\x07\n\x05_seat*q\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x14\n\x10GAME_STATUS_OPEN\x10\x01\x12\x16\n\x12GAME_STATUS_ACTIVE\x10\x02\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'hustings.v1.game_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_GAMESTATUS']._serialized_start=1542
-  _globals['_GAMESTATUS']._serialized_end=1655
-  _globals['_VARIANT']._serialized_start=68
-  _globals['_VARIANT']._serialized_end=112
-  _globals['_GAMEKIND']._serialized_start=114
-  _globals['_GAMEKIND']._serialized_end=235
-  _globals['_GAMEOPTIONS']._serialized_start=237
-  _globals['_GAMEOPTIONS']._serialized_end=327
-  _globals['_MOVE']._serialized_start=329
-  _globals['_MOVE']._serialized_end=392
-  _globals['_EVENT']._serialized_start=395
-  _globals['_EVENT']._serialized_end=551
-  _globals['_SEATTAKEN']._serialized_start=553
-  _globals['_SEATTAKEN']._serialized_end=622
-  _globals['_SEAT']._serialized_start=624
-  _globals['_SEAT']._serialized_end=681
-  _globals['_PLACING']._serialized_start=683
-  _globals['_PLACING']._serialized_end=779
-  _globals['_OUTCOME']._serialized_start=781
-  _globals['_OUTCOME']._serialized_end=830
-  _globals['_GAMEVIEW']._serialized_start=833
-  _globals['_GAMEVIEW']._serialized_end=1228
-  _globals['_GAMESUMMARY']._serialized_start=1231
-  _globals['_GAMESUMMARY']._serialized_end=1387
-  _globals['_HISTORYENTRY']._serialized_start=1390
-  _globals['_HISTORYENTRY']._serialized_end=1540
+  _globals['_GAMESTATUS']._serialized_start=2025
+  _globals['_GAMESTATUS']._serialized_end=2138
+  _globals['_VARIANT']._serialized_start=129
+  _globals['_VARIANT']._serialized_end=173
+  _globals['_GAMEKIND']._serialized_start=175
+  _globals['_GAMEKIND']._serialized_end=296
+  _globals['_GAMEOPTIONS']._serialized_start=299
+  _globals['_GAMEOPTIONS']._serialized_end=498
+  _globals['_MOVE']._serialized_start=501
+  _globals['_MOVE']._serialized_end=667
+  _globals['_EVENT']._serialized_start=670
+  _globals['_EVENT']._serialized_end=931
+  _globals['_SEATTAKEN']._serialized_start=933
+  _globals['_SEATTAKEN']._serialized_end=1002
+  _globals['_SEAT']._serialized_start=1004
+  _globals['_SEAT']._serialized_end=1061
+  _globals['_PLACING']._serialized_start=1063
+  _globals['_PLACING']._serialized_end=1159
+  _globals['_OUTCOME']._serialized_start=1161
+  _globals['_OUTCOME']._serialized_end=1210
+  _globals['_GAMEVIEW']._serialized_start=1213
+  _globals['_GAMEVIEW']._serialized_end=1711
+  _globals['_GAMESUMMARY']._serialized_start=1714
+  _globals['_GAMESUMMARY']._serialized_end=1870
+  _globals['_HISTORYENTRY']._serialized_start=1873
+  _globals['_HISTORYENTRY']._serialized_end=2023
 # @@protoc_insertion_point(module_scope)

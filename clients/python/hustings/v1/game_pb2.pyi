@@ -1,4 +1,6 @@
+from hustings.v1 import spin_doctors_pb2 as _spin_doctors_pb2
 from hustings.v1 import stimmvieh_pb2 as _stimmvieh_pb2
+from hustings.v1 import wahlspiel_pb2 as _wahlspiel_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -42,30 +44,42 @@ class GameKind(_message.Message):
     def __init__(self, kind: _Optional[str] = ..., title: _Optional[str] = ..., min_players: _Optional[int] = ..., max_players: _Optional[int] = ..., variants: _Optional[_Iterable[_Union[Variant, _Mapping]]] = ...) -> None: ...
 
 class GameOptions(_message.Message):
-    __slots__ = ("players", "stimmvieh")
+    __slots__ = ("players", "stimmvieh", "wahlspiel", "spin_doctors")
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     STIMMVIEH_FIELD_NUMBER: _ClassVar[int]
+    WAHLSPIEL_FIELD_NUMBER: _ClassVar[int]
+    SPIN_DOCTORS_FIELD_NUMBER: _ClassVar[int]
     players: int
     stimmvieh: _stimmvieh_pb2.StimmviehOptions
-    def __init__(self, players: _Optional[int] = ..., stimmvieh: _Optional[_Union[_stimmvieh_pb2.StimmviehOptions, _Mapping]] = ...) -> None: ...
+    wahlspiel: _wahlspiel_pb2.WahlspielOptions
+    spin_doctors: _spin_doctors_pb2.SpinDoctorsOptions
+    def __init__(self, players: _Optional[int] = ..., stimmvieh: _Optional[_Union[_stimmvieh_pb2.StimmviehOptions, _Mapping]] = ..., wahlspiel: _Optional[_Union[_wahlspiel_pb2.WahlspielOptions, _Mapping]] = ..., spin_doctors: _Optional[_Union[_spin_doctors_pb2.SpinDoctorsOptions, _Mapping]] = ...) -> None: ...
 
 class Move(_message.Message):
-    __slots__ = ("stimmvieh",)
+    __slots__ = ("stimmvieh", "wahlspiel", "spin_doctors")
     STIMMVIEH_FIELD_NUMBER: _ClassVar[int]
+    WAHLSPIEL_FIELD_NUMBER: _ClassVar[int]
+    SPIN_DOCTORS_FIELD_NUMBER: _ClassVar[int]
     stimmvieh: _stimmvieh_pb2.StimmviehMove
-    def __init__(self, stimmvieh: _Optional[_Union[_stimmvieh_pb2.StimmviehMove, _Mapping]] = ...) -> None: ...
+    wahlspiel: _wahlspiel_pb2.WahlspielMove
+    spin_doctors: _spin_doctors_pb2.SpinDoctorsMove
+    def __init__(self, stimmvieh: _Optional[_Union[_stimmvieh_pb2.StimmviehMove, _Mapping]] = ..., wahlspiel: _Optional[_Union[_wahlspiel_pb2.WahlspielMove, _Mapping]] = ..., spin_doctors: _Optional[_Union[_spin_doctors_pb2.SpinDoctorsMove, _Mapping]] = ...) -> None: ...
 
 class Event(_message.Message):
-    __slots__ = ("version", "seat", "seat_taken", "stimmvieh")
+    __slots__ = ("version", "seat", "seat_taken", "stimmvieh", "wahlspiel", "spin_doctors")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     SEAT_TAKEN_FIELD_NUMBER: _ClassVar[int]
     STIMMVIEH_FIELD_NUMBER: _ClassVar[int]
+    WAHLSPIEL_FIELD_NUMBER: _ClassVar[int]
+    SPIN_DOCTORS_FIELD_NUMBER: _ClassVar[int]
     version: int
     seat: int
     seat_taken: SeatTaken
     stimmvieh: _stimmvieh_pb2.StimmviehEvent
-    def __init__(self, version: _Optional[int] = ..., seat: _Optional[int] = ..., seat_taken: _Optional[_Union[SeatTaken, _Mapping]] = ..., stimmvieh: _Optional[_Union[_stimmvieh_pb2.StimmviehEvent, _Mapping]] = ...) -> None: ...
+    wahlspiel: _wahlspiel_pb2.WahlspielEvent
+    spin_doctors: _spin_doctors_pb2.SpinDoctorsEvent
+    def __init__(self, version: _Optional[int] = ..., seat: _Optional[int] = ..., seat_taken: _Optional[_Union[SeatTaken, _Mapping]] = ..., stimmvieh: _Optional[_Union[_stimmvieh_pb2.StimmviehEvent, _Mapping]] = ..., wahlspiel: _Optional[_Union[_wahlspiel_pb2.WahlspielEvent, _Mapping]] = ..., spin_doctors: _Optional[_Union[_spin_doctors_pb2.SpinDoctorsEvent, _Mapping]] = ...) -> None: ...
 
 class SeatTaken(_message.Message):
     __slots__ = ("seat", "display_name", "game_started")
@@ -108,7 +122,7 @@ class Outcome(_message.Message):
     def __init__(self, placings: _Optional[_Iterable[_Union[Placing, _Mapping]]] = ...) -> None: ...
 
 class GameView(_message.Message):
-    __slots__ = ("game_id", "kind", "version", "status", "seat", "to_act", "legal_moves", "seats", "seed_commitment", "seed", "outcome", "options", "stimmvieh")
+    __slots__ = ("game_id", "kind", "version", "status", "seat", "to_act", "legal_moves", "seats", "seed_commitment", "seed", "outcome", "options", "stimmvieh", "wahlspiel", "spin_doctors")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -122,6 +136,8 @@ class GameView(_message.Message):
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     STIMMVIEH_FIELD_NUMBER: _ClassVar[int]
+    WAHLSPIEL_FIELD_NUMBER: _ClassVar[int]
+    SPIN_DOCTORS_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     kind: str
     version: int
@@ -135,7 +151,9 @@ class GameView(_message.Message):
     outcome: Outcome
     options: GameOptions
     stimmvieh: _stimmvieh_pb2.StimmviehView
-    def __init__(self, game_id: _Optional[str] = ..., kind: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., seat: _Optional[int] = ..., to_act: _Optional[_Iterable[int]] = ..., legal_moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ..., outcome: _Optional[_Union[Outcome, _Mapping]] = ..., options: _Optional[_Union[GameOptions, _Mapping]] = ..., stimmvieh: _Optional[_Union[_stimmvieh_pb2.StimmviehView, _Mapping]] = ...) -> None: ...
+    wahlspiel: _wahlspiel_pb2.WahlspielView
+    spin_doctors: _spin_doctors_pb2.SpinDoctorsView
+    def __init__(self, game_id: _Optional[str] = ..., kind: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., seat: _Optional[int] = ..., to_act: _Optional[_Iterable[int]] = ..., legal_moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ..., outcome: _Optional[_Union[Outcome, _Mapping]] = ..., options: _Optional[_Union[GameOptions, _Mapping]] = ..., stimmvieh: _Optional[_Union[_stimmvieh_pb2.StimmviehView, _Mapping]] = ..., wahlspiel: _Optional[_Union[_wahlspiel_pb2.WahlspielView, _Mapping]] = ..., spin_doctors: _Optional[_Union[_spin_doctors_pb2.SpinDoctorsView, _Mapping]] = ...) -> None: ...
 
 class GameSummary(_message.Message):
     __slots__ = ("game_id", "kind", "status", "version", "seats", "created_at")

@@ -1,0 +1,24 @@
+"""Prometheus metrics of a replica, served on their own port (``hustings serve --metrics-address``)."""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Gauge, Histogram, start_http_server
+
+RPCS = Counter("hustings_rpcs_total", "RPCs handled, by method and gRPC status code.", ["method", "code"])
+RPC_SECONDS = Histogram(
+    "hustings_rpc_seconds",
+    "RPC handling time in seconds, by method.",
+    ["method"],
+    buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0),
+)
+MOVES = Counter("hustings_moves_applied_total", "Moves applied, by game kind.", ["kind"])
+CONFLICTS = Counter("hustings_version_conflicts_total", "Commits refused because another step came first.")
+CACHE = Counter("hustings_state_cache_total", "Moves decided on a cached state (hit) or after a read (miss).", ["result"])
+WATCHERS = Gauge("hustings_watchers", "WatchGame streams open on this replica.")
+
+
+def serve_metrics(address: str) -> int:
+    """Serve /metrics on ``host:port`` (port 0 picks a free one); returns the port."""
+    host, _, port = address.rpartition(":")
+    server, _thread = start_http_server(int(port), addr=host or "127.0.0.1")
+    return int(server.server_port)
