@@ -337,7 +337,14 @@ class GameHost:
         cached = self._cache.get(game_id) if GAME_ID_RE.match(game_id) else None
         metrics.CACHE.labels("hit" if cached is not None else "miss").inc()
         loaded = cached if cached is not None else await self._load_fresh(game_id)
-        seat = self.seat_of(loaded, token)
+        try:
+            seat = self.seat_of(loaded, token)
+        except ServiceError:
+            if cached is None:
+                raise
+            # The seat may have been taken through another replica since this copy was cached.
+            loaded, cached = await self._load_fresh(game_id), None
+            seat = self.seat_of(loaded, token)
         if seat is None:
             raise unauthenticated("SEAT_TOKEN_REQUIRED", "moves need a seat token (authorization: Bearer <token>)")
         request_field = f"{seat}:{request.request_id}"

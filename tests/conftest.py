@@ -8,6 +8,7 @@ import pathlib
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from typing import AsyncIterator, Iterator
 
@@ -60,25 +61,32 @@ def wait_for_port(port: int, timeout_s: float = 30.0) -> None:
 
 @contextlib.contextmanager
 def serve_process(*args: str, cwd: pathlib.Path | None = None) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
-    """``hustings serve`` as a real child process on a free port; yields (process, port)."""
+    """``hustings serve`` as a real child process on a free port; yields (process, port).
+
+    Its log lines go to a temporary file (a pipe nobody reads would fill up and block the
+    server); after the process ends they are in ``process.log_text``.
+    """
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "hustings.cli", "serve", "--address", f"127.0.0.1:{port}", *args],
-        cwd=cwd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        wait_for_port(port)
-        yield process, port
-    finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=5)
+    with tempfile.TemporaryFile() as log_file:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "hustings.cli", "serve", "--address", f"127.0.0.1:{port}", *args],
+            cwd=cwd,
+            stdout=subprocess.DEVNULL,
+            stderr=log_file,
+        )
+        try:
+            wait_for_port(port)
+            yield process, port
+        finally:
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait(timeout=5)
+            log_file.seek(0)
+            process.log_text = log_file.read().decode(errors="replace")  # type: ignore[attr-defined]
 
 
 CLUSTER_SLOTS = 16384

@@ -63,8 +63,7 @@ def test_embedded_serve_survives_a_restart_and_logs_no_secrets(tmp_path: pathlib
                 return seats[0].game_id, [s.token for s in seats], view.version
 
         game_id, tokens, version = run(first())  # type: ignore[misc]
-    _, stderr = process.communicate(timeout=30)
-    logs = stderr.decode()
+    logs = process.log_text  # type: ignore[attr-defined]
     lines = [json.loads(line) for line in logs.splitlines() if line.startswith("{")]
     assert any(line.get("event") == "move_applied" and line.get("game_id") == game_id and line.get("version") for line in lines)
     for token in tokens:
