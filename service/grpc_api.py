@@ -40,6 +40,40 @@ def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
     return None
 
 
+class MalformedRequest:
+    """Stands for a request body that did not parse as the method's request message."""
+
+
+MALFORMED = MalformedRequest()
+
+
+class LenientParsing(grpc.aio.ServerInterceptor):
+    """Hands unparseable request bodies to the handler as MALFORMED, so that they get
+    INVALID_ARGUMENT with a reason instead of gRPC's bare INTERNAL."""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(handler_call_details)
+        parse = getattr(handler, "request_deserializer", None)
+        if parse is None or not handler_call_details.method.startswith(f"/{SERVICE_NAME}/"):
+            return handler
+
+        def lenient(data: bytes) -> Any:
+            try:
+                return parse(data)
+            except Exception:  # noqa: BLE001 - any failure to parse is the client's malformed input
+                return MALFORMED
+
+        return handler._replace(request_deserializer=lenient)  # type: ignore[attr-defined]
+
+
+def _malformed() -> ServiceError:
+    return ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", "the request body is not a valid message")
+
+
 def _unary(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
     """Bind the request context for logs and turn ServiceError into a rich gRPC status."""
 
@@ -52,6 +86,8 @@ def _unary(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
         started = time.perf_counter()
         code = "OK"
         try:
+            if request is MALFORMED:
+                raise _malformed()
             return await asyncio.wait_for(method(self, request, context), RPC_DEADLINE_S)
         except ServiceError as error:
             code = error.code.name
@@ -129,9 +165,11 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     async def WatchGame(self, request: game_service_pb2.WatchGameRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
         structlog.contextvars.clear_contextvars()
-        structlog.contextvars.bind_contextvars(rpc="WatchGame", game_id=request.game_id or None)
         code = "OK"
         try:
+            if request is MALFORMED:
+                raise _malformed()
+            structlog.contextvars.bind_contextvars(rpc="WatchGame", game_id=request.game_id or None)
             async for update in self.host.watch(request.game_id, self._token(context), request.from_version):
                 yield update
         except ServiceError as error:
@@ -147,6 +185,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 def build_server(host: GameHost, address: str) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     """A gRPC server with GameService, health checking and reflection, bound to ``address``."""
     server = grpc.aio.server(
+        interceptors=[LenientParsing()],
         maximum_concurrent_rpcs=MAX_CONCURRENT_RPCS,
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
