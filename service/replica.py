@@ -32,6 +32,7 @@ class ReplicaConfig:
     http_address: str = ""  # REST/JSON face (and /play), off when empty
     metrics_address: str = ""  # Prometheus /metrics, off when empty
     max_watchers: int = 10_000
+    benchmark_floor: bool = False  # serve the loadtest's floor call too
 
 
 @dataclass
@@ -54,6 +55,10 @@ class Replica:
             store, notifier, allow_client_seed=self.config.allow_client_seed, max_watchers=self.config.max_watchers
         )
         server, port, health = build_server(host, self.config.address)
+        if self.config.benchmark_floor:
+            from hustings.service.floor import floor_handler
+
+            server.add_generic_rpc_handlers((floor_handler(store),))
         await server.start()
         for service in ("", SERVICE_NAME):
             await health.set(service, health_pb2.HealthCheckResponse.SERVING)

@@ -112,3 +112,15 @@ def test_play_in_the_terminal_to_the_end() -> None:
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     assert "your move" in out
     assert "Game over." in out
+
+
+def test_loadtest_prints_its_figures() -> None:
+    done = subprocess.run(
+        [*CLI, "loadtest", "--replicas", "2", "--clients", "4", "--seconds", "2"], capture_output=True, timeout=180
+    )
+    summary = _json_line(done.stdout)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert summary["errors"] == 0 and summary["replicas"] == 2
+    assert int(summary["moves"]) > 0 and float(summary["floor_calls_per_s"]) > 0  # type: ignore[arg-type]
+    assert float(summary["submit_p50_ms"]) <= float(summary["submit_p99_ms"])  # type: ignore[arg-type]
+    assert summary["throughput_ratio"] == round(float(summary["moves_per_s"]) / float(summary["floor_calls_per_s"]), 3)  # type: ignore[arg-type]

@@ -28,6 +28,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--data-dir", default=os.environ.get("HUSTINGS_DATA_DIR", ".hustings-data"), help="folder of the embedded Redis (default %(default)s)")
     serve.add_argument("--allow-client-seed", action="store_true", help="accept seeds chosen by clients (tests, tournaments, research)")
     serve.add_argument("--log-level", default="info")
+    serve.add_argument("--benchmark-floor", action="store_true", help="also serve the loadtest's floor call")
 
     bots = sub.add_parser("bots", help="play full games between random bots through a server")
     bots.add_argument("--kind", default="stimmvieh")
@@ -42,6 +43,14 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--players", type=int, default=4)
     play.add_argument("--name", default="You")
     play.add_argument("--server", default="", help="address of a running server; without it an embedded one is started")
+
+    load = sub.add_parser("loadtest", help="measure SubmitMove through several replicas against a floor call")
+    load.add_argument("--replicas", type=int, default=3)
+    load.add_argument("--clients", type=int, default=16, help="concurrent clients, each with one move in flight")
+    load.add_argument("--seconds", type=float, default=15.0, help="length of each phase (floor, then moves)")
+    load.add_argument("--kind", default="stimmvieh")
+    load.add_argument("--players", type=int, default=4)
+    load.add_argument("--redis-url", default="", help="external Redis; without it an embedded one is started")
 
     verify = sub.add_parser("verify", help="replay a finished game from its seed and check it")
     verify.add_argument("game_id")
@@ -97,6 +106,7 @@ async def _serve(args: argparse.Namespace) -> int:
             allow_client_seed=args.allow_client_seed,
             http_address=args.http_address,
             metrics_address=args.metrics_address,
+            benchmark_floor=args.benchmark_floor,
         )
         log.info("serving", address=args.address)
         await serve_forever(config, stop)
@@ -122,6 +132,14 @@ async def _play(args: argparse.Namespace) -> int:
         return await play_in_terminal(address, args.kind, args.players, args.name)
 
 
+async def _loadtest(args: argparse.Namespace) -> int:
+    from hustings.loadtest import loadtest
+
+    summary = await loadtest(args.replicas, args.clients, args.seconds, args.kind, args.players, args.redis_url)
+    print(json.dumps(summary), flush=True)
+    return 0 if summary["errors"] == 0 else 1
+
+
 async def _verify(args: argparse.Namespace) -> int:
     from hustings.client import Client
     from hustings.verify import verify_log
@@ -137,7 +155,7 @@ async def _verify(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``hustings`` command."""
     args = _parser().parse_args(argv)
-    command = {"serve": _serve, "bots": _bots, "play": _play, "verify": _verify}[args.command]
+    command = {"serve": _serve, "bots": _bots, "play": _play, "loadtest": _loadtest, "verify": _verify}[args.command]
     try:
         return asyncio.run(command(args))
     except KeyboardInterrupt:

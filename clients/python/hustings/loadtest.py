@@ -1,0 +1,217 @@
+"""``hustings loadtest``: SubmitMove throughput and latency through several replicas, against a
+floor measured in the same run.
+
+The floor is a bare gRPC call that makes one Redis round trip (``--benchmark-floor`` on the
+replicas). Each of C clients drives whole games of its own (it holds every seat's token and
+chose the seed, so it knows the legal moves by running the same engine in lockstep), which keeps
+exactly C moves in flight, each one SubmitMove and nothing else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import pathlib
+import random
+import secrets
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Iterator
+
+import grpc
+
+from hustings.client import Client, HustingsError
+from hustings.engine import Rng, get_game
+from hustings.v1 import game_pb2
+
+FLOOR_METHOD = "/hustings.bench.Floor/RoundTrip"
+START_TIMEOUT_S = 30.0
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_port(port: int, deadline: float) -> None:
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise TimeoutError(f"replica on port {port} did not start")
+
+
+@contextlib.contextmanager
+def replica_processes(redis_url: str, count: int) -> Iterator[list[str]]:
+    """``count`` replica processes serving the floor call too; yields their addresses."""
+    processes = []
+    addresses = []
+    try:
+        for _ in range(count):
+            port = _free_port()
+            processes.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "hustings.cli", "serve", "--address", f"127.0.0.1:{port}",
+                     "--redis-url", redis_url, "--allow-client-seed", "--benchmark-floor", "--log-level", "error"],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
+            addresses.append(f"127.0.0.1:{port}")
+        deadline = time.monotonic() + START_TIMEOUT_S
+        for address in addresses:
+            _wait_port(int(address.rsplit(":", 1)[1]), deadline)
+        yield addresses
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+@dataclass
+class Sampler:
+    """Latencies (seconds) and counts of one phase."""
+
+    latencies: list[float] = field(default_factory=list)
+    errors: int = 0
+    error_reasons: dict[str, int] = field(default_factory=dict)
+
+    def percentile_ms(self, q: float) -> float:
+        """The q-quantile of the latencies, in milliseconds."""
+        if not self.latencies:
+            return 0.0
+        ordered = sorted(self.latencies)
+        return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000, 3)
+
+    def error(self, reason: str) -> None:
+        """Count a failed call."""
+        self.errors += 1
+        self.error_reasons[reason] = self.error_reasons.get(reason, 0) + 1
+
+
+async def _floor_phase(addresses: list[str], clients: int, seconds: float) -> tuple[Sampler, float]:
+    channels = [grpc.aio.insecure_channel(a) for a in addresses]
+    calls = [c.unary_unary(FLOOR_METHOD) for c in channels]
+    sampler = Sampler()
+    rng = random.Random(1)
+    deadline = time.perf_counter() + seconds
+
+    async def loop() -> None:
+        while time.perf_counter() < deadline:
+            started = time.perf_counter()
+            try:
+                await rng.choice(calls)(b"", timeout=10)
+                sampler.latencies.append(time.perf_counter() - started)
+            except grpc.aio.AioRpcError as error:
+                sampler.error(error.code().name)
+
+    begun = time.perf_counter()
+    await asyncio.gather(*(loop() for _ in range(clients)))
+    elapsed = time.perf_counter() - begun
+    for channel in channels:
+        await channel.close()
+    return sampler, elapsed
+
+
+async def _table(pool: list[Client], kind: str, players: int, rng: random.Random, sampler: Sampler, deadline: float) -> tuple[int, int]:
+    """Play whole games holding every seat until the deadline; returns (moves, games finished)."""
+    game = get_game(kind)
+    assert game is not None
+    moves = finished = 0
+    while time.perf_counter() < deadline:
+        seed = secrets.token_bytes(32)
+        options = game_pb2.GameOptions(players=players)
+        created = await rng.choice(pool).create_game(kind, players, options, seed=seed.hex())
+        tokens = [(await rng.choice(pool).join(created.game_id, f"T{i}")).token for i in range(players)]
+        local_rng = Rng(seed)
+        state = game.setup(game.options_from_proto(options), local_rng)
+        while not game.is_over(state) and time.perf_counter() < deadline:
+            seat = min(game.to_act(state))
+            move = rng.choice(game.legal_moves(state, seat))
+            message = game_pb2.Move()
+            game.move_to_proto(move, message)
+            started = time.perf_counter()
+            try:
+                await rng.choice(pool).move(created.game_id, tokens[seat], message)
+            except HustingsError as error:
+                sampler.error(error.reason or error.code.name)
+                break
+            sampler.latencies.append(time.perf_counter() - started)
+            state, _events = game.apply(state, seat, move, local_rng)
+            moves += 1
+        finished += int(game.is_over(state))
+    return moves, finished
+
+
+async def _move_phase(addresses: list[str], clients: int, seconds: float, kind: str, players: int) -> tuple[Sampler, float, int, int]:
+    pool = [Client(a) for a in addresses]
+    sampler = Sampler()
+    deadline = time.perf_counter() + seconds
+    begun = time.perf_counter()
+    results = await asyncio.gather(
+        *(_table(pool, kind, players, random.Random(i), sampler, deadline) for i in range(clients))
+    )
+    elapsed = time.perf_counter() - begun
+    for client in pool:
+        await client.close()
+    return sampler, elapsed, sum(m for m, _ in results), sum(f for _, f in results)
+
+
+@contextlib.asynccontextmanager
+async def _redis(url: str) -> AsyncIterator[str]:
+    if url:
+        yield url
+        return
+    from hustings.service.embedded_redis import EmbeddedRedis
+
+    with tempfile.TemporaryDirectory(prefix="hustings-load-") as folder:
+        server = EmbeddedRedis(pathlib.Path(folder), appendonly=False).start()
+        try:
+            yield server.url
+        finally:
+            server.stop()
+
+
+async def loadtest(
+    replicas: int = 3, clients: int = 16, seconds: float = 15.0, kind: str = "stimmvieh", players: int = 4, redis_url: str = ""
+) -> dict[str, Any]:
+    """Run the floor phase, then the move phase; the summary as one JSON-ready dict."""
+    async with _redis(redis_url) as url:
+        with replica_processes(url, replicas) as addresses:
+            floor, floor_s = await _floor_phase(addresses, clients, seconds)
+            moves, moves_s, count, finished = await _move_phase(addresses, clients, seconds, kind, players)
+    floor_rate = len(floor.latencies) / floor_s if floor_s else 0.0
+    move_rate = count / moves_s if moves_s else 0.0
+    floor_p99 = floor.percentile_ms(0.99)
+    return {
+        "replicas": replicas,
+        "clients": clients,
+        "seconds_per_phase": seconds,
+        "kind": kind,
+        "moves": count,
+        "games_finished": finished,
+        "moves_per_s": round(move_rate, 1),
+        "submit_p50_ms": moves.percentile_ms(0.50),
+        "submit_p90_ms": moves.percentile_ms(0.90),
+        "submit_p99_ms": moves.percentile_ms(0.99),
+        "floor_calls_per_s": round(floor_rate, 1),
+        "floor_p50_ms": floor.percentile_ms(0.50),
+        "floor_p90_ms": floor.percentile_ms(0.90),
+        "floor_p99_ms": floor_p99,
+        "throughput_ratio": round(move_rate / floor_rate, 3) if floor_rate else 0.0,
+        "p99_ratio": round(moves.percentile_ms(0.99) / floor_p99, 3) if floor_p99 else 0.0,
+        "submit_mean_ms": round(statistics.fmean(moves.latencies) * 1000, 3) if moves.latencies else 0.0,
+        "errors": moves.errors + floor.errors,
+        "error_reasons": {**floor.error_reasons, **moves.error_reasons},
+    }
