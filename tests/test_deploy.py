@@ -1,0 +1,67 @@
+"""The deployment files agree with each other and with the service (they are not run here)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from conftest import REPO
+
+DEPLOY = REPO / "deploy"
+GRPC_PORT = 50051
+
+
+def _documents(name: str) -> list[dict[str, Any]]:
+    return [d for d in yaml.safe_load_all((DEPLOY / name).read_text()) if d]
+
+
+def test_compose_runs_redis_three_replicas_and_a_grpc_balancer() -> None:
+    compose = _documents("compose.yaml")[0]
+    services = compose["services"]
+    replicas = sorted(name for name in services if name.startswith("hustings-"))
+    assert replicas == ["hustings-1", "hustings-2", "hustings-3"]
+    for name in replicas:
+        replica = services[name]
+        assert "redis://redis:6379/0" in replica["command"]
+        assert replica["environment"]["HUSTINGS_ADDRESS"] == f"0.0.0.0:{GRPC_PORT}"
+        assert replica["depends_on"]["redis"]["condition"] == "service_healthy"
+    assert "redis" in services and "envoy" in services
+    envoy = _documents("envoy.yaml")[0]
+    cluster = envoy["static_resources"]["clusters"][0]
+    endpoints = [
+        e["endpoint"]["address"]["socket_address"] for e in cluster["load_assignment"]["endpoints"][0]["lb_endpoints"]
+    ]
+    assert sorted(e["address"] for e in endpoints) == replicas
+    assert {e["port_value"] for e in endpoints} == {GRPC_PORT}
+    assert "http2_protocol_options" in str(cluster["typed_extension_protocol_options"])
+    assert cluster["health_checks"][0]["grpc_health_check"]["service_name"] == "hustings.v1.GameService"
+    assert "appendonly yes" in (DEPLOY / "redis.conf").read_text()
+
+
+def test_kubernetes_manifests_fit_together() -> None:
+    docs = {(d["kind"], d["metadata"]["name"]): d for d in _documents("k8s/hustings.yaml") + _documents("k8s/redis.yaml")}
+    deployment = docs[("Deployment", "hustings")]
+    labels = deployment["spec"]["template"]["metadata"]["labels"]
+    assert deployment["spec"]["selector"]["matchLabels"] == labels
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    assert container["readinessProbe"]["grpc"] == {"port": GRPC_PORT, "service": "hustings.v1.GameService"}
+    assert container["livenessProbe"]["grpc"]["port"] == GRPC_PORT
+    env = {e["name"]: e for e in container["env"]}
+    secret_ref = env["HUSTINGS_REDIS_URL"]["valueFrom"]["secretKeyRef"]
+    assert (("Secret", secret_ref["name"])) in docs
+    assert docs[("Service", "hustings")]["spec"]["selector"] == labels
+    hpa = docs[("HorizontalPodAutoscaler", "hustings")]
+    assert hpa["spec"]["scaleTargetRef"]["name"] == "hustings"
+    assert hpa["spec"]["minReplicas"] >= 2
+    pdb = docs[("PodDisruptionBudget", "hustings")]
+    assert pdb["spec"]["selector"]["matchLabels"] == labels
+    assert pdb["spec"]["minAvailable"] < hpa["spec"]["minReplicas"]
+    redis_url = docs[("Secret", "hustings-redis")]["stringData"]["url"]
+    assert redis_url.startswith("redis://hustings-redis:6379")
+
+
+def test_image_serves_on_the_probed_port() -> None:
+    dockerfile = (DEPLOY / "Dockerfile").read_text()
+    assert f"HUSTINGS_ADDRESS=0.0.0.0:{GRPC_PORT}" in dockerfile
+    assert 'ENTRYPOINT ["hustings", "serve"]' in dockerfile
