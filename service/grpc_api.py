@@ -9,6 +9,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
 
 import grpc
 import structlog
+from google.protobuf import message_factory
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from redis.exceptions import RedisError
@@ -47,27 +48,33 @@ class MalformedRequest:
 MALFORMED = MalformedRequest()
 
 
-class LenientParsing(grpc.aio.ServerInterceptor):
-    """Hands unparseable request bodies to the handler as MALFORMED, so that they get
-    INVALID_ARGUMENT with a reason instead of gRPC's bare INTERNAL."""
+def _lenient(parse: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
+    """A request parser that yields MALFORMED instead of raising, so that a bad body gets
+    INVALID_ARGUMENT with a reason rather than gRPC's bare INTERNAL."""
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        handler = await continuation(handler_call_details)
-        parse = getattr(handler, "request_deserializer", None)
-        if parse is None or not handler_call_details.method.startswith(f"/{SERVICE_NAME}/"):
-            return handler
+    def lenient(data: bytes) -> Any:
+        try:
+            return parse(data)
+        except Exception:  # noqa: BLE001 - any failure to parse is the client's malformed input
+            return MALFORMED
 
-        def lenient(data: bytes) -> Any:
-            try:
-                return parse(data)
-            except Exception:  # noqa: BLE001 - any failure to parse is the client's malformed input
-                return MALFORMED
+    return lenient
 
-        return handler._replace(request_deserializer=lenient)  # type: ignore[attr-defined]
+
+def service_handler(servicer: "GameServicer") -> grpc.GenericRpcHandler:
+    """GameService's method handlers, built from the service descriptor with lenient parsing."""
+    descriptor = game_service_pb2.DESCRIPTOR.services_by_name["GameService"]
+    handlers = {}
+    for method in descriptor.methods:
+        request_type = message_factory.GetMessageClass(method.input_type)
+        response_type = message_factory.GetMessageClass(method.output_type)
+        make = grpc.unary_stream_rpc_method_handler if method.server_streaming else grpc.unary_unary_rpc_method_handler
+        handlers[method.name] = make(
+            getattr(servicer, method.name),
+            request_deserializer=_lenient(request_type.FromString),
+            response_serializer=response_type.SerializeToString,
+        )
+    return grpc.method_handlers_generic_handler(descriptor.full_name, handlers)
 
 
 def _malformed() -> ServiceError:
@@ -88,7 +95,8 @@ def _unary(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
         try:
             if request is MALFORMED:
                 raise _malformed()
-            return await asyncio.wait_for(method(self, request, context), RPC_DEADLINE_S)
+            async with asyncio.timeout(RPC_DEADLINE_S):
+                return await method(self, request, context)
         except ServiceError as error:
             code = error.code.name
             await _abort(context, error)
@@ -185,7 +193,6 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 def build_server(host: GameHost, address: str) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     """A gRPC server with GameService, health checking and reflection, bound to ``address``."""
     server = grpc.aio.server(
-        interceptors=[LenientParsing()],
         maximum_concurrent_rpcs=MAX_CONCURRENT_RPCS,
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
@@ -193,7 +200,7 @@ def build_server(host: GameHost, address: str) -> tuple[grpc.aio.Server, int, he
             ("grpc.so_reuseport", 0),
         ]
     )
-    game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServicer(host), server)
+    server.add_generic_rpc_handlers((service_handler(GameServicer(host)),))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
