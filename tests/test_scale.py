@@ -207,3 +207,47 @@ def test_graceful_shutdown_tells_streams_to_reconnect(redis_server: EmbeddedRedi
                     break
 
     run(scenario())
+
+
+def test_watchers_over_the_limit_are_resource_exhausted(redis_server: EmbeddedRedis) -> None:
+    from hustings.service.replica import Replica, ReplicaConfig
+
+    async def scenario() -> None:
+        replica = await Replica(ReplicaConfig(redis_url=redis_server.url, address="127.0.0.1:0", max_watchers=1, grace_s=1)).start()
+        try:
+            async with Client(f"127.0.0.1:{replica.port}") as client:
+                seats = await new_game(client, 4)
+                game_id = seats[0].game_id
+                first = client.watch(game_id, seats[0].token)
+                await first.__anext__()  # the first stream is open and counted
+                with pytest.raises(HustingsError) as caught:
+                    async for _update in client.watch(game_id, seats[1].token):
+                        break
+                assert caught.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+                assert caught.value.reason == "TOO_MANY_WATCHERS"
+                await first.aclose()
+        finally:
+            await replica.stop()
+
+    run(scenario())
+
+
+def test_metrics_count_rpcs_moves_and_watchers(redis_server: EmbeddedRedis) -> None:
+    import urllib.request
+
+    metrics_port = free_port()
+    with serve_process("--redis-url", redis_server.url, "--metrics-address", f"127.0.0.1:{metrics_port}") as (_, port):
+        async def scenario() -> None:
+            async with Client(f"127.0.0.1:{port}") as client:
+                seats = await new_game(client, 4)
+                await client.move(seats[0].game_id, seats[0].token, choose_top_candidates(1, 2, 3, 4))
+                with pytest.raises(HustingsError):
+                    await client.view("gmissing")
+
+        run(scenario())
+        with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10) as response:
+            text = response.read().decode()
+    assert 'hustings_rpcs_total{code="OK",method="SubmitMove"} 1.0' in text
+    assert 'hustings_rpcs_total{code="NOT_FOUND",method="GetView"} 1.0' in text
+    assert 'hustings_moves_applied_total{kind="stimmvieh"} 1.0' in text
+    assert "hustings_rpc_seconds_bucket" in text and "hustings_watchers" in text
