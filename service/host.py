@@ -278,7 +278,12 @@ class GameHost:
             raise invalid("BAD_DISPLAY_NAME", f"display_name must be 1 to {MAX_DISPLAY_NAME} printable characters")
         _check_request_id(request.request_id, required=False)
         loaded = await self._load_fresh(request.game_id)
+        request_field = f"join:{request.request_id}" if request.request_id else ""
         for _attempt in range(MAX_COMMIT_ATTEMPTS):
+            if request_field:
+                first = await self.store.request_version(request.game_id, request_field)
+                if first is not None:
+                    return await self._rejoin(request.game_id, first)
             stored = loaded.stored
             if stored.status != game_pb2.GAME_STATUS_OPEN:
                 raise precondition("GAME_FULL", "every seat of this game is taken")
@@ -307,13 +312,36 @@ class GameHost:
             event.event.seat_taken.seat = seat
             event.event.seat_taken.display_name = name
             event.event.seat_taken.game_started = started
-            result = await self.store.commit(new, stored.version, entry)
+            result = await self.store.commit(new, stored.version, entry, request_field)
             if result.status == "OK":
                 joined = self._remember(Loaded(new, loaded.game, loaded.state))
                 await self.store.index(self._summary(new))
                 log.info("seat_taken", game_id=new.game_id, seat=seat, version=new.version, started=started)
                 return game_service_pb2.JoinGameResponse(seat=seat, seat_token=token, view=self._view(joined, seat))
-            loaded = await self._reloaded(request.game_id, result.snapshot)
+            if result.status != "DUPLICATE":
+                loaded = await self._reloaded(request.game_id, result.snapshot)
+        raise aborted("TOO_MUCH_CONTENTION", "the game changed too often while joining; retry")
+
+    async def _rejoin(self, game_id: str, first_version: int) -> game_service_pb2.JoinGameResponse:
+        """Answer a retried JoinGame: the same seat with a fresh token (only hashes are kept,
+        so the first token cannot be given again; it stops working)."""
+        entry = await self.store.log_entry(game_id, first_version)
+        if entry is None:
+            raise ServiceError(grpc.StatusCode.INTERNAL, "LOG_ENTRY_MISSING", "the first join is not in the log")
+        seat = entry.seat
+        for _attempt in range(MAX_COMMIT_ATTEMPTS):
+            loaded = await self._load_fresh(game_id)
+            token = secrets.token_urlsafe(32)
+            new = storage_pb2.StoredGame()
+            new.CopyFrom(loaded.stored)
+            new.version = loaded.version + 1
+            new.seats[seat].token_sha256 = token_hash(token)
+            step = storage_pb2.LogEntry(version=new.version, seat=seat, state_digest=state_digest(loaded.game, loaded.state))
+            result = await self.store.commit(new, loaded.version, step)
+            if result.status == "OK":
+                rejoined = self._remember(Loaded(new, loaded.game, loaded.state))
+                log.info("seat_token_reissued", game_id=game_id, seat=seat, version=new.version)
+                return game_service_pb2.JoinGameResponse(seat=seat, seat_token=token, view=self._view(rejoined, seat))
         raise aborted("TOO_MUCH_CONTENTION", "the game changed too often while joining; retry")
 
     async def _reloaded(self, game_id: str, snapshot: bytes) -> Loaded:

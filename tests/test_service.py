@@ -276,3 +276,23 @@ def test_lobby_lists_games_by_kind_and_status(redis_server: EmbeddedRedis) -> No
                 assert len(page.games) == 1 and page.next_page_token
 
     run(scenario())
+
+
+def test_retried_join_gets_the_same_seat_and_a_fresh_token(redis_server: EmbeddedRedis) -> None:
+    from hustings.v1 import game_service_pb2
+
+    async def scenario() -> None:
+        async with running_replica(redis_server.url) as replica:
+            async with Client(f"127.0.0.1:{replica.port}") as client:
+                created = await client.create_game("stimmvieh", 3, stimmvieh_options(3))
+                request = game_service_pb2.JoinGameRequest(game_id=created.game_id, display_name="Ada", request_id="join-ada-1")
+                first = await client.stub.JoinGame(request)
+                second = await client.stub.JoinGame(request)
+                assert second.seat == first.seat
+                assert second.seat_token != first.seat_token
+                await _expect(grpc.StatusCode.UNAUTHENTICATED, "INVALID_SEAT_TOKEN", client.view(created.game_id, first.seat_token))
+                view = await client.view(created.game_id, second.seat_token)
+                assert view.seat == first.seat
+                assert [s.taken for s in view.seats] == [True, False, False]
+
+    run(scenario())
