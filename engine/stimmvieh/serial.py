@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import fields
+from functools import cache
 from typing import Any, TypeVar
 
 from hustings.engine.stimmvieh.model import (
@@ -18,8 +19,13 @@ FORMAT = 1
 T = TypeVar("T")
 
 
+@cache
+def _names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))
+
+
 def _flat(obj: Any) -> dict[str, Any]:
-    return {f.name: getattr(obj, f.name) for f in fields(obj)}
+    return {name: getattr(obj, name) for name in _names(type(obj))}
 
 
 def _build(cls: type[T], data: Any) -> T:
