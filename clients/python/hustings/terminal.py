@@ -6,18 +6,25 @@ import asyncio
 import random
 import sys
 
-from google.protobuf import text_format
+from google.protobuf import json_format, text_format
 
 from hustings.bots import BotStats, RandomBot, play_seat
 from hustings.client import Client, HustingsError
+from hustings.tables import PICTURES
 from hustings.v1 import game_pb2
 
 
+def _call(name: str, value: object) -> str:
+    if isinstance(value, dict):
+        return f"{name}(" + ", ".join(_call(k, v) if isinstance(v, dict) else f"{k}={v!r}" for k, v in value.items()) + ")"
+    return f"{name}={value!r}"
+
+
 def describe_move(move: game_pb2.Move) -> str:
-    """A one-line description of a move, e.g. ``play_politician { influence: 7 take_card_id: "D03" }``."""
+    """A one-line description of a move, e.g. ``play_politician(influence=7, take_card_id='D03')``."""
     field = move.WhichOneof("game")
-    inner = getattr(move, field) if field else move
-    return text_format.MessageToString(inner, as_one_line=True)
+    inner = json_format.MessageToDict(getattr(move, field) if field else move, preserving_proto_field_name=True)
+    return " ".join(_call(name, value) for name, value in inner.items()) or "(nothing)"
 
 
 def render(view: game_pb2.GameView) -> str:
@@ -25,7 +32,9 @@ def render(view: game_pb2.GameView) -> str:
     lines = [f"--- {view.kind} {view.game_id} version {view.version} ---"]
     names = {s.seat: s.display_name for s in view.seats}
     field = view.WhichOneof("game")
-    if field:
+    if field in PICTURES:
+        lines.append(PICTURES[field](view))
+    elif field:
         lines.append(text_format.MessageToString(getattr(view, field)).rstrip())
     if view.to_act:
         lines.append("to act: " + ", ".join(f"{names.get(s, s)} (seat {s})" for s in view.to_act))
