@@ -24,19 +24,71 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ehustings/v1/spin_doctors.proto\x12\x0bhustings.v1\"\x14\n\x12SpinDoctorsOptions\"\x11\n\x0fSpinDoctorsMove\"\x11\n\x0fSpinDoctorsView\"\x12\n\x10SpinDoctorsEventb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ehustings/v1/spin_doctors.proto\x12\x0bhustings.v1\"0\n\x12SpinDoctorsOptions\x12\x1a\n\x12scandals_set_aside\x18\x01 \x01(\x08\"\xa4\t\n\x0fSpinDoctorsMove\x12?\n\x0e\x63hoose_staffer\x18\x01 \x01(\x0b\x32%.hustings.v1.SpinDoctorsChooseStafferH\x00\x12\x43\n\x10\x63hoose_programme\x18\x02 \x01(\x0b\x32\'.hustings.v1.SpinDoctorsChooseProgrammeH\x00\x12\x43\n\x10reveal_programme\x18\x03 \x01(\x0b\x32\'.hustings.v1.SpinDoctorsRevealProgrammeH\x00\x12;\n\x0cplay_staffer\x18\x04 \x01(\x0b\x32#.hustings.v1.SpinDoctorsPlayStafferH\x00\x12\x35\n\torder_tie\x18\x05 \x01(\x0b\x32 .hustings.v1.SpinDoctorsOrderTieH\x00\x12*\n\x03\x61\x63t\x18\x06 \x01(\x0b\x32\x1b.hustings.v1.SpinDoctorsActH\x00\x12\x32\n\x07\x64\x65\x63line\x18\x07 \x01(\x0b\x32\x1f.hustings.v1.SpinDoctorsDeclineH\x00\x12=\n\rplace_support\x18\x08 \x01(\x0b\x32$.hustings.v1.SpinDoctorsPlaceSupportH\x00\x12>\n\x0eplace_on_topic\x18\t \x01(\x0b\x32$.hustings.v1.SpinDoctorsPlaceOnTopicH\x00\x12\x36\n\tbroadcast\x18\n \x01(\x0b\x32!.hustings.v1.SpinDoctorsBroadcastH\x00\x12;\n\x0c\x61rrange_news\x18\x0b \x01(\x0b\x32#.hustings.v1.SpinDoctorsArrangeNewsH\x00\x12\x32\n\x07\x63onsent\x18\x0c \x01(\x0b\x32\x1f.hustings.v1.SpinDoctorsConsentH\x00\x12\x43\n\x10\x61nswer_blackmail\x18\r \x01(\x0b\x32\'.hustings.v1.SpinDoctorsAnswerBlackmailH\x00\x12\x30\n\x06speech\x18\x0e \x01(\x0b\x32\x1e.hustings.v1.SpinDoctorsSpeechH\x00\x12;\n\x0cswap_staffer\x18\x0f \x01(\x0b\x32#.hustings.v1.SpinDoctorsSwapStafferH\x00\x12G\n\x12\x65xchange_programme\x18\x10 \x01(\x0b\x32).hustings.v1.SpinDoctorsExchangeProgrammeH\x00\x12\x39\n\x0bname_winner\x18\x11 \x01(\x0b\x32\".hustings.v1.SpinDoctorsNameWinnerH\x00\x12\x39\n\x0bhand_budget\x18\x12 \x01(\x0b\x32\".hustings.v1.SpinDoctorsHandBudgetH\x00\x12O\n\x17\x63hoose_ready_made_staff\x18\x13 \x01(\x0b\x32,.hustings.v1.SpinDoctorsChooseReadyMadeStaffH\x00\x42\x06\n\x04kind\"+\n\x18SpinDoctorsChooseStaffer\x12\x0f\n\x07staffer\x18\x01 \x01(\x05\"0\n\x1fSpinDoctorsChooseReadyMadeStaff\x12\r\n\x05staff\x18\x01 \x01(\x05\"*\n\x1aSpinDoctorsChooseProgramme\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\"*\n\x1aSpinDoctorsRevealProgramme\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\"8\n\x16SpinDoctorsPlayStaffer\x12\x0f\n\x07staffer\x18\x01 \x01(\x05\x12\r\n\x05\x66ield\x18\x02 \x01(\x05\"#\n\x13SpinDoctorsOrderTie\x12\x0c\n\x04seat\x18\x01 \x01(\x05\"\x92\x01\n\x0eSpinDoctorsAct\x12\x0e\n\x06\x61\x63tion\x18\x01 \x01(\t\x12\x10\n\x08locality\x18\x02 \x01(\x05\x12\x0e\n\x06second\x18\x03 \x01(\x05\x12\x0c\n\x04seat\x18\x04 \x01(\x05\x12\x0f\n\x07staffer\x18\x05 \x01(\x05\x12\x13\n\x0bvoter_group\x18\x06 \x01(\x05\x12\x0c\n\x04step\x18\x07 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x08 \x01(\t\"\x14\n\x12SpinDoctorsDecline\"\'\n\x17SpinDoctorsPlaceSupport\x12\x0c\n\x04path\x18\x01 \x03(\x05\"8\n\x17SpinDoctorsPlaceOnTopic\x12\x0b\n\x03red\x18\x01 \x01(\x08\x12\x10\n\x08push_off\x18\x02 \x01(\x05\"$\n\x14SpinDoctorsBroadcast\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\"\'\n\x16SpinDoctorsArrangeNews\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\"#\n\x12SpinDoctorsConsent\x12\r\n\x05\x61gree\x18\x01 \x01(\x08\")\n\x1aSpinDoctorsAnswerBlackmail\x12\x0b\n\x03pay\x18\x01 \x01(\x08\"F\n\x11SpinDoctorsSpeech\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x13\n\x0bvoter_group\x18\x02 \x01(\x05\x12\x0e\n\x06\x61mount\x18\x03 \x01(\x05\"7\n\x16SpinDoctorsSwapStaffer\x12\x0f\n\x07\x64iscard\x18\x01 \x01(\x05\x12\x0c\n\x04take\x18\x02 \x01(\x05\",\n\x1cSpinDoctorsExchangeProgramme\x12\x0c\n\x04take\x18\x01 \x01(\t\"%\n\x15SpinDoctorsNameWinner\x12\x0c\n\x04seat\x18\x01 \x01(\x05\"5\n\x15SpinDoctorsHandBudget\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06\x61mount\x18\x02 \x01(\x05\"\xa6\x02\n\x11SpinDoctorsPlayer\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06\x63olour\x18\x02 \x01(\t\x12\x0e\n\x06\x62udget\x18\x03 \x01(\x05\x12\x0e\n\x06supply\x18\x04 \x01(\x05\x12\x0c\n\x04pool\x18\x05 \x01(\x05\x12\r\n\x05votes\x18\x06 \x03(\x05\x12\r\n\x05staff\x18\x07 \x03(\x05\x12\x13\n\x0bstaff_count\x18\x08 \x01(\x05\x12\x12\n\nhand_count\x18\t \x01(\x05\x12\x16\n\x0eshown_staffers\x18\n \x03(\x05\x12\x19\n\x11programme_face_up\x18\x0b \x03(\t\x12\x1b\n\x13programme_face_down\x18\x0c \x03(\t\x12\x17\n\x0fprogramme_count\x18\r \x01(\x05\x12\x15\n\rdone_choosing\x18\x0e \x01(\x08\"\xac\x01\n\x13SpinDoctorsLocality\x12\x10\n\x08locality\x18\x01 \x01(\x05\x12\x14\n\x0cturnout_card\x18\x02 \x01(\t\x12\x16\n\x0eturnout_tokens\x18\x03 \x03(\x05\x12\x12\n\ntopic_card\x18\x04 \x01(\t\x12\x12\n\nred_tokens\x18\x05 \x03(\x05\x12\x14\n\x0cwhite_tokens\x18\x06 \x03(\x05\x12\x17\n\x0f\x61\x63tivity_tokens\x18\x07 \x03(\x05\"{\n\x17SpinDoctorsBoardStaffer\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0f\n\x07staffer\x18\x02 \x01(\x05\x12\r\n\x05\x66ield\x18\x03 \x01(\x05\x12\x0f\n\x07\x66\x61\x63\x65_up\x18\x04 \x01(\x08\x12\x10\n\x08resolved\x18\x05 \x01(\x08\x12\x0f\n\x07\x62locked\x18\x06 \x01(\x08\"\x86\x01\n\x12SpinDoctorsPending\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x10\n\x08locality\x18\x03 \x01(\x05\x12\x0f\n\x07staffer\x18\x04 \x01(\x05\x12\x12\n\nother_seat\x18\x05 \x01(\x05\x12\x0e\n\x06\x61mount\x18\x06 \x01(\x05\x12\r\n\x05\x63\x61rds\x18\x07 \x03(\t\"3\n\x14SpinDoctorsSeatField\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05\x66ield\x18\x02 \x01(\x05\"\x86\x05\n\x0fSpinDoctorsView\x12\r\n\x05round\x18\x01 \x01(\x05\x12,\n\x05phase\x18\x02 \x01(\x0e\x32\x1d.hustings.v1.SpinDoctorsPhase\x12\x11\n\tfavourite\x18\x03 \x01(\x05\x12\x11\n\tfield_now\x18\x04 \x01(\x05\x12/\n\x07players\x18\x05 \x03(\x0b\x32\x1e.hustings.v1.SpinDoctorsPlayer\x12\x34\n\nlocalities\x18\x06 \x03(\x0b\x32 .hustings.v1.SpinDoctorsLocality\x12\x17\n\x0fturnout_markers\x18\x07 \x03(\x05\x12\x0c\n\x04news\x18\x08 \x03(\t\x12\x16\n\x0enews_face_down\x18\t \x03(\x08\x12\x17\n\x0fnews_deck_count\x18\n \x01(\x05\x12\x14\n\x0cnews_discard\x18\x0b \x03(\t\x12\x18\n\x10topic_deck_count\x18\x0c \x01(\x05\x12\x15\n\rtopic_discard\x18\r \x03(\t\x12<\n\x0e\x62oard_staffers\x18\x0e \x03(\x0b\x32$.hustings.v1.SpinDoctorsBoardStaffer\x12\x30\n\x07pending\x18\x0f \x01(\x0b\x32\x1f.hustings.v1.SpinDoctorsPending\x12\x36\n\x0b\x63oordinated\x18\x10 \x03(\x0b\x32!.hustings.v1.SpinDoctorsSeatField\x12\x34\n\tprotected\x18\x11 \x03(\x0b\x32!.hustings.v1.SpinDoctorsSeatField\x12\x14\n\x0cnamed_winner\x18\x12 \x01(\x05\x12\x16\n\x0escandals_aside\x18\x13 \x03(\t\"\xdb\x01\n\x10SpinDoctorsEvent\x12/\n\x04kind\x18\x01 \x01(\x0e\x32!.hustings.v1.SpinDoctorsEventKind\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0f\n\x07staffer\x18\x03 \x01(\x05\x12\r\n\x05\x66ield\x18\x04 \x01(\x05\x12\x10\n\x08locality\x18\x05 \x01(\x05\x12\x13\n\x0bvoter_group\x18\x06 \x01(\x05\x12\x0e\n\x06\x61mount\x18\x07 \x01(\x05\x12\x12\n\nother_seat\x18\x08 \x01(\x05\x12\r\n\x05\x63\x61rds\x18\t \x03(\t\x12\x0e\n\x06\x61\x63tion\x18\n \x01(\t*\xfd\x02\n\x10SpinDoctorsPhase\x12\"\n\x1eSPIN_DOCTORS_PHASE_UNSPECIFIED\x10\x00\x12\x1f\n\x1bSPIN_DOCTORS_PHASE_CHOOSING\x10\x01\x12\x1e\n\x1aSPIN_DOCTORS_PHASE_OPENING\x10\x02\x12\x1f\n\x1bSPIN_DOCTORS_PHASE_PLANNING\x10\x03\x12!\n\x1dSPIN_DOCTORS_PHASE_RESOLUTION\x10\x04\x12\x1d\n\x19SPIN_DOCTORS_PHASE_DEBATE\x10\x05\x12\x1d\n\x19SPIN_DOCTORS_PHASE_SPEECH\x10\x06\x12\x1b\n\x17SPIN_DOCTORS_PHASE_POLL\x10\x07\x12#\n\x1fSPIN_DOCTORS_PHASE_POLL_CHANGES\x10\x08\x12\x1f\n\x1bSPIN_DOCTORS_PHASE_ELECTION\x10\t\x12\x1f\n\x1bSPIN_DOCTORS_PHASE_FINISHED\x10\n*\x85\x0c\n\x14SpinDoctorsEventKind\x12\'\n#SPIN_DOCTORS_EVENT_KIND_UNSPECIFIED\x10\x00\x12*\n&SPIN_DOCTORS_EVENT_KIND_STAFFER_CHOSEN\x10\x01\x12,\n(SPIN_DOCTORS_EVENT_KIND_PROGRAMME_CHOSEN\x10\x02\x12)\n%SPIN_DOCTORS_EVENT_KIND_STAFFS_CHOSEN\x10\x03\x12.\n*SPIN_DOCTORS_EVENT_KIND_PROGRAMME_REVEALED\x10\x04\x12)\n%SPIN_DOCTORS_EVENT_KIND_ROUND_STARTED\x10\x05\x12)\n%SPIN_DOCTORS_EVENT_KIND_NEWS_REVEALED\x10\x06\x12*\n&SPIN_DOCTORS_EVENT_KIND_STAFFER_PLAYED\x10\x07\x12-\n)SPIN_DOCTORS_EVENT_KIND_STAFFERS_REVEALED\x10\x08\x12\'\n#SPIN_DOCTORS_EVENT_KIND_TIE_ORDERED\x10\t\x12\"\n\x1eSPIN_DOCTORS_EVENT_KIND_ACTION\x10\n\x12$\n SPIN_DOCTORS_EVENT_KIND_DECLINED\x10\x0b\x12+\n\'SPIN_DOCTORS_EVENT_KIND_STAFFER_FORGOES\x10\x0c\x12/\n+SPIN_DOCTORS_EVENT_KIND_VOTES_LOST_TO_TRAIT\x10\r\x12)\n%SPIN_DOCTORS_EVENT_KIND_TURNOUT_TOKEN\x10\x0e\x12+\n\'SPIN_DOCTORS_EVENT_KIND_ACTIVITY_TOKENS\x10\x0f\x12\'\n#SPIN_DOCTORS_EVENT_KIND_TOPIC_TOKEN\x10\x10\x12,\n(SPIN_DOCTORS_EVENT_KIND_PUSHED_OFF_WHITE\x10\x11\x12%\n!SPIN_DOCTORS_EVENT_KIND_BROADCAST\x10\x12\x12)\n%SPIN_DOCTORS_EVENT_KIND_NEWS_ARRANGED\x10\x13\x12*\n&SPIN_DOCTORS_EVENT_KIND_NEWS_DISCARDED\x10\x14\x12#\n\x1fSPIN_DOCTORS_EVENT_KIND_CONSENT\x10\x15\x12)\n%SPIN_DOCTORS_EVENT_KIND_TOPIC_CHANGED\x10\x16\x12.\n*SPIN_DOCTORS_EVENT_KIND_BLACKMAIL_ANSWERED\x10\x17\x12%\n!SPIN_DOCTORS_EVENT_KIND_FAVOURITE\x10\x18\x12+\n\'SPIN_DOCTORS_EVENT_KIND_TURNOUT_CHANGED\x10\x19\x12\'\n#SPIN_DOCTORS_EVENT_KIND_SPEECH_VOTE\x10\x1a\x12\"\n\x1eSPIN_DOCTORS_EVENT_KIND_SPEECH\x10\x1b\x12*\n&SPIN_DOCTORS_EVENT_KIND_LOCALITY_VOTES\x10\x1c\x12-\n)SPIN_DOCTORS_EVENT_KIND_STAFF_CHANGE_MADE\x10\x1d\x12\x31\n-SPIN_DOCTORS_EVENT_KIND_PROGRAMME_CHANGE_MADE\x10\x1e\x12-\n)SPIN_DOCTORS_EVENT_KIND_POLL_CHANGES_MADE\x10\x1f\x12(\n$SPIN_DOCTORS_EVENT_KIND_WINNER_NAMED\x10 \x12)\n%SPIN_DOCTORS_EVENT_KIND_BUDGET_HANDED\x10!\x12-\n)SPIN_DOCTORS_EVENT_KIND_SCANDAL_NOT_FOUND\x10\"b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'hustings.v1.spin_doctors_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_SPINDOCTORSPHASE']._serialized_start=3923
+  _globals['_SPINDOCTORSPHASE']._serialized_end=4304
+  _globals['_SPINDOCTORSEVENTKIND']._serialized_start=4307
+  _globals['_SPINDOCTORSEVENTKIND']._serialized_end=5848
   _globals['_SPINDOCTORSOPTIONS']._serialized_start=47
-  _globals['_SPINDOCTORSOPTIONS']._serialized_end=67
-  _globals['_SPINDOCTORSMOVE']._serialized_start=69
-  _globals['_SPINDOCTORSMOVE']._serialized_end=86
-  _globals['_SPINDOCTORSVIEW']._serialized_start=88
-  _globals['_SPINDOCTORSVIEW']._serialized_end=105
-  _globals['_SPINDOCTORSEVENT']._serialized_start=107
-  _globals['_SPINDOCTORSEVENT']._serialized_end=125
+  _globals['_SPINDOCTORSOPTIONS']._serialized_end=95
+  _globals['_SPINDOCTORSMOVE']._serialized_start=98
+  _globals['_SPINDOCTORSMOVE']._serialized_end=1286
+  _globals['_SPINDOCTORSCHOOSESTAFFER']._serialized_start=1288
+  _globals['_SPINDOCTORSCHOOSESTAFFER']._serialized_end=1331
+  _globals['_SPINDOCTORSCHOOSEREADYMADESTAFF']._serialized_start=1333
+  _globals['_SPINDOCTORSCHOOSEREADYMADESTAFF']._serialized_end=1381
+  _globals['_SPINDOCTORSCHOOSEPROGRAMME']._serialized_start=1383
+  _globals['_SPINDOCTORSCHOOSEPROGRAMME']._serialized_end=1425
+  _globals['_SPINDOCTORSREVEALPROGRAMME']._serialized_start=1427
+  _globals['_SPINDOCTORSREVEALPROGRAMME']._serialized_end=1469
+  _globals['_SPINDOCTORSPLAYSTAFFER']._serialized_start=1471
+  _globals['_SPINDOCTORSPLAYSTAFFER']._serialized_end=1527
+  _globals['_SPINDOCTORSORDERTIE']._serialized_start=1529
+  _globals['_SPINDOCTORSORDERTIE']._serialized_end=1564
+  _globals['_SPINDOCTORSACT']._serialized_start=1567
+  _globals['_SPINDOCTORSACT']._serialized_end=1713
+  _globals['_SPINDOCTORSDECLINE']._serialized_start=1715
+  _globals['_SPINDOCTORSDECLINE']._serialized_end=1735
+  _globals['_SPINDOCTORSPLACESUPPORT']._serialized_start=1737
+  _globals['_SPINDOCTORSPLACESUPPORT']._serialized_end=1776
+  _globals['_SPINDOCTORSPLACEONTOPIC']._serialized_start=1778
+  _globals['_SPINDOCTORSPLACEONTOPIC']._serialized_end=1834
+  _globals['_SPINDOCTORSBROADCAST']._serialized_start=1836
+  _globals['_SPINDOCTORSBROADCAST']._serialized_end=1872
+  _globals['_SPINDOCTORSARRANGENEWS']._serialized_start=1874
+  _globals['_SPINDOCTORSARRANGENEWS']._serialized_end=1913
+  _globals['_SPINDOCTORSCONSENT']._serialized_start=1915
+  _globals['_SPINDOCTORSCONSENT']._serialized_end=1950
+  _globals['_SPINDOCTORSANSWERBLACKMAIL']._serialized_start=1952
+  _globals['_SPINDOCTORSANSWERBLACKMAIL']._serialized_end=1993
+  _globals['_SPINDOCTORSSPEECH']._serialized_start=1995
+  _globals['_SPINDOCTORSSPEECH']._serialized_end=2065
+  _globals['_SPINDOCTORSSWAPSTAFFER']._serialized_start=2067
+  _globals['_SPINDOCTORSSWAPSTAFFER']._serialized_end=2122
+  _globals['_SPINDOCTORSEXCHANGEPROGRAMME']._serialized_start=2124
+  _globals['_SPINDOCTORSEXCHANGEPROGRAMME']._serialized_end=2168
+  _globals['_SPINDOCTORSNAMEWINNER']._serialized_start=2170
+  _globals['_SPINDOCTORSNAMEWINNER']._serialized_end=2207
+  _globals['_SPINDOCTORSHANDBUDGET']._serialized_start=2209
+  _globals['_SPINDOCTORSHANDBUDGET']._serialized_end=2262
+  _globals['_SPINDOCTORSPLAYER']._serialized_start=2265
+  _globals['_SPINDOCTORSPLAYER']._serialized_end=2559
+  _globals['_SPINDOCTORSLOCALITY']._serialized_start=2562
+  _globals['_SPINDOCTORSLOCALITY']._serialized_end=2734
+  _globals['_SPINDOCTORSBOARDSTAFFER']._serialized_start=2736
+  _globals['_SPINDOCTORSBOARDSTAFFER']._serialized_end=2859
+  _globals['_SPINDOCTORSPENDING']._serialized_start=2862
+  _globals['_SPINDOCTORSPENDING']._serialized_end=2996
+  _globals['_SPINDOCTORSSEATFIELD']._serialized_start=2998
+  _globals['_SPINDOCTORSSEATFIELD']._serialized_end=3049
+  _globals['_SPINDOCTORSVIEW']._serialized_start=3052
+  _globals['_SPINDOCTORSVIEW']._serialized_end=3698
+  _globals['_SPINDOCTORSEVENT']._serialized_start=3701
+  _globals['_SPINDOCTORSEVENT']._serialized_end=3920
 # @@protoc_insertion_point(module_scope)

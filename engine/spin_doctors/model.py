@@ -1,0 +1,381 @@
+"""The Spin Doctors values: options, moves, the full state (secrets included), tasks and events.
+
+A state is a tree of small mutable dataclasses, but no rule ever changes a state a caller holds:
+``apply`` works on ``State.clone()`` and returns the copy. Cloning copies only lists of plain
+values, which keeps a step (and the conformance suite, which tries every listed move) fast.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from hustings.engine.base import Event
+from hustings.engine.spin_doctors.content import CONTENT
+
+MEDIA = 1
+FIELDS = (1, 2, 3, 4, 5, 6)
+CANDIDATE = 0
+GROUPS = len(CONTENT.groups)
+MIN_MARKER, MAX_MARKER = 0, 20
+NEWS_FIELDS = CONTENT.red_news_fields + CONTENT.blue_news_fields
+BLUE = tuple(range(CONTENT.red_news_fields, NEWS_FIELDS))
+BREAKING_NEWS = NEWS_FIELDS - 1
+BLACKMAIL_PRICE = 2
+STAFFERS = tuple(range(1, len(CONTENT.staffers)))
+"""The Staffers a player chooses from (the Candidate 0 is always in the Staff)."""
+PROGRAMME_CARDS = tuple(CONTENT.programme_cards)
+
+# Phases. CHOOSING and POLL_CHANGES are simultaneous and secret; the others run a task queue.
+CHOOSING = "CHOOSING"
+OPENING = "OPENING"
+PLANNING = "PLANNING"
+RESOLUTION = "RESOLUTION"
+DEBATE = "DEBATE"
+SPEECH = "SPEECH"
+POLL = "POLL"
+POLL_CHANGES = "POLL_CHANGES"
+ELECTION = "ELECTION"
+FINISHED = "FINISHED"
+PHASES = (CHOOSING, OPENING, PLANNING, RESOLUTION, DEBATE, SPEECH, POLL, POLL_CHANGES, ELECTION, FINISHED)
+
+
+@dataclass(frozen=True)
+class SpinDoctorsOptions:
+    """Validated options: the player count (3 to 5) and the alternative variant of the Scandal
+    cards (set aside beside the board, brought in only by Staffers)."""
+
+    players: int = 4
+    scandals_set_aside: bool = False
+
+
+# --- moves -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChooseStaffer:
+    """Before the game, secretly: add Staffer ``staffer`` (order 1..12) to your Staff."""
+
+    staffer: int
+
+
+@dataclass(frozen=True)
+class ChooseReadyMadeStaff:
+    """Before the game, secretly: take the six Staffers of ready-made Staff ``staff`` (1..5)."""
+
+    staff: int
+
+
+@dataclass(frozen=True)
+class ChooseProgramme:
+    """Before the game, secretly: add a Campaign Programme card to your Programme."""
+
+    card: str
+
+
+@dataclass(frozen=True)
+class RevealProgramme:
+    """Turn one of your face-down Campaign Programme cards face up."""
+
+    card: str
+
+
+@dataclass(frozen=True)
+class PlayStaffer:
+    """Action planning: play Staffer ``staffer`` onto ``field`` (1 Media, 2..6 Regions)."""
+
+    staffer: int
+    field: int
+
+
+@dataclass(frozen=True)
+class OrderTie:
+    """The Favourite: of the tied Staffers, the one of ``seat`` is resolved next."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
+class Act:
+    """Resolve the current Staffer with ``action``; the other fields are its target (-1 / ""
+    when unused): ``locality`` (-1 with a one-Locality action under Coordinate Actions means
+    both), ``second`` (the other Locality, or the other Voter Group), ``seat`` and ``staffer``
+    (another player, a Staffer), ``group`` (a Voter Group), ``step`` (+1 or -1), ``card``."""
+
+    action: str
+    locality: int = -1
+    second: int = -1
+    seat: int = -1
+    staffer: int = -1
+    group: int = -1
+    step: int = 0
+    card: str = ""
+
+
+@dataclass(frozen=True)
+class Decline:
+    """Resolve the current Staffer without an action, paying nothing."""
+
+
+@dataclass(frozen=True)
+class PlaceSupport:
+    """Place a Support token on a Turnout card along ``path``: the lowest field first, then the
+    field each displaced token moves to; a final -1 means the last token was pushed off."""
+
+    path: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class PlaceOnTopic:
+    """Place a Support token on the Topic card: a Red field, or a White field pushing off the
+    White token at ``push_off`` (0 the lowest; -1 pushes nothing off)."""
+
+    red: bool
+    push_off: int = -1
+
+
+@dataclass(frozen=True)
+class Broadcast:
+    """A Media broadcast on the News card ``card`` lying on a Blue field."""
+
+    card: str
+
+
+@dataclass(frozen=True)
+class ArrangeNews:
+    """Media Influence: the cards for the Red fields, first Red field first; the rest is discarded."""
+
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Consent:
+    """Agree (or not) that another player changes a Topic card whose Red fields you hold."""
+
+    agree: bool
+
+
+@dataclass(frozen=True)
+class AnswerBlackmail:
+    """Pay the blackmailer 2 Budget points, or let your Staffer be blocked."""
+
+    pay: bool
+
+
+@dataclass(frozen=True)
+class Speech:
+    """The Favourite's speech: take ``amount`` (1 or 2) Votes from ``seat`` in ``group``;
+    ``amount`` 0 gives up reducing Votes."""
+
+    seat: int = -1
+    group: int = -1
+    amount: int = 0
+
+
+@dataclass(frozen=True)
+class SwapStaffer:
+    """After the Poll: put Staffer ``discard`` back and take ``take``; (-1, -1) keeps the Staff."""
+
+    discard: int = -1
+    take: int = -1
+
+
+@dataclass(frozen=True)
+class ExchangeProgramme:
+    """After the Poll: exchange the face-down Programme card for ``take``; "" keeps it."""
+
+    take: str = ""
+
+
+@dataclass(frozen=True)
+class NameWinner:
+    """The Favourite names the winner among players tied on every tie-break."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
+class HandBudget:
+    """A binding immediate deal: hand ``amount`` Budget points to ``seat``."""
+
+    seat: int
+    amount: int
+
+
+Move = Union[
+    ChooseStaffer, ChooseReadyMadeStaff, ChooseProgramme, RevealProgramme, PlayStaffer, OrderTie, Act, Decline, PlaceSupport,
+    PlaceOnTopic, Broadcast, ArrangeNews, Consent, AnswerBlackmail, Speech, SwapStaffer, ExchangeProgramme,
+    NameWinner, HandBudget,
+]
+MOVE_TYPES = Move.__args__  # type: ignore[attr-defined]
+PUBLIC_MOVES = (
+    RevealProgramme, OrderTie, Act, Decline, PlaceSupport, PlaceOnTopic, Broadcast, Consent, AnswerBlackmail,
+    Speech, NameWinner, HandBudget,
+)
+
+
+# --- state -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Player:
+    """One seat's supplies and secrets. ``staff`` holds Staffer orders (the Candidate 0 once the
+    Staff is complete); ``programme`` every chosen Programme card, ``face_up`` those revealed;
+    ``shown`` every Staffer of this seat that has been face up on the board (public memory)."""
+
+    staff: list[int] = field(default_factory=list)
+    programme: list[str] = field(default_factory=list)
+    face_up: list[str] = field(default_factory=list)
+    budget: int = 0
+    supply: int = 0
+    pool: int = 0
+    votes: list[int] = field(default_factory=lambda: [0] * GROUPS)
+    shown: list[int] = field(default_factory=list)
+    gave: bool = False
+    poll_step: int = 0
+
+    def clone(self) -> Player:
+        """A copy sharing nothing mutable."""
+        return Player(
+            list(self.staff), list(self.programme), list(self.face_up), self.budget, self.supply, self.pool,
+            list(self.votes), list(self.shown), self.gave, self.poll_step,
+        )
+
+    @property
+    def staff_complete(self) -> bool:
+        """True once the Staff of seven is chosen."""
+        return len(self.staff) == CONTENT.staff_size
+
+    @property
+    def face_down(self) -> list[str]:
+        """The Programme cards still face down."""
+        return [c for c in self.programme if c not in self.face_up]
+
+
+@dataclass
+class Spot:
+    """A Locality on the table: Turnout card (token owner per support field, -1 empty), Topic
+    card (Red and White fields bottom first) and Activity stack (base first, top last)."""
+
+    turnout_card: str
+    turnout: list[int]
+    topic_card: str
+    red: list[int] = field(default_factory=list)
+    white: list[int] = field(default_factory=list)
+    activity: list[int] = field(default_factory=list)
+
+    def clone(self) -> Spot:
+        """A copy sharing nothing mutable."""
+        return Spot(self.turnout_card, list(self.turnout), self.topic_card, list(self.red), list(self.white), list(self.activity))
+
+
+@dataclass
+class Played:
+    """A Staffer on a field this round."""
+
+    seat: int
+    staffer: int
+    field: int
+    face_up: bool = False
+    resolved: bool = False
+    blocked: bool = False
+
+    def clone(self) -> Played:
+        """A copy."""
+        return Played(self.seat, self.staffer, self.field, self.face_up, self.resolved, self.blocked)
+
+
+@dataclass
+class Task:
+    """A step owed by ``seat``: a decision (listed moves) or an automatic effect. ``index`` is a
+    Staffer on the board, ``other`` a second seat, ``cards`` cards held by the task."""
+
+    kind: str
+    seat: int
+    locality: int = -1
+    index: int = -1
+    other: int = -1
+    amount: int = 0
+    cards: list[str] = field(default_factory=list)
+
+    def clone(self) -> Task:
+        """A copy."""
+        return Task(self.kind, self.seat, self.locality, self.index, self.other, self.amount, list(self.cards))
+
+
+@dataclass
+class State:
+    """The full table, secrets included."""
+
+    options: SpinDoctorsOptions
+    phase: str
+    round: int
+    favourite: int
+    seats: list[Player]
+    spots: list[Spot]
+    turnout_markers: list[int]
+    news: list[str]
+    news_known: list[list[int]]
+    news_deck: list[str]
+    news_discard: list[str]
+    topic_deck: list[str]
+    topic_discard: list[str]
+    board: list[Played] = field(default_factory=list)
+    tasks: list[Task] = field(default_factory=list)
+    field_now: int = 0
+    debate_next: int = 0
+    coordinated: list[list[int]] = field(default_factory=list)
+    protected: list[list[int]] = field(default_factory=list)
+    winner: int = -1
+    scandals_aside: list[str] = field(default_factory=list)
+
+    def clone(self) -> State:
+        """A deep copy, fast."""
+        return State(
+            self.options, self.phase, self.round, self.favourite,
+            [p.clone() for p in self.seats], [s.clone() for s in self.spots], list(self.turnout_markers),
+            list(self.news), [list(k) for k in self.news_known], list(self.news_deck), list(self.news_discard),
+            list(self.topic_deck), list(self.topic_discard), [p.clone() for p in self.board],
+            [t.clone() for t in self.tasks], self.field_now, self.debate_next,
+            [list(c) for c in self.coordinated], [list(c) for c in self.protected], self.winner,
+            list(self.scandals_aside),
+        )
+
+    @property
+    def players(self) -> int:
+        """The number of seats."""
+        return self.options.players
+
+    def order_from(self, seat: int) -> list[int]:
+        """Every seat clockwise starting with ``seat``."""
+        return [(seat + k) % self.players for k in range(self.players)]
+
+    def hand(self, seat: int) -> list[int]:
+        """Staffers of ``seat``'s Staff not on the board this round."""
+        on_board = {p.staffer for p in self.board if p.seat == seat}
+        return [s for s in self.seats[seat].staff if s not in on_board]
+
+
+# --- events ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Happening:
+    """One event. ``kind`` names it (see the proto's SpinDoctorsEventKind); the other fields are
+    set when they apply (-1 / 0 / empty otherwise)."""
+
+    kind: str
+    seat: int = -1
+    staffer: int = -1
+    field: int = -1
+    locality: int = -1
+    group: int = -1
+    amount: int = 0
+    other: int = -1
+    cards: tuple[str, ...] = ()
+    action: str = ""
+
+
+def say(events: list[Event], happening: Happening) -> None:
+    """Record a public event."""
+    events.append(Event(happening))

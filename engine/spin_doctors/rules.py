@@ -1,0 +1,198 @@
+"""The rules of The Spin Doctors as pure functions: setup, who acts, legal moves, apply.
+
+``apply`` checks the move against the enumerated legal moves, then works on a clone of the
+state, so a rejected move changes nothing and no caller's state is ever mutated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from hustings.engine.base import Event, Seat
+from hustings.engine.errors import GameOverError, IllegalMoveError, InvalidOptionsError, MalformedMoveError, NotYourTurnError
+from hustings.engine.rng import Rng
+from hustings.engine.spin_doctors import flow
+from hustings.engine.spin_doctors.content import CONTENT
+from hustings.engine.spin_doctors.model import (
+    CANDIDATE,
+    CHOOSING,
+    FINISHED,
+    GROUPS,
+    MOVE_TYPES,
+    NEWS_FIELDS,
+    POLL_CHANGES,
+    PROGRAMME_CARDS,
+    STAFFERS,
+    ChooseProgramme,
+    ChooseReadyMadeStaff,
+    ChooseStaffer,
+    ExchangeProgramme,
+    HandBudget,
+    Happening,
+    Player,
+    SpinDoctorsOptions,
+    Spot,
+    State,
+    SwapStaffer,
+    say,
+)
+
+
+
+def validate_options(options: SpinDoctorsOptions) -> SpinDoctorsOptions:
+    """Return ``options`` if acceptable, else raise InvalidOptionsError."""
+    if type(options.players) is not int or options.players not in (3, 4, 5):
+        raise InvalidOptionsError("BAD_PLAYER_COUNT", "The Spin Doctors is played by 3 to 5 players")
+    if type(options.scandals_set_aside) is not bool:
+        raise InvalidOptionsError("BAD_VARIANT", "scandals_set_aside is a yes/no option")
+    return options
+
+
+def turnout_marker_start(cards: list[str]) -> list[int]:
+    """Each group's Turnout marker: the sum of the highest Votes of the Localities whose Turnout
+    card shows the group (``cards`` in Locality order)."""
+    markers = [0] * GROUPS
+    for locality, card in zip(CONTENT.localities, cards):
+        markers[CONTENT.turnout_cards[card].group] += locality.votes[0]
+    return markers
+
+
+def setup(options: SpinDoctorsOptions, rng: Rng) -> State:
+    """The board laid out as printed; every seat is to choose its Staff and Programme."""
+    validate_options(options)
+    turnout = sorted(CONTENT.turnout_cards)
+    rng.shuffle(turnout)
+    topics = sorted(CONTENT.topic_cards)
+    rng.shuffle(topics)
+    news = sorted(CONTENT.news_cards)
+    aside = [c for c in news if CONTENT.news_cards[c].is_scandal] if options.scandals_set_aside else []
+    news = [c for c in news if c not in aside]
+    rng.shuffle(news)
+    spots = [
+        Spot(turnout[i], [-1] * CONTENT.turnout_cards[turnout[i]].fields, topics[i]) for i in range(len(CONTENT.localities))
+    ]
+    markers = turnout_marker_start(turnout[: len(spots)])
+    if sum(markers) != CONTENT.turnout_marker_sum:
+        raise AssertionError("Turnout markers must sum to 31")  # guaranteed by the content check
+    reds = CONTENT.red_news_fields
+    seats = [Player(staff=[CANDIDATE], budget=CONTENT.budget, supply=CONTENT.support_tokens) for _ in range(options.players)]
+    return State(
+        options=options,
+        phase=CHOOSING,
+        round=0,
+        favourite=rng.below(options.players),
+        seats=seats,
+        spots=spots,
+        turnout_markers=markers,
+        news=news[:reds] + [""] * (NEWS_FIELDS - reds),
+        news_known=[[] for _ in range(reds)],
+        news_deck=news[reds:],
+        news_discard=[],
+        topic_deck=topics[len(spots):],
+        topic_discard=[],
+        scandals_aside=aside,
+    )
+
+
+def to_act(state: State) -> frozenset[Seat]:
+    """Every seat still choosing (secret simultaneous steps), else the seat of the next task."""
+    if state.phase == FINISHED:
+        return frozenset()
+    if state.phase == CHOOSING:
+        return frozenset(s for s, p in enumerate(state.seats) if len(p.programme) < CONTENT.programme_size)
+    if state.phase == POLL_CHANGES:
+        return frozenset(s for s, p in enumerate(state.seats) if p.poll_step < 2)
+    return frozenset((state.tasks[0].seat,)) if state.tasks else frozenset()
+
+
+def _own_options(state: State, seat: Seat) -> list[Any]:
+    player = state.seats[seat]
+    if state.phase == CHOOSING:
+        if not player.staff_complete:
+            ready: list[Any] = [ChooseReadyMadeStaff(i + 1) for i in range(len(CONTENT.ready_made_staffs))]
+            return (ready if player.staff == [CANDIDATE] else []) + [ChooseStaffer(s) for s in STAFFERS if s not in player.staff]
+        return [ChooseProgramme(c) for c in PROGRAMME_CARDS if c not in player.programme]
+    if state.phase == POLL_CHANGES:
+        if player.poll_step == 0:
+            outside = [s for s in STAFFERS if s not in player.staff]
+            return [SwapStaffer()] + [SwapStaffer(d, t) for d in player.staff if d != CANDIDATE for t in outside]
+        return [ExchangeProgramme()] + [ExchangeProgramme(c) for c in PROGRAMME_CARDS if c not in player.programme]
+    return flow.task_options(state, state.tasks[0])
+
+
+def _gifts(state: State, seat: Seat) -> list[HandBudget]:
+    player = state.seats[seat]
+    if player.gave or player.budget <= 0:
+        return []
+    return [HandBudget(s, n) for s in range(state.players) if s != seat for n in range(1, player.budget + 1)]
+
+
+def legal_moves(state: State, seat: Seat) -> list[Any]:
+    """Every legal decision of ``seat``: its owed decision, and a hand-over of Budget points
+    (at most once between two of its decisions, so random play ends)."""
+    if seat not in to_act(state):
+        return []
+    return _own_options(state, seat) + _gifts(state, seat)
+
+
+def apply(state: State, seat: Seat, move: object, rng: Rng) -> tuple[State, list[Event]]:
+    """The state after ``seat`` makes ``move``; raises an EngineError and changes nothing if illegal."""
+    if state.phase == FINISHED:
+        raise GameOverError("GAME_OVER", "the game is over")
+    if not isinstance(move, MOVE_TYPES):
+        raise MalformedMoveError("UNKNOWN_MOVE", "not a Spin Doctors move")
+    if type(seat) is not int or not 0 <= seat < state.players or seat not in to_act(state):
+        raise NotYourTurnError("NOT_YOUR_TURN", "you owe no decision now")
+    events: list[Event] = []
+    if isinstance(move, HandBudget):
+        giver = state.seats[seat]
+        if (
+            giver.gave or type(move.seat) is not int or type(move.amount) is not int or move.seat == seat
+            or not 0 <= move.seat < state.players or not 1 <= move.amount <= giver.budget
+        ):
+            raise IllegalMoveError("BAD_HAND_OVER", "hand 1 to your Budget points to another player, once per decision")
+        # Only the seats change; the rest is shared (every apply clones before it mutates).
+        new = replace(state, seats=[p.clone() for p in state.seats])
+        new.seats[seat].budget -= move.amount
+        new.seats[move.seat].budget += move.amount
+        new.seats[seat].gave = True
+        say(events, Happening("BUDGET_HANDED", seat=seat, other=move.seat, amount=move.amount))
+        return new, events
+    if move not in _own_options(state, seat):
+        raise IllegalMoveError("ILLEGAL_MOVE", f"{type(move).__name__} is not one of your legal decisions now")
+    new = state.clone()
+    new.seats[seat].gave = False
+    if new.phase in (CHOOSING, POLL_CHANGES):
+        _secret_step(new, seat, move, events)
+    else:
+        flow.perform(new, new.tasks.pop(0), move, rng, events)
+    flow.advance(new, rng, events)
+    return new, events
+
+
+def _secret_step(state: State, seat: Seat, move: Any, events: list[Event]) -> None:
+    """A secret simultaneous decision: the seat sees what it did, the others only that it did."""
+    player = state.seats[seat]
+    if isinstance(move, ChooseStaffer):
+        player.staff = sorted(player.staff + [move.staffer])
+        secret = Happening("STAFFER_CHOSEN", seat=seat, staffer=move.staffer)
+    elif isinstance(move, ChooseReadyMadeStaff):
+        player.staff = [CANDIDATE, *CONTENT.ready_made_staffs[move.staff - 1]]
+        secret = Happening("STAFFER_CHOSEN", seat=seat, staffer=move.staff, amount=len(player.staff) - 1)
+    elif isinstance(move, ChooseProgramme):
+        player.programme.append(move.card)
+        secret = Happening("PROGRAMME_CHOSEN", seat=seat, cards=(move.card,))
+    elif isinstance(move, SwapStaffer):
+        if move.discard >= 0:
+            player.staff = sorted([s for s in player.staff if s != move.discard] + [move.take])
+        player.poll_step = 1
+        secret = Happening("STAFF_CHANGE_MADE", seat=seat, staffer=move.take, other=move.discard)
+    else:
+        assert isinstance(move, ExchangeProgramme)
+        if move.take:
+            hidden = player.face_down[0]
+            player.programme[player.programme.index(hidden)] = move.take
+        player.poll_step = 2
+        secret = Happening("PROGRAMME_CHANGE_MADE", seat=seat, cards=(move.take,) if move.take else ())
+    events.append(Event(secret, visible_to=frozenset((seat,)), redacted=Happening(secret.kind, seat=seat)))

@@ -1,0 +1,206 @@
+"""What one seat (or a spectator) may see of a Spin Doctors table: the one place secrets are
+stripped, and the secret twin used by the leak test.
+
+Hidden from others: a seat's Staff (only Staffers once shown face up are public memory), its
+face-down Programme cards, its face-down Staffers on the board (their field is public), the
+face-down News on the Red fields (seen only by whoever arranged them), deck orders, and the
+cards a seat holds during Media Influence. Everything else lies open on the table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hustings.engine.base import Seat
+from hustings.engine.rng import Rng
+from hustings.engine.spin_doctors.content import CONTENT
+from hustings.engine.spin_doctors.model import CANDIDATE, CHOOSING, FINISHED, PROGRAMME_CARDS, STAFFERS, State
+from hustings.engine.spin_doctors.rules import to_act
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    """A seat as the viewer sees it; ``staff`` and ``programme_face_down`` only for its owner."""
+
+    seat: int
+    colour: str
+    budget: int
+    supply: int
+    pool: int
+    votes: tuple[int, ...]
+    staff: tuple[int, ...]
+    staff_count: int
+    hand_count: int
+    shown: tuple[int, ...]
+    programme_face_up: tuple[str, ...]
+    programme_face_down: tuple[str, ...]
+    programme_count: int
+    done_choosing: bool
+
+
+@dataclass(frozen=True)
+class LocalityView:
+    """A Locality: its Turnout card with tokens (-1 empty field), Topic card, Activity stack."""
+
+    locality: int
+    turnout_card: str
+    turnout: tuple[int, ...]
+    topic_card: str
+    red: tuple[int, ...]
+    white: tuple[int, ...]
+    activity: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class StafferView:
+    """A Staffer on the board; ``staffer`` is -1 while face down for the viewer."""
+
+    seat: int
+    staffer: int
+    field: int
+    face_up: bool
+    resolved: bool
+    blocked: bool
+
+
+@dataclass(frozen=True)
+class PendingView:
+    """The decision owed now (the head of the task queue); ``cards`` only for its seat."""
+
+    kind: str
+    seat: int
+    locality: int
+    staffer: int
+    other: int
+    amount: int
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TableView:
+    """The whole table as the viewer sees it. ``news`` holds a card id per News field, "" for an
+    empty field or a face-down card the viewer has not seen (``news_face_down`` marks those)."""
+
+    round: int
+    phase: str
+    favourite: int
+    field_now: int
+    players: tuple[PlayerView, ...]
+    localities: tuple[LocalityView, ...]
+    turnout_markers: tuple[int, ...]
+    news: tuple[str, ...]
+    news_face_down: tuple[bool, ...]
+    news_deck_count: int
+    news_discard: tuple[str, ...]
+    topic_deck_count: int
+    topic_discard: tuple[str, ...]
+    board: tuple[StafferView, ...]
+    pending: PendingView | None
+    coordinated: tuple[tuple[int, int], ...]
+    protected: tuple[tuple[int, int], ...]
+    winner: int
+    scandals_aside: tuple[str, ...]
+
+
+def _player(state: State, index: int, seat: Seat | None, on_board: int) -> PlayerView:
+    player = state.seats[index]
+    own = seat == index or state.phase == FINISHED
+    return PlayerView(
+        seat=index,
+        colour=CONTENT.colours[index],
+        budget=player.budget,
+        supply=player.supply,
+        pool=player.pool,
+        votes=tuple(player.votes),
+        staff=tuple(player.staff) if own else (),
+        staff_count=len(player.staff),
+        hand_count=len(player.staff) - on_board,
+        shown=tuple(player.shown),
+        programme_face_up=tuple(player.face_up),
+        programme_face_down=tuple(player.face_down) if own else (),
+        programme_count=len(player.programme),
+        done_choosing=len(player.programme) == CONTENT.programme_size,
+    )
+
+
+def view(state: State, seat: Seat | None) -> TableView:
+    """The table as ``seat`` (None: a spectator) may see it."""
+    reds = CONTENT.red_news_fields
+    on_board = [p.seat for p in state.board]
+    face_down = tuple(i < reds and bool(card) for i, card in enumerate(state.news))
+    news = tuple(
+        card if not face_down[i] or (seat is not None and seat in state.news_known[i]) else ""
+        for i, card in enumerate(state.news)
+    )
+    pending = None
+    if state.tasks and state.phase != FINISHED:
+        task = state.tasks[0]
+        staffer = state.board[task.index].staffer if 0 <= task.index < len(state.board) else -1
+        if task.kind == "imitate":
+            staffer = task.other
+        pending = PendingView(task.kind, task.seat, task.locality, staffer, task.other, task.amount,
+                              tuple(task.cards) if seat == task.seat else ())
+    return TableView(
+        round=state.round,
+        phase=state.phase,
+        favourite=state.favourite,
+        field_now=state.field_now,
+        players=tuple(_player(state, i, seat, on_board.count(i)) for i in range(state.players)),
+        localities=tuple(
+            LocalityView(i, s.turnout_card, tuple(s.turnout), s.topic_card, tuple(s.red), tuple(s.white), tuple(s.activity))
+            for i, s in enumerate(state.spots)
+        ),
+        turnout_markers=tuple(state.turnout_markers),
+        news=news,
+        news_face_down=face_down,
+        news_deck_count=len(state.news_deck),
+        news_discard=tuple(state.news_discard),
+        topic_deck_count=len(state.topic_deck),
+        topic_discard=tuple(state.topic_discard),
+        board=tuple(
+            StafferView(p.seat, p.staffer if p.face_up or p.seat == seat else -1, p.field, p.face_up, p.resolved, p.blocked)
+            for p in state.board
+        ),
+        pending=pending,
+        coordinated=tuple((s, f) for s, f in state.coordinated),
+        protected=tuple((s, f) for s, f in state.protected),
+        winner=state.winner,
+        scandals_aside=tuple(state.scandals_aside),
+    )
+
+
+def secret_twin(state: State, seat: Seat, rng: Rng) -> State:
+    """A state differing from ``state`` only in what ``seat`` alone knows and what nobody knows:
+    its face-down Staffers, its Staff in hand and face-down Programme cards (kept while it owes a
+    decision, so its legal moves stay the same), and deck order with the Red-field News nobody
+    else has seen. Every other seat's view of the twin must equal its view of ``state``."""
+    twin = state.clone()
+    if state.phase == FINISHED:
+        return twin
+    player = twin.seats[seat]
+    acting = seat in to_act(state)
+    outside = [s for s in STAFFERS if s not in player.staff]
+    rng.shuffle(outside)
+    for played in twin.board:
+        if played.seat == seat and not played.face_up and outside:
+            new = outside.pop()
+            player.staff = sorted([s for s in player.staff if s != played.staffer] + [new])
+            played.staffer = new
+    if not acting and (state.phase != CHOOSING or player.staff_complete):
+        on_board = {p.staffer for p in twin.board if p.seat == seat} | {CANDIDATE}
+        free = [s for s in STAFFERS if s not in on_board]
+        rng.shuffle(free)
+        keep = [s for s in player.staff if s in on_board]
+        player.staff = sorted(keep + free[: len(player.staff) - len(keep)])
+        pool = [c for c in PROGRAMME_CARDS if c not in player.face_up]
+        rng.shuffle(pool)
+        hidden = iter(pool)
+        player.programme = [c if c in player.face_up else next(hidden) for c in player.programme]
+    slots = [i for i in range(CONTENT.red_news_fields) if twin.news[i] and set(twin.news_known[i]) <= {seat}]
+    mixed = [twin.news[i] for i in slots] + twin.news_deck
+    rng.shuffle(mixed)
+    for i in slots:
+        twin.news[i] = mixed.pop()
+    twin.news_deck = mixed
+    rng.shuffle(twin.topic_deck)
+    return twin
