@@ -168,7 +168,7 @@ class GameHost:
         if stored.status == game_pb2.GAME_STATUS_ACTIVE:
             acting = game.to_act(state)
             view.to_act.extend(sorted(acting))
-            if seat is not None and seat in acting:
+            if seat is not None:  # what it owes, or moves allowed at any time (deals)
                 for move in game.legal_moves(state, seat):
                     game.move_to_proto(move, view.legal_moves.add())
         if finished:
