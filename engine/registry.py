@@ -8,7 +8,7 @@ from typing import Any
 from hustings.engine.base import Game
 
 # Each module registers its game on import. Adding a game is one line here and a folder.
-GAME_MODULES: tuple[str, ...] = ("hustings.engine.stimmvieh", "hustings.engine.spin_doctors")
+GAME_MODULES: tuple[str, ...] = ("hustings.engine.stimmvieh", "hustings.engine.wahlspiel", "hustings.engine.spin_doctors")
 
 _GAMES: dict[str, Game[Any, Any, Any]] = {}
 _loaded = False

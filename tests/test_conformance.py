@@ -22,7 +22,7 @@ LEAK_GAMES_PER_OPTION_SET = 5  # the leak test's twins are costlier; a few full 
 # Long games play fewer here; their own property tests play the rest (the Spin Doctors: 100 per
 # player count in tests/test_spin_doctors_games.py). Every game still runs every check below.
 GAMES_PER_SET_BY_KIND = {"spin_doctors": 5}
-LEAK_GAMES_PER_SET_BY_KIND = {"spin_doctors": 1}
+LEAK_GAMES_PER_SET_BY_KIND = {"spin_doctors": 1, "wahlspiel": 1}
 UNLISTED_SAMPLES = 4
 STEP_LIMIT = 5000
 

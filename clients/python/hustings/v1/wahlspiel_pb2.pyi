@@ -240,7 +240,7 @@ class WahlspielPass(_message.Message):
     def __init__(self) -> None: ...
 
 class WahlspielParty(_message.Message):
-    __slots__ = ("party", "name", "colour", "position", "money", "arrived", "politician_ids", "voter_count", "event_count", "voters", "events")
+    __slots__ = ("party", "name", "colour", "position", "money", "arrived", "politician_ids", "voter_count", "event_count", "voters", "events", "trades")
     PARTY_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     COLOUR_FIELD_NUMBER: _ClassVar[int]
@@ -252,6 +252,7 @@ class WahlspielParty(_message.Message):
     EVENT_COUNT_FIELD_NUMBER: _ClassVar[int]
     VOTERS_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
+    TRADES_FIELD_NUMBER: _ClassVar[int]
     party: int
     name: str
     colour: str
@@ -263,7 +264,8 @@ class WahlspielParty(_message.Message):
     event_count: int
     voters: _containers.RepeatedCompositeFieldContainer[WahlspielCard]
     events: _containers.RepeatedCompositeFieldContainer[WahlspielCard]
-    def __init__(self, party: _Optional[int] = ..., name: _Optional[str] = ..., colour: _Optional[str] = ..., position: _Optional[int] = ..., money: _Optional[int] = ..., arrived: _Optional[bool] = ..., politician_ids: _Optional[_Iterable[str]] = ..., voter_count: _Optional[int] = ..., event_count: _Optional[int] = ..., voters: _Optional[_Iterable[_Union[WahlspielCard, _Mapping]]] = ..., events: _Optional[_Iterable[_Union[WahlspielCard, _Mapping]]] = ...) -> None: ...
+    trades: int
+    def __init__(self, party: _Optional[int] = ..., name: _Optional[str] = ..., colour: _Optional[str] = ..., position: _Optional[int] = ..., money: _Optional[int] = ..., arrived: _Optional[bool] = ..., politician_ids: _Optional[_Iterable[str]] = ..., voter_count: _Optional[int] = ..., event_count: _Optional[int] = ..., voters: _Optional[_Iterable[_Union[WahlspielCard, _Mapping]]] = ..., events: _Optional[_Iterable[_Union[WahlspielCard, _Mapping]]] = ..., trades: _Optional[int] = ...) -> None: ...
 
 class WahlspielCandidate(_message.Message):
     __slots__ = ("politician_id", "name", "party", "votes", "in_race", "councillor")

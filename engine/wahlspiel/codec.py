@@ -1,0 +1,350 @@
+"""Conversion between Wahlspiel engine values and the public ``hustings.v1`` messages.
+
+The only module of the game that imports protobuf code.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Callable
+
+from hustings.engine.errors import MalformedMoveError
+from hustings.engine.wahlspiel import model as m
+from hustings.engine.wahlspiel.content import CONTENT
+from hustings.engine.wahlspiel.rules import validate_options
+from hustings.engine.wahlspiel.views import TableView
+from hustings.v1 import game_pb2, wahlspiel_pb2 as pb
+
+_FIELDS = {
+    name: getattr(pb, f"WAHLSPIEL_FIELD_KIND_{name.upper()}")
+    for name in (
+        "start", "voter_purchase", "event_purchase", "prize", "voting", "sensation", "candidate_change",
+        "coalition", "kantonsrat", "nationalrat", "bundesrat",
+    )
+}
+_STEPS = {step: getattr(pb, f"WAHLSPIEL_STEP_{step}") for step in m.STEPS}
+_KINDS = {"": pb.WAHLSPIEL_CARD_KIND_UNSPECIFIED, m.VOTER: pb.WAHLSPIEL_CARD_KIND_VOTER, m.EVENT: pb.WAHLSPIEL_CARD_KIND_EVENT}
+_KIND_NAMES = {value: name for name, value in _KINDS.items()}
+
+
+def options_from_proto(message: game_pb2.GameOptions) -> m.WahlspielOptions:
+    """Engine options from GameOptions. Raises InvalidOptionsError."""
+    own = message.wahlspiel
+    return validate_options(m.WahlspielOptions(message.players, own.gnomes, own.single_national_candidate))
+
+
+def options_to_proto(options: m.WahlspielOptions, out: game_pb2.GameOptions) -> None:
+    """Fill GameOptions from engine options."""
+    out.players = options.players
+    out.wahlspiel.SetInParent()
+    out.wahlspiel.gnomes = options.gnomes
+    out.wahlspiel.single_national_candidate = options.single_national_candidate
+
+
+# --- moves ----------------------------------------------------------------------------------------------
+
+
+def _text(value: str, what: str, limit: int = 8) -> str:
+    if len(value) > limit or not value.isascii() or not value.isalnum():
+        raise MalformedMoveError("BAD_ID", f"{what} must be a short identifier")
+    return value
+
+
+def _card_id(value: str) -> str:
+    return _text(value, "card_id") if value else ""
+
+
+def _party(value: int) -> int:
+    if not 0 <= value < 6:
+        raise MalformedMoveError("BAD_PARTY", "a party is 0 to 5")
+    return value
+
+
+_DECODE: dict[str, Callable[[Any], m.Move]] = {
+    "nominate": lambda x: m.Nominate(_text(x.politician_id, "politician_id")),
+    "buy_voters": lambda x: m.BuyVoters(x.count),
+    "buy_events": lambda x: m.BuyEvents(x.count),
+    "cast_voter": lambda x: m.CastVoter(_text(x.card_id, "card_id")),
+    "play_event": lambda x: m.PlayEvent(
+        _text(x.card_id, "card_id"),
+        tuple(_text(p, "politician_id") for p in x.politician_ids),
+        _party(x.party) if x.HasField("party") else -1,
+    ),
+    "change_candidate": lambda x: m.ChangeCandidate(
+        _text(x.withdraw_politician_id, "politician_id"), _text(x.nominate_politician_id, "politician_id")
+    ),
+    "choose_partner": lambda x: m.ChoosePartner(_party(x.party)),
+    "offer_trade": lambda x: m.OfferTrade(_card_id(x.give_card_id), x.give_money, _KIND_NAMES.get(x.ask_kind, ""), x.ask_money),
+    "answer_trade": lambda x: m.AnswerTrade(x.accept, _card_id(x.card_id)),
+    "judge": lambda x: m.Judge(_text(x.politician_id, "politician_id"), x.verdict),
+    "goal_vote": lambda x: m.GoalVote(_text(x.politician_id, "politician_id")),
+    "send_runoff_voter": lambda x: m.SendRunoffVoter(_card_id(x.card_id)),
+    "pass": lambda x: m.Pass(),
+}
+
+
+def move_from_proto(message: game_pb2.Move) -> m.Move:
+    """An engine move from a Move. Raises MalformedMoveError (EMPTY_MOVE, BAD_...)."""
+    if message.WhichOneof("game") != "wahlspiel":
+        raise MalformedMoveError("EMPTY_MOVE", "the move carries no Wahlspiel decision")
+    own = message.wahlspiel
+    kind = own.WhichOneof("kind")
+    if kind is None:
+        raise MalformedMoveError("EMPTY_MOVE", "the move carries no Wahlspiel decision")
+    return _DECODE[kind](getattr(own, kind))
+
+
+def move_to_proto(move: m.Move, out: game_pb2.Move) -> None:
+    """Fill a Move."""
+    own = out.wahlspiel
+    if isinstance(move, m.Nominate):
+        own.nominate.politician_id = move.politician
+    elif isinstance(move, m.BuyVoters):
+        own.buy_voters.SetInParent()
+        own.buy_voters.count = move.count
+    elif isinstance(move, m.BuyEvents):
+        own.buy_events.SetInParent()
+        own.buy_events.count = move.count
+    elif isinstance(move, m.CastVoter):
+        own.cast_voter.card_id = move.card
+    elif isinstance(move, m.PlayEvent):
+        own.play_event.card_id = move.card
+        own.play_event.politician_ids[:] = move.candidates
+        if move.party >= 0:
+            own.play_event.party = move.party
+    elif isinstance(move, m.ChangeCandidate):
+        own.change_candidate.withdraw_politician_id = move.withdraw
+        own.change_candidate.nominate_politician_id = move.nominate
+    elif isinstance(move, m.ChoosePartner):
+        own.choose_partner.SetInParent()
+        own.choose_partner.party = move.party
+    elif isinstance(move, m.OfferTrade):
+        offer = own.offer_trade
+        offer.SetInParent()
+        offer.give_card_id, offer.give_money = move.give_card, move.give_money
+        offer.ask_kind, offer.ask_money = _KINDS[move.ask_kind], move.ask_money
+    elif isinstance(move, m.AnswerTrade):
+        own.answer_trade.SetInParent()
+        own.answer_trade.accept, own.answer_trade.card_id = move.accept, move.card
+    elif isinstance(move, m.Judge):
+        own.judge.SetInParent()
+        own.judge.politician_id, own.judge.verdict = move.politician, move.verdict
+    elif isinstance(move, m.GoalVote):
+        own.goal_vote.politician_id = move.politician
+    elif isinstance(move, m.SendRunoffVoter):
+        own.send_runoff_voter.SetInParent()
+        own.send_runoff_voter.card_id = move.card
+    elif isinstance(move, m.Pass):
+        getattr(own, "pass").SetInParent()
+    else:
+        raise TypeError(f"not a Wahlspiel move: {move!r}")
+
+
+# --- views and events -----------------------------------------------------------------------------
+
+
+def _card_message(card_id: str) -> pb.WahlspielCard:
+    voter = CONTENT.voters.get(card_id)
+    if voter is not None:
+        return pb.WahlspielCard(
+            card_id=card_id, kind=pb.WAHLSPIEL_CARD_KIND_VOTER, text=voter.text,
+            symbols=voter.condition.symbols, opinion=voter.opinion,
+        )
+    return pb.WahlspielCard(card_id=card_id, kind=pb.WAHLSPIEL_CARD_KIND_EVENT, text=CONTENT.events[card_id].text)
+
+
+_CARDS = {card_id: _card_message(card_id) for card_id in (*CONTENT.voters, *CONTENT.events)}
+
+
+def _card(card_id: str, out: pb.WahlspielCard) -> None:
+    out.CopyFrom(_CARDS[card_id])
+
+
+def _cards(card_ids: tuple[str, ...], out: Any) -> None:
+    out.extend([_CARDS[card_id] for card_id in card_ids])
+
+
+@lru_cache(maxsize=64)
+def _static_part(politician_ids: tuple[str, ...]) -> bytes:
+    """The board and the dealt politicians, which never change during a game, serialised once."""
+    static = pb.WahlspielView()
+    for field in CONTENT.board:
+        static.board.add(kind=_FIELDS[field.kind], prize_voters=field.prize_voters, prize_events=field.prize_events)
+    for politician in (CONTENT.politicians[p] for p in politician_ids):
+        static.politicians.add(
+            politician_id=politician.politician_id, name=politician.name, sex=politician.sex, age=politician.age,
+            occupation=politician.occupation, traits=sorted(politician.traits), symbols=politician.symbols,
+        )
+    return bytes(static.SerializeToString(deterministic=True))
+
+
+def view_to_proto(view: TableView, out: game_pb2.GameView) -> None:
+    """Fill GameView.wahlspiel from a seat's TableView."""
+    own = out.wahlspiel
+    own.SetInParent()
+    own.round, own.step, own.start_party = view.round, _STEPS[view.step], view.start_party
+    own.last_roll, own.goal_votes = view.last_roll, view.goal_votes
+    if view.current >= 0 and view.step != m.RUNOFF:
+        own.current_party = view.current
+    if view.first_arrived >= 0:
+        own.first_arrived = view.first_arrived
+    own.MergeFromString(_static_part(view.dealt))
+    for party in view.parties:
+        p = own.parties.add(
+            party=party.party, name=party.name, colour=party.colour, position=party.position, money=party.money,
+            arrived=party.arrived, politician_ids=party.politicians, voter_count=party.voter_count,
+            event_count=party.event_count, trades=party.trades,
+        )
+        _cards(party.voters, p.voters)
+        _cards(party.events, p.events)
+    for c in view.candidates:
+        own.candidates.add(
+            politician_id=c.politician, name=CONTENT.politicians[c.politician].name, party=c.party, votes=c.votes,
+            in_race=c.in_race, councillor=c.councillor,
+        )
+    own.voter_stack_count, own.event_stack_count = view.voter_stack_count, view.event_stack_count
+    own.ballot_box_card_ids[:] = view.ballot_box
+    own.event_discard_card_ids[:] = view.event_discards
+    own.retired_politician_ids[:] = view.retired
+    own.cantonal_councillor_ids[:] = view.cantonal
+    own.national_councillor_ids[:] = view.national
+    own.federal_councillor_id = view.federal
+    if view.ballot is not None:
+        b = own.ballot
+        _card(view.ballot.card, b.card)
+        b.caster, b.politician_ids[:], b.judges[:] = view.ballot.caster, view.ballot.politicians, view.ballot.judges
+        for v in view.ballot.verdicts:
+            b.verdicts.add(judge=v.judge, politician_id=v.politician, verdict=v.verdict)
+    if view.coalition is not None:
+        c = own.coalition
+        c.SetInParent()
+        c.party, c.partner, c.offers = view.coalition.party, view.coalition.partner, view.coalition.offers
+        if view.coalition.pending is not None:
+            _offer(view.coalition.pending.give_kind, view.coalition.pending.give_card, view.coalition.pending, c.pending)
+    if view.runoff is not None:
+        r = own.runoff
+        r.SetInParent()
+        r.politician_ids[:], r.seats = view.runoff.politicians, view.runoff.seats
+        r.elected_politician_ids[:] = view.runoff.elected
+        r.parties[:], r.decided_parties[:] = view.runoff.parties, view.runoff.decided
+        if view.runoff.sent_card:
+            _card(view.runoff.sent_card, r.sent_card)
+
+
+def _offer(give_kind: str, give_card: str, offer: Any, out: pb.WahlspielOffer) -> None:
+    out.SetInParent()
+    out.give_kind = _KINDS[give_kind]
+    if give_card:
+        _card(give_card, out.give_card)
+    out.give_money, out.ask_kind, out.ask_money = offer.give_money, _KINDS[offer.ask_kind], offer.ask_money
+
+
+def event_to_proto(payload: Any, out: game_pb2.Event) -> None:
+    """Fill Event.wahlspiel from an event payload (already filtered for the viewer)."""
+    own = out.wahlspiel
+    if isinstance(payload, m.Nominated):
+        own.nominated.SetInParent()
+        own.nominated.party, own.nominated.politician_id = payload.party, payload.politician
+    elif isinstance(payload, m.DieRolled):
+        own.die_rolled.SetInParent()
+        e = own.die_rolled
+        e.party, e.pips, e.origin, e.position = payload.party, payload.pips, payload.origin, payload.position
+        e.field, e.bounced = _FIELDS[payload.field], payload.bounced
+    elif isinstance(payload, m.CardsDrawn):
+        e = own.cards_drawn
+        e.SetInParent()
+        e.party, e.reason, e.voter_count, e.event_count, e.cost = (
+            payload.party, payload.reason, payload.voters, payload.events, payload.cost,
+        )
+        _cards(payload.cards, e.cards)
+    elif isinstance(payload, m.VotesChanged):
+        own.votes_changed.SetInParent()
+        e = own.votes_changed
+        e.politician_id, e.delta, e.votes, e.reason = payload.politician, payload.delta, payload.votes, payload.reason
+    elif isinstance(payload, m.VoterCast):
+        own.voter_cast.SetInParent()
+        own.voter_cast.party = payload.party
+        _card(payload.card, own.voter_cast.card)
+        own.voter_cast.politician_ids[:] = payload.politicians
+    elif isinstance(payload, m.BallotOpened):
+        own.ballot_opened.SetInParent()
+        _card(payload.card, own.ballot_opened.card)
+        own.ballot_opened.politician_ids[:] = payload.politicians
+        own.ballot_opened.judges[:] = payload.judges
+    elif isinstance(payload, m.Judged):
+        own.judged.SetInParent()
+        own.judged.judge, own.judged.politician_id, own.judged.verdict = payload.judge, payload.politician, payload.verdict
+    elif isinstance(payload, m.BallotDecided):
+        own.ballot_decided.SetInParent()
+        own.ballot_decided.card_id = payload.card
+        own.ballot_decided.politician_ids[:] = payload.politicians
+    elif isinstance(payload, m.MoneyChanged):
+        own.money_changed.SetInParent()
+        e = own.money_changed
+        e.party, e.delta, e.money, e.reason = payload.party, payload.delta, payload.money, payload.reason
+    elif isinstance(payload, m.EventPlayed):
+        own.event_played.SetInParent()
+        e = own.event_played
+        e.party, e.effective = payload.party, payload.effective
+        _card(payload.card, e.card)
+        e.politician_ids[:] = payload.candidates
+        if payload.target_party >= 0:
+            e.target_party = payload.target_party
+    elif isinstance(payload, m.CandidateChanged):
+        own.candidate_changed.SetInParent()
+        e = own.candidate_changed
+        e.party, e.withdrawn_politician_id, e.nominated_politician_id = payload.party, payload.withdrawn, payload.nominated
+    elif isinstance(payload, m.CandidateRetired):
+        own.candidate_retired.SetInParent()
+        own.candidate_retired.politician_id, own.candidate_retired.reason = payload.politician, payload.reason
+    elif isinstance(payload, m.CoalitionChanged):
+        own.coalition_changed.SetInParent()
+        e = own.coalition_changed
+        e.party, e.partner, e.ended = payload.party, payload.partner, payload.ended
+    elif isinstance(payload, m.TradeOffered):
+        own.trade_offered.SetInParent()
+        e = own.trade_offered
+        e.party, e.partner = payload.party, payload.partner
+        _offer(payload.give_kind, payload.give_card, payload, e.offer)
+    elif isinstance(payload, m.TradeAnswered):
+        own.trade_answered.SetInParent()
+        e = own.trade_answered
+        e.party, e.partner, e.accepted = payload.party, payload.partner, payload.accepted
+        if payload.given_card:
+            _card(payload.given_card, e.given_card)
+        if payload.received_card:
+            _card(payload.received_card, e.received_card)
+    elif isinstance(payload, m.GoalReached):
+        own.goal_reached.SetInParent()
+        own.goal_reached.party, own.goal_reached.goal, own.goal_reached.first = (
+            payload.party, _FIELDS[payload.goal], payload.first,
+        )
+    elif isinstance(payload, m.RunoffOpened):
+        own.runoff_opened.SetInParent()
+        e = own.runoff_opened
+        e.politician_ids[:], e.seats, e.parties[:] = payload.politicians, payload.seats, payload.parties
+    elif isinstance(payload, m.RunoffVoterSent):
+        own.runoff_voter_sent.SetInParent()
+        own.runoff_voter_sent.party = payload.party
+        if payload.card:
+            _card(payload.card, own.runoff_voter_sent.card)
+    elif isinstance(payload, m.RunoffVotersRevealed):
+        own.runoff_voters_revealed.SetInParent()
+        for sent in payload.sent:
+            s = own.runoff_voters_revealed.sent.add(party=sent.party)
+            if sent.card:
+                _card(sent.card, s.card)
+        own.runoff_voters_revealed.politician_ids[:] = payload.politicians
+    elif isinstance(payload, m.RunoffCardTurned):
+        own.runoff_card_turned.SetInParent()
+        _card(payload.card, own.runoff_card_turned.card)
+        own.runoff_card_turned.politician_ids[:] = payload.politicians
+    elif isinstance(payload, m.RunoffLots):
+        own.runoff_lots.SetInParent()
+        own.runoff_lots.politician_ids[:] = payload.politicians
+    elif isinstance(payload, m.ElectionHeld):
+        own.election_held.SetInParent()
+        e = own.election_held
+        e.round, e.politician_ids[:], e.pay = payload.round, payload.elected, payload.pay
+    else:
+        raise TypeError(f"not a Wahlspiel event: {payload!r}")

@@ -1,0 +1,214 @@
+"""What one seat (or a spectator) may see of a Wahlspiel table: the one place secrets are stripped.
+
+Everybody sees what the table shows: the board and the pieces, money, every party's politicians
+(dealt face up), candidates and their vote stones, the ballot box and the played events (face up),
+elected councillors, how many voter and event cards each party holds, the ballot, the coalition
+partners and the kinds of what they offer each other. A seat also sees its own hands, and the two
+partners see each other's offered cards. Deck order never leaves the engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from hustings.engine.base import Seat
+from hustings.engine.rng import Rng
+from hustings.engine.wahlspiel.content import CONTENT, Field, Politician
+from hustings.engine.wahlspiel.model import (
+    FINISHED,
+    Ballot,
+    Candidate,
+    OfferTrade,
+    WahlspielState,
+)
+from hustings.engine.wahlspiel.rules import to_act
+from hustings.engine.wahlspiel.table import POLITICIANS, card_kind, replace
+
+
+@dataclass(frozen=True)
+class PartyView:
+    """A party as seen by the viewer; ``voters``/``events`` are empty unless it is the viewer's."""
+
+    party: int
+    name: str
+    colour: str
+    position: int
+    money: int
+    arrived: bool
+    politicians: tuple[str, ...]
+    voter_count: int
+    event_count: int
+    trades: int
+    voters: tuple[str, ...] = ()
+    events: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class OfferView:
+    """An open offer; ``give_card`` only for the two partners."""
+
+    give_kind: str
+    give_card: str
+    give_money: int
+    ask_kind: str
+    ask_money: int
+
+
+@dataclass(frozen=True)
+class CoalitionView:
+    """The coalition of the current party."""
+
+    party: int
+    partner: int
+    offers: int
+    pending: OfferView | None
+
+
+@dataclass(frozen=True)
+class RunoffView:
+    """A run-off waiting for extra voters; ``sent_card`` only the viewer's own."""
+
+    politicians: tuple[str, ...]
+    seats: int
+    elected: tuple[str, ...]
+    parties: tuple[int, ...]
+    decided: tuple[int, ...]
+    sent_card: str
+
+
+@dataclass(frozen=True)
+class TableView:
+    """The whole table as seen by the viewer."""
+
+    round: int
+    step: str
+    current: int
+    start_party: int
+    first_arrived: int
+    last_roll: int
+    goal_votes: int
+    board: tuple[Field, ...]
+    parties: tuple[PartyView, ...]
+    dealt: tuple[str, ...]
+    politicians: tuple[Politician, ...]
+    candidates: tuple[Candidate, ...]
+    voter_stack_count: int
+    event_stack_count: int
+    ballot_box: tuple[str, ...]
+    event_discards: tuple[str, ...]
+    retired: tuple[str, ...]
+    cantonal: tuple[str, ...]
+    national: tuple[str, ...]
+    federal: str
+    ballot: Ballot | None
+    coalition: CoalitionView | None
+    runoff: RunoffView | None
+    viewer: int
+
+
+def _offer(offer: OfferTrade, full: bool) -> OfferView:
+    kind = card_kind(offer.give_card) if offer.give_card else ""
+    return OfferView(kind, offer.give_card if full else "", offer.give_money, offer.ask_kind, offer.ask_money)
+
+
+@lru_cache(maxsize=256)
+def _dealt(hands: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
+    return tuple(sorted(p for hand in hands for p in hand))
+
+
+@lru_cache(maxsize=256)
+def _politicians(dealt: tuple[str, ...]) -> tuple[Politician, ...]:
+    return tuple(POLITICIANS[p] for p in dealt)
+
+
+def view(state: WahlspielState, seat: Seat | None) -> TableView:
+    """The table as ``seat`` (None: a spectator) may see it."""
+    parties = tuple(
+        PartyView(
+            party=i,
+            name=CONTENT.party_names[i],
+            colour=CONTENT.party_colours[i],
+            position=p.position,
+            money=p.money,
+            arrived=p.arrived,
+            politicians=p.politicians,
+            voter_count=len(p.voters),
+            event_count=len(p.events),
+            trades=p.trades,
+            voters=p.voters if i == seat else (),
+            events=p.events if i == seat else (),
+        )
+        for i, p in enumerate(state.parties)
+    )
+    coalition = None
+    if state.coalition is not None and state.coalition.partner >= 0:
+        c = state.coalition
+        partners = seat is not None and seat in (state.current, c.partner)
+        coalition = CoalitionView(state.current, c.partner, c.offers, _offer(c.pending, partners) if c.pending else None)
+    runoff = None
+    if state.runoff is not None:
+        r = state.runoff
+        own = next((s.card for s in r.sent if s.party == seat), "")
+        runoff = RunoffView(r.politicians, r.seats, r.elected, r.parties, tuple(s.party for s in r.sent), own)
+    dealt = _dealt(tuple(p.politicians for p in state.parties))
+    return TableView(
+        round=state.round,
+        step=state.step,
+        current=state.current,
+        start_party=state.start_party,
+        first_arrived=state.first_arrived,
+        last_roll=state.last_roll,
+        goal_votes=state.goal_votes,
+        board=CONTENT.board,
+        parties=parties,
+        dealt=dealt,
+        politicians=_politicians(dealt),
+        candidates=state.candidates,
+        voter_stack_count=len(state.voter_stack),
+        event_stack_count=len(state.event_stack),
+        ballot_box=state.ballot_box,
+        event_discards=state.event_discards,
+        retired=state.retired,
+        cantonal=state.cantonal,
+        national=state.national,
+        federal=state.federal,
+        ballot=state.ballot,
+        coalition=coalition,
+        runoff=runoff,
+        viewer=-1 if seat is None else seat,
+    )
+
+
+def secret_twin(state: WahlspielState, seat: Seat, rng: Rng) -> WahlspielState:
+    """A state that differs from ``state`` only in what ``seat`` alone knows and what nobody knows:
+    the seat's hands (same sizes, other cards) and the order of both stacks. A seat that owes a
+    decision keeps its hands, since its listed moves name its cards; a card it has offered its
+    coalition partner is known to the partner and stays."""
+    if state.step == FINISHED:
+        return state
+    party = state.parties[seat]
+    keep_hand = seat in to_act(state)
+    shown: set[str] = set()
+    if state.coalition is not None and state.coalition.pending is not None and state.current == seat:
+        shown.add(state.coalition.pending.give_card)
+    hands = {}
+    stacks = {}
+    for hand_name, stack_name in (("voters", "voter_stack"), ("events", "event_stack")):
+        hand: tuple[str, ...] = getattr(party, hand_name)
+        stack: tuple[str, ...] = getattr(state, stack_name)
+        movable = [] if keep_hand else [c for c in hand if c not in shown]
+        pool = movable + list(stack)
+        # Swap each movable card with a random card of the pool, then cut the rest: a different
+        # hand and a different deck order at the price of a few draws.
+        for i in range(len(movable)):
+            j = rng.below(len(pool))
+            pool[i], pool[j] = pool[j], pool[i]
+        rest = pool[len(movable) :]
+        cut = rng.below(len(rest)) if rest else 0
+        fixed = tuple(c for c in hand if c not in movable)
+        hands[hand_name] = tuple(sorted(fixed + tuple(pool[: len(movable)])))
+        stacks[stack_name] = tuple(rest[cut:] + rest[:cut])
+    parties = list(state.parties)
+    parties[seat] = replace(party, **hands)
+    return replace(state, parties=tuple(parties), **stacks)
