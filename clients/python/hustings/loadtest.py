@@ -14,7 +14,6 @@ import contextlib
 import pathlib
 import random
 import secrets
-import socket
 import statistics
 import subprocess
 import sys
@@ -27,25 +26,11 @@ import grpc
 
 from hustings.client import Client, HustingsError
 from hustings.engine import Rng, get_game
+from hustings.service.embedded_redis import free_port, wait_for_port
 from hustings.v1 import game_pb2
 
 FLOOR_METHOD = "/hustings.bench.Floor/RoundTrip"
 START_TIMEOUT_S = 30.0
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait_port(port: int, deadline: float) -> None:
-    while time.monotonic() < deadline:
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise TimeoutError(f"replica on port {port} did not start")
 
 
 @contextlib.contextmanager
@@ -55,7 +40,7 @@ def replica_processes(redis_url: str, count: int) -> Iterator[list[str]]:
     addresses = []
     try:
         for _ in range(count):
-            port = _free_port()
+            port = free_port()
             processes.append(
                 subprocess.Popen(
                     [sys.executable, "-m", "hustings.cli", "serve", "--address", f"127.0.0.1:{port}",
@@ -65,9 +50,8 @@ def replica_processes(redis_url: str, count: int) -> Iterator[list[str]]:
                 )
             )
             addresses.append(f"127.0.0.1:{port}")
-        deadline = time.monotonic() + START_TIMEOUT_S
         for address in addresses:
-            _wait_port(int(address.rsplit(":", 1)[1]), deadline)
+            wait_for_port(int(address.rsplit(":", 1)[1]), START_TIMEOUT_S)
         yield addresses
     finally:
         for process in processes:
