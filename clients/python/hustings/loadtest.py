@@ -108,44 +108,73 @@ async def _floor_phase(addresses: list[str], clients: int, seconds: float) -> tu
     return sampler, elapsed
 
 
-async def _table(pool: list[Client], kind: str, players: int, rng: random.Random, sampler: Sampler, deadline: float) -> tuple[int, int]:
-    """Play whole games holding every seat until the deadline; returns (moves, games finished)."""
+@dataclass
+class PreparedGame:
+    """A created, fully seated game and the whole sequence of its moves, worked out beforehand."""
+
+    game_id: str
+    tokens: list[str]
+    moves: list[tuple[int, game_pb2.Move]]
+
+
+async def _prepare(pool: list[Client], kind: str, players: int, rng: random.Random) -> PreparedGame:
+    """Create and seat a game with a seed of ours, and play it through locally with the same
+    engine, so that the timed phase sends nothing but SubmitMove."""
     game = get_game(kind)
     assert game is not None
+    seed = secrets.token_bytes(32)
+    options = game_pb2.GameOptions(players=players)
+    created = await rng.choice(pool).create_game(kind, players, options, seed=seed.hex())
+    tokens = [(await rng.choice(pool).join(created.game_id, f"T{i}")).token for i in range(players)]
+    local_rng = Rng(seed)
+    state = game.setup(game.options_from_proto(options), local_rng)
+    moves = []
+    while not game.is_over(state):
+        seat = min(game.to_act(state))
+        move = rng.choice(game.legal_moves(state, seat))
+        message = game_pb2.Move()
+        game.move_to_proto(move, message)
+        moves.append((seat, message))
+        state, _events = game.apply(state, seat, move, local_rng)
+    return PreparedGame(created.game_id, tokens, moves)
+
+
+async def _table(pool: list[Client], games: list[PreparedGame], rng: random.Random, sampler: Sampler, deadline: float) -> tuple[int, int]:
+    """Play prepared games one move in flight at a time until the deadline; (moves, games finished)."""
     moves = finished = 0
-    while time.perf_counter() < deadline:
-        seed = secrets.token_bytes(32)
-        options = game_pb2.GameOptions(players=players)
-        created = await rng.choice(pool).create_game(kind, players, options, seed=seed.hex())
-        tokens = [(await rng.choice(pool).join(created.game_id, f"T{i}")).token for i in range(players)]
-        local_rng = Rng(seed)
-        state = game.setup(game.options_from_proto(options), local_rng)
-        while not game.is_over(state) and time.perf_counter() < deadline:
-            seat = min(game.to_act(state))
-            move = rng.choice(game.legal_moves(state, seat))
-            message = game_pb2.Move()
-            game.move_to_proto(move, message)
+    for prepared in games:
+        for seat, message in prepared.moves:
+            if time.perf_counter() >= deadline:
+                return moves, finished
             started = time.perf_counter()
             try:
-                await rng.choice(pool).move(created.game_id, tokens[seat], message)
+                await rng.choice(pool).move(prepared.game_id, prepared.tokens[seat], message)
             except HustingsError as error:
                 sampler.error(error.reason or error.code.name)
                 break
             sampler.latencies.append(time.perf_counter() - started)
-            state, _events = game.apply(state, seat, move, local_rng)
             moves += 1
-        finished += int(game.is_over(state))
+        else:
+            finished += 1
     return moves, finished
 
 
-async def _move_phase(addresses: list[str], clients: int, seconds: float, kind: str, players: int) -> tuple[Sampler, float, int, int]:
+async def _move_phase(
+    addresses: list[str], clients: int, seconds: float, kind: str, players: int, expected_rate: float
+) -> tuple[Sampler, float, int, int]:
     pool = [Client(a) for a in addresses]
     sampler = Sampler()
+    rng = random.Random(7)
+    # Enough prepared games that no client runs dry even at the floor's rate.
+    sample = await _prepare(pool, kind, players, rng)
+    per_client = max(1, int(expected_rate * seconds * 1.3 / clients / max(1, len(sample.moves))) + 1)
+    tables = [[sample] if i == 0 else [] for i in range(clients)]
+    for games in tables:
+        while len(games) < per_client:
+            games.append(await _prepare(pool, kind, players, rng))
     deadline = time.perf_counter() + seconds
     begun = time.perf_counter()
-    results = await asyncio.gather(
-        *(_table(pool, kind, players, random.Random(i), sampler, deadline) for i in range(clients))
-    )
+    results = await asyncio.gather(*(_table(pool, t, random.Random(i), sampler, deadline) for i, t in enumerate(tables)))
     elapsed = time.perf_counter() - begun
     for client in pool:
         await client.close()
@@ -174,8 +203,8 @@ async def loadtest(
     async with _redis(redis_url) as url:
         with replica_processes(url, replicas) as addresses:
             floor, floor_s = await _floor_phase(addresses, clients, seconds)
-            moves, moves_s, count, finished = await _move_phase(addresses, clients, seconds, kind, players)
-    floor_rate = len(floor.latencies) / floor_s if floor_s else 0.0
+            floor_rate = len(floor.latencies) / floor_s if floor_s else 0.0
+            moves, moves_s, count, finished = await _move_phase(addresses, clients, seconds, kind, players, floor_rate)
     move_rate = count / moves_s if moves_s else 0.0
     floor_p99 = floor.percentile_ms(0.99)
     return {
