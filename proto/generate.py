@@ -3,11 +3,15 @@
 Run from anywhere: ``python proto/generate.py [OUT_DIR]``. The default output is
 ``clients/python`` (the ``hustings`` import package), where the generated modules are committed;
 ``tests/test_generated.py`` regenerates into a temporary folder and fails when they differ.
+Without OUT_DIR it also rewrites the OpenAPI document (``python -m hustings.service.openapi``),
+checked the same way by ``tests/test_openapi.py``. The TypeScript stubs are built from the protos
+by ``npm run build`` in ``clients/typescript`` and are not committed.
 """
 
 from __future__ import annotations
 
 import pathlib
+import subprocess
 import sys
 
 import grpc_tools
@@ -50,4 +54,9 @@ def generate(out_dir: pathlib.Path) -> None:
 
 
 if __name__ == "__main__":
-    generate(pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+    if len(sys.argv) > 1:
+        generate(pathlib.Path(sys.argv[1]))
+    else:
+        generate(DEFAULT_OUT)
+        # A fresh interpreter, so that the OpenAPI generator imports the code just written.
+        subprocess.run([sys.executable, "-m", "hustings.service.openapi"], check=True)

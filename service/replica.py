@@ -67,7 +67,11 @@ class Replica:
         if self.config.http_address:
             from hustings.service.rest import start_rest
 
-            rest = await start_rest(host, self.config.http_address)
+            try:
+                rest = await start_rest(host, self.config.http_address)
+            except BaseException:
+                await self.stop()  # do not leave the gRPC face running without its REST face
+                raise
             self.http_port = rest.port
             self._parts["rest"] = rest
         if self.config.metrics_address:

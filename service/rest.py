@@ -1,0 +1,364 @@
+"""The REST/JSON face: the RPCs of ``hustings.v1.GameService`` as HTTP resources, in-process.
+
+Routes come from the proto's ``google.api.http`` annotations (``rest_routes.http_rules``);
+handlers are as thin as the gRPC ones: they build the request message, call the GameHost and
+write canonical JSON. Errors are a ``google.rpc.Status`` in JSON (with its ``ErrorInfo`` reason)
+under the HTTP status of the gRPC code; WatchGame is a Server-Sent-Events stream. The same server
+serves the OpenAPI document at ``/openapi.json`` and the browser client at ``/play``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any, Awaitable, Callable
+
+import grpc
+import structlog
+from aiohttp import web
+from google.protobuf import json_format
+from google.protobuf.message import Message
+from google.rpc import status_pb2
+
+from hustings.service.errors import ServiceError, invalid, unauthenticated
+from hustings.service.host import GameHost
+from hustings.service.rest_routes import HttpRule, build_request, http_rules, to_json
+from hustings.v1 import game_service_pb2
+
+log = structlog.get_logger("hustings.rest")
+
+SERVICE = game_service_pb2.DESCRIPTOR.services_by_name["GameService"]
+MAX_BODY_BYTES = 1 << 20
+KEEPALIVE_S = 15.0
+SSE_RETRY_MS = 2000
+SHUTDOWN_S = 2.0
+STATIC = resources.files("hustings.service") / "static"
+OPENAPI_PATH = "/openapi.json"
+
+# The standard mapping of gRPC codes to HTTP statuses (google.rpc.Code, grpc-gateway).
+# FAILED_PRECONDITION is 400 as google.rpc.Code says, not 409: 409 is for ABORTED (a stale
+# version, worth a retry on fresh state) and ALREADY_EXISTS.
+HTTP_STATUS: dict[grpc.StatusCode, int] = {
+    grpc.StatusCode.OK: 200,
+    grpc.StatusCode.CANCELLED: 499,
+    grpc.StatusCode.UNKNOWN: 500,
+    grpc.StatusCode.INVALID_ARGUMENT: 400,
+    grpc.StatusCode.DEADLINE_EXCEEDED: 504,
+    grpc.StatusCode.NOT_FOUND: 404,
+    grpc.StatusCode.ALREADY_EXISTS: 409,
+    grpc.StatusCode.PERMISSION_DENIED: 403,
+    grpc.StatusCode.UNAUTHENTICATED: 401,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
+    grpc.StatusCode.FAILED_PRECONDITION: 400,
+    grpc.StatusCode.ABORTED: 409,
+    grpc.StatusCode.OUT_OF_RANGE: 400,
+    grpc.StatusCode.UNIMPLEMENTED: 501,
+    grpc.StatusCode.INTERNAL: 500,
+    grpc.StatusCode.UNAVAILABLE: 503,
+    grpc.StatusCode.DATA_LOSS: 500,
+}
+
+Unary = Callable[[GameHost, Any, "str | None"], Awaitable[Message]]
+
+
+async def _list_kinds(host: GameHost, request: Any, token: str | None) -> Message:
+    return host.list_kinds()
+
+
+async def _create(host: GameHost, request: Any, token: str | None) -> Message:
+    return await host.create_game(request)
+
+
+async def _join(host: GameHost, request: Any, token: str | None) -> Message:
+    return await host.join_game(request)
+
+
+async def _view(host: GameHost, request: Any, token: str | None) -> Message:
+    return game_service_pb2.GetViewResponse(view=await host.get_view(request.game_id, _seat_token(token)))
+
+
+async def _move(host: GameHost, request: Any, token: str | None) -> Message:
+    return await host.submit_move(request, _seat_token(token))
+
+
+async def _history(host: GameHost, request: Any, token: str | None) -> Message:
+    return await host.history(request.game_id, _seat_token(token))
+
+
+async def _list_games(host: GameHost, request: Any, token: str | None) -> Message:
+    return await host.list_games(request)
+
+
+# Every unary RPC of GameService; WatchGame (server streaming) is served by ``_watch``.
+UNARY: dict[str, Unary] = {
+    "ListGameKinds": _list_kinds,
+    "CreateGame": _create,
+    "JoinGame": _join,
+    "GetView": _view,
+    "SubmitMove": _move,
+    "GetHistory": _history,
+    "ListGames": _list_games,
+}
+STREAMING = {"WatchGame"}
+
+
+def _seat_token(token: str | None) -> str | None:
+    if token == "":
+        raise unauthenticated("MALFORMED_AUTHORIZATION", "authorization must be 'Bearer <seat token>'")
+    return token
+
+
+def bearer_token(request: web.Request) -> str | None:
+    """The seat token from ``Authorization: Bearer <token>``; "" when malformed, None when absent."""
+    header = request.headers.get("Authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    return ""
+
+
+def status_json(code: grpc.StatusCode, reason: str, message: str, metadata: dict[str, str] | None = None) -> dict[str, Any]:
+    """A google.rpc.Status with one ErrorInfo, in canonical JSON."""
+    status = ServiceError(code, reason, message, metadata).to_status()
+    proto = status_pb2.Status()
+    for key, value in status.trailing_metadata:
+        if key == "grpc-status-details-bin":
+            proto.ParseFromString(value)
+    return json_format.MessageToDict(proto)
+
+
+def error_response(error: ServiceError) -> web.Response:
+    """The HTTP response for a refused request."""
+    return web.json_response(
+        status_json(error.code, error.reason, error.message, error.metadata),
+        status=HTTP_STATUS.get(error.code, 500),
+    )
+
+
+def _http_error(code: grpc.StatusCode, http_status: int, reason: str, message: str) -> web.Response:
+    return web.json_response(status_json(code, reason, message), status=http_status)
+
+
+@dataclass
+class RestServer:
+    """A running REST/JSON face: its bound port and the means to stop it."""
+
+    host: GameHost
+    runner: web.AppRunner | None = None
+    port: int = 0
+    _streams: set[asyncio.Task[Any]] = field(default_factory=set)
+
+    async def stop(self) -> None:
+        """End the event streams, then stop listening."""
+        for task in list(self._streams):
+            task.cancel()
+        for task in list(self._streams):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        if self.runner is not None:
+            await self.runner.cleanup()
+            self.runner = None
+        log.info("rest_stopped")
+
+    # --- handlers -----------------------------------------------------------------------------
+    def _unary_handler(self, rule: HttpRule) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+        call = UNARY[rule.name]
+
+        async def handle(request: web.Request) -> web.StreamResponse:
+            structlog.contextvars.clear_contextvars()
+            params = _path_params(rule, request)
+            structlog.contextvars.bind_contextvars(rpc=rule.name, face="rest", game_id=params.get("game_id"))
+            try:
+                body = await request.read() if rule.body else b""
+                message = build_request(rule, params, _query(request), body)
+                response = await call(self.host, message, bearer_token(request))
+            except ServiceError as error:
+                return error_response(error)
+            return web.json_response(to_json(response))
+
+        return handle
+
+    def _watch_handler(self, rule: HttpRule) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+        async def handle(request: web.Request) -> web.StreamResponse:
+            structlog.contextvars.clear_contextvars()
+            params = _path_params(rule, request)
+            structlog.contextvars.bind_contextvars(rpc=rule.name, face="rest", game_id=params.get("game_id"))
+            try:
+                message = build_request(rule, params, _query(request), b"")
+                last_event_id = request.headers.get("Last-Event-ID", "").strip()
+                if last_event_id:
+                    if not last_event_id.isdigit() or len(last_event_id) > 18:
+                        raise invalid("BAD_LAST_EVENT_ID", "Last-Event-ID must be a version number")
+                    message.from_version = int(last_event_id)
+                if message.from_version < 0:
+                    raise invalid("BAD_FROM_VERSION", "from_version must be 0 or more")
+                token = _seat_token(bearer_token(request))
+                # Refuse an unknown game or a foreign token with a plain error, before the stream.
+                await self.host.get_view(message.game_id, token)
+            except ServiceError as error:
+                return error_response(error)
+            task = asyncio.current_task()
+            assert task is not None
+            self._streams.add(task)
+            try:
+                return await self._stream(request, message, token)
+            finally:
+                self._streams.discard(task)
+
+        return handle
+
+    async def _stream(
+        self, request: web.Request, message: game_service_pb2.WatchGameRequest, token: str | None
+    ) -> web.StreamResponse:
+        response = web.StreamResponse(
+            headers={
+                "Content-Type": "text/event-stream; charset=utf-8",
+                "Cache-Control": "no-cache",
+                "X-Accel-Buffering": "no",
+            }
+        )
+        await response.prepare(request)
+        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(maxsize=16)
+
+        async def produce() -> None:
+            try:
+                async for update in self.host.watch(message.game_id, token, message.from_version):
+                    await queue.put(("update", update))
+                await queue.put(("end", None))
+            except ServiceError as error:
+                await queue.put(("error", error))
+            except Exception:
+                log.exception("watch_failed")
+                await queue.put(("error", ServiceError(grpc.StatusCode.INTERNAL, "INTERNAL", "internal error")))
+
+        producer = asyncio.create_task(produce())
+        try:
+            await response.write(f"retry: {SSE_RETRY_MS}\n\n".encode())
+            while True:
+                try:
+                    kind, item = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
+                except asyncio.TimeoutError:
+                    await response.write(b": keepalive\n\n")
+                    continue
+                if kind == "update":
+                    data = json.dumps(to_json(item), separators=(",", ":"))
+                    await response.write(f"id: {item.version}\ndata: {data}\n\n".encode())
+                    continue
+                if kind == "error":
+                    data = json.dumps(status_json(item.code, item.reason, item.message), separators=(",", ":"))
+                    await response.write(f"event: error\ndata: {data}\n\n".encode())
+                else:
+                    await response.write(b"event: end\ndata: {}\n\n")
+                break
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass  # the client went away, or the server is stopping
+        finally:
+            producer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await producer
+        return response
+
+
+def _path_params(rule: HttpRule, request: web.Request) -> dict[str, str]:
+    return {path: request.match_info[path.replace(".", "__")] for path in rule.path_fields}
+
+
+def _query(request: web.Request) -> dict[str, list[str]]:
+    query: dict[str, list[str]] = {}
+    for key, value in request.query.items():
+        query.setdefault(key, []).append(value)
+    return query
+
+
+@web.middleware
+async def _json_errors(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+    """Router and framework errors as google.rpc.Status JSON too; a bug is a logged 500."""
+    try:
+        response = await handler(request)
+    except web.HTTPNotFound:
+        return _http_error(grpc.StatusCode.NOT_FOUND, 404, "NO_SUCH_ROUTE", f"no route {request.method} {request.path[:100]}")
+    except web.HTTPMethodNotAllowed:
+        return _http_error(grpc.StatusCode.UNIMPLEMENTED, 405, "METHOD_NOT_ALLOWED", f"{request.method} is not allowed here")
+    except web.HTTPRequestEntityTooLarge:
+        return _http_error(grpc.StatusCode.RESOURCE_EXHAUSTED, 413, "REQUEST_TOO_LARGE", f"the body exceeds {MAX_BODY_BYTES} bytes")
+    except web.HTTPException as error:
+        if error.status >= 400:
+            return _http_error(grpc.StatusCode.INVALID_ARGUMENT if error.status < 500 else grpc.StatusCode.INTERNAL, error.status, "HTTP_ERROR", error.reason)
+        raise
+    except (asyncio.CancelledError, ConnectionResetError):
+        raise
+    except Exception:
+        log.exception("rest_internal_error", path=request.path[:100])
+        return _http_error(grpc.StatusCode.INTERNAL, 500, "INTERNAL", "internal error")
+    return response
+
+
+@web.middleware
+async def _cors(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+    """Any origin may call the API: seat tokens travel in a header, never in cookies."""
+    if request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers:
+        response: web.StreamResponse = web.Response(status=204)
+    else:
+        response = await handler(request)
+    if not response.prepared:
+        response.headers["Access-Control-Allow-Origin"] = "*"
+        response.headers["Access-Control-Allow-Headers"] = "Authorization, Content-Type, Last-Event-ID"
+        response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
+    return response
+
+
+def build_app(server: RestServer) -> web.Application:
+    """The aiohttp application: annotated RPC routes, the OpenAPI document and /play."""
+    app = web.Application(middlewares=[_cors, _json_errors], client_max_size=MAX_BODY_BYTES)
+    rules = http_rules(SERVICE)
+    for rule in rules:
+        if rule.name in UNARY:
+            handler = server._unary_handler(rule)
+        elif rule.name in STREAMING:
+            handler = server._watch_handler(rule)
+        else:
+            raise RuntimeError(f"no REST handler for {rule.name}")
+        app.router.add_route(rule.verb.upper(), rule.aiohttp_path, handler)
+    openapi = (STATIC / "openapi.json").read_bytes()
+
+    async def openapi_document(request: web.Request) -> web.Response:
+        return web.Response(body=openapi, content_type="application/json")
+
+    async def play(request: web.Request) -> web.StreamResponse:
+        return web.Response(body=(STATIC / "play" / "index.html").read_bytes(), content_type="text/html", charset="utf-8")
+
+    async def root(request: web.Request) -> web.StreamResponse:
+        raise web.HTTPFound("/play")
+
+    app.router.add_get(OPENAPI_PATH, openapi_document)
+    app.router.add_get("/play", play)
+    app.router.add_static("/play/", str(STATIC / "play"), show_index=False)
+    app.router.add_get("/", root)
+    return app
+
+
+def _split(address: str) -> tuple[str, int]:
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise ValueError(f"HTTP address must be HOST:PORT, not {address!r}")
+    return host.strip("[]"), int(port)
+
+
+async def start_rest(host: GameHost, address: str) -> RestServer:
+    """Serve the REST/JSON face of ``host`` on ``address`` (port 0 picks a free one)."""
+    server = RestServer(host)
+    app = build_app(server)
+    runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=SHUTDOWN_S)
+    await runner.setup()
+    bind_host, bind_port = _split(address)
+    site = web.TCPSite(runner, bind_host, bind_port)
+    await site.start()
+    server.runner = runner
+    server.port = int(runner.addresses[0][1])
+    log.info("rest_started", port=server.port)
+    return server

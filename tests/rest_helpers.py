@@ -1,0 +1,110 @@
+"""A replica with its REST/JSON face, served from a background thread, for synchronous clients
+(requests, schemathesis, a browser, node) that call it over loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import uuid
+from typing import Any
+
+import requests
+
+from hustings.service.replica import Replica, ReplicaConfig
+
+START_TIMEOUT_S = 30.0
+CALL_TIMEOUT_S = 20.0
+
+
+class LiveRest:
+    """An in-process replica (gRPC on a free port, REST on another) on its own event loop."""
+
+    def __init__(self, redis_url: str, allow_client_seed: bool = False) -> None:
+        self.config = ReplicaConfig(
+            redis_url=redis_url,
+            address="127.0.0.1:0",
+            http_address="127.0.0.1:0",
+            allow_client_seed=allow_client_seed,
+            grace_s=1.0,
+        )
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="live-rest", daemon=True)
+        self.replica: Replica | None = None
+
+    def __enter__(self) -> "LiveRest":
+        self.thread.start()
+        self.replica = asyncio.run_coroutine_threadsafe(Replica(self.config).start(), self.loop).result(START_TIMEOUT_S)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            if self.replica is not None:
+                asyncio.run_coroutine_threadsafe(self.replica.stop(), self.loop).result(START_TIMEOUT_S)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(START_TIMEOUT_S)
+            self.loop.close()
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT`` of the REST face."""
+        assert self.replica is not None
+        return f"http://127.0.0.1:{self.replica.http_port}"
+
+    def call(self, method: str, path: str, body: Any = None, token: str | None = None, **kwargs: Any) -> requests.Response:
+        """One request; ``body`` is sent as JSON unless it is bytes or str."""
+        headers = dict(kwargs.pop("headers", {}))
+        if token is not None:
+            headers["Authorization"] = f"Bearer {token}"
+        data = body if isinstance(body, (bytes, str)) or body is None else json.dumps(body)
+        if data is not None:
+            headers.setdefault("Content-Type", "application/json")
+        return requests.request(method, self.base_url + path, data=data, headers=headers, timeout=CALL_TIMEOUT_S, **kwargs)
+
+    def ok(self, method: str, path: str, body: Any = None, token: str | None = None, **kwargs: Any) -> dict[str, Any]:
+        """The JSON of a request that must succeed."""
+        response = self.call(method, path, body, token, **kwargs)
+        assert response.status_code == 200, (response.status_code, response.text)
+        result: dict[str, Any] = response.json()
+        return result
+
+    def new_game(self, players: int = 3, names: tuple[str, ...] | None = None) -> tuple[str, list[dict[str, Any]]]:
+        """A Stimmvieh game with ``names`` joined (every seat by default): (game id, join answers)."""
+        created = self.ok("POST", "/v1/games", {"kind": "stimmvieh", "options": {"players": players}})
+        game_id = created["gameId"]
+        names = names if names is not None else tuple(f"Player {i}" for i in range(players))
+        joined = [self.ok("POST", f"/v1/games/{game_id}:join", {"displayName": name}) for name in names]
+        return game_id, joined
+
+
+def request_id() -> str:
+    """A fresh idempotency key."""
+    return uuid.uuid4().hex
+
+
+class SseReader:
+    """Server-Sent Events (fields id, event, data) read one by one from a streaming response."""
+
+    def __init__(self, response: requests.Response) -> None:
+        self.lines = response.iter_lines(decode_unicode=True)
+
+    def events(self, limit: int) -> list[dict[str, str]]:
+        """The next ``limit`` events, or fewer when the stream ends first."""
+        found: list[dict[str, str]] = []
+        event: dict[str, str] = {}
+        for raw in self.lines:
+            line = raw if isinstance(raw, str) else raw.decode()
+            if line == "":
+                if "data" in event:
+                    found.append(event)
+                    if len(found) >= limit:
+                        return found
+                event = {}
+                continue
+            if line.startswith(":"):
+                continue
+            name, _, value = line.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            event[name] = event[name] + "\n" + value if name == "data" and name in event else value
+        return found

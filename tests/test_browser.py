@@ -1,0 +1,154 @@
+"""The browser client at /play in headless Chromium: two players in two browser sessions join
+the same Stimmvieh game, each sees only their own hand, and a move by one appears in the other's
+page without a reload.
+
+Chromium is Debian's (``/usr/bin/chromium``), installed here with apt-get when missing (the
+suite runs as root in CI); Playwright for Python drives it (never ``playwright install``).
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+import subprocess
+from typing import Any, Iterator
+
+import pytest
+
+from rest_helpers import LiveRest
+from hustings.service.embedded_redis import EmbeddedRedis
+
+CHROMIUM = pathlib.Path("/usr/bin/chromium")
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+WAIT_MS = 20_000
+APT_TIMEOUT_S = 900
+
+
+@pytest.fixture(scope="session")
+def chromium() -> pathlib.Path:
+    """Debian's Chromium, installed with apt-get when it is not there yet."""
+    if not CHROMIUM.exists():
+        apt = shutil.which("apt-get")
+        if apt is None or os.geteuid() != 0:
+            pytest.fail(f"{CHROMIUM} is missing and cannot be installed here (needs root and apt-get): apt-get install chromium")
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        for command in ([apt, "update", "-qq"], [apt, "install", "-y", "-qq", "--no-install-recommends", "chromium"]):
+            result = subprocess.run(command, capture_output=True, text=True, timeout=APT_TIMEOUT_S, env=env)
+            assert result.returncode == 0, f"{' '.join(command)} failed:\n{result.stderr[-3000:]}"
+    assert CHROMIUM.exists(), f"{CHROMIUM} is still missing after apt-get install chromium"
+    return CHROMIUM
+
+
+@pytest.fixture(scope="module")
+def browser(chromium: pathlib.Path) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(chromium), headless=True, args=CHROMIUM_FLAGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture()
+def live(redis_server: EmbeddedRedis) -> Iterator[LiveRest]:
+    with LiveRest(redis_server.url) as server:
+        yield server
+
+
+def _seat(page: Any, game_id: str) -> dict[str, Any]:
+    stored = page.evaluate("(id) => JSON.parse(sessionStorage.getItem(`hustings.seat.${id}`))", game_id)
+    assert stored and stored["token"], "the seat token is kept in sessionStorage"
+    return stored  # type: ignore[no-any-return]
+
+
+def _chips(page: Any, selector: str) -> list[str]:
+    return [c.strip() for c in page.locator(f"{selector} .chip").all_inner_texts()]
+
+
+def test_two_players_in_two_browsers(browser: Any, live: LiveRest) -> None:
+    from playwright.sync_api import expect
+
+    ada_context, bo_context = browser.new_context(), browser.new_context()
+    try:
+        ada, bo = ada_context.new_page(), bo_context.new_page()
+        for page in (ada, bo):
+            page.set_default_timeout(WAIT_MS)
+        expect.set_options(timeout=WAIT_MS)
+
+        # Ada creates a three-seat game in the lobby and joins it from the game page.
+        ada.goto(live.base_url + "/play")
+        ada.fill("#player-name", "Ada")
+        ada.select_option("#new-kind", "stimmvieh")
+        ada.fill("#new-players", "3")
+        ada.click("#create-game")
+        ada.wait_for_url("**/play#/game/*")
+        game_id = ada.url.rsplit("/", 1)[1]
+        ada.click("#join-game")
+        expect(ada.locator("#you")).to_contain_text("seat 0")
+
+        # Bo finds it in the lobby; joining without a name is refused plainly.
+        bo.goto(live.base_url + "/play")
+        row = bo.locator(f"#games tr[data-game-id='{game_id}']")
+        row.locator("button.join").click()
+        expect(bo.locator("#error")).to_be_visible()
+        expect(bo.locator("#error")).to_contain_text("name")
+        bo.fill("#player-name", "Bo")
+        row.locator("button.join").click()
+        expect(bo.locator("#you")).to_contain_text("seat 1")
+        for page in (ada, bo):
+            page.evaluate("window.__noReload = true")
+
+        # The third player joins over the API; both pages go live without a reload.
+        live.ok("POST", f"/v1/games/{game_id}:join", {"displayName": "Cy"})
+        for page in (ada, bo):
+            expect(page.locator("#summary h2")).to_contain_text("active")
+            expect(page.locator("button.move").first).to_be_visible()
+
+        # Each page shows its own hand, exactly as that seat's view has it, and no other hand.
+        for page, seat in ((ada, 0), (bo, 1)):
+            token = _seat(page, game_id)["token"]
+            view = live.ok("GET", f"/v1/games/{game_id}/view", token=token)["view"]
+            (party,) = [p for p in view["stimmvieh"]["parties"] if p.get("seat") == seat]
+            expect(page.locator("#hand h2")).to_contain_text(party["name"])
+            assert _chips(page, "#hand .backbenchers") == [str(b) for b in party["backbenchers"]]
+            assert page.locator("#hand").count() == 1
+
+        # Bo chooses top candidates (a secret): Bo's hand shows them; Ada's page learns, live,
+        # only that Bo has chosen.
+        version_before = ada.locator("#version").inner_text()
+        chosen = bo.locator("button.move").first.inner_text()
+        bo.locator("button.move").first.click()
+        expect(bo.locator("#hand .top-candidates .chip")).to_have_count(4)
+        bo_top = _chips(bo, "#hand .top-candidates")
+        assert all(number in chosen for number in bo_top)
+        expect(ada.locator("#version")).not_to_have_text(version_before)
+        bo_row = ada.locator("#parties tr[data-party='1'] td.chosen")
+        expect(bo_row).to_have_text("chosen")
+        assert _chips(ada, "#hand .top-candidates") == []
+
+        # And Ada's move reaches Bo's page the same way.
+        bo_version = bo.locator("#version").inner_text()
+        ada.locator("button.move").first.click()
+        expect(ada.locator("#hand .top-candidates .chip")).to_have_count(4)
+        expect(bo.locator("#version")).not_to_have_text(bo_version)
+        expect(bo.locator("#parties tr[data-party='0'] td.chosen")).to_have_text("chosen")
+        expect(bo.locator("#log li").first).to_contain_text("top candidates chosen")
+
+        for page in (ada, bo):
+            assert page.evaluate("window.__noReload === true"), "the page was reloaded"
+            expect(page.locator("#error")).to_be_hidden()
+    finally:
+        ada_context.close()
+        bo_context.close()
