@@ -57,7 +57,7 @@ def serve_process(*args: str, cwd: pathlib.Path | None = None) -> Iterator[tuple
     port = free_port()
     with tempfile.TemporaryFile() as log_file:
         process = subprocess.Popen(
-            [sys.executable, "-m", "hustings.cli", "serve", "--address", f"127.0.0.1:{port}", *args],
+            [sys.executable, "-m", "hustings.cli", "serve", "--address", f"127.0.0.1:{port}", "--http-address", "", *args],
             cwd=cwd,
             stdout=subprocess.DEVNULL,
             stderr=log_file,

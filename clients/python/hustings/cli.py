@@ -14,6 +14,7 @@ import tempfile
 from typing import AsyncIterator, Sequence
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
+DEFAULT_HTTP_ADDRESS = "127.0.0.1:8080"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -22,7 +23,7 @@ def _parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="run a replica of the service")
     serve.add_argument("--address", default=os.environ.get("HUSTINGS_ADDRESS", DEFAULT_ADDRESS), help="gRPC listen address (default %(default)s)")
-    serve.add_argument("--http-address", default=os.environ.get("HUSTINGS_HTTP_ADDRESS", ""), help="REST/JSON and /play listen address, e.g. 127.0.0.1:8080 (off when empty)")
+    serve.add_argument("--http-address", default=os.environ.get("HUSTINGS_HTTP_ADDRESS", DEFAULT_HTTP_ADDRESS), help="REST/JSON and the browser client at /play (default %(default)s; '' turns it off)")
     serve.add_argument("--metrics-address", default=os.environ.get("HUSTINGS_METRICS_ADDRESS", ""), help="Prometheus /metrics listen address, e.g. 127.0.0.1:9464 (off when empty)")
     serve.add_argument("--redis-url", default=os.environ.get("HUSTINGS_REDIS_URL", ""), help="external Redis; without it an embedded Redis is started")
     serve.add_argument("--data-dir", default=os.environ.get("HUSTINGS_DATA_DIR", ".hustings-data"), help="folder of the embedded Redis (default %(default)s)")

@@ -43,7 +43,7 @@ def replica_processes(redis_url: str, count: int) -> Iterator[list[str]]:
             port = free_port()
             processes.append(
                 subprocess.Popen(
-                    [sys.executable, "-m", "hustings.cli", "serve", "--address", f"127.0.0.1:{port}",
+                    [sys.executable, "-m", "hustings.cli", "serve", "--address", f"127.0.0.1:{port}", "--http-address", "",
                      "--redis-url", redis_url, "--allow-client-seed", "--benchmark-floor", "--log-level", "error"],
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
