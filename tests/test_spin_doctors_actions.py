@@ -253,6 +253,21 @@ def _first_round_table() -> State:
     return state
 
 
+def _bartek_pays_ania(state: State, rng: Rng) -> State:
+    """The printed deal: while ANIA is to resolve her Authority, BARTEK hands her 5 Budget points
+    for blocking ANTEK's Provocateur. BARTEK owes no decision; the turn stays with ANIA."""
+    assert rules.to_act(state) == {ANIA} and state.tasks[0].kind == "resolve"
+    assert state.board[state.tasks[0].index].staffer == 2  # her Authority
+    assert HandBudget(ANIA, 5) in rules.legal_moves(state, BARTEK)
+    state, events = rules.apply(state, BARTEK, HandBudget(ANIA, 5), rng)
+    assert [(e.payload.kind, e.payload.seat, e.payload.other, e.payload.amount) for e in events] == [
+        ("BUDGET_HANDED", BARTEK, ANIA, 5)
+    ]
+    assert [p.budget for p in state.seats] == [15, 18, 7]
+    assert rules.to_act(state) == {ANIA} and state.tasks[0].kind == "resolve"
+    return state
+
+
 def test_example_first_round() -> None:
     state = _first_round_table()
     rng = Rng(b"example")
@@ -277,8 +292,8 @@ def test_example_first_round() -> None:
         (ANIA, Act("election_spot", group=SENIORS)),  # free; the broadcast on Infrastructure follows
         (ANIA, Act("media_influence")),
         (ANIA, "arrange"),
-        (BARTEK, HandBudget(ANIA, 5)),  # the deal: BARTEK pays ANIA to block ANTEK's Provocateur
         (BARTEK, Act("substitute", staffer=12)),
+        (ANIA, "deal"),  # before resolving her Authority, ANIA is paid by BARTEK, who owes nothing
         (ANIA, Act("undermine_credibility", seat=ANTEK, staffer=3)),
         (BARTEK, Act("coordinate_actions")),
         (BARTEK, Act("family_statement", locality=LODZ, second=WARSZAWA)),
@@ -290,6 +305,10 @@ def test_example_first_round() -> None:
     ]
     for seat, move in resolution:
         assert rules.to_act(state) == {seat}, move
+        if move == "deal":
+            assert [p.budget for p in state.seats] == [15, 13, 12]  # ANIA paid 2, BARTEK 3
+            state = _bartek_pays_ania(state, rng)
+            continue
         if move == "arrange":
             move = ArrangeNews(tuple(state.tasks[0].cards[:3]))
         state, _ = rules.apply(state, seat, move, rng)

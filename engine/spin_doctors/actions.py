@@ -8,6 +8,7 @@ Topic change, the answer to Blackmail).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import combinations
 from typing import Callable
 
@@ -18,6 +19,7 @@ from hustings.engine.spin_doctors.content import CONTENT, Action
 from hustings.engine.spin_doctors.model import (
     BLACKMAIL_PRICE,
     BLUE,
+    FIELDS,
     GROUPS,
     MEDIA,
     Act,
@@ -31,6 +33,8 @@ from hustings.engine.spin_doctors.model import (
 
 DOUBLED_BY_COORDINATION = frozenset({"rally_of_support", "local_campaign", "meet_and_greet", "fundraising"})
 LOCALITY_TARGETS = frozenset({"locality", "two_localities", "locality_seat"})
+REGION_LOCALITIES = {f: CONTENT.localities_of(f) if f != MEDIA else () for f in FIELDS}
+"""The Localities of each field (none on the Media field), looked up at every listed Action."""
 
 
 def trait_of(state: State, locality: int) -> str:
@@ -50,7 +54,7 @@ def targeted(act: Act, field: int) -> list[int]:
         return []
     if action.target == "two_localities":
         return [act.locality, act.second]
-    return [act.locality] if act.locality >= 0 else list(CONTENT.localities_of(field))
+    return [act.locality] if act.locality >= 0 else list(REGION_LOCALITIES[field])
 
 
 def cost_of(state: State, act: Act, field: int, base: int) -> int:
@@ -69,7 +73,7 @@ def _targets(state: State, seat: int, index: int, action: Action) -> list[Act]:
     """Every target of ``action`` for the Staffer ``index`` (before costs)."""
     me = state.seats[seat]
     field = state.board[index].field
-    here = CONTENT.localities_of(field) if field != MEDIA else ()
+    here = REGION_LOCALITIES[field]
     a = action.id
     kind = action.target
     others = [s for s in range(state.players) if s != seat]
@@ -191,7 +195,7 @@ def perform(state: State, task: Task, act: Act, rng: Rng, events: list[Event]) -
                 say(events, Happening("VOTES_LOST_TO_TRAIT", seat=seat, locality=loc, group=group, amount=1))
     EFFECTS[act.action](state, seat, index, act, localities, rng, events)
     if act.action == "change_topic":
-        state.tasks[-1].amount = cost  # refunded if a Red-field holder refuses
+        state.tasks[-1] = replace(state.tasks[-1], amount=cost)  # refunded if a Red-field holder refuses
     for loc in localities:
         if trait_of(state, loc) == "everything_matters":
             state.tasks.append(Task("activity", seat, loc, amount=1))
@@ -242,8 +246,8 @@ def _substitute(state: State, seat: int, index: int, act: Act, locs: list[int], 
 
 
 def _take_the_lead(state: State, seat: int, index: int, act: Act, locs: list[int], rng: Rng, events: list[Event]) -> None:
-    moved = next(p for p in state.board if p.seat == seat and p.staffer == act.staffer)
-    moved.field = state.board[index].field
+    moved = next(i for i, p in enumerate(state.board) if p.seat == seat and p.staffer == act.staffer)
+    state.board[moved] = replace(state.board[moved], field=state.board[index].field)
 
 
 def _media_influence(state: State, seat: int, index: int, act: Act, locs: list[int], rng: Rng, events: list[Event]) -> None:
@@ -262,7 +266,8 @@ def _find(state: State, act: Act) -> int:
 
 
 def _undermine(state: State, seat: int, index: int, act: Act, locs: list[int], rng: Rng, events: list[Event]) -> None:
-    state.board[_find(state, act)].blocked = True
+    target = _find(state, act)
+    state.board[target] = replace(state.board[target], blocked=True)
 
 
 def _blackmail(state: State, seat: int, index: int, act: Act, locs: list[int], rng: Rng, events: list[Event]) -> None:

@@ -10,7 +10,7 @@ from typing import Any, Callable
 from hustings.engine.errors import MalformedMoveError
 from hustings.engine.spin_doctors import model as m
 from hustings.engine.spin_doctors.rules import validate_options
-from hustings.engine.spin_doctors.views import TableView
+from hustings.engine.spin_doctors.views import LocalityView, PlayerView, StafferView, TableView
 from hustings.v1 import game_pb2, spin_doctors_pb2 as pb
 
 _INTS = (-1, 100)
@@ -87,42 +87,71 @@ def move_to_proto(move: Any, out: game_pb2.Move) -> None:
             setattr(part, key, value)
 
 
+_ENCODED: dict[int, tuple[object, bytes]] = {}
+_ENCODED_MAX = 1 << 14
+
+
+def _encoded(part: Any, encode: Callable[[Any], pb.SpinDoctorsView]) -> bytes:
+    """The wire form of a SpinDoctorsView holding only ``part``, kept per part object: the view
+    shares its parts between seats and steps (see views._interned), so most are encoded once.
+    Entries hold their part, so an id is never reused while its entry lives."""
+    found = _ENCODED.get(id(part))
+    if found is not None and found[0] is part:
+        return found[1]
+    if len(_ENCODED) >= _ENCODED_MAX:
+        _ENCODED.clear()
+    data = encode(part).SerializeToString()
+    _ENCODED[id(part)] = (part, data)
+    return data
+
+
+def _player(p: PlayerView) -> pb.SpinDoctorsView:
+    return pb.SpinDoctorsView(players=[pb.SpinDoctorsPlayer(
+        seat=p.seat, colour=p.colour, budget=p.budget, supply=p.supply, pool=p.pool, votes=p.votes, staff=p.staff,
+        staff_count=p.staff_count, hand_count=p.hand_count, shown_staffers=p.shown,
+        programme_face_up=p.programme_face_up, programme_face_down=p.programme_face_down,
+        programme_count=p.programme_count, done_choosing=p.done_choosing,
+    )])
+
+
+def _locality(loc: LocalityView) -> pb.SpinDoctorsView:
+    return pb.SpinDoctorsView(localities=[pb.SpinDoctorsLocality(
+        locality=loc.locality, turnout_card=loc.turnout_card, turnout_tokens=loc.turnout, topic_card=loc.topic_card,
+        red_tokens=loc.red, white_tokens=loc.white, activity_tokens=loc.activity,
+    )])
+
+
+def _staffer(s: StafferView) -> pb.SpinDoctorsView:
+    return pb.SpinDoctorsView(board_staffers=[pb.SpinDoctorsBoardStaffer(
+        seat=s.seat, staffer=s.staffer, field=s.field, face_up=s.face_up, resolved=s.resolved, blocked=s.blocked
+    )])
+
+
 def view_to_proto(view: TableView, out: game_pb2.GameView) -> None:
-    """Fill GameView.spin_doctors from a seat's TableView."""
-    own = out.spin_doctors
-    own.SetInParent()
-    own.round, own.favourite, own.field_now, own.named_winner = view.round, view.favourite, view.field_now, view.winner
-    own.phase = pb.SpinDoctorsPhase.Value(f"SPIN_DOCTORS_PHASE_{view.phase}")
-    for p in view.players:
-        own.players.add(
-            seat=p.seat, colour=p.colour, budget=p.budget, supply=p.supply, pool=p.pool, votes=p.votes, staff=p.staff,
-            staff_count=p.staff_count, hand_count=p.hand_count, shown_staffers=p.shown,
-            programme_face_up=p.programme_face_up, programme_face_down=p.programme_face_down,
-            programme_count=p.programme_count, done_choosing=p.done_choosing,
-        )
-    for loc in view.localities:
-        own.localities.add(
-            locality=loc.locality, turnout_card=loc.turnout_card, turnout_tokens=loc.turnout, topic_card=loc.topic_card,
-            red_tokens=loc.red, white_tokens=loc.white, activity_tokens=loc.activity,
-        )
-    own.turnout_markers[:] = view.turnout_markers
-    own.news[:] = view.news
-    own.news_face_down[:] = view.news_face_down
-    own.news_deck_count, own.topic_deck_count = view.news_deck_count, view.topic_deck_count
-    own.news_discard[:] = view.news_discard
-    own.topic_discard[:] = view.topic_discard
-    own.scandals_aside[:] = view.scandals_aside
-    for s in view.board:
-        own.board_staffers.add(seat=s.seat, staffer=s.staffer, field=s.field, face_up=s.face_up, resolved=s.resolved, blocked=s.blocked)
+    """Fill GameView.spin_doctors from a seat's TableView.
+
+    The message is assembled from encoded parts: repeated fields concatenate on the wire, so
+    merging the parts in order gives the same message as adding every entry one by one."""
+    head = pb.SpinDoctorsView(
+        round=view.round, phase=pb.SpinDoctorsPhase.Value(f"SPIN_DOCTORS_PHASE_{view.phase}"), favourite=view.favourite,
+        field_now=view.field_now, turnout_markers=view.turnout_markers, news=view.news, news_face_down=view.news_face_down,
+        news_deck_count=view.news_deck_count, news_discard=view.news_discard, topic_deck_count=view.topic_deck_count,
+        topic_discard=view.topic_discard, named_winner=view.winner, scandals_aside=view.scandals_aside,
+        coordinated=[pb.SpinDoctorsSeatField(seat=seat, field=field) for seat, field in view.coordinated],
+        protected=[pb.SpinDoctorsSeatField(seat=seat, field=field) for seat, field in view.protected],
+    )
     if view.pending is not None:
         q = view.pending
-        own.pending.CopyFrom(pb.SpinDoctorsPending(
+        head.pending.CopyFrom(pb.SpinDoctorsPending(
             kind=q.kind, seat=q.seat, locality=q.locality, staffer=q.staffer, other_seat=q.other, amount=q.amount, cards=q.cards
         ))
-    for seat, field in view.coordinated:
-        own.coordinated.add(seat=seat, field=field)
-    for seat, field in view.protected:
-        getattr(own, "protected").add(seat=seat, field=field)
+    parts = [head.SerializeToString()]
+    parts += [_encoded(p, _player) for p in view.players]
+    parts += [_encoded(loc, _locality) for loc in view.localities]
+    parts += [_encoded(s, _staffer) for s in view.board]
+    own = out.spin_doctors
+    own.SetInParent()
+    own.MergeFromString(b"".join(parts))
 
 
 def event_to_proto(payload: Any, out: game_pb2.Event) -> None:

@@ -7,6 +7,7 @@ owed (or the game ends); when the queue is empty it takes the next step of the r
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import permutations
 from typing import Any, Callable
 
@@ -59,6 +60,8 @@ from hustings.engine.spin_doctors.model import (
 from hustings.engine.spin_doctors.scoring import settle_localities, tied_for_first
 
 AUTOMATIC = frozenset({"activity", "red", "change_topic"})
+PLAYS = {(staffer, f): PlayStaffer(staffer, f) for staffer in range(len(CONTENT.staffers)) for f in FIELDS}
+"""Every planning move, made once: the planning options are listed at every step of a round."""
 ELECTION_ROUND = CONTENT.election_round
 
 
@@ -96,7 +99,7 @@ def _arrangements(state: State, task: Task) -> list[ArrangeNews]:
 OPTIONS: dict[str, Callable[[State, Task], list[Any]]] = {
     "reveal": lambda s, t: [RevealProgramme(c) for c in s.seats[t.seat].face_down],
     "plan": lambda s, t: [
-        PlayStaffer(staffer, f)
+        PLAYS[staffer, f]
         for staffer in ([CANDIDATE] if not any(p.seat == t.seat for p in s.board) else s.hand(t.seat))
         for f in FIELDS
     ],
@@ -145,7 +148,7 @@ def perform(state: State, task: Task, move: Any, rng: Rng, events: list[Event]) 
         _begin(state, index, events)
     elif kind in ("resolve", "imitate"):
         if kind == "resolve":
-            state.board[task.index].resolved = True
+            state.board[task.index] = replace(state.board[task.index], resolved=True)
         if isinstance(move, Act):
             actions.perform(state, task, move, rng, events)
         else:
@@ -280,7 +283,7 @@ def _answer_blackmail(state: State, task: Task, pay: bool, events: list[Event]) 
         state.seats[task.seat].budget -= task.amount
         state.seats[task.other].budget += task.amount
     else:
-        state.board[task.index].blocked = True
+        state.board[task.index] = replace(state.board[task.index], blocked=True)
     say(events, Happening("BLACKMAIL_ANSWERED", seat=task.seat, other=task.other, amount=task.amount if pay else 0,
                           staffer=state.board[task.index].staffer))
 
@@ -325,8 +328,8 @@ def _step(state: State, rng: Rng, events: list[Event]) -> None:
     elif phase == OPENING:
         start_round(state, 1, events)
     elif phase == PLANNING:
+        state.board = [replace(played, face_up=True) for played in state.board]
         for played in state.board:
-            played.face_up = True
             if played.staffer not in state.seats[played.seat].shown:
                 state.seats[played.seat].shown.append(played.staffer)
         say(events, Happening("STAFFERS_REVEALED", cards=tuple(f"{p.seat}:{p.staffer}:{p.field}" for p in state.board)))
@@ -396,7 +399,7 @@ def _next_staffer(state: State, events: list[Event]) -> None:
 def _begin(state: State, index: int, events: list[Event]) -> None:
     played = state.board[index]
     if played.blocked or (played.staffer == CANDIDATE and scandal_blocks(state, played.seat)):
-        played.resolved = True
+        state.board[index] = replace(played, resolved=True)
         say(events, Happening("STAFFER_FORGOES", seat=played.seat, staffer=played.staffer, field=played.field))
         return
     state.tasks.append(Task("resolve", played.seat, index=index))

@@ -1,8 +1,9 @@
 """The Spin Doctors values: options, moves, the full state (secrets included), tasks and events.
 
-A state is a tree of small mutable dataclasses, but no rule ever changes a state a caller holds:
-``apply`` works on ``State.clone()`` and returns the copy. Cloning copies only lists of plain
-values, which keeps a step (and the conformance suite, which tries every listed move) fast.
+A state is a tree of small dataclasses, but no rule ever changes a state a caller holds:
+``apply`` works on ``State.clone()`` and returns the copy. Staffers on the board and tasks are
+immutable (changed by replacing them), so clones share them; cloning copies only the rest,
+which keeps a step (and the conformance suite, which tries every listed move) fast.
 """
 
 from __future__ import annotations
@@ -269,9 +270,9 @@ class Spot:
         return Spot(self.turnout_card, list(self.turnout), self.topic_card, list(self.red), list(self.white), list(self.activity))
 
 
-@dataclass
+@dataclass(frozen=True)
 class Played:
-    """A Staffer on a field this round."""
+    """A Staffer on a field this round (immutable: a change replaces it on the board)."""
 
     seat: int
     staffer: int
@@ -280,15 +281,12 @@ class Played:
     resolved: bool = False
     blocked: bool = False
 
-    def clone(self) -> Played:
-        """A copy."""
-        return Played(self.seat, self.staffer, self.field, self.face_up, self.resolved, self.blocked)
 
-
-@dataclass
+@dataclass(frozen=True)
 class Task:
     """A step owed by ``seat``: a decision (listed moves) or an automatic effect. ``index`` is a
-    Staffer on the board, ``other`` a second seat, ``cards`` cards held by the task."""
+    Staffer on the board, ``other`` a second seat, ``cards`` cards held by the task (never
+    changed: tasks are immutable and shared between clones)."""
 
     kind: str
     seat: int
@@ -297,10 +295,6 @@ class Task:
     other: int = -1
     amount: int = 0
     cards: list[str] = field(default_factory=list)
-
-    def clone(self) -> Task:
-        """A copy."""
-        return Task(self.kind, self.seat, self.locality, self.index, self.other, self.amount, list(self.cards))
 
 
 @dataclass
@@ -335,11 +329,18 @@ class State:
             self.options, self.phase, self.round, self.favourite,
             [p.clone() for p in self.seats], [s.clone() for s in self.spots], list(self.turnout_markers),
             list(self.news), [list(k) for k in self.news_known], list(self.news_deck), list(self.news_discard),
-            list(self.topic_deck), list(self.topic_discard), [p.clone() for p in self.board],
-            [t.clone() for t in self.tasks], self.field_now, self.debate_next,
+            list(self.topic_deck), list(self.topic_discard), list(self.board),
+            list(self.tasks), self.field_now, self.debate_next,
             [list(c) for c in self.coordinated], [list(c) for c in self.protected], self.winner,
             list(self.scandals_aside),
         )
+
+    def sharing(self) -> State:
+        """A copy sharing every part with this state, for a step that then replaces (never
+        changes) the parts it touches."""
+        copy = object.__new__(State)
+        copy.__dict__.update(self.__dict__)
+        return copy
 
     @property
     def players(self) -> int:

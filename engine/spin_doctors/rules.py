@@ -6,7 +6,7 @@ state, so a rejected move changes nothing and no caller's state is ever mutated.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
 from hustings.engine.base import Event, Seat
@@ -106,34 +106,76 @@ def to_act(state: State) -> frozenset[Seat]:
     return frozenset((state.tasks[0].seat,)) if state.tasks else frozenset()
 
 
+# The secret choices' moves, made once (they are listed at every step of the choosing).
+_CHOOSE_STAFFER = {s: ChooseStaffer(s) for s in STAFFERS}
+_CHOOSE_PROGRAMME = {c: ChooseProgramme(c) for c in PROGRAMME_CARDS}
+_SWAPS = {(d, t): SwapStaffer(d, t) for d in STAFFERS for t in STAFFERS}
+_EXCHANGES = {c: ExchangeProgramme(c) for c in PROGRAMME_CARDS}
+_hand_budget = lru_cache(maxsize=4096)(HandBudget)
+
+
 def _own_options(state: State, seat: Seat) -> list[Any]:
     player = state.seats[seat]
     if state.phase == CHOOSING:
         if not player.staff_complete:
             ready: list[Any] = [ChooseReadyMadeStaff(i + 1) for i in range(len(CONTENT.ready_made_staffs))]
-            return (ready if player.staff == [CANDIDATE] else []) + [ChooseStaffer(s) for s in STAFFERS if s not in player.staff]
-        return [ChooseProgramme(c) for c in PROGRAMME_CARDS if c not in player.programme]
+            return (ready if player.staff == [CANDIDATE] else []) + [_CHOOSE_STAFFER[s] for s in STAFFERS if s not in player.staff]
+        return [_CHOOSE_PROGRAMME[c] for c in PROGRAMME_CARDS if c not in player.programme]
     if state.phase == POLL_CHANGES:
         if player.poll_step == 0:
             outside = [s for s in STAFFERS if s not in player.staff]
-            return [SwapStaffer()] + [SwapStaffer(d, t) for d in player.staff if d != CANDIDATE for t in outside]
-        return [ExchangeProgramme()] + [ExchangeProgramme(c) for c in PROGRAMME_CARDS if c not in player.programme]
+            return [SwapStaffer()] + [_SWAPS[d, t] for d in player.staff if d != CANDIDATE for t in outside]
+        return [ExchangeProgramme()] + [_EXCHANGES[c] for c in PROGRAMME_CARDS if c not in player.programme]
     return flow.task_options(state, state.tasks[0])
 
 
-def _gifts(state: State, seat: Seat) -> list[HandBudget]:
+GIFT_STEPS = 5
+"""Amounts of a hand-over: 1 to 5 Budget points, or a multiple of 5 (any sum takes at most two)."""
+
+
+def gift_amounts(budget: int) -> list[int]:
+    """The amounts a player with ``budget`` may hand over in one move: 1..5, then 10, 15, ..."""
+    return [*range(1, min(budget, GIFT_STEPS) + 1), *range(2 * GIFT_STEPS, budget + 1, GIFT_STEPS)]
+
+
+def _gifts(state: State, seat: Seat, acting: bool) -> list[HandBudget]:
+    """Hand-overs of Budget points ``seat`` may make now. A seat owing a decision may hand over
+    once before making it (so a player picking at random from its list always moves the game
+    on); a seat owing nothing may hand over at any time."""
     player = state.seats[seat]
-    if player.gave or player.budget <= 0:
+    if state.phase == FINISHED or player.budget <= 0 or (acting and player.gave):
         return []
-    return [HandBudget(s, n) for s in range(state.players) if s != seat for n in range(1, player.budget + 1)]
+    amounts = gift_amounts(player.budget)
+    return [_hand_budget(s, n) for s in range(state.players) if s != seat for n in amounts]
 
 
 def legal_moves(state: State, seat: Seat) -> list[Any]:
-    """Every legal decision of ``seat``: its owed decision, and a hand-over of Budget points
-    (at most once between two of its decisions, so random play ends)."""
-    if seat not in to_act(state):
+    """Every legal decision of ``seat``: its owed decision, if any, then its hand-overs of
+    Budget points (binding immediate deals, allowed at any time)."""
+    if state.phase == FINISHED or type(seat) is not int or not 0 <= seat < state.players:
         return []
-    return _own_options(state, seat) + _gifts(state, seat)
+    if seat not in to_act(state):
+        return _gifts(state, seat, acting=False)
+    return _own_options(state, seat) + _gifts(state, seat, acting=True)
+
+
+def _hand_over(state: State, seat: Seat, move: HandBudget, acting: bool) -> tuple[State, list[Event]]:
+    """A binding immediate deal: Budget points change hands; whose turn it is does not change."""
+    if type(move.seat) is not int or type(move.amount) is not int or move not in _gifts(state, seat, acting):
+        raise IllegalMoveError(
+            "BAD_HAND_OVER",
+            "hand 1 to 5 of your Budget points, or a multiple of 5, to another player (once before each decision you owe)",
+        )
+    # Only the seats change; the rest is shared (every apply clones before it mutates).
+    new = state.sharing()
+    new.seats = [p.clone() for p in state.seats]
+    new.seats[seat].budget -= move.amount
+    new.seats[move.seat].budget += move.amount
+    if acting:
+        new.seats[seat].gave = True
+    events: list[Event] = []
+    say(events, Happening("BUDGET_HANDED", seat=seat, other=move.seat, amount=move.amount))
+    return new, events
 
 
 def apply(state: State, seat: Seat, move: object, rng: Rng) -> tuple[State, list[Event]]:
@@ -142,25 +184,16 @@ def apply(state: State, seat: Seat, move: object, rng: Rng) -> tuple[State, list
         raise GameOverError("GAME_OVER", "the game is over")
     if not isinstance(move, MOVE_TYPES):
         raise MalformedMoveError("UNKNOWN_MOVE", "not a Spin Doctors move")
-    if type(seat) is not int or not 0 <= seat < state.players or seat not in to_act(state):
-        raise NotYourTurnError("NOT_YOUR_TURN", "you owe no decision now")
-    events: list[Event] = []
+    if type(seat) is not int or not 0 <= seat < state.players:
+        raise NotYourTurnError("NOT_YOUR_TURN", "no such seat")
+    acting = seat in to_act(state)
     if isinstance(move, HandBudget):
-        giver = state.seats[seat]
-        if (
-            giver.gave or type(move.seat) is not int or type(move.amount) is not int or move.seat == seat
-            or not 0 <= move.seat < state.players or not 1 <= move.amount <= giver.budget
-        ):
-            raise IllegalMoveError("BAD_HAND_OVER", "hand 1 to your Budget points to another player, once per decision")
-        # Only the seats change; the rest is shared (every apply clones before it mutates).
-        new = replace(state, seats=[p.clone() for p in state.seats])
-        new.seats[seat].budget -= move.amount
-        new.seats[move.seat].budget += move.amount
-        new.seats[seat].gave = True
-        say(events, Happening("BUDGET_HANDED", seat=seat, other=move.seat, amount=move.amount))
-        return new, events
+        return _hand_over(state, seat, move, acting)
+    if not acting:
+        raise NotYourTurnError("NOT_YOUR_TURN", "you owe no decision now")
     if move not in _own_options(state, seat):
         raise IllegalMoveError("ILLEGAL_MOVE", f"{type(move).__name__} is not one of your legal decisions now")
+    events: list[Event] = []
     new = state.clone()
     new.seats[seat].gave = False
     if new.phase in (CHOOSING, POLL_CHANGES):

@@ -9,40 +9,53 @@ from typing import Any
 from hustings.engine.spin_doctors.model import Played, Player, SpinDoctorsOptions, Spot, State, Task
 
 FORMAT = 1
+_NESTED = {"seats": Player, "spots": Spot, "board": Played, "tasks": Task}
+_STATE_FIELDS = tuple(f.name for f in fields(State))
+_KEYS = {cls: frozenset(f.name for f in fields(cls)) for cls in (State, *_NESTED.values())}
+_ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
 
 
 def dump_state(state: State) -> bytes:
-    """The state as canonical JSON bytes (sorted keys, no spaces): equal states, equal bytes."""
-    data = {f.name: getattr(state, f.name) for f in fields(State)}
-    data["options"] = {"players": state.options.players}
-    for name, cls in _NESTED.items():
-        names = _FIELDS[cls]
-        data[name] = [{n: getattr(item, n) for n in names} for item in data[name]]
+    """The state as canonical JSON bytes (sorted keys, no spaces): equal states, equal bytes.
+
+    ``scandals_set_aside`` is written only when set, so games without the variant keep the
+    bytes (and the logged state digests) they had before it was stored."""
+    data: dict[str, Any] = {name: getattr(state, name) for name in _STATE_FIELDS}
+    options = {"players": state.options.players}
+    if state.options.scandals_set_aside:
+        options["scandals_set_aside"] = True
+    data["options"] = options
+    for name in _NESTED:
+        # An entry's attributes are exactly its dataclass fields (no rule adds any).
+        data[name] = [vars(item) for item in data[name]]
     data["format"] = FORMAT
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-
-
-_NESTED = {"seats": Player, "spots": Spot, "board": Played, "tasks": Task}
-_FIELDS = {cls: tuple(f.name for f in fields(cls)) for cls in _NESTED.values()}
+    return _ENCODE(data).encode("utf-8")
 
 
 def _list(cls: Any, items: Any) -> list[Any]:
     if not isinstance(items, list):
         raise ValueError(f"stored {cls.__name__} list expected")
-    return [cls(**item) for item in items]
+    keys = _KEYS[cls]
+    made = []
+    for item in items:
+        if not isinstance(item, dict) or item.keys() != keys:
+            raise ValueError(f"stored {cls.__name__} has other fields than {sorted(keys)}")
+        # The stored fields are exactly the dataclass's, so they become its attributes as they are.
+        obj = object.__new__(cls)
+        obj.__dict__.update(item)
+        made.append(obj)
+    return made
 
 
 def load_state(raw: bytes) -> State:
     """The inverse of ``dump_state``. Raises ValueError on data it did not write."""
     try:
-        data = json.loads(raw.decode("utf-8"))
-        if data.pop("format") != FORMAT:
+        data = json.loads(raw)
+        if not isinstance(data, dict) or data.pop("format") != FORMAT:
             raise ValueError("unknown Spin Doctors state format")
         data["options"] = SpinDoctorsOptions(**data["options"])
-        data["seats"] = _list(Player, data["seats"])
-        data["spots"] = _list(Spot, data["spots"])
-        data["board"] = _list(Played, data["board"])
-        data["tasks"] = _list(Task, data["tasks"])
+        for name, cls in _NESTED.items():
+            data[name] = _list(cls, data[name])
         return State(**data)
     except (KeyError, TypeError, AttributeError, json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ValueError(f"not a stored Spin Doctors state: {error}") from error

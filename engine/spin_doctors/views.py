@@ -9,13 +9,16 @@ cards a seat holds during Media Influence. Everything else lies open on the tabl
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Callable, TypeVar
 
 from hustings.engine.base import Seat
 from hustings.engine.rng import Rng
 from hustings.engine.spin_doctors.content import CONTENT
-from hustings.engine.spin_doctors.model import CANDIDATE, CHOOSING, FINISHED, PROGRAMME_CARDS, STAFFERS, State
+from hustings.engine.spin_doctors.model import CANDIDATE, CHOOSING, FINISHED, PROGRAMME_CARDS, STAFFERS, Played, Spot, State
 from hustings.engine.spin_doctors.rules import to_act
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -102,25 +105,58 @@ class TableView:
     scandals_aside: tuple[str, ...]
 
 
+_INTERNED: dict[tuple[object, ...], object] = {}
+_INTERNED_MAX = 1 << 14
+
+
+def _interned(key: tuple[object, ...], make: Callable[[], T]) -> T:
+    """One shared object per distinct ``key``: the parts of a view repeat between seats and
+    between steps, so they are built once, and the codec can reuse their encoding too."""
+    found = _INTERNED.get(key)
+    if found is None:
+        if len(_INTERNED) >= _INTERNED_MAX:
+            _INTERNED.clear()
+        found = _INTERNED[key] = make()
+    return found  # type: ignore[return-value]
+
+
 def _player(state: State, index: int, seat: Seat | None, on_board: int) -> PlayerView:
     player = state.seats[index]
     own = seat == index or state.phase == FINISHED
-    return PlayerView(
+    staff = tuple(player.staff) if own else ()
+    face_down = tuple(c for c in player.programme if c not in player.face_up) if own else ()
+    key = (
+        PlayerView, index, player.budget, player.supply, player.pool, tuple(player.votes), staff, len(player.staff),
+        len(player.staff) - on_board, tuple(player.shown), tuple(player.face_up), face_down, len(player.programme),
+    )
+    return _interned(key, lambda: PlayerView(
         seat=index,
         colour=CONTENT.colours[index],
         budget=player.budget,
         supply=player.supply,
         pool=player.pool,
-        votes=tuple(player.votes),
-        staff=tuple(player.staff) if own else (),
+        votes=key[5],  # type: ignore[arg-type]
+        staff=staff,
         staff_count=len(player.staff),
         hand_count=len(player.staff) - on_board,
-        shown=tuple(player.shown),
-        programme_face_up=tuple(player.face_up),
-        programme_face_down=tuple(player.face_down) if own else (),
+        shown=key[9],  # type: ignore[arg-type]
+        programme_face_up=key[10],  # type: ignore[arg-type]
+        programme_face_down=face_down,
         programme_count=len(player.programme),
         done_choosing=len(player.programme) == CONTENT.programme_size,
-    )
+    ))
+
+
+def _locality(index: int, spot: Spot) -> LocalityView:
+    key = (LocalityView, index, spot.turnout_card, tuple(spot.turnout), spot.topic_card, tuple(spot.red), tuple(spot.white),
+           tuple(spot.activity))
+    return _interned(key, lambda: LocalityView(*key[1:]))  # type: ignore[arg-type]
+
+
+def _staffer(played: Played, seat: Seat | None) -> StafferView:
+    staffer = played.staffer if played.face_up or played.seat == seat else -1
+    key = (StafferView, played.seat, staffer, played.field, played.face_up, played.resolved, played.blocked)
+    return _interned(key, lambda: StafferView(*key[1:]))  # type: ignore[arg-type]
 
 
 def view(state: State, seat: Seat | None) -> TableView:
@@ -146,10 +182,7 @@ def view(state: State, seat: Seat | None) -> TableView:
         favourite=state.favourite,
         field_now=state.field_now,
         players=tuple(_player(state, i, seat, on_board.count(i)) for i in range(state.players)),
-        localities=tuple(
-            LocalityView(i, s.turnout_card, tuple(s.turnout), s.topic_card, tuple(s.red), tuple(s.white), tuple(s.activity))
-            for i, s in enumerate(state.spots)
-        ),
+        localities=tuple(_locality(i, s) for i, s in enumerate(state.spots)),
         turnout_markers=tuple(state.turnout_markers),
         news=news,
         news_face_down=face_down,
@@ -157,10 +190,7 @@ def view(state: State, seat: Seat | None) -> TableView:
         news_discard=tuple(state.news_discard),
         topic_deck_count=len(state.topic_deck),
         topic_discard=tuple(state.topic_discard),
-        board=tuple(
-            StafferView(p.seat, p.staffer if p.face_up or p.seat == seat else -1, p.field, p.face_up, p.resolved, p.blocked)
-            for p in state.board
-        ),
+        board=tuple(_staffer(p, seat) for p in state.board),
         pending=pending,
         coordinated=tuple((s, f) for s, f in state.coordinated),
         protected=tuple((s, f) for s, f in state.protected),
@@ -181,11 +211,11 @@ def secret_twin(state: State, seat: Seat, rng: Rng) -> State:
     acting = seat in to_act(state)
     outside = [s for s in STAFFERS if s not in player.staff]
     rng.shuffle(outside)
-    for played in twin.board:
+    for index, played in enumerate(twin.board):
         if played.seat == seat and not played.face_up and outside:
             new = outside.pop()
             player.staff = sorted([s for s in player.staff if s != played.staffer] + [new])
-            played.staffer = new
+            twin.board[index] = replace(played, staffer=new)
     if not acting and (state.phase != CHOOSING or player.staff_complete):
         on_board = {p.staffer for p in twin.board if p.seat == seat} | {CANDIDATE}
         free = [s for s in STAFFERS if s not in on_board]
