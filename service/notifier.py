@@ -1,31 +1,38 @@
-"""Wakes local watchers when any replica commits a step: one pattern subscription per replica.
+"""Wakes local watchers when any replica commits a step of their game.
 
-Pub/sub is at-most-once, so watchers also poll on a timer; a missed message costs latency, never
-a gap (watchers always read the log from their last version).
+A replica subscribes only to the update channels of games that it has watchers for, so moves
+of unwatched games cost it nothing. Pub/sub is at-most-once, so watchers also poll on a timer and
+are woken whenever a subscription (re)starts: a missed message costs latency, never a gap
+(watchers always read the log from their last version).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Iterator
+from typing import Any, Iterator
 
-import redis.asyncio as aioredis
 import structlog
 from redis.exceptions import RedisError
 
-from hustings.service.store import UPDATES_PATTERN, game_id_of_channel
+from hustings.service.store import game_id_of_channel, updates_channel
 
 log = structlog.get_logger("hustings.notifier")
+
+# How long one read of the subscription waits, which bounds how late a new watcher's
+# subscription starts.
+LISTEN_SLICE_S = 0.05
 
 
 class Notifier:
     """Routes update messages from Redis to the asyncio events of local watchers."""
 
-    def __init__(self, client: "aioredis.Redis | None") -> None:
+    def __init__(self, client: Any) -> None:
         self._client = client
         self._waiters: dict[str, set[asyncio.Event]] = {}
+        self._changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False
 
     @property
     def watcher_count(self) -> int:
@@ -40,6 +47,10 @@ class Notifier:
     async def stop(self) -> None:
         """Stop listening and wake everybody so that streams can end."""
         if self._task is not None:
+            # The flag as well as the cancellation: the Redis client may turn a cancellation
+            # into a connection error, which the loop would otherwise survive.
+            self._stopping = True
+            self._changed.set()
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, RedisError):
                 await self._task
@@ -48,47 +59,68 @@ class Notifier:
 
     def wake_all(self) -> None:
         """Wake every local watcher."""
-        for waiters in self._waiters.values():
-            for event in waiters:
-                event.set()
+        for game_id in list(self._waiters):
+            self._wake(game_id)
+
+    def _wake(self, game_id: str) -> None:
+        for event in self._waiters.get(game_id, ()):
+            event.set()
 
     @contextlib.contextmanager
     def waiter(self, game_id: str) -> Iterator[asyncio.Event]:
         """An event set whenever ``game_id`` gets a new version."""
         event = asyncio.Event()
-        self._waiters.setdefault(game_id, set()).add(event)
+        waiters = self._waiters.setdefault(game_id, set())
+        if not waiters:
+            self._changed.set()
+        waiters.add(event)
         try:
             yield event
         finally:
-            waiters = self._waiters.get(game_id)
-            if waiters is not None:
-                waiters.discard(event)
-                if not waiters:
-                    del self._waiters[game_id]
+            waiters.discard(event)
+            if not waiters:
+                del self._waiters[game_id]
+                self._changed.set()
 
     async def _run(self) -> None:
-        assert self._client is not None
-        while True:
+        while not self._stopping:
             pubsub = self._client.pubsub(ignore_subscribe_messages=True)
+            subscribed: set[str] = set()
             try:
-                await pubsub.psubscribe(UPDATES_PATTERN)
-                # After (re)subscribing, anything may have been missed: let watchers re-read.
-                self.wake_all()
-                while True:
-                    message = await pubsub.get_message(timeout=1.0)
-                    if message is None:
+                while not self._stopping:
+                    subscribed = await self._follow_changes(pubsub, subscribed)
+                    if not subscribed:
+                        await self._changed.wait()
                         continue
-                    channel = message["channel"]
-                    if isinstance(channel, bytes):
-                        channel = channel.decode()
-                    game_id = game_id_of_channel(channel)
-                    for event in self._waiters.get(game_id or "", ()):
-                        event.set()
+                    message = await pubsub.get_message(timeout=LISTEN_SLICE_S)
+                    if message is not None:
+                        channel = message["channel"]
+                        if isinstance(channel, bytes):
+                            channel = channel.decode()
+                        self._wake(game_id_of_channel(channel) or "")
             except asyncio.CancelledError:
                 raise
             except (RedisError, OSError) as error:
+                if self._stopping:
+                    return
                 log.warning("notifier_reconnecting", error=type(error).__name__)
+                self.wake_all()  # anything may have been missed: let watchers re-read
                 await asyncio.sleep(0.5)
             finally:
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()
+
+    async def _follow_changes(self, pubsub: Any, subscribed: set[str]) -> set[str]:
+        """Subscribe to newly watched games and drop games nobody watches any more."""
+        if not self._changed.is_set():
+            return subscribed
+        self._changed.clear()
+        wanted = set(self._waiters)
+        added, dropped = wanted - subscribed, subscribed - wanted
+        if added:
+            await pubsub.subscribe(*(updates_channel(g) for g in sorted(added)))
+            for game_id in added:
+                self._wake(game_id)  # a step may have come before the subscription took hold
+        if dropped:
+            await pubsub.unsubscribe(*(updates_channel(g) for g in sorted(dropped)))
+        return wanted

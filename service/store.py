@@ -23,7 +23,6 @@ from hustings.v1 import game_pb2
 
 LOBBY_KEY = "hustings:lobby"
 LOBBY_GAMES_KEY = "hustings:lobby:games"
-UPDATES_PATTERN = "hustings:*:updates"
 
 CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
 

@@ -36,6 +36,12 @@ def test_compose_runs_redis_three_replicas_and_a_grpc_balancer() -> None:
     assert {e["port_value"] for e in endpoints} == {GRPC_PORT}
     assert "http2_protocol_options" in str(cluster["typed_extension_protocol_options"])
     assert cluster["health_checks"][0]["grpc_health_check"]["service_name"] == "hustings.v1.GameService"
+    assert cluster["lb_policy"] == "RING_HASH"
+    route = envoy["static_resources"]["listeners"][0]["filter_chains"][0]["filters"][0]["typed_config"]["route_config"]
+    hashing = route["virtual_hosts"][0]["routes"][0]["route"]["hash_policy"][0]["header"]["header_name"]
+    from hustings.client import _metadata
+
+    assert (hashing, "g1") in _metadata(None, "g1")  # the header the Python client sends
     assert "appendonly yes" in (DEPLOY / "redis.conf").read_text()
 
 

@@ -52,6 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     load.add_argument("--kind", default="stimmvieh")
     load.add_argument("--players", type=int, default=4)
     load.add_argument("--redis-url", default="", help="external Redis; without it an embedded one is started")
+    load.add_argument("--routing", choices=("game", "random"), default="game", help="moves of a game to one replica (a balancer hashing x-hustings-game) or to any")
 
     verify = sub.add_parser("verify", help="replay a finished game from its seed and check it")
     verify.add_argument("game_id")
@@ -136,7 +137,7 @@ async def _play(args: argparse.Namespace) -> int:
 async def _loadtest(args: argparse.Namespace) -> int:
     from hustings.loadtest import loadtest
 
-    summary = await loadtest(args.replicas, args.clients, args.seconds, args.kind, args.players, args.redis_url)
+    summary = await loadtest(args.replicas, args.clients, args.seconds, args.kind, args.players, args.redis_url, args.routing)
     print(json.dumps(summary), flush=True)
     return 0 if summary["errors"] == 0 else 1
 

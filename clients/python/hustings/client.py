@@ -46,8 +46,10 @@ class HustingsError(Exception):
         return cls(error.code(), reason, error.details() or "")
 
 
-def _metadata(token: str | None) -> tuple[tuple[str, str], ...]:
-    return (("authorization", f"Bearer {token}"),) if token else ()
+def _metadata(token: str | None, game_id: str = "") -> tuple[tuple[str, str], ...]:
+    # x-hustings-game lets a balancer keep a game on one replica (its state stays cached there).
+    game = (("x-hustings-game", game_id),) if game_id else ()
+    return ((("authorization", f"Bearer {token}"),) if token else ()) + game
 
 
 @dataclass
@@ -81,7 +83,8 @@ class Client:
 
     async def _call(self, method: str, request: object, token: str | None = None) -> object:
         try:
-            return await getattr(self.stub, method)(request, metadata=_metadata(token), timeout=self.timeout_s)
+            metadata = _metadata(token, getattr(request, "game_id", ""))
+            return await getattr(self.stub, method)(request, metadata=metadata, timeout=self.timeout_s)
         except grpc.aio.AioRpcError as error:
             raise HustingsError.from_rpc_error(error) from None
 
@@ -142,7 +145,7 @@ class Client:
     async def watch(self, game_id: str, token: str | None = None, from_version: int = 0) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
         """Updates after ``from_version``, live; ends when the game is over."""
         request = game_service_pb2.WatchGameRequest(game_id=game_id, from_version=from_version)
-        call = self.stub.WatchGame(request, metadata=_metadata(token))
+        call = self.stub.WatchGame(request, metadata=_metadata(token, game_id))
         try:
             async for update in call:
                 yield update

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import pathlib
 import random
 import secrets
@@ -19,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Iterator
 
@@ -34,8 +36,8 @@ START_TIMEOUT_S = 30.0
 
 
 @contextlib.contextmanager
-def replica_processes(redis_url: str, count: int) -> Iterator[list[str]]:
-    """``count`` replica processes serving the floor call too; yields their addresses."""
+def replica_processes(redis_url: str, count: int) -> Iterator[list[tuple[str, int]]]:
+    """``count`` replica processes serving the floor call too; yields (address, pid) pairs."""
     processes = []
     addresses = []
     try:
@@ -52,7 +54,7 @@ def replica_processes(redis_url: str, count: int) -> Iterator[list[str]]:
             addresses.append(f"127.0.0.1:{port}")
         for address in addresses:
             wait_for_port(int(address.rsplit(":", 1)[1]), START_TIMEOUT_S)
-        yield addresses
+        yield [(address, process.pid) for address, process in zip(addresses, processes)]
     finally:
         for process in processes:
             process.terminate()
@@ -61,6 +63,18 @@ def replica_processes(redis_url: str, count: int) -> Iterator[list[str]]:
                 process.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 process.kill()
+
+
+def cpu_seconds(pids: list[int]) -> float | None:
+    """CPU time (user + system) the processes have used so far, or None where /proc is missing."""
+    total = 0.0
+    try:
+        for pid in pids:
+            fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+    return total
 
 
 @dataclass
@@ -84,7 +98,7 @@ class Sampler:
         self.error_reasons[reason] = self.error_reasons.get(reason, 0) + 1
 
 
-async def _floor_phase(addresses: list[str], clients: int, seconds: float) -> tuple[Sampler, float]:
+async def _floor_phase(addresses: list[str], clients: int, seconds: float, pids: list[int]) -> tuple[Sampler, float, float | None]:
     channels = [grpc.aio.insecure_channel(a) for a in addresses]
     calls = [c.unary_unary(FLOOR_METHOD) for c in channels]
     sampler = Sampler()
@@ -100,12 +114,15 @@ async def _floor_phase(addresses: list[str], clients: int, seconds: float) -> tu
             except grpc.aio.AioRpcError as error:
                 sampler.error(error.code().name)
 
+    cpu_before = cpu_seconds(pids)
     begun = time.perf_counter()
     await asyncio.gather(*(loop() for _ in range(clients)))
     elapsed = time.perf_counter() - begun
+    cpu_after = cpu_seconds(pids)
     for channel in channels:
         await channel.close()
-    return sampler, elapsed
+    cpu = cpu_after - cpu_before if cpu_before is not None and cpu_after is not None else None
+    return sampler, elapsed, cpu
 
 
 @dataclass
@@ -139,16 +156,24 @@ async def _prepare(pool: list[Client], kind: str, players: int, rng: random.Rand
     return PreparedGame(created.game_id, tokens, moves)
 
 
-async def _table(pool: list[Client], games: list[PreparedGame], rng: random.Random, sampler: Sampler, deadline: float) -> tuple[int, int]:
-    """Play prepared games one move in flight at a time until the deadline; (moves, games finished)."""
+async def _table(
+    pool: list[Client], games: list[PreparedGame], rng: random.Random, sampler: Sampler, deadline: float, routing: str
+) -> tuple[int, int]:
+    """Play prepared games one move in flight at a time until the deadline; (moves, games finished).
+
+    ``routing`` "game" sends every move of a game to one replica (as a balancer hashing the
+    x-hustings-game header does), "random" sends each move to any replica.
+    """
     moves = finished = 0
     for prepared in games:
+        home = pool[zlib.crc32(prepared.game_id.encode()) % len(pool)]
         for seat, message in prepared.moves:
             if time.perf_counter() >= deadline:
                 return moves, finished
             started = time.perf_counter()
+            target = home if routing == "game" else rng.choice(pool)
             try:
-                await rng.choice(pool).move(prepared.game_id, prepared.tokens[seat], message)
+                await target.move(prepared.game_id, prepared.tokens[seat], message)
             except HustingsError as error:
                 sampler.error(error.reason or error.code.name)
                 break
@@ -160,25 +185,35 @@ async def _table(pool: list[Client], games: list[PreparedGame], rng: random.Rand
 
 
 async def _move_phase(
-    addresses: list[str], clients: int, seconds: float, kind: str, players: int, expected_rate: float
-) -> tuple[Sampler, float, int, int]:
+    addresses: list[str], clients: int, seconds: float, kind: str, players: int, expected_rate: float, pids: list[int],
+    routing: str,
+) -> tuple[Sampler, float, int, int, float | None]:
     pool = [Client(a) for a in addresses]
     sampler = Sampler()
     rng = random.Random(7)
     # Enough prepared games that no client runs dry even at the floor's rate.
     sample = await _prepare(pool, kind, players, rng)
     per_client = max(1, int(expected_rate * seconds * 1.3 / clients / max(1, len(sample.moves))) + 1)
-    tables = [[sample] if i == 0 else [] for i in range(clients)]
-    for games in tables:
+
+    async def prepare_table(first: list[PreparedGame], seed: int) -> list[PreparedGame]:
+        games, table_rng = list(first), random.Random(seed)
         while len(games) < per_client:
-            games.append(await _prepare(pool, kind, players, rng))
+            games.append(await _prepare(pool, kind, players, table_rng))
+        return games
+
+    tables = await asyncio.gather(*(prepare_table([sample] if i == 0 else [], i) for i in range(clients)))
+    cpu_before = cpu_seconds(pids)
     deadline = time.perf_counter() + seconds
     begun = time.perf_counter()
-    results = await asyncio.gather(*(_table(pool, t, random.Random(i), sampler, deadline) for i, t in enumerate(tables)))
+    results = await asyncio.gather(
+        *(_table(pool, t, random.Random(i), sampler, deadline, routing) for i, t in enumerate(tables))
+    )
     elapsed = time.perf_counter() - begun
+    cpu_after = cpu_seconds(pids)
     for client in pool:
         await client.close()
-    return sampler, elapsed, sum(m for m, _ in results), sum(f for _, f in results)
+    cpu = cpu_after - cpu_before if cpu_before is not None and cpu_after is not None else None
+    return sampler, elapsed, sum(m for m, _ in results), sum(f for _, f in results), cpu
 
 
 @contextlib.asynccontextmanager
@@ -196,21 +231,36 @@ async def _redis(url: str) -> AsyncIterator[str]:
             server.stop()
 
 
+def _per_call_ms(cpu: float | None, calls: int) -> float | None:
+    return round(cpu * 1000 / calls, 3) if cpu is not None and calls else None
+
+
 async def loadtest(
-    replicas: int = 3, clients: int = 16, seconds: float = 15.0, kind: str = "stimmvieh", players: int = 4, redis_url: str = ""
+    replicas: int = 3,
+    clients: int = 16,
+    seconds: float = 15.0,
+    kind: str = "stimmvieh",
+    players: int = 4,
+    redis_url: str = "",
+    routing: str = "game",
 ) -> dict[str, Any]:
     """Run the floor phase, then the move phase; the summary as one JSON-ready dict."""
     async with _redis(redis_url) as url:
-        with replica_processes(url, replicas) as addresses:
-            floor, floor_s = await _floor_phase(addresses, clients, seconds)
+        with replica_processes(url, replicas) as started:
+            addresses = [address for address, _ in started]
+            pids = [pid for _, pid in started]
+            floor, floor_s, floor_cpu = await _floor_phase(addresses, clients, seconds, pids)
             floor_rate = len(floor.latencies) / floor_s if floor_s else 0.0
-            moves, moves_s, count, finished = await _move_phase(addresses, clients, seconds, kind, players, floor_rate)
+            moves, moves_s, count, finished, moves_cpu = await _move_phase(
+                addresses, clients, seconds, kind, players, floor_rate, pids, routing
+            )
     move_rate = count / moves_s if moves_s else 0.0
     floor_p99 = floor.percentile_ms(0.99)
     return {
         "replicas": replicas,
         "clients": clients,
         "seconds_per_phase": seconds,
+        "routing": routing,
         "kind": kind,
         "moves": count,
         "games_finished": finished,
@@ -225,6 +275,8 @@ async def loadtest(
         "throughput_ratio": round(move_rate / floor_rate, 3) if floor_rate else 0.0,
         "p99_ratio": round(moves.percentile_ms(0.99) / floor_p99, 3) if floor_p99 else 0.0,
         "submit_mean_ms": round(statistics.fmean(moves.latencies) * 1000, 3) if moves.latencies else 0.0,
+        "floor_replica_cpu_ms_per_call": _per_call_ms(floor_cpu, len(floor.latencies)),
+        "submit_replica_cpu_ms_per_move": _per_call_ms(moves_cpu, count),
         "errors": moves.errors + floor.errors,
         "error_reasons": {**floor.error_reasons, **moves.error_reasons},
     }
