@@ -91,6 +91,16 @@ def aborted(reason: str, message: str) -> ServiceError:
     return ServiceError(grpc.StatusCode.ABORTED, reason, message)
 
 
+def store_unavailable() -> ServiceError:
+    """UNAVAILABLE: Redis cannot be reached; the call may be retried."""
+    return ServiceError(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", "the game store is unreachable; retry")
+
+
+def internal() -> ServiceError:
+    """INTERNAL, with a fixed message: an unexpected failure never shows its own text."""
+    return ServiceError(grpc.StatusCode.INTERNAL, "INTERNAL", "internal error")
+
+
 def exhausted(reason: str, message: str) -> ServiceError:
     """RESOURCE_EXHAUSTED: over a limit."""
     return ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED, reason, message)

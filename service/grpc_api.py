@@ -15,7 +15,7 @@ from grpc_reflection.v1alpha import reflection
 from redis.exceptions import RedisError
 
 from hustings.service import metrics
-from hustings.service.errors import ServiceError, unauthenticated
+from hustings.service.errors import ServiceError, internal, store_unavailable, unauthenticated
 from hustings.service.host import GameHost
 from hustings.v1 import game_service_pb2, game_service_pb2_grpc
 
@@ -104,7 +104,7 @@ def _unary(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
         except RedisError:
             code = "UNAVAILABLE"
             log.warning("store_unavailable")
-            await _abort(context, ServiceError(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", "the game store is unreachable; retry"))
+            await _abort(context, store_unavailable())
             raise
         except asyncio.TimeoutError:
             code = "DEADLINE_EXCEEDED"
@@ -113,6 +113,7 @@ def _unary(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
         except Exception:
             code = "INTERNAL"
             log.exception("rpc_failed")
+            await _abort(context, internal())  # never the exception's own text
             raise
         finally:
             metrics.RPCS.labels(name, code).inc()
@@ -185,7 +186,11 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             await _abort(context, error)
         except RedisError:
             code = "UNAVAILABLE"
-            await _abort(context, ServiceError(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", "the game store is unreachable; reconnect"))
+            await _abort(context, store_unavailable())
+        except Exception:
+            code = "INTERNAL"
+            log.exception("rpc_failed")
+            await _abort(context, internal())
         finally:
             metrics.RPCS.labels("WatchGame", code).inc()
 

@@ -68,7 +68,7 @@ def token_hash(token: str) -> str:
 
 
 def _check_game_id(game_id: str) -> None:
-    if not GAME_ID_RE.match(game_id):
+    if not GAME_ID_RE.fullmatch(game_id):
         raise invalid("BAD_GAME_ID", "game_id must be 1 to 64 letters, digits, '-' or '_'")
 
 
@@ -77,7 +77,7 @@ def _check_request_id(request_id: str, required: bool) -> None:
         if required:
             raise invalid("MISSING_REQUEST_ID", "request_id is required (1 to 64 printable characters)")
         return
-    if not REQUEST_ID_RE.match(request_id):
+    if not REQUEST_ID_RE.fullmatch(request_id):
         raise invalid("BAD_REQUEST_ID", "request_id must be 1 to 64 printable ASCII characters without spaces")
 
 
@@ -362,7 +362,7 @@ class GameHost:
         """Apply the caller's move once, atomically."""
         _check_request_id(request.request_id, required=True)
         game_id = request.game_id
-        cached = self._cache.get(game_id) if GAME_ID_RE.match(game_id) else None
+        cached = self._cache.get(game_id) if GAME_ID_RE.fullmatch(game_id) else None
         metrics.CACHE.labels("hit" if cached is not None else "miss").inc()
         loaded = cached if cached is not None else await self._load_fresh(game_id)
         try:
@@ -390,6 +390,7 @@ class GameHost:
                 if not fresh:
                     # The cached state may be stale: decide on the latest one.
                     loaded, fresh = await self._load_fresh(game_id), True
+                    self._same_seat(loaded, token, seat)
                     continue
                 answered = await self._first_answer(game_id, seat, request_field)
                 if answered is not None:
@@ -410,7 +411,13 @@ class GameHost:
                     return answered
             metrics.CONFLICTS.inc()
             loaded, fresh = await self._reloaded(game_id, result.snapshot), True
+            self._same_seat(loaded, token, seat)
         raise aborted("TOO_MUCH_CONTENTION", "the game changed too often while moving; retry")
+
+    def _same_seat(self, loaded: Loaded, token: str | None, seat: Seat) -> None:
+        """Refuse a token that no longer holds ``seat`` in this newer state (a rejoin reissued it)."""
+        if self.seat_of(loaded, token) != seat:
+            raise unauthenticated("INVALID_SEAT_TOKEN", "the seat token does not belong to this game")
 
     @staticmethod
     def _check_expected(loaded: Loaded, request: game_service_pb2.SubmitMoveRequest) -> None:
@@ -496,13 +503,13 @@ class GameHost:
         with self.notifier.waiter(game_id) as wake:
             metrics.WATCHERS.inc()
             try:
-                async for update in self._follow(game_id, seat, last, wake):
+                async for update in self._follow(game_id, token, seat, last, wake):
                     yield update
             finally:
                 metrics.WATCHERS.dec()
 
     async def _follow(
-        self, game_id: str, seat: Seat | None, last: int, wake: asyncio.Event
+        self, game_id: str, token: str | None, seat: Seat | None, last: int, wake: asyncio.Event
     ) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
         while True:
             if self.closing:
@@ -511,6 +518,8 @@ class GameHost:
                 )
             wake.clear()
             loaded = await self._load_fresh(game_id)
+            if seat is not None:
+                self._same_seat(loaded, token, seat)  # a reissued token ends the old holder's stream
             if loaded.version > last:
                 entries = await self.store.log_entries(game_id, last, loaded.version)
                 reveal = loaded.stored.status == game_pb2.GAME_STATUS_FINISHED

@@ -105,6 +105,7 @@ class Notifier:
                     return
                 log.warning("notifier_reconnecting", error=type(error).__name__)
                 self.wake_all()  # anything may have been missed: let watchers re-read
+                self._changed.set()  # the next connection subscribes to every watched game again
                 await asyncio.sleep(0.5)
             finally:
                 with contextlib.suppress(Exception):

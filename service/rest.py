@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Awaitable, Callable
@@ -22,8 +23,9 @@ from aiohttp import web
 from google.protobuf import json_format
 from google.protobuf.message import Message
 from google.rpc import status_pb2
+from redis.exceptions import RedisError
 
-from hustings.service.errors import ServiceError, invalid, unauthenticated
+from hustings.service.errors import ServiceError, invalid, store_unavailable, unauthenticated
 from hustings.service.host import GameHost
 from hustings.service.rest_routes import HttpRule, build_request, http_rules, to_json
 from hustings.v1 import game_service_pb2
@@ -117,8 +119,9 @@ def bearer_token(request: web.Request) -> str | None:
     if header is None:
         return None
     scheme, _, token = header.partition(" ")
-    if scheme.lower() == "bearer" and token.strip():
-        return token.strip()
+    token = token.strip()
+    if scheme.lower() == "bearer" and token and token.isascii() and token.isprintable():
+        return token
     return ""
 
 
@@ -179,6 +182,9 @@ class RestServer:
                 response = await call(self.host, message, bearer_token(request))
             except ServiceError as error:
                 return error_response(error)
+            except RedisError:
+                log.warning("store_unavailable")
+                return error_response(store_unavailable())
             return web.json_response(to_json(response))
 
         return handle
@@ -192,7 +198,7 @@ class RestServer:
                 message = build_request(rule, params, _query(request), b"")
                 last_event_id = request.headers.get("Last-Event-ID", "").strip()
                 if last_event_id:
-                    if not last_event_id.isdigit() or len(last_event_id) > 18:
+                    if not re.fullmatch(r"[0-9]{1,18}", last_event_id):
                         raise invalid("BAD_LAST_EVENT_ID", "Last-Event-ID must be a version number")
                     message.from_version = int(last_event_id)
                 if message.from_version < 0:
@@ -202,6 +208,8 @@ class RestServer:
                 await self.host.get_view(message.game_id, token)
             except ServiceError as error:
                 return error_response(error)
+            except RedisError:
+                return error_response(store_unavailable())
             task = asyncio.current_task()
             assert task is not None
             self._streams.add(task)
@@ -232,6 +240,8 @@ class RestServer:
                 await queue.put(("end", None))
             except ServiceError as error:
                 await queue.put(("error", error))
+            except RedisError:
+                await queue.put(("error", store_unavailable()))
             except Exception:
                 log.exception("watch_failed")
                 await queue.put(("error", ServiceError(grpc.StatusCode.INTERNAL, "INTERNAL", "internal error")))

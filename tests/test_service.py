@@ -296,3 +296,31 @@ def test_retried_join_gets_the_same_seat_and_a_fresh_token(redis_server: Embedde
                 assert [s.taken for s in view.seats] == [True, False, False]
 
     run(scenario())
+
+
+def test_a_reissued_token_stops_working_on_every_replica(redis_server: EmbeddedRedis) -> None:
+    from hustings.v1 import game_service_pb2
+
+    async def scenario() -> None:
+        async with running_replica(redis_server.url) as one, running_replica(redis_server.url) as two:
+            async with Client(f"127.0.0.1:{one.port}") as first, Client(f"127.0.0.1:{two.port}") as second:
+                created = await first.create_game("stimmvieh", 3, stimmvieh_options(3))
+                request = game_service_pb2.JoinGameRequest(game_id=created.game_id, display_name="Ada", request_id="join-ada-2")
+                old = await first.stub.JoinGame(request)
+                await first.join(created.game_id, "Bo")
+                await first.join(created.game_id, "Cy")
+                watch = first.watch(created.game_id, old.seat_token)
+                await watch.__anext__()  # replica one now holds the game, with the old token, in memory
+                new = await second.stub.JoinGame(request)  # the retry reissues the seat's token there
+                assert new.seat == old.seat
+                await _expect(
+                    grpc.StatusCode.UNAUTHENTICATED, "INVALID_SEAT_TOKEN",
+                    first.move(created.game_id, old.seat_token, choose_top_candidates(1, 2, 3, 4)),
+                )
+                await second.move(created.game_id, new.seat_token, choose_top_candidates(1, 2, 3, 4))
+                with pytest.raises(HustingsError) as ended:
+                    async for _update in watch:
+                        pass
+                assert ended.value.reason == "INVALID_SEAT_TOKEN"
+
+    run(scenario())

@@ -12,8 +12,9 @@ local current = redis.call('HGET', KEYS[1], 'version') or '0'
 if current ~= ARGV[1] then
   return {'CONFLICT', current, redis.call('HGET', KEYS[1], 'snapshot') or ''}
 end
-redis.call('HSET', KEYS[1], 'version', ARGV[2], 'snapshot', ARGV[3])
+-- The log entry first: if it could not be appended, nothing else is written.
 redis.call('XADD', KEYS[2], ARGV[2] .. '-0', 'e', ARGV[4])
+redis.call('HSET', KEYS[1], 'version', ARGV[2], 'snapshot', ARGV[3])
 if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[5], ARGV[2])
 end
