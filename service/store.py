@@ -5,8 +5,10 @@ Keys of a game (all in one Cluster slot):
 - ``hustings:{id}:log``       stream: one entry per step, id ``<version>-0``, field ``e`` (LogEntry)
 - ``hustings:{id}:requests``  hash: ``<seat>:<request_id>`` -> the version the request produced
 Updates are announced on the channel ``hustings:{id}:updates`` (payload: the new version).
-The lobby lives outside any game's slot: ``hustings:lobby`` (sorted set by creation time) and
-``hustings:lobby:games`` (hash of GameSummary); it is written after the commit and is only an index.
+The lobby lives outside any game's slot, under its own hash tag: ``hustings:{lobby}:games``
+(sorted set by creation time), ``hustings:{lobby}:summaries`` (GameSummary by game) and
+``hustings:{lobby}:versions``; it is written after the commit, never with an older summary over a
+newer one, and is only an index.
 """
 
 from __future__ import annotations
@@ -21,12 +23,15 @@ from redis.asyncio.cluster import RedisCluster
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2
 
-LOBBY_KEY = "hustings:lobby"
-LOBBY_GAMES_KEY = "hustings:lobby:games"
+# The lobby's keys share one hash tag, so that its version-checked write is one script.
+LOBBY_KEY = "hustings:{lobby}:games"
+LOBBY_GAMES_KEY = "hustings:{lobby}:summaries"
+LOBBY_VERSIONS_KEY = "hustings:{lobby}:versions"
 
 CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
 
 _COMMIT_LUA = (pathlib.Path(__file__).parent / "lua" / "commit.lua").read_text()
+_INDEX_LUA = (pathlib.Path(__file__).parent / "lua" / "index.lua").read_text()
 
 
 def game_key(game_id: str) -> str:
@@ -72,6 +77,7 @@ class Store:
     def __init__(self, client: "aioredis.Redis | RedisCluster") -> None:
         self.client = client
         self._commit = client.register_script(_COMMIT_LUA)
+        self._index = client.register_script(_INDEX_LUA)
 
     @classmethod
     def from_url(cls, url: str) -> "Store":
@@ -153,11 +159,11 @@ class Store:
         return entry
 
     async def index(self, summary: game_pb2.GameSummary) -> None:
-        """Record a game's summary in the lobby."""
-        pipe = self.client.pipeline(transaction=False)
-        pipe.zadd(LOBBY_KEY, {summary.game_id: summary.created_at})
-        pipe.hset(LOBBY_GAMES_KEY, summary.game_id, summary.SerializeToString())
-        await pipe.execute()
+        """Record a game's summary in the lobby, unless a newer one is there already."""
+        await self._index(
+            keys=[LOBBY_KEY, LOBBY_GAMES_KEY, LOBBY_VERSIONS_KEY],
+            args=[summary.game_id, summary.created_at, summary.version, summary.SerializeToString()],
+        )
 
     async def lobby(self, offset: int, count: int) -> list[game_pb2.GameSummary]:
         """Lobby summaries, newest first."""

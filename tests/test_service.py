@@ -324,3 +324,23 @@ def test_a_reissued_token_stops_working_on_every_replica(redis_server: EmbeddedR
                 assert ended.value.reason == "INVALID_SEAT_TOKEN"
 
     run(scenario())
+
+
+def test_the_lobby_never_takes_an_older_summary_over_a_newer_one(redis_server: EmbeddedRedis) -> None:
+    from hustings.service.store import Store
+    from hustings.v1 import game_pb2 as pb
+
+    async def scenario() -> None:
+        store = Store.from_url(redis_server.url)
+        try:
+            newer = pb.GameSummary(game_id="globbyorder", kind="stimmvieh", status=pb.GAME_STATUS_ACTIVE, version=4, created_at=1)
+            older = pb.GameSummary(game_id="globbyorder", kind="stimmvieh", status=pb.GAME_STATUS_OPEN, version=3, created_at=1)
+            await store.index(newer)
+            await store.index(older)  # the write of an earlier step arriving late
+            listed = {s.game_id: s for s in await store.lobby(0, 10_000)}
+            assert listed["globbyorder"].version == 4
+            assert listed["globbyorder"].status == pb.GAME_STATUS_ACTIVE
+        finally:
+            await store.close()
+
+    run(scenario())
