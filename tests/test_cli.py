@@ -84,17 +84,26 @@ def test_verify_command_checks_a_finished_game(redis_server: EmbeddedRedis) -> N
     with serve_process("--redis-url", redis_server.url) as (_, port):
         address = f"127.0.0.1:{port}"
 
-        async def finished_game() -> str:
+        async def finished_game() -> tuple[str, str]:
             async with Client(address) as client:
                 seats = await new_game(client, 3)
+                recorded = seats[0].view.seed_commitment  # what a player keeps from the start
                 await play_to_end([client], seats, random.Random(11))
-                return seats[0].game_id
+                return seats[0].game_id, recorded
 
-        game_id = run(finished_game())
-        done = subprocess.run([*CLI, "verify", str(game_id), "--server", address], capture_output=True, timeout=60)
+        game_id, recorded = run(finished_game())  # type: ignore[misc]
+        done = subprocess.run(
+            [*CLI, "verify", str(game_id), "--server", address, "--commitment", recorded], capture_output=True, timeout=60
+        )
         report = _json_line(done.stdout)
         assert done.returncode == 0 and report["verified"] is True, report
+        assert report["commitment_from"] == "caller"
         assert int(report["draws"]) > 41  # type: ignore[arg-type]
+        # A commitment other than the one published at the start is caught.
+        done = subprocess.run(
+            [*CLI, "verify", str(game_id), "--server", address, "--commitment", "0" * 64], capture_output=True, timeout=60
+        )
+        assert done.returncode == 1 and "commitment" in str(_json_line(done.stdout)["message"])
 
         async def open_game() -> str:
             async with Client(address) as client:

@@ -57,6 +57,7 @@ def _parser() -> argparse.ArgumentParser:
     verify = sub.add_parser("verify", help="replay a finished game from its seed and check it")
     verify.add_argument("game_id")
     verify.add_argument("--server", default=DEFAULT_ADDRESS)
+    verify.add_argument("--commitment", default=None, help="the seed commitment you recorded when the game began (any early view shows it)")
     return parser
 
 
@@ -149,8 +150,8 @@ async def _verify(args: argparse.Namespace) -> int:
     async with Client(args.server) as client:
         view = await client.view(args.game_id)
         entries = await client.history(args.game_id)
-    report = verify_log(view, entries)
-    print(json.dumps(report.as_dict()), flush=True)
+    report = verify_log(view, entries, args.commitment)
+    print(json.dumps({**report.as_dict(), "commitment_from": "caller" if args.commitment else "server"}), flush=True)
     return 0 if report.ok else 1
 
 

@@ -37,8 +37,15 @@ class VerifyReport:
         }
 
 
-def verify_log(view: game_pb2.GameView, entries: list[game_pb2.HistoryEntry]) -> VerifyReport:
-    """Replay ``entries`` (a finished game's full history) against the seed in ``view``."""
+def verify_log(
+    view: game_pb2.GameView, entries: list[game_pb2.HistoryEntry], commitment: str | None = None
+) -> VerifyReport:
+    """Replay ``entries`` (a finished game's full history) against the seed in ``view``.
+
+    ``commitment`` is the seed commitment the caller recorded when the game was created (every
+    view carries it from the start). Without it the seed is checked against the commitment in
+    ``view``, which only shows that the server is consistent with itself today.
+    """
 
     def fail(message: str, version: int | None = None, steps: int = 0, draws: int = 0) -> VerifyReport:
         return VerifyReport(False, view.game_id, steps, draws, message, version)
@@ -49,7 +56,7 @@ def verify_log(view: game_pb2.GameView, entries: list[game_pb2.HistoryEntry]) ->
     if view.status != game_pb2.GAME_STATUS_FINISHED or not view.seed:
         return fail("the game is not finished: its seed is still secret")
     seed = bytes.fromhex(view.seed)
-    if seed_commitment(seed) != view.seed_commitment:
+    if seed_commitment(seed) != (commitment or view.seed_commitment):
         return fail("the revealed seed does not match the commitment published at creation")
     rng = Rng(seed)
     try:
