@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from wsgiref.simple_server import WSGIServer
+
 from prometheus_client import Counter, Gauge, Histogram, start_http_server
 
 RPCS = Counter("hustings_rpcs_total", "RPCs handled, by method and gRPC status code.", ["method", "code"])
@@ -17,8 +19,9 @@ CACHE = Counter("hustings_state_cache_total", "Moves decided on a cached state (
 WATCHERS = Gauge("hustings_watchers", "WatchGame streams open on this replica.")
 
 
-def serve_metrics(address: str) -> int:
-    """Serve /metrics on ``host:port`` (port 0 picks a free one); returns the port."""
+def serve_metrics(address: str) -> WSGIServer:
+    """Serve /metrics on ``host:port`` (port 0 picks a free one) from a thread; returns the server
+    (``server_port`` is the port; ``shutdown()`` stops it)."""
     host, _, port = address.rpartition(":")
     server, _thread = start_http_server(int(port), addr=host or "127.0.0.1")
-    return int(server.server_port)
+    return server

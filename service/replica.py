@@ -48,18 +48,23 @@ class Replica:
     async def start(self) -> "Replica":
         """Connect to Redis, start listening for updates and serve gRPC."""
         store = Store.from_url(self.config.redis_url)
-        await store.client.ping()
         notifier = Notifier(store.client)
-        await notifier.start()
-        host = GameHost(
-            store, notifier, allow_client_seed=self.config.allow_client_seed, max_watchers=self.config.max_watchers
-        )
-        server, port, health = build_server(host, self.config.address)
-        if self.config.benchmark_floor:
-            from hustings.service.floor import floor_handler
+        try:
+            await store.client.ping()
+            await notifier.start()
+            host = GameHost(
+                store, notifier, allow_client_seed=self.config.allow_client_seed, max_watchers=self.config.max_watchers
+            )
+            server, port, health = build_server(host, self.config.address)
+            if self.config.benchmark_floor:
+                from hustings.service.floor import floor_handler
 
-            server.add_generic_rpc_handlers((floor_handler(store),))
-        await server.start()
+                server.add_generic_rpc_handlers((floor_handler(store),))
+            await server.start()
+        except BaseException:
+            await notifier.stop()
+            await store.close()
+            raise
         for service in ("", SERVICE_NAME):
             await health.set(service, health_pb2.HealthCheckResponse.SERVING)
         self.port = port
@@ -77,7 +82,9 @@ class Replica:
         if self.config.metrics_address:
             from hustings.service.metrics import serve_metrics
 
-            self.metrics_port = serve_metrics(self.config.metrics_address)
+            metrics_server = serve_metrics(self.config.metrics_address)
+            self.metrics_port = metrics_server.server_port
+            self._parts["metrics"] = metrics_server
         log.info("replica_started", port=port, http_port=self.http_port or None, metrics_port=self.metrics_port or None)
         return self
 
@@ -102,6 +109,10 @@ class Replica:
         await server.stop(self.config.grace_s)  # type: ignore[attr-defined]
         store: Store = self._parts["store"]  # type: ignore[assignment]
         await store.close()
+        metrics_server = self._parts.get("metrics")
+        if metrics_server is not None:
+            metrics_server.shutdown()  # type: ignore[attr-defined]
+            metrics_server.server_close()  # type: ignore[attr-defined]
         self._parts = {}
         log.info("replica_stopped")
 
