@@ -14,20 +14,12 @@ import pathlib
 import subprocess
 import sys
 
-import grpc_tools
 from grpc_tools import protoc
+
+from hustings.protos import include_dirs
 
 PROTO_ROOT = pathlib.Path(__file__).resolve().parent
 DEFAULT_OUT = PROTO_ROOT.parent / "clients" / "python"
-
-
-def _include_dirs() -> list[str]:
-    """The folders protoc reads imports from: ours, protobuf's well-known types, googleapis."""
-    import google.api  # from googleapis-common-protos, which ships the .proto files too
-
-    well_known = pathlib.Path(grpc_tools.__file__).parent / "_proto"
-    googleapis = pathlib.Path(list(google.api.__path__)[0]).parent.parent
-    return [str(PROTO_ROOT), str(well_known), str(googleapis)]
 
 
 def proto_files() -> list[pathlib.Path]:
@@ -39,7 +31,7 @@ def generate(out_dir: pathlib.Path) -> None:
     """Write *_pb2.py, *_pb2.pyi and *_pb2_grpc.py for every proto under ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     files = [str(p.relative_to(PROTO_ROOT)) for p in proto_files()]
-    args = ["protoc", *(f"-I{d}" for d in _include_dirs())]
+    args = ["protoc", *(f"-I{d}" for d in include_dirs(PROTO_ROOT))]
     args += [f"--python_out={out_dir}", f"--pyi_out={out_dir}", f"--grpc_python_out={out_dir}"]
     if protoc.main(args + files) != 0:
         raise SystemExit("protoc failed")

@@ -24,6 +24,7 @@ from typing import Any, Iterable
 from google.protobuf import descriptor_pb2, descriptor_pool
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor, ServiceDescriptor
 
+from hustings.protos import include_dirs
 from hustings.service.rest_routes import HttpRule, http_rules
 
 SERVICE_NAME = "hustings.v1.GameService"
@@ -93,15 +94,6 @@ _STATUS_SCHEMAS: dict[str, Any] = {
 
 
 # --- compiling the proto with its comments ----------------------------------------------------
-def _include_dirs(proto_root: pathlib.Path) -> list[str]:
-    import google.api
-    import grpc_tools
-
-    well_known = pathlib.Path(grpc_tools.__file__).parent / "_proto"
-    googleapis = pathlib.Path(list(google.api.__path__)[0]).parent.parent
-    return [str(proto_root), str(well_known), str(googleapis)]
-
-
 def descriptor_set(proto_root: pathlib.Path = DEFAULT_PROTO_ROOT) -> descriptor_pb2.FileDescriptorSet:
     """Every proto under ``proto_root`` (and its imports) compiled with comments."""
     from grpc_tools import protoc
@@ -109,7 +101,7 @@ def descriptor_set(proto_root: pathlib.Path = DEFAULT_PROTO_ROOT) -> descriptor_
     files = sorted(str(p.relative_to(proto_root)) for p in proto_root.rglob("*.proto"))
     with tempfile.TemporaryDirectory() as tmp:
         out = pathlib.Path(tmp) / "set.pb"
-        args = ["protoc", *(f"-I{d}" for d in _include_dirs(proto_root))]
+        args = ["protoc", *(f"-I{d}" for d in include_dirs(proto_root))]
         args += [f"--descriptor_set_out={out}", "--include_source_info", "--include_imports", *files]
         if protoc.main(args) != 0:
             raise SystemExit("protoc failed")

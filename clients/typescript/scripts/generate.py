@@ -12,22 +12,14 @@ import pathlib
 import shutil
 import sys
 
+from hustings.protos import include_dirs
+
 HERE = pathlib.Path(__file__).resolve().parent.parent
 PROTO_ROOT = HERE.parent.parent / "proto"
 OUT = HERE / "src" / "gen"
 PLUGIN = HERE / "node_modules" / ".bin" / "protoc-gen-es"
 # The googleapis files our protos import; protobuf-es ships the google.protobuf ones itself.
 GOOGLEAPIS_FILES = ["google/api/annotations.proto", "google/api/http.proto"]
-
-
-def include_dirs() -> list[str]:
-    """Our protos, protobuf's well-known types and googleapis (from googleapis-common-protos)."""
-    import google.api
-    import grpc_tools
-
-    well_known = pathlib.Path(grpc_tools.__file__).parent / "_proto"
-    googleapis = pathlib.Path(list(google.api.__path__)[0]).parent.parent
-    return [str(PROTO_ROOT), str(well_known), str(googleapis)]
 
 
 def main() -> int:
@@ -40,7 +32,7 @@ def main() -> int:
     files = sorted(str(p.relative_to(PROTO_ROOT)) for p in (PROTO_ROOT / "hustings" / "v1").glob("*.proto"))
     shutil.rmtree(OUT, ignore_errors=True)
     OUT.mkdir(parents=True)
-    args = ["protoc", *(f"-I{d}" for d in include_dirs())]
+    args = ["protoc", *(f"-I{d}" for d in include_dirs(PROTO_ROOT))]
     args += [f"--plugin=protoc-gen-es={PLUGIN}", f"--es_out={OUT}", "--es_opt=target=ts,import_extension=js"]
     if protoc.main(args + GOOGLEAPIS_FILES + files) != 0:
         print("protoc failed", file=sys.stderr)
