@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, Sequence, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from hustings.engine.rng import Rng
 
@@ -176,11 +176,6 @@ class Game(Protocol, Generic[OptionsT, StateT, MoveT]):
 def state_digest(game: Game[Any, Any, Any], state: Any) -> str:
     """SHA-256 (hex) of a state's serialisation: equal for equal states."""
     return hashlib.sha256(game.dump_state(state)).hexdigest()
-
-
-def seats_of(placings: Sequence[Placing]) -> list[Seat]:
-    """The seats among ``placings``, in order."""
-    return [p.seat for p in placings if p.seat is not None]
 
 
 def fill_event(game: Game[Any, Any, Any], out: Any, payload: Any, version: int, seat: Seat | None) -> None:
