@@ -10,14 +10,21 @@ from dataclasses import dataclass, field
 import structlog
 from grpc_health.v1 import health_pb2
 
+from hustings.service import server_secret
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.grpc_api import SERVICE_NAME, build_server
 from hustings.service.host import GameHost
 from hustings.service.notifier import Notifier
-from hustings.service.store import Store
+from hustings.service.limits import (
+    DEFAULT_MAX_STREAMS,
+    DEFAULT_MAX_STREAMS_PER_CLIENT,
+    DEFAULT_MAX_STREAMS_PER_SEAT,
+)
+from hustings.service.store import DEFAULT_MAX_CONNECTIONS, DEFAULT_POOL_TIMEOUT_S, Store
 
 log = structlog.get_logger("hustings.replica")
 
+# Relative to the directory ``hustings serve`` is started in (resolved once, at start).
 DEFAULT_DATA_DIR = pathlib.Path(".hustings-data")
 
 
@@ -31,8 +38,13 @@ class ReplicaConfig:
     grace_s: float = 5.0
     http_address: str = ""  # REST/JSON face (and /play), off when empty
     metrics_address: str = ""  # Prometheus /metrics, off when empty
-    max_watchers: int = 10_000
+    max_watchers: int = DEFAULT_MAX_STREAMS  # WatchGame streams on this replica
+    max_streams_per_client: int = DEFAULT_MAX_STREAMS_PER_CLIENT  # per gRPC connection / SSE address
+    max_streams_per_seat: int = DEFAULT_MAX_STREAMS_PER_SEAT  # per seat token
+    redis_max_connections: int = DEFAULT_MAX_CONNECTIONS  # the bounded pool of this replica
+    redis_pool_timeout_s: float = DEFAULT_POOL_TIMEOUT_S  # how long a command waits for a connection
     benchmark_floor: bool = False  # serve the loadtest's floor call too
+    secret: bytes | None = None  # the server secret shared by all replicas; kept in Redis when None
 
 
 @dataclass
@@ -47,13 +59,22 @@ class Replica:
 
     async def start(self) -> "Replica":
         """Connect to Redis, start listening for updates and serve gRPC."""
-        store = Store.from_url(self.config.redis_url)
+        store = Store.from_url(
+            self.config.redis_url, self.config.redis_max_connections, self.config.redis_pool_timeout_s
+        )
         notifier = Notifier(store.client)
         try:
             await store.client.ping()
             await notifier.start()
+            secret = self.config.secret or await server_secret.from_redis(store.client)
             host = GameHost(
-                store, notifier, allow_client_seed=self.config.allow_client_seed, max_watchers=self.config.max_watchers
+                store,
+                notifier,
+                allow_client_seed=self.config.allow_client_seed,
+                max_watchers=self.config.max_watchers,
+                max_streams_per_client=self.config.max_streams_per_client,
+                max_streams_per_seat=self.config.max_streams_per_seat,
+                keys=server_secret.Keys(secret),
             )
             server, port, health = build_server(host, self.config.address)
             if self.config.benchmark_floor:
@@ -69,6 +90,7 @@ class Replica:
             await health.set(service, health_pb2.HealthCheckResponse.SERVING)
         self.port = port
         self._parts = {"store": store, "notifier": notifier, "host": host, "server": server, "health": health}
+        host.lobby_repair.start()
         if self.config.http_address:
             from hustings.service.rest import start_rest
 
@@ -100,6 +122,7 @@ class Replica:
         health = self._parts["health"]
         await health.enter_graceful_shutdown()  # type: ignore[attr-defined]
         self.host.begin_shutdown()
+        await self.host.lobby_repair.stop()
         notifier: Notifier = self._parts["notifier"]  # type: ignore[assignment]
         server = self._parts["server"]
         await notifier.stop()
@@ -130,6 +153,11 @@ async def serve_forever(config: ReplicaConfig, stop_event: asyncio.Event) -> Non
         await replica.stop()
 
 
-def start_embedded_redis(data_dir: pathlib.Path) -> EmbeddedRedis:
-    """The embedded default: a real Redis with its data (append-only file) in ``data_dir``."""
-    return EmbeddedRedis(data_dir=data_dir).start()
+def start_embedded_redis(data_dir: pathlib.Path = DEFAULT_DATA_DIR) -> EmbeddedRedis:
+    """The embedded default: a real Redis with its data (append-only file) in ``data_dir``.
+
+    Private: the folder is 0700 and its files 0600, and the server listens on a unix socket in
+    that folder, never on an open TCP port (see :class:`EmbeddedRedis`). A relative folder is
+    taken from the current directory.
+    """
+    return EmbeddedRedis(data_dir=data_dir, private=True).start()

@@ -11,52 +11,81 @@ import pathlib
 import signal
 import sys
 import tempfile
-from typing import AsyncIterator, Sequence
+from typing import AsyncIterator, NoReturn, Sequence
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 DEFAULT_HTTP_ADDRESS = "127.0.0.1:8080"
+DEFAULT_DATA_DIR = ".hustings-data"
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical")  # as hustings.service.logs.LEVELS
+
+
+def _version() -> str:
+    """The installed distribution's version."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("hustings")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _kinds() -> list[str]:
+    """Every registered game kind, for ``--kind`` choices."""
+    from hustings.engine import games
+
+    return sorted(games())
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: the usage block would bury the reason."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="hustings", description="A game-state service for election board games.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog="hustings", description="A game-state service for election board games.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    kinds = _kinds()
+    kind_help = "game kind: %(choices)s (default %(default)s)"
 
     serve = sub.add_parser("serve", help="run a replica of the service")
     serve.add_argument("--address", default=os.environ.get("HUSTINGS_ADDRESS", DEFAULT_ADDRESS), help="gRPC listen address (default %(default)s)")
     serve.add_argument("--http-address", default=os.environ.get("HUSTINGS_HTTP_ADDRESS", DEFAULT_HTTP_ADDRESS), help="REST/JSON and the browser client at /play (default %(default)s; '' turns it off)")
     serve.add_argument("--metrics-address", default=os.environ.get("HUSTINGS_METRICS_ADDRESS", ""), help="Prometheus /metrics listen address, e.g. 127.0.0.1:9464 (off when empty)")
     serve.add_argument("--redis-url", default=os.environ.get("HUSTINGS_REDIS_URL", ""), help="external Redis; without it an embedded Redis is started")
-    serve.add_argument("--data-dir", default=os.environ.get("HUSTINGS_DATA_DIR", ".hustings-data"), help="folder of the embedded Redis (default %(default)s)")
+    serve.add_argument("--data-dir", default=os.environ.get("HUSTINGS_DATA_DIR", DEFAULT_DATA_DIR), help="folder of the embedded Redis, relative to the current directory (default %(default)s); made 0700, its files 0600")
     serve.add_argument("--allow-client-seed", action="store_true", help="accept seeds chosen by clients (tests, tournaments, research)")
-    serve.add_argument("--log-level", default="info")
+    serve.add_argument("--log-level", default="info", type=str.lower, choices=LOG_LEVELS, help="least severe log lines written (default %(default)s)")
     serve.add_argument("--benchmark-floor", action="store_true", help="also serve the loadtest's floor call")
 
     bots = sub.add_parser("bots", help="play full games between random bots through a server")
-    bots.add_argument("--kind", default="stimmvieh")
-    bots.add_argument("--games", type=int, default=10)
-    bots.add_argument("--players", type=int, default=4)
+    bots.add_argument("--kind", default="stimmvieh", choices=kinds, help=kind_help)
+    bots.add_argument("--games", type=int, default=10, help="games to play (default %(default)s)")
+    bots.add_argument("--players", type=int, default=4, help="seats per game, all bots (default %(default)s)")
     bots.add_argument("--server", default="", help="address of a running server; without it an embedded one is started")
     bots.add_argument("--concurrency", type=int, default=8, help="games played at once")
     bots.add_argument("--seed", type=int, default=None, help="seed of the bots' choices")
 
     play = sub.add_parser("play", help="play a game in the terminal against bots")
-    play.add_argument("--kind", default="stimmvieh")
-    play.add_argument("--players", type=int, default=4)
-    play.add_argument("--name", default="You")
+    play.add_argument("--kind", default="stimmvieh", choices=kinds, help=kind_help)
+    play.add_argument("--players", type=int, default=4, help="seats in the game: you and bots (default %(default)s)")
+    play.add_argument("--name", default="You", help="your display name (default %(default)s)")
     play.add_argument("--server", default="", help="address of a running server; without it an embedded one is started")
 
     load = sub.add_parser("loadtest", help="measure SubmitMove through several replicas against a floor call")
-    load.add_argument("--replicas", type=int, default=3)
+    load.add_argument("--replicas", type=int, default=3, help="replica processes started (default %(default)s)")
     load.add_argument("--clients", type=int, default=16, help="concurrent clients, each with one move in flight")
     load.add_argument("--seconds", type=float, default=15.0, help="length of each phase (floor, then moves)")
-    load.add_argument("--kind", default="stimmvieh")
-    load.add_argument("--players", type=int, default=4)
+    load.add_argument("--kind", default="stimmvieh", choices=kinds, help=kind_help)
+    load.add_argument("--players", type=int, default=4, help="seats per game (default %(default)s)")
     load.add_argument("--redis-url", default="", help="external Redis; without it an embedded one is started")
     load.add_argument("--routing", choices=("game", "random"), default="game", help="moves of a game to one replica (a balancer hashing x-hustings-game) or to any")
 
     verify = sub.add_parser("verify", help="replay a finished game from its seed and check it")
-    verify.add_argument("game_id")
-    verify.add_argument("--server", default=DEFAULT_ADDRESS)
+    verify.add_argument("game_id", help="the id CreateGame answered (also in the lobby, ListGames)")
+    verify.add_argument("--server", default=DEFAULT_ADDRESS, help="gRPC address of a server holding the game (default %(default)s)")
     verify.add_argument("--commitment", default=None, help="the seed commitment you recorded when the game began (any early view shows it)")
     return parser
 
@@ -73,7 +102,8 @@ async def _server(address: str, log_level: str = "warning") -> AsyncIterator[str
 
     logs.configure(log_level)
     with tempfile.TemporaryDirectory(prefix="hustings-") as folder:
-        redis = EmbeddedRedis(pathlib.Path(folder), appendonly=False).start()
+        # Private: on a unix socket in the temporary folder, no TCP port open to anyone.
+        redis = EmbeddedRedis(pathlib.Path(folder), appendonly=False, private=True).start()
         try:
             replica = await Replica(ReplicaConfig(redis_url=redis.url, address="127.0.0.1:0")).start()
             try:
@@ -97,7 +127,8 @@ async def _serve(args: argparse.Namespace) -> int:
     if not redis_url:
         embedded = start_embedded_redis(pathlib.Path(args.data_dir))
         redis_url = embedded.url
-        log.info("embedded_redis_started", url=redis_url, data_dir=str(pathlib.Path(args.data_dir).resolve()))
+        # The URL may carry a generated password: log where the data is, not how to reach it.
+        log.info("embedded_redis_started", data_dir=str(embedded.data_dir), unix_socket=redis_url.startswith("unix://"))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -165,10 +196,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except Exception as error:  # noqa: BLE001 - the command line shows a clean message
         from hustings.client import HustingsError
+        from hustings.service.embedded_redis import EmbeddedRedisError
 
         if isinstance(error, HustingsError):
             print(f"hustings: {error}", file=sys.stderr)
             return 2
+        if isinstance(error, EmbeddedRedisError):
+            print(f"hustings: {error}", file=sys.stderr)
+            return 1
         raise
 
 
