@@ -10,17 +10,11 @@ from dataclasses import dataclass, field
 import structlog
 from grpc_health.v1 import health_pb2
 
-from hustings.service import server_secret
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.grpc_api import SERVICE_NAME, build_server
 from hustings.service.host import GameHost
 from hustings.service.notifier import Notifier
-from hustings.service.limits import (
-    DEFAULT_MAX_STREAMS,
-    DEFAULT_MAX_STREAMS_PER_CLIENT,
-    DEFAULT_MAX_STREAMS_PER_SEAT,
-)
-from hustings.service.store import DEFAULT_MAX_CONNECTIONS, DEFAULT_POOL_TIMEOUT_S, Store
+from hustings.service.store import Store
 
 log = structlog.get_logger("hustings.replica")
 
@@ -38,13 +32,8 @@ class ReplicaConfig:
     grace_s: float = 5.0
     http_address: str = ""  # REST/JSON face (and /play), off when empty
     metrics_address: str = ""  # Prometheus /metrics, off when empty
-    max_watchers: int = DEFAULT_MAX_STREAMS  # WatchGame streams on this replica
-    max_streams_per_client: int = DEFAULT_MAX_STREAMS_PER_CLIENT  # per gRPC connection / SSE address
-    max_streams_per_seat: int = DEFAULT_MAX_STREAMS_PER_SEAT  # per seat token
-    redis_max_connections: int = DEFAULT_MAX_CONNECTIONS  # the bounded pool of this replica
-    redis_pool_timeout_s: float = DEFAULT_POOL_TIMEOUT_S  # how long a command waits for a connection
+    max_watchers: int = 10_000
     benchmark_floor: bool = False  # serve the loadtest's floor call too
-    secret: bytes | None = None  # the server secret shared by all replicas; kept in Redis when None
 
 
 @dataclass
@@ -59,22 +48,13 @@ class Replica:
 
     async def start(self) -> "Replica":
         """Connect to Redis, start listening for updates and serve gRPC."""
-        store = Store.from_url(
-            self.config.redis_url, self.config.redis_max_connections, self.config.redis_pool_timeout_s
-        )
+        store = Store.from_url(self.config.redis_url)
         notifier = Notifier(store.client)
         try:
             await store.client.ping()
             await notifier.start()
-            secret = self.config.secret or await server_secret.from_redis(store.client)
             host = GameHost(
-                store,
-                notifier,
-                allow_client_seed=self.config.allow_client_seed,
-                max_watchers=self.config.max_watchers,
-                max_streams_per_client=self.config.max_streams_per_client,
-                max_streams_per_seat=self.config.max_streams_per_seat,
-                keys=server_secret.Keys(secret),
+                store, notifier, allow_client_seed=self.config.allow_client_seed, max_watchers=self.config.max_watchers
             )
             server, port, health = build_server(host, self.config.address)
             if self.config.benchmark_floor:
@@ -90,7 +70,6 @@ class Replica:
             await health.set(service, health_pb2.HealthCheckResponse.SERVING)
         self.port = port
         self._parts = {"store": store, "notifier": notifier, "host": host, "server": server, "health": health}
-        host.lobby_repair.start()
         if self.config.http_address:
             from hustings.service.rest import start_rest
 
@@ -122,7 +101,6 @@ class Replica:
         health = self._parts["health"]
         await health.enter_graceful_shutdown()  # type: ignore[attr-defined]
         self.host.begin_shutdown()
-        await self.host.lobby_repair.stop()
         notifier: Notifier = self._parts["notifier"]  # type: ignore[assignment]
         server = self._parts["server"]
         await notifier.stop()
