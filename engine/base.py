@@ -9,8 +9,9 @@ this surface.
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Callable, Generic, Mapping, Protocol, TypeVar
 
 from hustings.engine.rng import Rng
 
@@ -184,3 +185,35 @@ def fill_event(game: Game[Any, Any, Any], out: Any, payload: Any, version: int, 
     if seat is not None:
         out.seat = seat
     game.event_to_proto(payload, out)
+
+
+def content_version(data: Mapping[str, Any]) -> str:
+    """The version of a game's content: SHA-256 (hex, first 16 digits) of its canonical JSON,
+    so that a re-indented file keeps its version and any change of a value gets a new one."""
+    canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """A kind's catalogue: every card, field and action of its content as typed public data.
+
+    Each game declares one as ``CATALOGUE`` in its ``catalogue`` module, built by its codec from
+    its content; the registry finds it there, so the service serves it without knowing the game.
+    ``fill`` sets the game's field of a hustings.v1.GetGameKindResponse.
+    """
+
+    kind: str
+    content_version: str
+    fill: Callable[[Any], None]
+
+
+class ContentVersionError(Exception):
+    """A stored game was created with content this build no longer has: it is refused rather
+    than played on by other cards than the ones it was dealt."""
+
+    def __init__(self, kind: str, recorded: str, current: str) -> None:
+        super().__init__(
+            f"this {kind} game was created with content version {recorded}; this server plays {current}"
+        )
+        self.kind, self.recorded, self.current = kind, recorded, current

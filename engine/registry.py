@@ -5,12 +5,13 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from hustings.engine.base import Game
+from hustings.engine.base import Catalogue, ContentVersionError, Game
 
 # Each module registers its game on import. Adding a game is one line here and a folder.
 GAME_MODULES: tuple[str, ...] = ("hustings.engine.stimmvieh", "hustings.engine.wahlspiel", "hustings.engine.spin_doctors")
 
 _GAMES: dict[str, Game[Any, Any, Any]] = {}
+_CATALOGUES: dict[str, Catalogue] = {}
 _loaded = False
 
 
@@ -28,6 +29,9 @@ def _load() -> None:
     if not _loaded:
         for name in GAME_MODULES:
             importlib.import_module(name)
+            # The game's catalogue lives beside its codec, in ``<game>.catalogue``.
+            found = importlib.import_module(f"{name}.catalogue").CATALOGUE
+            _CATALOGUES[found.kind] = found
         _loaded = True
 
 
@@ -41,3 +45,22 @@ def get_game(kind: str) -> Game[Any, Any, Any] | None:
     """The game registered under ``kind``, or None."""
     _load()
     return _GAMES.get(kind)
+
+
+def get_catalogue(kind: str) -> Catalogue | None:
+    """The catalogue of ``kind`` (its content as typed data, with its version), or None."""
+    _load()
+    return _CATALOGUES.get(kind)
+
+
+def check_content_version(kind: str, recorded: str) -> None:
+    """Refuse a game recorded with other content than this build's (ContentVersionError).
+
+    A game is played by the content it was created with. The rules read their content once at
+    import, so a build plays exactly one content version per kind: a game recorded with another
+    one is refused, never continued with changed cards. Games recorded before versions existed
+    (``recorded`` empty) play on.
+    """
+    catalogue = get_catalogue(kind)
+    if catalogue is not None and recorded and recorded != catalogue.content_version:
+        raise ContentVersionError(kind, recorded, catalogue.content_version)

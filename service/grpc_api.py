@@ -169,6 +169,10 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         return await self.host.history(request.game_id, self._token(context))
 
     @_unary
+    async def GetGameKind(self, request: game_service_pb2.GetGameKindRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.GetGameKindResponse:
+        return self.host.get_kind(request.kind)
+
+    @_unary
     async def ListGames(self, request: game_service_pb2.ListGamesRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.ListGamesResponse:
         return await self.host.list_games(request)
 

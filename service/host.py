@@ -232,6 +232,7 @@ class GameHost:
                 rng_counter=rng.counter,
                 engine_state=game.dump_state(state),
                 created_at=int(self._clock()),
+                content_version=self.get_kind(game.info.kind).content_version,
             )
             stored.options.CopyFrom(request.options)
             for seat in range(seats):
@@ -566,3 +567,9 @@ class GameHost:
         if offset >= 0:
             response.next_page_token = str(offset)
         return response
+
+    def get_kind(self, kind: str) -> game_service_pb2.GetGameKindResponse:
+        """The kind with its whole catalogue and content version (shared: do not change it)."""
+        from hustings.service.catalogue import kind_answer  # the catalogue room, kept out of the host's imports
+
+        return kind_answer(kind)

@@ -26,6 +26,7 @@ from google.rpc import status_pb2
 from redis.exceptions import RedisError
 
 from hustings.service.errors import ServiceError, invalid, store_unavailable, unauthenticated
+from hustings.service.catalogue import rest_answer
 from hustings.service.host import GameHost
 from hustings.service.rest_routes import HttpRule, build_request, http_rules, to_json
 from hustings.v1 import game_service_pb2
@@ -94,6 +95,10 @@ async def _list_games(host: GameHost, request: Any, token: str | None) -> Messag
     return await host.list_games(request)
 
 
+async def _get_kind(host: GameHost, request: Any, token: str | None) -> Message:
+    return host.get_kind(request.kind)
+
+
 # Every unary RPC of GameService; WatchGame (server streaming) is served by ``_watch``.
 UNARY: dict[str, Unary] = {
     "ListGameKinds": _list_kinds,
@@ -103,6 +108,7 @@ UNARY: dict[str, Unary] = {
     "SubmitMove": _move,
     "GetHistory": _history,
     "ListGames": _list_games,
+    "GetGameKind": _get_kind,
 }
 STREAMING = {"WatchGame"}
 
@@ -185,6 +191,8 @@ class RestServer:
             except RedisError:
                 log.warning("store_unavailable")
                 return error_response(store_unavailable())
+            if isinstance(response, game_service_pb2.GetGameKindResponse):
+                return rest_answer(request, response)  # cacheable: ETag, If-None-Match, fixed bytes
             return web.json_response(to_json(response))
 
         return handle

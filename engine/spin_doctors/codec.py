@@ -1,17 +1,19 @@
-"""Conversion between Spin Doctors engine values and the public ``hustings.v1`` messages.
+"""Conversion between Spin Doctors engine values and the public ``hustings.v1`` messages, and
+the game's catalogue built from its content.
 
 The only module of the game that imports protobuf code.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from hustings.engine.errors import MalformedMoveError
 from hustings.engine.spin_doctors import model as m
+from hustings.engine.spin_doctors.content import CONTENT, CONTENT_DATA
 from hustings.engine.spin_doctors.rules import validate_options
 from hustings.engine.spin_doctors.views import LocalityView, PlayerView, StafferView, TableView
-from hustings.v1 import game_pb2, spin_doctors_pb2 as pb
+from hustings.v1 import catalogue_pb2, game_pb2, game_service_pb2, spin_doctors_catalogue_pb2 as cpb, spin_doctors_pb2 as pb
 
 _INTS = (-1, 100)
 
@@ -164,3 +166,139 @@ def event_to_proto(payload: Any, out: game_pb2.Event) -> None:
     own.seat, own.staffer, own.field, own.locality = payload.seat, payload.staffer, payload.field, payload.locality
     own.voter_group, own.amount, own.other_seat, own.action = payload.group, payload.amount, payload.other, payload.action
     own.cards[:] = payload.cards
+
+
+# --- the catalogue ----------------------------------------------------------------------------
+_PROVENANCE = {
+    "printed": catalogue_pb2.PROVENANCE_PRINTED,
+    "derived": catalogue_pb2.PROVENANCE_DERIVED,
+    "designed": catalogue_pb2.PROVENANCE_DESIGNED,
+}
+_PLACES = {"media": cpb.SPIN_DOCTORS_ACTION_PLACE_MEDIA, "region": cpb.SPIN_DOCTORS_ACTION_PLACE_REGION, "both": cpb.SPIN_DOCTORS_ACTION_PLACE_ANY}
+# Each target kind of the content: its enum value and the SpinDoctorsAct fields that carry it.
+_TARGETS: dict[str, tuple[int, tuple[str, ...]]] = {
+    "none": (cpb.SPIN_DOCTORS_ACTION_TARGET_NONE, ()),
+    "locality": (cpb.SPIN_DOCTORS_ACTION_TARGET_LOCALITY, ("locality",)),
+    "two_localities": (cpb.SPIN_DOCTORS_ACTION_TARGET_TWO_LOCALITIES, ("locality", "second")),
+    "group": (cpb.SPIN_DOCTORS_ACTION_TARGET_VOTER_GROUP, ("voter_group",)),
+    "group_step": (cpb.SPIN_DOCTORS_ACTION_TARGET_VOTER_GROUP_STEP, ("voter_group", "step")),
+    "two_groups": (cpb.SPIN_DOCTORS_ACTION_TARGET_TWO_VOTER_GROUPS, ("voter_group", "second")),
+    "news_blue": (cpb.SPIN_DOCTORS_ACTION_TARGET_BLUE_NEWS, ("card",)),
+    "staffer_here": (cpb.SPIN_DOCTORS_ACTION_TARGET_STAFFER_HERE, ("seat", "staffer")),
+    "staffer_copy": (cpb.SPIN_DOCTORS_ACTION_TARGET_STAFFER_COPY, ("seat", "staffer")),
+    "own_hand": (cpb.SPIN_DOCTORS_ACTION_TARGET_OWN_HAND, ("staffer",)),
+    "own_later": (cpb.SPIN_DOCTORS_ACTION_TARGET_OWN_LATER, ("staffer",)),
+    "seat": (cpb.SPIN_DOCTORS_ACTION_TARGET_SEAT, ("seat",)),
+    "seat_group": (cpb.SPIN_DOCTORS_ACTION_TARGET_SEAT_VOTER_GROUP, ("seat", "voter_group")),
+    "locality_seat": (cpb.SPIN_DOCTORS_ACTION_TARGET_LOCALITY_SEAT, ("locality", "seat")),
+}
+_CONDITIONS = {"3+": cpb.SPIN_DOCTORS_PROGRAMME_CONDITION_THREE_OR_MORE, "0-2": cpb.SPIN_DOCTORS_PROGRAMME_CONDITION_ZERO_TO_TWO}
+
+
+def _source(entry: Mapping[str, Any]) -> catalogue_pb2.ContentSource:
+    return catalogue_pb2.ContentSource(provenance=_PROVENANCE[entry["source"]], note=entry.get("note", ""))
+
+
+def _named(data: Mapping[str, Any], key: str) -> list[tuple[int, str, str, catalogue_pb2.ContentSource]]:
+    return [(index, e["id"], e.get("name", ""), _source(e)) for index, e in enumerate(data[key])]
+
+
+def _board_catalogue(out: cpb.SpinDoctorsCatalogue, data: Mapping[str, Any]) -> None:
+    """Fields, Localities, News track, Round counter and start supplies."""
+    for entry in data["fields"]:
+        kind = cpb.SPIN_DOCTORS_FIELD_KIND_MEDIA if entry["kind"] == "media" else cpb.SPIN_DOCTORS_FIELD_KIND_REGION
+        out.fields.add(field=entry["field"], id=entry["id"], name=entry["name"], kind=kind, source=_source(entry))
+    for loc, entry in zip(CONTENT.localities, data["localities"]):
+        out.localities.add(locality=loc.index, id=loc.id, name=loc.name, field=loc.field, votes=loc.votes, source=_source(entry))
+    out.news_track.CopyFrom(cpb.SpinDoctorsNewsTrack(
+        red_fields=CONTENT.red_news_fields, blue_fields=CONTENT.blue_news_fields, source=_source(data["news_track"])
+    ))
+    counter = out.round_counter
+    counter.staffers_per_round[:] = CONTENT.staffers_per_round
+    counter.poll_round = CONTENT.poll_round
+    for players, round_number in sorted(CONTENT.election_round.items()):
+        counter.election_rounds.add(players=players, round=round_number)
+    counter.source.CopyFrom(_source(data["round_counter"]))
+    start = data["start"]
+    out.start.CopyFrom(cpb.SpinDoctorsStartSupplies(
+        budget=CONTENT.budget, support_tokens=CONTENT.support_tokens, staff_size=CONTENT.staff_size,
+        programme_size=CONTENT.programme_size, topic_cards_on_board=start.get("topic_cards_on_board", 0),
+        turnout_marker_sum=CONTENT.turnout_marker_sum, source=_source(start),
+    ))
+
+
+def _cards_catalogue(out: cpb.SpinDoctorsCatalogue, data: Mapping[str, Any]) -> None:
+    """Turnout, Topic, News and Programme cards."""
+    for entry in data["turnout_cards"]:
+        turnout = CONTENT.turnout_cards[entry["id"]]
+        out.turnout_cards.add(
+            card_id=turnout.id, trait=turnout.trait, voter_group=turnout.group, funding=turnout.funding, fields=turnout.fields,
+            arrows=[cpb.SpinDoctorsTurnoutArrow(from_field=a, to_field=b) for a, b in turnout.arrows],
+            lowest_fields=turnout.lowest(), top_fields=[f for f in range(turnout.fields) if not turnout.onward(f)],
+            source=_source(entry),
+        )
+    for entry in data["topic_cards"]:
+        topic = CONTENT.topic_cards[entry["id"]]
+        out.topic_cards.add(
+            card_id=topic.id, topic=topic.topic, red_fields=topic.red_fields, white_fields=topic.white_fields,
+            source=_source(entry),
+        )
+    for entry in data["news_cards"]:
+        news = CONTENT.news_cards[entry["id"]]
+        card = out.news_cards.add(card_id=news.id, turnout_change=news.turnout_change, source=_source(entry))
+        if news.is_scandal:
+            card.scandal_colour = news.scandal
+        else:
+            card.topic, card.voter_group = news.topic, news.group
+    for entry in data["programme_cards"]:
+        programme = CONTENT.programme_cards[entry["id"]]
+        out.programme_cards.add(
+            card_id=programme.id, topic=programme.topic, condition=_CONDITIONS[programme.condition],
+            reward=programme.reward, penalty=programme.penalty, source=_source(entry),
+        )
+
+
+def _staff_catalogue(out: cpb.SpinDoctorsCatalogue, data: Mapping[str, Any]) -> None:
+    """Actions, Staffers and the ready-made Staffs."""
+    for entry in data["actions"]:
+        action = CONTENT.actions[entry["id"]]
+        target, act_fields = _TARGETS[action.target]
+        out.actions.add(
+            action=action.id, name=action.name, place=_PLACES[action.field], red=action.red, target=target,
+            act_fields=act_fields, text=action.text, source=_source(entry),
+        )
+    for staffer, entry in zip(CONTENT.staffers, data["staffers"]):
+        added = out.staffers.add(
+            staffer=staffer.order, id=staffer.id, name=staffer.name, basic_cost=staffer.basic_cost,
+            basic_actions=staffer.basic, special_actions=staffer.special, source=_source(entry),
+        )
+        if staffer.special_cost is not None:
+            added.special_cost = staffer.special_cost
+    for members, entry in zip(CONTENT.ready_made_staffs, data["ready_made_staffs"]):
+        out.ready_made_staffs.add(staff=entry["id"], staffers=members, text=entry.get("text", ""), source=_source(entry))
+
+
+def build_catalogue() -> cpb.SpinDoctorsCatalogue:
+    """The whole catalogue: values from the validated content, provenance and names from the file."""
+    data = CONTENT_DATA
+    out = cpb.SpinDoctorsCatalogue()
+    for index, entry_id, name, source in _named(data, "voter_groups"):
+        out.voter_groups.add(voter_group=index, id=entry_id, name=name, source=source)
+    for index, entry_id, name, source in _named(data, "topics"):
+        out.topics.add(topic=index, id=entry_id, name=name, source=source)
+    for index, entry_id, name, source in _named(data, "colours"):
+        out.colours.add(colour=index, id=entry_id, name=name, source=source)
+    for _, entry_id, name, source in _named(data, "voter_traits"):
+        out.voter_traits.add(id=entry_id, name=name, source=source)
+    _board_catalogue(out, data)
+    _cards_catalogue(out, data)
+    _staff_catalogue(out, data)
+    return out
+
+
+_CATALOGUE = build_catalogue()
+
+
+def catalogue_to_proto(out: game_service_pb2.GetGameKindResponse) -> None:
+    """Set GetGameKindResponse.spin_doctors (built once, at import)."""
+    out.spin_doctors.CopyFrom(_CATALOGUE)

@@ -1,14 +1,15 @@
-"""Conversion between Stimmvieh engine values and the public ``hustings.v1`` messages.
+"""Conversion between Stimmvieh engine values and the public ``hustings.v1`` messages, and the
+game's catalogue built from its content.
 
 The only module of the game that imports protobuf code.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from hustings.engine.errors import MalformedMoveError
-from hustings.engine.stimmvieh.content import VOTE, Card
+from hustings.engine.stimmvieh.content import CONTENT, CONTENT_DATA, MAX_INFLUENCE, MIN_INFLUENCE, VOTE, Card
 from hustings.engine.stimmvieh.model import (
     CAMPAIGN,
     CHOOSING,
@@ -28,7 +29,7 @@ from hustings.engine.stimmvieh.model import (
 )
 from hustings.engine.stimmvieh.rules import check_move_shape, validate_options
 from hustings.engine.stimmvieh.views import StackView, TableView
-from hustings.v1 import game_pb2, stimmvieh_pb2 as pb
+from hustings.v1 import catalogue_pb2, game_pb2, game_service_pb2, stimmvieh_catalogue_pb2 as cpb, stimmvieh_pb2 as pb
 
 _PHASES = {
     CHOOSING: pb.STIMMVIEH_PHASE_CHOOSING_TOP_CANDIDATES,
@@ -217,3 +218,52 @@ def event_to_proto(payload: Any, out: game_pb2.Event) -> None:
         _campaign(payload.record, own.election_night)
     else:
         raise TypeError(f"not a Stimmvieh event: {payload!r}")
+
+
+# --- the catalogue ----------------------------------------------------------------------------
+CUSTOM_VOTE_CARD_ID = "V00"
+"""The blank vote card of the custom-vote-card variant (the content keeps the id free for it)."""
+
+_PROVENANCE = {
+    "printed": catalogue_pb2.PROVENANCE_PRINTED,
+    "derived": catalogue_pb2.PROVENANCE_DERIVED,
+    "designed": catalogue_pb2.PROVENANCE_DESIGNED,
+}
+
+
+def _source(entry: Mapping[str, Any]) -> catalogue_pb2.ContentSource:
+    return catalogue_pb2.ContentSource(provenance=_PROVENANCE[entry["source"]], note=entry.get("note", ""))
+
+
+def _catalogue_card(card: Card, entry: Mapping[str, Any]) -> cpb.StimmviehCatalogueCard:
+    card_type = pb.STIMMVIEH_CARD_TYPE_VOTE if card.kind == VOTE else pb.STIMMVIEH_CARD_TYPE_DONATION
+    return cpb.StimmviehCatalogueCard(
+        card_id=card.card_id, type=card_type, amount=card.amount, influence=card.influence, label=card.label,
+        source=_source(entry),
+    )
+
+
+def build_catalogue() -> cpb.StimmviehCatalogue:
+    """The whole catalogue: values from the validated content, provenance from the content file."""
+    data = CONTENT_DATA
+    return cpb.StimmviehCatalogue(
+        parties=[
+            cpb.StimmviehCatalogueParty(party=index, name=name, source=_source(entry))
+            for index, (name, entry) in enumerate(zip(CONTENT.party_names, data["parties"]))
+        ],
+        angelus_name=CONTENT.angelus_name,
+        angelus_source=_source(data["angelus"]),
+        politician_influences=range(MIN_INFLUENCE, MAX_INFLUENCE + 1),
+        influence_source=_source(data["influence_range"]),
+        vote_cards=[_catalogue_card(c, e) for c, e in zip(CONTENT.vote_cards, data["vote_cards"])],
+        donation_cards=[_catalogue_card(c, e) for c, e in zip(CONTENT.donation_cards, data["donation_cards"])],
+        custom_vote_card_id=CUSTOM_VOTE_CARD_ID,
+    )
+
+
+_CATALOGUE = build_catalogue()
+
+
+def catalogue_to_proto(out: game_service_pb2.GetGameKindResponse) -> None:
+    """Set GetGameKindResponse.stimmvieh (built once, at import)."""
+    out.stimmvieh.CopyFrom(_CATALOGUE)

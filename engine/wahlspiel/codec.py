@@ -1,4 +1,5 @@
-"""Conversion between Wahlspiel engine values and the public ``hustings.v1`` messages.
+"""Conversion between Wahlspiel engine values and the public ``hustings.v1`` messages, and the
+game's catalogue built from its content.
 
 The only module of the game that imports protobuf code.
 """
@@ -6,14 +7,15 @@ The only module of the game that imports protobuf code.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from hustings.engine.errors import MalformedMoveError
 from hustings.engine.wahlspiel import model as m
-from hustings.engine.wahlspiel.content import CONTENT
+from hustings.engine.wahlspiel import content as c
+from hustings.engine.wahlspiel.content import CONTENT, CONTENT_DATA
 from hustings.engine.wahlspiel.rules import validate_options
 from hustings.engine.wahlspiel.views import TableView
-from hustings.v1 import game_pb2, wahlspiel_pb2 as pb
+from hustings.v1 import catalogue_pb2, game_pb2, game_service_pb2, wahlspiel_catalogue_pb2 as cpb, wahlspiel_pb2 as pb
 
 _FIELDS = {
     name: getattr(pb, f"WAHLSPIEL_FIELD_KIND_{name.upper()}")
@@ -348,3 +350,88 @@ def event_to_proto(payload: Any, out: game_pb2.Event) -> None:
         e.round, e.politician_ids[:], e.pay = payload.round, payload.elected, payload.pay
     else:
         raise TypeError(f"not a Wahlspiel event: {payload!r}")
+
+
+# --- the catalogue ----------------------------------------------------------------------------
+_PROVENANCE = {
+    "printed": catalogue_pb2.PROVENANCE_PRINTED,
+    "derived": catalogue_pb2.PROVENANCE_DERIVED,
+    "designed": catalogue_pb2.PROVENANCE_DESIGNED,
+}
+_TARGETS = {
+    c.TARGET_CANDIDATES: cpb.WAHLSPIEL_EVENT_TARGET_CANDIDATES,
+    c.TARGET_EVERY: cpb.WAHLSPIEL_EVENT_TARGET_EVERY,
+    c.TARGET_OWN: cpb.WAHLSPIEL_EVENT_TARGET_OWN_PARTY,
+    c.TARGET_PARTY: cpb.WAHLSPIEL_EVENT_TARGET_PARTY,
+}
+
+
+def _source(entry: Mapping[str, Any]) -> catalogue_pb2.ContentSource:
+    return catalogue_pb2.ContentSource(provenance=_PROVENANCE[entry["source"]], note=entry.get("note", ""))
+
+
+def _condition(condition: c.Condition) -> cpb.WahlspielCondition:
+    return cpb.WahlspielCondition(
+        sex=condition.sex, age_min=condition.age_min, age_max=condition.age_max, occupations=condition.occupations,
+        traits=condition.traits, symbols=condition.symbols,
+    )
+
+
+def _event(card: c.EventCard, entry: Mapping[str, Any]) -> cpb.WahlspielCatalogueEvent:
+    return cpb.WahlspielCatalogueEvent(
+        card_id=card.card_id, text=card.text, target=_TARGETS[card.target], count=card.count,
+        condition=_condition(card.condition), votes=card.votes, halve=card.halve, lose_all=card.lose_all,
+        withdraw=card.withdraw, money=card.money, source=_source(entry),
+    )
+
+
+def build_catalogue() -> cpb.WahlspielCatalogue:
+    """The whole catalogue: values from the validated content (the very conditions and effects the
+    rules evaluate), provenance and display words from the content file."""
+    data = CONTENT_DATA
+    catalogue = cpb.WahlspielCatalogue(
+        money=cpb.WahlspielMoneyRules(
+            start=CONTENT.start_money, start_three_players=CONTENT.start_money_three_players,
+            voter_price=CONTENT.voter_price, event_price=CONTENT.event_price, source=_source(data["money"]),
+        ),
+        symbols=[cpb.WahlspielSymbol(id=e["id"], icon=e.get("icon", ""), source=_source(e)) for e in data["symbols"]],
+        traits=[cpb.WahlspielTrait(id=e["id"], meaning=e.get("meaning", ""), source=_source(e)) for e in data["traits"]],
+        occupations=[cpb.WahlspielOccupation(id=e["id"], source=_source(e)) for e in data["occupations"]],
+    )
+    for number, (election, entry, position) in enumerate(zip(CONTENT.elections, data["elections"], CONTENT.goal_positions), 1):
+        catalogue.elections.add(
+            round=number, goal=_FIELDS[election.goal], goal_position=position, seats=election.seats, pay=election.pay,
+            source=_source(entry),
+        )
+    for index, (name, colour, entry) in enumerate(zip(CONTENT.party_names, CONTENT.party_colours, data["parties"])):
+        catalogue.parties.add(party=index, name=name, colour=colour, source=_source(entry))
+    for position, (field, entry) in enumerate(zip(CONTENT.board, data["board"])):
+        catalogue.board.add(
+            position=position, kind=_FIELDS[field.kind], prize_voters=field.prize_voters, prize_events=field.prize_events,
+            source=_source(entry),
+        )
+    for entry in data["politicians"]:
+        politician = CONTENT.politicians[entry["id"]]
+        catalogue.politicians.add(
+            politician=pb.WahlspielPolitician(
+                politician_id=politician.politician_id, name=politician.name, sex=politician.sex, age=politician.age,
+                occupation=politician.occupation, traits=sorted(politician.traits), symbols=politician.symbols,
+            ),
+            source=_source(entry),
+        )
+    for entry in data["voters"]:
+        voter = CONTENT.voters[entry["id"]]
+        catalogue.voters.add(
+            card_id=voter.card_id, text=voter.text, condition=_condition(voter.condition), opinion=voter.opinion,
+            source=_source(entry),
+        )
+    catalogue.events.extend(_event(CONTENT.events[entry["id"]], entry) for entry in data["events"])
+    return catalogue
+
+
+_CATALOGUE = build_catalogue()
+
+
+def catalogue_to_proto(out: game_service_pb2.GetGameKindResponse) -> None:
+    """Set GetGameKindResponse.wahlspiel (built once, at import)."""
+    out.wahlspiel.CopyFrom(_CATALOGUE)

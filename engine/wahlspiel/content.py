@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Mapping
 
+from hustings.engine.base import content_version
+
 SOURCES = frozenset({"printed", "derived", "designed"})
 POLITICIAN_COUNT = 45
 VOTER_COUNT = 125
@@ -384,3 +386,11 @@ def load_content() -> Content:
 
 CONTENT = load_content()
 """The validated content, loaded once at import."""
+
+CONTENT_DATA: Mapping[str, Any] = json.loads(
+    resources.files(__package__).joinpath("content.json").read_text(encoding="utf-8")
+)
+"""The decoded content file as it stands (provenance and notes included), for the catalogue."""
+
+CONTENT_VERSION: str = content_version(CONTENT_DATA)
+"""The version of this content: games record it at creation and are played by it only."""

@@ -24,9 +24,12 @@ _sym_db = _symbol_database.Default()
 
 from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
 from hustings.v1 import game_pb2 as hustings_dot_v1_dot_game__pb2
+from hustings.v1 import spin_doctors_catalogue_pb2 as hustings_dot_v1_dot_spin__doctors__catalogue__pb2
+from hustings.v1 import stimmvieh_catalogue_pb2 as hustings_dot_v1_dot_stimmvieh__catalogue__pb2
+from hustings.v1 import wahlspiel_catalogue_pb2 as hustings_dot_v1_dot_wahlspiel__catalogue__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ehustings/v1/game_service.proto\x12\x0bhustings.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x16hustings/v1/game.proto\"\x16\n\x14ListGameKindsRequest\"=\n\x15ListGameKindsResponse\x12$\n\x05kinds\x18\x01 \x03(\x0b\x32\x15.hustings.v1.GameKind\"n\n\x11\x43reateGameRequest\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12)\n\x07options\x18\x02 \x01(\x0b\x32\x18.hustings.v1.GameOptions\x12\x0c\n\x04seed\x18\x03 \x01(\t\x12\x12\n\nrequest_id\x18\x04 \x01(\t\"J\n\x12\x43reateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12#\n\x04view\x18\x02 \x01(\x0b\x32\x15.hustings.v1.GameView\"h\n\x0fJoinGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x12\n\nrequest_id\x18\x04 \x01(\tB\x07\n\x05_seat\"Y\n\x10JoinGameResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12#\n\x04view\x18\x03 \x01(\x0b\x32\x15.hustings.v1.GameView\"!\n\x0eGetViewRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"6\n\x0fGetViewResponse\x12#\n\x04view\x18\x01 \x01(\x0b\x32\x15.hustings.v1.GameView\"\x8d\x01\n\x11SubmitMoveRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x1f\n\x04move\x18\x02 \x01(\x0b\x32\x11.hustings.v1.Move\x12\x1d\n\x10\x65xpected_version\x18\x03 \x01(\x03H\x00\x88\x01\x01\x12\x12\n\nrequest_id\x18\x04 \x01(\tB\x13\n\x11_expected_version\"I\n\x12SubmitMoveResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\"\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x12.hustings.v1.Event\"9\n\x10WatchGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x03\"u\n\x11WatchGameResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12*\n\x07\x65ntries\x18\x02 \x03(\x0b\x32\x19.hustings.v1.HistoryEntry\x12#\n\x04view\x18\x03 \x01(\x0b\x32\x15.hustings.v1.GameView\"$\n\x11GetHistoryRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"@\n\x12GetHistoryResponse\x12*\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x19.hustings.v1.HistoryEntry\"p\n\x10ListGamesRequest\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\'\n\x06status\x18\x02 \x01(\x0e\x32\x17.hustings.v1.GameStatus\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\"U\n\x11ListGamesResponse\x12\'\n\x05games\x18\x01 \x03(\x0b\x32\x18.hustings.v1.GameSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t2\xec\x06\n\x0bGameService\x12i\n\rListGameKinds\x12!.hustings.v1.ListGameKindsRequest\x1a\".hustings.v1.ListGameKindsResponse\"\x11\x82\xd3\xe4\x93\x02\x0b\x12\t/v1/kinds\x12\x63\n\nCreateGame\x12\x1e.hustings.v1.CreateGameRequest\x1a\x1f.hustings.v1.CreateGameResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\"\t/v1/games:\x01*\x12l\n\x08JoinGame\x12\x1c.hustings.v1.JoinGameRequest\x1a\x1d.hustings.v1.JoinGameResponse\"#\x82\xd3\xe4\x93\x02\x1d\"\x18/v1/games/{game_id}:join:\x01*\x12\x66\n\x07GetView\x12\x1b.hustings.v1.GetViewRequest\x1a\x1c.hustings.v1.GetViewResponse\" \x82\xd3\xe4\x93\x02\x1a\x12\x18/v1/games/{game_id}/view\x12s\n\nSubmitMove\x12\x1e.hustings.v1.SubmitMoveRequest\x1a\x1f.hustings.v1.SubmitMoveResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/games/{game_id}/moves:\x01*\x12o\n\tWatchGame\x12\x1d.hustings.v1.WatchGameRequest\x1a\x1e.hustings.v1.WatchGameResponse\"!\x82\xd3\xe4\x93\x02\x1b\x12\x19/v1/games/{game_id}:watch0\x01\x12r\n\nGetHistory\x12\x1e.hustings.v1.GetHistoryRequest\x1a\x1f.hustings.v1.GetHistoryResponse\"#\x82\xd3\xe4\x93\x02\x1d\x12\x1b/v1/games/{game_id}/history\x12]\n\tListGames\x12\x1d.hustings.v1.ListGamesRequest\x1a\x1e.hustings.v1.ListGamesResponse\"\x11\x82\xd3\xe4\x93\x02\x0b\x12\t/v1/gamesb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ehustings/v1/game_service.proto\x12\x0bhustings.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x16hustings/v1/game.proto\x1a(hustings/v1/spin_doctors_catalogue.proto\x1a%hustings/v1/stimmvieh_catalogue.proto\x1a%hustings/v1/wahlspiel_catalogue.proto\"\x16\n\x14ListGameKindsRequest\"=\n\x15ListGameKindsResponse\x12$\n\x05kinds\x18\x01 \x03(\x0b\x32\x15.hustings.v1.GameKind\"n\n\x11\x43reateGameRequest\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12)\n\x07options\x18\x02 \x01(\x0b\x32\x18.hustings.v1.GameOptions\x12\x0c\n\x04seed\x18\x03 \x01(\t\x12\x12\n\nrequest_id\x18\x04 \x01(\t\"J\n\x12\x43reateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12#\n\x04view\x18\x02 \x01(\x0b\x32\x15.hustings.v1.GameView\"h\n\x0fJoinGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x12\n\nrequest_id\x18\x04 \x01(\tB\x07\n\x05_seat\"Y\n\x10JoinGameResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12#\n\x04view\x18\x03 \x01(\x0b\x32\x15.hustings.v1.GameView\"!\n\x0eGetViewRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"6\n\x0fGetViewResponse\x12#\n\x04view\x18\x01 \x01(\x0b\x32\x15.hustings.v1.GameView\"\x8d\x01\n\x11SubmitMoveRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x1f\n\x04move\x18\x02 \x01(\x0b\x32\x11.hustings.v1.Move\x12\x1d\n\x10\x65xpected_version\x18\x03 \x01(\x03H\x00\x88\x01\x01\x12\x12\n\nrequest_id\x18\x04 \x01(\tB\x13\n\x11_expected_version\"I\n\x12SubmitMoveResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\"\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x12.hustings.v1.Event\"9\n\x10WatchGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x03\"u\n\x11WatchGameResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12*\n\x07\x65ntries\x18\x02 \x03(\x0b\x32\x19.hustings.v1.HistoryEntry\x12#\n\x04view\x18\x03 \x01(\x0b\x32\x15.hustings.v1.GameView\"$\n\x11GetHistoryRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"@\n\x12GetHistoryResponse\x12*\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x19.hustings.v1.HistoryEntry\"p\n\x10ListGamesRequest\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\'\n\x06status\x18\x02 \x01(\x0e\x32\x17.hustings.v1.GameStatus\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\"U\n\x11ListGamesResponse\x12\'\n\x05games\x18\x01 \x03(\x0b\x32\x18.hustings.v1.GameSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\"\n\x12GetGameKindRequest\x12\x0c\n\x04kind\x18\x01 \x01(\t\"\x87\x02\n\x13GetGameKindResponse\x12#\n\x04kind\x18\x01 \x01(\x0b\x32\x15.hustings.v1.GameKind\x12\x17\n\x0f\x63ontent_version\x18\x02 \x01(\t\x12\x34\n\tstimmvieh\x18\n \x01(\x0b\x32\x1f.hustings.v1.StimmviehCatalogueH\x00\x12\x34\n\twahlspiel\x18\x0b \x01(\x0b\x32\x1f.hustings.v1.WahlspielCatalogueH\x00\x12\x39\n\x0cspin_doctors\x18\x0c \x01(\x0b\x32!.hustings.v1.SpinDoctorsCatalogueH\x00\x42\x0b\n\tcatalogue2\xd8\x07\n\x0bGameService\x12i\n\rListGameKinds\x12!.hustings.v1.ListGameKindsRequest\x1a\".hustings.v1.ListGameKindsResponse\"\x11\x82\xd3\xe4\x93\x02\x0b\x12\t/v1/kinds\x12\x63\n\nCreateGame\x12\x1e.hustings.v1.CreateGameRequest\x1a\x1f.hustings.v1.CreateGameResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\"\t/v1/games:\x01*\x12l\n\x08JoinGame\x12\x1c.hustings.v1.JoinGameRequest\x1a\x1d.hustings.v1.JoinGameResponse\"#\x82\xd3\xe4\x93\x02\x1d\"\x18/v1/games/{game_id}:join:\x01*\x12\x66\n\x07GetView\x12\x1b.hustings.v1.GetViewRequest\x1a\x1c.hustings.v1.GetViewResponse\" \x82\xd3\xe4\x93\x02\x1a\x12\x18/v1/games/{game_id}/view\x12s\n\nSubmitMove\x12\x1e.hustings.v1.SubmitMoveRequest\x1a\x1f.hustings.v1.SubmitMoveResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/games/{game_id}/moves:\x01*\x12o\n\tWatchGame\x12\x1d.hustings.v1.WatchGameRequest\x1a\x1e.hustings.v1.WatchGameResponse\"!\x82\xd3\xe4\x93\x02\x1b\x12\x19/v1/games/{game_id}:watch0\x01\x12r\n\nGetHistory\x12\x1e.hustings.v1.GetHistoryRequest\x1a\x1f.hustings.v1.GetHistoryResponse\"#\x82\xd3\xe4\x93\x02\x1d\x12\x1b/v1/games/{game_id}/history\x12]\n\tListGames\x12\x1d.hustings.v1.ListGamesRequest\x1a\x1e.hustings.v1.ListGamesResponse\"\x11\x82\xd3\xe4\x93\x02\x0b\x12\t/v1/games\x12j\n\x0bGetGameKind\x12\x1f.hustings.v1.GetGameKindRequest\x1a .hustings.v1.GetGameKindResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/kinds/{kind}b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -49,38 +52,44 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GAMESERVICE'].methods_by_name['GetHistory']._serialized_options = b'\202\323\344\223\002\035\022\033/v1/games/{game_id}/history'
   _globals['_GAMESERVICE'].methods_by_name['ListGames']._loaded_options = None
   _globals['_GAMESERVICE'].methods_by_name['ListGames']._serialized_options = b'\202\323\344\223\002\013\022\t/v1/games'
-  _globals['_LISTGAMEKINDSREQUEST']._serialized_start=101
-  _globals['_LISTGAMEKINDSREQUEST']._serialized_end=123
-  _globals['_LISTGAMEKINDSRESPONSE']._serialized_start=125
-  _globals['_LISTGAMEKINDSRESPONSE']._serialized_end=186
-  _globals['_CREATEGAMEREQUEST']._serialized_start=188
-  _globals['_CREATEGAMEREQUEST']._serialized_end=298
-  _globals['_CREATEGAMERESPONSE']._serialized_start=300
-  _globals['_CREATEGAMERESPONSE']._serialized_end=374
-  _globals['_JOINGAMEREQUEST']._serialized_start=376
-  _globals['_JOINGAMEREQUEST']._serialized_end=480
-  _globals['_JOINGAMERESPONSE']._serialized_start=482
-  _globals['_JOINGAMERESPONSE']._serialized_end=571
-  _globals['_GETVIEWREQUEST']._serialized_start=573
-  _globals['_GETVIEWREQUEST']._serialized_end=606
-  _globals['_GETVIEWRESPONSE']._serialized_start=608
-  _globals['_GETVIEWRESPONSE']._serialized_end=662
-  _globals['_SUBMITMOVEREQUEST']._serialized_start=665
-  _globals['_SUBMITMOVEREQUEST']._serialized_end=806
-  _globals['_SUBMITMOVERESPONSE']._serialized_start=808
-  _globals['_SUBMITMOVERESPONSE']._serialized_end=881
-  _globals['_WATCHGAMEREQUEST']._serialized_start=883
-  _globals['_WATCHGAMEREQUEST']._serialized_end=940
-  _globals['_WATCHGAMERESPONSE']._serialized_start=942
-  _globals['_WATCHGAMERESPONSE']._serialized_end=1059
-  _globals['_GETHISTORYREQUEST']._serialized_start=1061
-  _globals['_GETHISTORYREQUEST']._serialized_end=1097
-  _globals['_GETHISTORYRESPONSE']._serialized_start=1099
-  _globals['_GETHISTORYRESPONSE']._serialized_end=1163
-  _globals['_LISTGAMESREQUEST']._serialized_start=1165
-  _globals['_LISTGAMESREQUEST']._serialized_end=1277
-  _globals['_LISTGAMESRESPONSE']._serialized_start=1279
-  _globals['_LISTGAMESRESPONSE']._serialized_end=1364
-  _globals['_GAMESERVICE']._serialized_start=1367
-  _globals['_GAMESERVICE']._serialized_end=2243
+  _globals['_GAMESERVICE'].methods_by_name['GetGameKind']._loaded_options = None
+  _globals['_GAMESERVICE'].methods_by_name['GetGameKind']._serialized_options = b'\202\323\344\223\002\022\022\020/v1/kinds/{kind}'
+  _globals['_LISTGAMEKINDSREQUEST']._serialized_start=221
+  _globals['_LISTGAMEKINDSREQUEST']._serialized_end=243
+  _globals['_LISTGAMEKINDSRESPONSE']._serialized_start=245
+  _globals['_LISTGAMEKINDSRESPONSE']._serialized_end=306
+  _globals['_CREATEGAMEREQUEST']._serialized_start=308
+  _globals['_CREATEGAMEREQUEST']._serialized_end=418
+  _globals['_CREATEGAMERESPONSE']._serialized_start=420
+  _globals['_CREATEGAMERESPONSE']._serialized_end=494
+  _globals['_JOINGAMEREQUEST']._serialized_start=496
+  _globals['_JOINGAMEREQUEST']._serialized_end=600
+  _globals['_JOINGAMERESPONSE']._serialized_start=602
+  _globals['_JOINGAMERESPONSE']._serialized_end=691
+  _globals['_GETVIEWREQUEST']._serialized_start=693
+  _globals['_GETVIEWREQUEST']._serialized_end=726
+  _globals['_GETVIEWRESPONSE']._serialized_start=728
+  _globals['_GETVIEWRESPONSE']._serialized_end=782
+  _globals['_SUBMITMOVEREQUEST']._serialized_start=785
+  _globals['_SUBMITMOVEREQUEST']._serialized_end=926
+  _globals['_SUBMITMOVERESPONSE']._serialized_start=928
+  _globals['_SUBMITMOVERESPONSE']._serialized_end=1001
+  _globals['_WATCHGAMEREQUEST']._serialized_start=1003
+  _globals['_WATCHGAMEREQUEST']._serialized_end=1060
+  _globals['_WATCHGAMERESPONSE']._serialized_start=1062
+  _globals['_WATCHGAMERESPONSE']._serialized_end=1179
+  _globals['_GETHISTORYREQUEST']._serialized_start=1181
+  _globals['_GETHISTORYREQUEST']._serialized_end=1217
+  _globals['_GETHISTORYRESPONSE']._serialized_start=1219
+  _globals['_GETHISTORYRESPONSE']._serialized_end=1283
+  _globals['_LISTGAMESREQUEST']._serialized_start=1285
+  _globals['_LISTGAMESREQUEST']._serialized_end=1397
+  _globals['_LISTGAMESRESPONSE']._serialized_start=1399
+  _globals['_LISTGAMESRESPONSE']._serialized_end=1484
+  _globals['_GETGAMEKINDREQUEST']._serialized_start=1486
+  _globals['_GETGAMEKINDREQUEST']._serialized_end=1520
+  _globals['_GETGAMEKINDRESPONSE']._serialized_start=1523
+  _globals['_GETGAMEKINDRESPONSE']._serialized_end=1786
+  _globals['_GAMESERVICE']._serialized_start=1789
+  _globals['_GAMESERVICE']._serialized_end=2773
 # @@protoc_insertion_point(module_scope)

@@ -1,5 +1,8 @@
 from google.api import annotations_pb2 as _annotations_pb2
 from hustings.v1 import game_pb2 as _game_pb2
+from hustings.v1 import spin_doctors_catalogue_pb2 as _spin_doctors_catalogue_pb2
+from hustings.v1 import stimmvieh_catalogue_pb2 as _stimmvieh_catalogue_pb2
+from hustings.v1 import wahlspiel_catalogue_pb2 as _wahlspiel_catalogue_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -141,3 +144,23 @@ class ListGamesResponse(_message.Message):
     games: _containers.RepeatedCompositeFieldContainer[_game_pb2.GameSummary]
     next_page_token: str
     def __init__(self, games: _Optional[_Iterable[_Union[_game_pb2.GameSummary, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class GetGameKindRequest(_message.Message):
+    __slots__ = ("kind",)
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    kind: str
+    def __init__(self, kind: _Optional[str] = ...) -> None: ...
+
+class GetGameKindResponse(_message.Message):
+    __slots__ = ("kind", "content_version", "stimmvieh", "wahlspiel", "spin_doctors")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    STIMMVIEH_FIELD_NUMBER: _ClassVar[int]
+    WAHLSPIEL_FIELD_NUMBER: _ClassVar[int]
+    SPIN_DOCTORS_FIELD_NUMBER: _ClassVar[int]
+    kind: _game_pb2.GameKind
+    content_version: str
+    stimmvieh: _stimmvieh_catalogue_pb2.StimmviehCatalogue
+    wahlspiel: _wahlspiel_catalogue_pb2.WahlspielCatalogue
+    spin_doctors: _spin_doctors_catalogue_pb2.SpinDoctorsCatalogue
+    def __init__(self, kind: _Optional[_Union[_game_pb2.GameKind, _Mapping]] = ..., content_version: _Optional[str] = ..., stimmvieh: _Optional[_Union[_stimmvieh_catalogue_pb2.StimmviehCatalogue, _Mapping]] = ..., wahlspiel: _Optional[_Union[_wahlspiel_catalogue_pb2.WahlspielCatalogue, _Mapping]] = ..., spin_doctors: _Optional[_Union[_spin_doctors_catalogue_pb2.SpinDoctorsCatalogue, _Mapping]] = ...) -> None: ...

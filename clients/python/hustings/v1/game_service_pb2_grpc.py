@@ -82,6 +82,11 @@ class GameServiceStub:
                 request_serializer=hustings_dot_v1_dot_game__service__pb2.ListGamesRequest.SerializeToString,
                 response_deserializer=hustings_dot_v1_dot_game__service__pb2.ListGamesResponse.FromString,
                 _registered_method=True)
+        self.GetGameKind = channel.unary_unary(
+                '/hustings.v1.GameService/GetGameKind',
+                request_serializer=hustings_dot_v1_dot_game__service__pb2.GetGameKindRequest.SerializeToString,
+                response_deserializer=hustings_dot_v1_dot_game__service__pb2.GetGameKindResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -151,6 +156,15 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetGameKind(self, request, context):
+        """One kind with its whole catalogue (cards, board, actions, their conditions and effects) and
+        the version of the content it is built from. Over REST the answer carries that version as
+        its ETag and answers `If-None-Match` with 304.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -193,6 +207,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.ListGames,
                     request_deserializer=hustings_dot_v1_dot_game__service__pb2.ListGamesRequest.FromString,
                     response_serializer=hustings_dot_v1_dot_game__service__pb2.ListGamesResponse.SerializeToString,
+            ),
+            'GetGameKind': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetGameKind,
+                    request_deserializer=hustings_dot_v1_dot_game__service__pb2.GetGameKindRequest.FromString,
+                    response_serializer=hustings_dot_v1_dot_game__service__pb2.GetGameKindResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -419,6 +438,33 @@ class GameService:
             '/hustings.v1.GameService/ListGames',
             hustings_dot_v1_dot_game__service__pb2.ListGamesRequest.SerializeToString,
             hustings_dot_v1_dot_game__service__pb2.ListGamesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetGameKind(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hustings.v1.GameService/GetGameKind',
+            hustings_dot_v1_dot_game__service__pb2.GetGameKindRequest.SerializeToString,
+            hustings_dot_v1_dot_game__service__pb2.GetGameKindResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -18,7 +18,7 @@ class StoredSeat(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., display_name: _Optional[str] = ..., token_sha256: _Optional[str] = ...) -> None: ...
 
 class StoredGame(_message.Message):
-    __slots__ = ("game_id", "kind", "options", "version", "status", "seats", "seed", "rng_counter", "engine_state", "created_at")
+    __slots__ = ("game_id", "kind", "options", "version", "status", "seats", "seed", "rng_counter", "engine_state", "created_at", "content_version")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
@@ -29,6 +29,7 @@ class StoredGame(_message.Message):
     RNG_COUNTER_FIELD_NUMBER: _ClassVar[int]
     ENGINE_STATE_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_VERSION_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     kind: str
     options: _game_pb2.GameOptions
@@ -39,7 +40,8 @@ class StoredGame(_message.Message):
     rng_counter: int
     engine_state: bytes
     created_at: int
-    def __init__(self, game_id: _Optional[str] = ..., kind: _Optional[str] = ..., options: _Optional[_Union[_game_pb2.GameOptions, _Mapping]] = ..., version: _Optional[int] = ..., status: _Optional[_Union[_game_pb2.GameStatus, str]] = ..., seats: _Optional[_Iterable[_Union[StoredSeat, _Mapping]]] = ..., seed: _Optional[bytes] = ..., rng_counter: _Optional[int] = ..., engine_state: _Optional[bytes] = ..., created_at: _Optional[int] = ...) -> None: ...
+    content_version: str
+    def __init__(self, game_id: _Optional[str] = ..., kind: _Optional[str] = ..., options: _Optional[_Union[_game_pb2.GameOptions, _Mapping]] = ..., version: _Optional[int] = ..., status: _Optional[_Union[_game_pb2.GameStatus, str]] = ..., seats: _Optional[_Iterable[_Union[StoredSeat, _Mapping]]] = ..., seed: _Optional[bytes] = ..., rng_counter: _Optional[int] = ..., engine_state: _Optional[bytes] = ..., created_at: _Optional[int] = ..., content_version: _Optional[str] = ...) -> None: ...
 
 class StoredEvent(_message.Message):
     __slots__ = ("event", "public", "visible_to", "redacted")
