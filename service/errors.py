@@ -6,6 +6,8 @@ import grpc
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
+from redis.exceptions import MaxConnectionsError, OutOfMemoryError, RedisError
+import structlog
 
 from hustings.engine import (
     EngineError,
@@ -17,6 +19,8 @@ from hustings.engine import (
 )
 
 ERROR_DOMAIN = "hustings"
+
+_log = structlog.get_logger("hustings.store")
 
 # The single mapping of engine exceptions to gRPC codes (most specific first).
 ENGINE_ERROR_CODES: tuple[tuple[type[EngineError], grpc.StatusCode], ...] = (
@@ -94,6 +98,22 @@ def aborted(reason: str, message: str) -> ServiceError:
 def store_unavailable() -> ServiceError:
     """UNAVAILABLE: Redis cannot be reached; the call may be retried."""
     return ServiceError(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", "the game store is unreachable; retry")
+
+
+def store_error(error: RedisError) -> ServiceError:
+    """The answer to a failed store call, by its cause (which is logged, never sent): a full
+    Redis is RESOURCE_EXHAUSTED ``STORE_FULL``; a pool with no free connection in time is
+    UNAVAILABLE ``STORE_BUSY``; anything else that reaches Redis or not is UNAVAILABLE
+    ``STORE_UNAVAILABLE``. All of them may be retried with the same request id."""
+    if isinstance(error, OutOfMemoryError) or "OOM command not allowed" in str(error):
+        result = ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED, "STORE_FULL", "the game store is full; retry later")
+    elif isinstance(error, MaxConnectionsError) or "No connection available" in str(error):
+        result = ServiceError(grpc.StatusCode.UNAVAILABLE, "STORE_BUSY", "the game store is busy; retry")
+    else:
+        result = store_unavailable()
+    # The cause's class and Redis's own first words name it; they never carry game data.
+    _log.warning("store_error", reason=result.reason, cause=type(error).__name__, detail=str(error)[:120])
+    return result
 
 
 def internal() -> ServiceError:

@@ -8,14 +8,16 @@ and history are filtered only by ``visibility``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
+import random
 import re
 import secrets
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterator
 
 import grpc
 import structlog
@@ -25,14 +27,22 @@ from hustings.service import metrics, visibility
 from hustings.service.errors import (
     ServiceError,
     aborted,
-    exhausted,
     invalid,
     not_found,
     precondition,
     unauthenticated,
 )
+from hustings.service.lobby import LobbyRepair, index_quietly, summary_of
+from hustings.service.limits import (
+    DEFAULT_MAX_STREAMS,
+    DEFAULT_MAX_STREAMS_PER_CLIENT,
+    DEFAULT_MAX_STREAMS_PER_SEAT,
+    StreamLimits,
+)
 from hustings.service.notifier import Notifier
-from hustings.service.store import Store
+from hustings.service.server_secret import Keys, fingerprint
+from hustings.service.store import Recorded, Store
+from hustings.service.watch import Watchers
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2, game_service_pb2
 
@@ -41,8 +51,8 @@ log = structlog.get_logger("hustings.host")
 GAME_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 REQUEST_ID_RE = re.compile(r"^[\x21-\x7e]{1,64}$")
 MAX_DISPLAY_NAME = 40
-MAX_COMMIT_ATTEMPTS = 8
-WATCH_POLL_S = 2.0
+MAX_COMMIT_ATTEMPTS = 32
+COMMIT_BUDGET_S = 5.0  # within the 15 s server deadline of a call
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200
 LOBBY_SCAN_LIMIT = 5000
@@ -72,6 +82,24 @@ def _check_game_id(game_id: str) -> None:
         raise invalid("BAD_GAME_ID", "game_id must be 1 to 64 letters, digits, '-' or '_'")
 
 
+def _attempts(limit: int = MAX_COMMIT_ATTEMPTS, budget_s: float = COMMIT_BUDGET_S) -> Iterator[Awaitable[None]]:
+    """Commit attempts, bounded in count and time: the first two at once, then each after a
+    jittered, growing pause (replicas that keep colliding on one game spread out)."""
+    deadline = time.monotonic() + budget_s
+    for n in range(limit):
+        if n and time.monotonic() > deadline:
+            return
+        yield asyncio.sleep(0 if n < 2 else random.uniform(0, min(0.1, 0.002 * 2**n)))
+
+
+def _same_request(recorded: str, current: str) -> None:
+    """Refuse a request id reused for a different request (a retry must repeat its request)."""
+    if recorded and not hmac.compare_digest(recorded, current):
+        raise precondition(
+            "REQUEST_ID_REUSED", "this request_id was used for a different request; use a new request_id"
+        )
+
+
 def _check_request_id(request_id: str, required: bool) -> None:
     if not request_id:
         if required:
@@ -91,13 +119,29 @@ class GameHost:
         *,
         allow_client_seed: bool = False,
         cache_size: int = 4096,
-        max_watchers: int = 10_000,
+        max_watchers: int = DEFAULT_MAX_STREAMS,
+        max_streams_per_client: int = DEFAULT_MAX_STREAMS_PER_CLIENT,
+        max_streams_per_seat: int = DEFAULT_MAX_STREAMS_PER_SEAT,
         clock: Callable[[], float] = time.time,
+        keys: Keys | None = None,
     ) -> None:
         self.store = store
         self.notifier = notifier
+        # Without a shared secret (one replica in a tool or test) a secret of this process.
+        self.keys = keys or Keys(secrets.token_bytes(32))
+        self.lobby_repair = LobbyRepair(store)
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
         self.allow_client_seed = allow_client_seed
         self.max_watchers = max_watchers
+        self.watchers = Watchers(
+            store,
+            notifier,
+            load=self._load_fresh,
+            view=self._view,
+            seat_of=self.seat_of,
+            closing=lambda: self.closing,
+            limits=StreamLimits(max_watchers, max_streams_per_client, max_streams_per_seat),
+        )
         self.closing = False
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
         self._cache_size = cache_size
@@ -182,18 +226,6 @@ class GameHost:
         game.view_to_proto(game.view(state, seat), view)
         return view
 
-    def _summary(self, stored: storage_pb2.StoredGame) -> game_pb2.GameSummary:
-        summary = game_pb2.GameSummary(
-            game_id=stored.game_id,
-            kind=stored.kind,
-            status=stored.status,
-            version=stored.version,
-            created_at=stored.created_at,
-        )
-        for s in stored.seats:
-            summary.seats.add(seat=s.seat, display_name=s.display_name, taken=bool(s.token_sha256))
-        return summary
-
     # --- RPCs ---------------------------------------------------------------------------------
     def list_kinds(self) -> game_service_pb2.ListGameKindsResponse:
         """Every hosted kind."""
@@ -208,7 +240,7 @@ class GameHost:
         return response
 
     async def create_game(self, request: game_service_pb2.CreateGameRequest) -> game_service_pb2.CreateGameResponse:
-        """A new game, open for joining."""
+        """A new game, open for joining; a retried request id answers with the first game."""
         game = get_game(request.kind)
         if game is None:
             raise invalid("UNKNOWN_KIND", f"unknown game kind {request.kind[:40]!r}; see ListGameKinds")
@@ -221,34 +253,43 @@ class GameHost:
             state = game.setup(options, rng)
         except EngineError as error:
             raise ServiceError.from_engine(error) from None
-        for _attempt in range(MAX_COMMIT_ATTEMPTS):
-            game_id = self._new_game_id(request.request_id)
-            stored = storage_pb2.StoredGame(
-                game_id=game_id,
-                kind=game.info.kind,
-                version=1,
-                status=game_pb2.GAME_STATUS_OPEN,
-                seed=seed,
-                rng_counter=rng.counter,
-                engine_state=game.dump_state(state),
-                created_at=int(self._clock()),
-                content_version=self.get_kind(game.info.kind).content_version,
+        game_id = "g" + secrets.token_hex(12)  # random: never derived from what a client sent
+        if request.request_id:
+            request_fingerprint = fingerprint(
+                b"create", game.info.kind.encode(), request.options.SerializeToString(deterministic=True), request.seed.encode()
             )
-            stored.options.CopyFrom(request.options)
-            for seat in range(seats):
-                stored.seats.add(seat=seat)
-            entry = storage_pb2.LogEntry(version=1, seat=-1, state_digest=state_digest(game, state))
-            result = await self.store.commit(stored, 0, entry)
-            if result.status == "OK":
-                loaded = self._remember(Loaded(stored, game, state))
-                await self.store.index(self._summary(stored))
-                log.info("game_created", game_id=game_id, kind=game.info.kind, seats=seats)
-                return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(loaded, None))
-            if request.request_id:
-                # The same request id already created this game: answer as the first time.
-                loaded = await self._load_fresh(game_id)
-                return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(loaded, None))
-        raise ServiceError(grpc.StatusCode.UNAVAILABLE, "ID_COLLISION", "could not allocate a game id; retry")
+            key = self.keys.request_key("create", request.request_id)
+            game_id, first_fingerprint = await self.store.reserve_create(key, game_id, request_fingerprint)
+            _same_request(first_fingerprint, request_fingerprint)
+            existing = await self.store.load(game_id)
+            if existing is not None:
+                return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(self._adopt(existing), None))
+        stored = storage_pb2.StoredGame(
+            game_id=game_id,
+            kind=game.info.kind,
+            version=1,
+            status=game_pb2.GAME_STATUS_OPEN,
+            seed=seed,
+            rng_counter=rng.counter,
+            engine_state=game.dump_state(state),
+            created_at=int(self._clock()),
+            content_version=self.get_kind(game.info.kind).content_version,
+        )
+        stored.options.CopyFrom(request.options)
+        for seat in range(seats):
+            stored.seats.add(seat=seat)
+        entry = storage_pb2.LogEntry(version=1, seat=-1, state_digest=state_digest(game, state))
+        # Indexed before the commit, so a created game is never missing from the lobby (an entry
+        # whose commit never happens is dropped by the lobby repair).
+        await self.store.index(summary_of(stored))
+        result = await self.store.commit(stored, 0, entry)
+        if result.status != "OK":
+            # Another attempt of the same request created it first: answer with that game.
+            loaded = await self._load_fresh(game_id)
+            return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(loaded, None))
+        loaded = self._remember(Loaded(stored, game, state))
+        log.info("game_created", game_id=game_id, kind=game.info.kind, seats=seats)
+        return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(loaded, None))
 
     def _seed(self, seed_hex: str) -> bytes:
         if not seed_hex:
@@ -265,85 +306,112 @@ class GameHost:
             raise invalid("BAD_SEED", "seed must be 64 hex digits")
         return seed
 
-    @staticmethod
-    def _new_game_id(request_id: str) -> str:
-        if request_id:
-            digest = hashlib.sha256(b"create:" + request_id.encode()).digest()
-            return "g" + digest[:12].hex()
-        return "g" + secrets.token_hex(12)
+    @contextlib.asynccontextmanager
+    async def _game_lock(self, game_id: str) -> AsyncIterator[None]:
+        """Steps of one game on this replica one at a time: they would only conflict with each
+        other in Redis (simultaneous choices of several seats arrive together)."""
+        lock, users = self._locks.get(game_id, (asyncio.Lock(), 0))
+        self._locks[game_id] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._locks[game_id]
+            if users == 1:
+                del self._locks[game_id]
+            else:
+                self._locks[game_id] = (lock, users - 1)
 
     async def join_game(self, request: game_service_pb2.JoinGameRequest) -> game_service_pb2.JoinGameResponse:
-        """Take a seat; the game starts when the last seat is taken."""
+        """Take a seat; the game starts when the last seat is taken.
+
+        With a request id the answer is a function of the request: every attempt, however many
+        overlap on however many replicas, gets the same seat and the same token (derived from the
+        server secret and the request), and only the first changes the game."""
         name = request.display_name.strip()
         if not name or len(name) > MAX_DISPLAY_NAME or not name.isprintable():
             raise invalid("BAD_DISPLAY_NAME", f"display_name must be 1 to {MAX_DISPLAY_NAME} printable characters")
         _check_request_id(request.request_id, required=False)
-        loaded = await self._load_fresh(request.game_id)
-        request_field = f"join:{request.request_id}" if request.request_id else ""
-        for _attempt in range(MAX_COMMIT_ATTEMPTS):
-            if request_field:
-                first = await self.store.request_version(request.game_id, request_field)
-                if first is not None:
-                    return await self._rejoin(request.game_id, first)
-            stored = loaded.stored
-            if stored.status != game_pb2.GAME_STATUS_OPEN:
-                raise precondition("GAME_FULL", "every seat of this game is taken")
-            free = [s.seat for s in stored.seats if not s.token_sha256]
-            if request.HasField("seat"):
-                if not 0 <= request.seat < len(stored.seats):
-                    raise invalid("BAD_SEAT", f"seat must be 0 to {len(stored.seats) - 1}")
-                if request.seat not in free:
-                    raise precondition("SEAT_TAKEN", f"seat {request.seat} is taken")
-                seat = request.seat
-            else:
-                seat = free[0]
-            token = secrets.token_urlsafe(32)
-            new = storage_pb2.StoredGame()
-            new.CopyFrom(stored)
-            new.version = stored.version + 1
-            new.seats[seat].display_name = name
-            new.seats[seat].token_sha256 = token_hash(token)
-            started = all(s.token_sha256 for s in new.seats)
-            if started:
-                new.status = game_pb2.GAME_STATUS_ACTIVE
-            entry = storage_pb2.LogEntry(version=new.version, seat=seat, state_digest=state_digest(loaded.game, loaded.state))
-            event = entry.events.add(public=True)
-            event.event.version = new.version
-            event.event.seat = seat
-            event.event.seat_taken.seat = seat
-            event.event.seat_taken.display_name = name
-            event.event.seat_taken.game_started = started
-            result = await self.store.commit(new, stored.version, entry, request_field)
-            if result.status == "OK":
-                joined = self._remember(Loaded(new, loaded.game, loaded.state))
-                await self.store.index(self._summary(new))
-                log.info("seat_taken", game_id=new.game_id, seat=seat, version=new.version, started=started)
-                return game_service_pb2.JoinGameResponse(seat=seat, seat_token=token, view=self._view(joined, seat))
-            if result.status != "DUPLICATE":
-                loaded = await self._reloaded(request.game_id, result.snapshot)
+        game_id = request.game_id
+        loaded = await self._load_fresh(game_id)
+        key = token = request_fingerprint = ""
+        if request.request_id:
+            key = self.keys.request_key(f"{game_id}:join", request.request_id)
+            token = self.keys.join_token(game_id, request.request_id)
+            wanted = str(request.seat) if request.HasField("seat") else ""
+            request_fingerprint = fingerprint(b"join", name.encode(), wanted.encode())
+        async with self._game_lock(game_id):
+            for attempt in _attempts():
+                await attempt
+                stored = loaded.stored
+                if stored.status == game_pb2.GAME_STATUS_FINISHED:
+                    raise precondition("GAME_OVER", "the game is over")
+                if stored.status != game_pb2.GAME_STATUS_OPEN:
+                    if key:  # a retry of a join that took the last seat
+                        recorded = await self.store.recorded(game_id, key)
+                        if recorded is not None:
+                            return await self._rejoin(loaded, recorded, request_fingerprint, token)
+                    raise precondition("GAME_FULL", "every seat of this game is taken")
+                free = [s.seat for s in stored.seats if not s.token_sha256]
+                if request.HasField("seat"):
+                    if not 0 <= request.seat < len(stored.seats):
+                        raise invalid("BAD_SEAT", f"seat must be 0 to {len(stored.seats) - 1}")
+                    if request.seat not in free:
+                        if key:
+                            recorded = await self.store.recorded(game_id, key)
+                            if recorded is not None:
+                                return await self._rejoin(loaded, recorded, request_fingerprint, token)
+                        raise precondition("SEAT_TAKEN", f"seat {request.seat} is taken")
+                    seat = request.seat
+                else:
+                    seat = free[0]
+                seat_token = token or secrets.token_urlsafe(32)
+                new, entry = self._seated(loaded, seat, name, seat_token)
+                result = await self.store.commit(new.stored, stored.version, entry, key, request_fingerprint)
+                if result.status == "OK":
+                    joined = self._remember(new)
+                    await index_quietly(self.store, new.stored)
+                    started = new.stored.status == game_pb2.GAME_STATUS_ACTIVE
+                    log.info("seat_taken", game_id=game_id, seat=seat, version=new.version, started=started)
+                    return game_service_pb2.JoinGameResponse(seat=seat, seat_token=seat_token, view=self._view(joined, seat))
+                if result.status == "DUPLICATE" and result.recorded is not None:
+                    return await self._rejoin(await self._load_fresh(game_id), result.recorded, request_fingerprint, token)
+                loaded = await self._reloaded(game_id, result.snapshot)
         raise aborted("TOO_MUCH_CONTENTION", "the game changed too often while joining; retry")
 
-    async def _rejoin(self, game_id: str, first_version: int) -> game_service_pb2.JoinGameResponse:
-        """Answer a retried JoinGame: the same seat with a fresh token (only hashes are kept,
-        so the first token cannot be given again; it stops working)."""
-        entry = await self.store.log_entry(game_id, first_version)
+    @staticmethod
+    def _seated(loaded: Loaded, seat: Seat, name: str, token: str) -> tuple[Loaded, storage_pb2.LogEntry]:
+        stored = loaded.stored
+        new = storage_pb2.StoredGame()
+        new.CopyFrom(stored)
+        new.version = stored.version + 1
+        new.seats[seat].display_name = name
+        new.seats[seat].token_sha256 = token_hash(token)
+        started = all(s.token_sha256 for s in new.seats)
+        if started:
+            new.status = game_pb2.GAME_STATUS_ACTIVE
+        entry = storage_pb2.LogEntry(version=new.version, seat=seat, state_digest=state_digest(loaded.game, loaded.state))
+        event = entry.events.add(public=True)
+        event.event.version = new.version
+        event.event.seat = seat
+        event.event.seat_taken.seat = seat
+        event.event.seat_taken.display_name = name
+        event.event.seat_taken.game_started = started
+        return Loaded(new, loaded.game, loaded.state), entry
+
+    async def _rejoin(
+        self, loaded: Loaded, recorded: Recorded, request_fingerprint: str, token: str
+    ) -> game_service_pb2.JoinGameResponse:
+        """Answer a retried JoinGame: the same seat and token as the first attempt, and nothing
+        written (no new version, no wake-up of watchers)."""
+        _same_request(recorded.fingerprint, request_fingerprint)
+        entry = await self.store.log_entry(loaded.stored.game_id, recorded.version)
         if entry is None:
             raise ServiceError(grpc.StatusCode.INTERNAL, "LOG_ENTRY_MISSING", "the first join is not in the log")
         seat = entry.seat
-        for _attempt in range(MAX_COMMIT_ATTEMPTS):
-            loaded = await self._load_fresh(game_id)
-            token = secrets.token_urlsafe(32)
-            new = storage_pb2.StoredGame()
-            new.CopyFrom(loaded.stored)
-            new.version = loaded.version + 1
-            new.seats[seat].token_sha256 = token_hash(token)
-            step = storage_pb2.LogEntry(version=new.version, seat=seat, state_digest=state_digest(loaded.game, loaded.state))
-            result = await self.store.commit(new, loaded.version, step)
-            if result.status == "OK":
-                rejoined = self._remember(Loaded(new, loaded.game, loaded.state))
-                log.info("seat_token_reissued", game_id=game_id, seat=seat, version=new.version)
-                return game_service_pb2.JoinGameResponse(seat=seat, seat_token=token, view=self._view(rejoined, seat))
-        raise aborted("TOO_MUCH_CONTENTION", "the game changed too often while joining; retry")
+        if not hmac.compare_digest(loaded.stored.seats[seat].token_sha256, token_hash(token)):
+            raise precondition("SEAT_TOKEN_REPLACED", "this seat has been given another token since this join")
+        return game_service_pb2.JoinGameResponse(seat=seat, seat_token=token, view=self._view(loaded, seat))
 
     async def _reloaded(self, game_id: str, snapshot: bytes) -> Loaded:
         if not snapshot:
@@ -376,43 +444,49 @@ class GameHost:
             seat = self.seat_of(loaded, token)
         if seat is None:
             raise unauthenticated("SEAT_TOKEN_REQUIRED", "moves need a seat token (authorization: Bearer <token>)")
-        request_field = f"{seat}:{request.request_id}"
+        key = self.keys.request_key(f"{game_id}:{seat}", request.request_id)
+        request_fingerprint = fingerprint(b"move", request.move.SerializeToString(deterministic=True))
         try:
             move = loaded.game.move_from_proto(request.move)
         except EngineError as error:
             raise ServiceError.from_engine(error) from None
         structlog.contextvars.bind_contextvars(game_id=game_id, seat=seat, request_id=request.request_id)
         fresh = cached is None
-        for _attempt in range(MAX_COMMIT_ATTEMPTS):
-            try:
-                self._check_expected(loaded, request)
-                new, entry = self._advance(loaded, seat, request, move)
-            except ServiceError as error:
-                if not fresh:
-                    # The cached state may be stale: decide on the latest one.
-                    loaded, fresh = await self._load_fresh(game_id), True
-                    self._same_seat(loaded, token, seat)
-                    continue
-                answered = await self._first_answer(game_id, seat, request_field)
-                if answered is not None:
-                    return answered
-                log.info("move_rejected", reason=error.reason, version=loaded.version)
-                raise
-            result = await self.store.commit(new.stored, loaded.version, entry, request_field)
-            if result.status == "OK":
-                self._remember(new)
-                metrics.MOVES.labels(new.stored.kind).inc()
-                if new.stored.status == game_pb2.GAME_STATUS_FINISHED:
-                    await self.store.index(self._summary(new.stored))
-                log.info("move_applied", version=new.version)
-                return self._answer(entry, seat)
-            if result.status == "DUPLICATE":
-                answered = await self._first_answer(game_id, seat, request_field)
-                if answered is not None:
-                    return answered
-            metrics.CONFLICTS.inc()
-            loaded, fresh = await self._reloaded(game_id, result.snapshot), True
-            self._same_seat(loaded, token, seat)
+        async with self._game_lock(game_id):
+            if not fresh and self._cache.get(game_id) is not loaded:
+                # A step of this game committed here while this call waited: decide on it.
+                loaded = self._cache.get(game_id) or loaded
+            for attempt in _attempts():
+                await attempt
+                try:
+                    self._check_expected(loaded, request)
+                    new, entry = self._advance(loaded, seat, move, request.move)
+                except ServiceError as error:
+                    if not fresh:
+                        # The cached state may be stale: decide on the latest one.
+                        loaded, fresh = await self._load_fresh(game_id), True
+                        self._same_seat(loaded, token, seat)
+                        continue
+                    answered = await self._first_answer(game_id, seat, key, request_fingerprint)
+                    if answered is not None:
+                        return answered
+                    log.info("move_rejected", reason=error.reason, version=loaded.version)
+                    raise
+                result = await self.store.commit(new.stored, loaded.version, entry, key, request_fingerprint)
+                if result.status == "OK":
+                    self._remember(new)
+                    metrics.MOVES.labels(new.stored.kind).inc()
+                    if new.stored.status == game_pb2.GAME_STATUS_FINISHED:
+                        await index_quietly(self.store, new.stored)
+                    log.info("move_applied", version=new.version)
+                    return self._answer(entry, seat)
+                if result.status == "DUPLICATE":
+                    answered = await self._first_answer(game_id, seat, key, request_fingerprint)
+                    if answered is not None:
+                        return answered
+                metrics.CONFLICTS.inc()
+                loaded, fresh = await self._reloaded(game_id, result.snapshot), True
+                self._same_seat(loaded, token, seat)
         raise aborted("TOO_MUCH_CONTENTION", "the game changed too often while moving; retry")
 
     def _same_seat(self, loaded: Loaded, token: str | None, seat: Seat) -> None:
@@ -428,9 +502,7 @@ class GameHost:
                 f"the game is at version {loaded.version}, not {request.expected_version}",
             )
 
-    def _advance(
-        self, loaded: Loaded, seat: Seat, request: game_service_pb2.SubmitMoveRequest, move: Any
-    ) -> tuple[Loaded, storage_pb2.LogEntry]:
+    def _advance(self, loaded: Loaded, seat: Seat, move: Any, move_proto: game_pb2.Move) -> tuple[Loaded, storage_pb2.LogEntry]:
         stored, game = loaded.stored, loaded.game
         if stored.status == game_pb2.GAME_STATUS_OPEN:
             raise precondition("GAME_NOT_STARTED", "the game starts when every seat is taken")
@@ -454,9 +526,8 @@ class GameHost:
             seat=seat,
             move_public=game.move_is_public(move),
             state_digest=hashlib.sha256(new.engine_state).hexdigest(),
-            request_id=request.request_id,
         )
-        entry.move.CopyFrom(request.move)
+        entry.move.CopyFrom(move_proto)
         for event in events:
             entry.events.append(visibility.store_event(game, event, version, seat))
         return Loaded(new, game, state), entry
@@ -470,11 +541,14 @@ class GameHost:
                 response.events.append(event)
         return response
 
-    async def _first_answer(self, game_id: str, seat: Seat, request_field: str) -> game_service_pb2.SubmitMoveResponse | None:
-        version = await self.store.request_version(game_id, request_field)
-        if version is None:
+    async def _first_answer(
+        self, game_id: str, seat: Seat, key: str, request_fingerprint: str
+    ) -> game_service_pb2.SubmitMoveResponse | None:
+        recorded = await self.store.recorded(game_id, key)
+        if recorded is None:
             return None
-        entry = await self.store.log_entry(game_id, version)
+        _same_request(recorded.fingerprint, request_fingerprint)
+        entry = await self.store.log_entry(game_id, recorded.version)
         if entry is None:
             return None
         return self._answer(entry, seat)
@@ -490,51 +564,15 @@ class GameHost:
             response.entries.append(visibility.entry_for(entry, seat, reveal))
         return response
 
-    async def watch(
-        self, game_id: str, token: str | None, from_version: int
+    def watch(
+        self, game_id: str, token: str | None, from_version: int, client: str = "local"
     ) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
-        """Every step after ``from_version``, then each new one as it is committed, on any replica."""
-        if from_version < 0:
-            raise invalid("BAD_FROM_VERSION", "from_version must be 0 or more")
-        if self.notifier.watcher_count >= self.max_watchers:
-            raise exhausted("TOO_MANY_WATCHERS", "this replica serves its maximum of streams; try another")
-        loaded = await self._load_fresh(game_id)
-        seat = self.seat_of(loaded, token)
-        last = from_version
-        with self.notifier.waiter(game_id) as wake:
-            metrics.WATCHERS.inc()
-            try:
-                async for update in self._follow(game_id, token, seat, last, wake):
-                    yield update
-            finally:
-                metrics.WATCHERS.dec()
+        """Every step after ``from_version``, then each new one as it is committed, on any replica.
 
-    async def _follow(
-        self, game_id: str, token: str | None, seat: Seat | None, last: int, wake: asyncio.Event
-    ) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
-        while True:
-            if self.closing:
-                raise ServiceError(
-                    grpc.StatusCode.UNAVAILABLE, "REPLICA_SHUTTING_DOWN", "this replica is stopping; reconnect to resume"
-                )
-            wake.clear()
-            loaded = await self._load_fresh(game_id)
-            if seat is not None:
-                self._same_seat(loaded, token, seat)  # a reissued token ends the old holder's stream
-            if loaded.version > last:
-                entries = await self.store.log_entries(game_id, last, loaded.version)
-                reveal = loaded.stored.status == game_pb2.GAME_STATUS_FINISHED
-                update = game_service_pb2.WatchGameResponse(version=loaded.version)
-                update.entries.extend(visibility.entry_for(e, seat, reveal) for e in entries)
-                update.view.CopyFrom(self._view(loaded, seat))
-                yield update
-                last = loaded.version
-            if loaded.stored.status == game_pb2.GAME_STATUS_FINISHED:
-                return
-            try:
-                await asyncio.wait_for(wake.wait(), WATCH_POLL_S)
-            except asyncio.TimeoutError:
-                pass
+        ``client`` names the caller for the per-client stream cap (``service/limits.py``); the
+        streams of one replica share their reads (``service/watch.py``).
+        """
+        return self.watchers.watch(game_id, token, from_version, client)
 
     async def list_games(self, request: game_service_pb2.ListGamesRequest) -> game_service_pb2.ListGamesResponse:
         """The lobby, newest first, filtered by kind and status, paginated."""
@@ -550,13 +588,20 @@ class GameHost:
         response = game_service_pb2.ListGamesResponse()
         scanned = 0
         while len(response.games) < size and scanned < LOBBY_SCAN_LIMIT:
-            batch = await self.store.lobby(offset, MAX_PAGE_SIZE)
-            if not batch:
+            ids = await self.store.lobby_ids(offset, MAX_PAGE_SIZE)
+            if not ids:
                 offset = -1
                 break
-            for summary in batch:
+            summaries = await self.store.lobby_summaries(ids)
+            # Version and status from the games themselves: exact, whatever the index says.
+            heads = await self.store.heads(ids)
+            for game_id in ids:
                 offset += 1
                 scanned += 1
+                summary, head = summaries.get(game_id), heads.get(game_id)
+                if summary is None or head is None:
+                    continue  # a game whose creation has not committed (yet)
+                summary.version, summary.status = head[0], head[1] or summary.status
                 if request.kind and summary.kind != request.kind:
                     continue
                 if request.status and summary.status != request.status:

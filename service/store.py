@@ -1,24 +1,30 @@
 """The Redis store: one game = keys under the hash tag ``{game_id}``; every step is one Lua call.
 
 Keys of a game (all in one Cluster slot):
-- ``hustings:{id}:game``      hash: ``version`` and ``snapshot`` (a storage.v1.StoredGame)
+- ``hustings:{id}:game``      hash: ``version``, ``status`` and ``snapshot`` (a storage.v1.StoredGame)
 - ``hustings:{id}:log``       stream: one entry per step, id ``<version>-0``, field ``e`` (LogEntry)
-- ``hustings:{id}:requests``  hash: ``<seat>:<request_id>`` -> the version the request produced
+- ``hustings:{id}:requests``  hash: keyed hash of ``(scope, request_id)`` -> ``"<version> <fingerprint>"``
 Updates are announced on the channel ``hustings:{id}:updates`` (payload: the new version).
+A CreateGame request id is kept (as a keyed hash) in ``hustings:create:{<hash>}`` -> ``"<game id>
+<fingerprint>"`` for a day, so that a retry finds its game although game ids are random.
 The lobby lives outside any game's slot, under its own hash tag: ``hustings:{lobby}:games``
-(sorted set by creation time), ``hustings:{lobby}:summaries`` (GameSummary by game) and
-``hustings:{lobby}:versions``; it is written after the commit, never with an older summary over a
-newer one, and is only an index.
+(sorted set by creation time), ``hustings:{lobby}:summaries`` (GameSummary by game),
+``hustings:{lobby}:versions`` and ``hustings:{lobby}:live`` (games not finished, to repair). It
+is only an index: never written with an older summary over a newer one, and repaired from the
+games themselves (``service/lobby.py``), since on Redis Cluster no script can write a game and
+the lobby together.
 """
 
 from __future__ import annotations
 
+import asyncio
 import pathlib
 from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2
@@ -27,11 +33,44 @@ from hustings.v1 import game_pb2
 LOBBY_KEY = "hustings:{lobby}:games"
 LOBBY_GAMES_KEY = "hustings:{lobby}:summaries"
 LOBBY_VERSIONS_KEY = "hustings:{lobby}:versions"
+LOBBY_LIVE_KEY = "hustings:{lobby}:live"
+CREATE_REQUEST_TTL_S = 24 * 3600
 
 CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
 
 _COMMIT_LUA = (pathlib.Path(__file__).parent / "lua" / "commit.lua").read_text()
 _INDEX_LUA = (pathlib.Path(__file__).parent / "lua" / "index.lua").read_text()
+
+DEFAULT_MAX_CONNECTIONS = 64  # per replica; watchers share reads, so few are busy at once
+DEFAULT_POOL_TIMEOUT_S = 10.0  # below the 15 s server deadline of a unary call
+CLUSTER_PIPELINE_HEADROOM = 8
+
+
+class BoundedCluster(RedisCluster):
+    """A Redis Cluster client whose commands wait for one of ``command_slots`` slots.
+
+    RedisCluster has no blocking pool: once a node's connections are all busy it raises
+    MaxConnectionsError at once. The slots bound the commands in flight (so a node never needs
+    more connections than there are slots) and make the excess wait, as BlockingConnectionPool
+    does for a single server.
+    """
+
+    def __init__(self, *args: Any, command_slots: int, pool_timeout_s: float, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._command_slots = asyncio.Semaphore(command_slots)
+        self._pool_timeout_s = pool_timeout_s
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        """Run one command once a slot is free (ConnectionError after the pool timeout)."""
+        try:
+            async with asyncio.timeout(self._pool_timeout_s):
+                await self._command_slots.acquire()
+        except TimeoutError:
+            raise RedisConnectionError("No connection available.") from None
+        try:
+            return await super().execute_command(*args, **kwargs)
+        finally:
+            self._command_slots.release()
 
 
 def game_key(game_id: str) -> str:
@@ -49,6 +88,11 @@ def requests_key(game_id: str) -> str:
     return f"hustings:{{{game_id}}}:requests"
 
 
+def create_request_key(request_key: str) -> str:
+    """Where a CreateGame request id (as a keyed hash) records the game it made."""
+    return f"hustings:create:{{{request_key}}}"
+
+
 def updates_channel(game_id: str) -> str:
     """The pub/sub channel announcing new versions."""
     return f"hustings:{{{game_id}}}:updates"
@@ -63,12 +107,28 @@ def game_id_of_channel(channel: str) -> str | None:
 
 
 @dataclass(frozen=True)
+class Recorded:
+    """What a request id recorded: the version its step made and the fingerprint of the request."""
+
+    version: int
+    fingerprint: str
+
+    @classmethod
+    def parse(cls, value: bytes | str) -> "Recorded":
+        """Parse ``"<version> <fingerprint>"``."""
+        text = value.decode() if isinstance(value, bytes) else value
+        version, _, fingerprint = text.partition(" ")
+        return cls(int(version), fingerprint)
+
+
+@dataclass(frozen=True)
 class CommitResult:
     """The answer of the commit script."""
 
     status: str  # "OK", "CONFLICT" or "DUPLICATE"
     version: int
     snapshot: bytes = b""
+    recorded: Recorded | None = None  # with DUPLICATE: what the request id recorded first
 
 
 class Store:
@@ -80,21 +140,39 @@ class Store:
         self._index = client.register_script(_INDEX_LUA)
 
     @classmethod
-    def from_url(cls, url: str) -> "Store":
-        """A store over the Redis at ``url``.
+    def from_url(
+        cls, url: str, max_connections: int = DEFAULT_MAX_CONNECTIONS, pool_timeout_s: float = DEFAULT_POOL_TIMEOUT_S
+    ) -> "Store":
+        """A store over the Redis at ``url`` with at most ``max_connections`` connections.
 
         ``redis://[:password@]host:port/db``, ``rediss://`` (TLS) and ``unix://`` reach one server;
         ``redis+cluster://host:port`` and ``rediss+cluster://`` reach a Redis Cluster through any
-        of its nodes.
+        of its nodes. A command that finds every connection busy waits up to ``pool_timeout_s``
+        for one (then fails as a ``redis.ConnectionError``, which callers answer as UNAVAILABLE)
+        instead of failing at once, so a burst queues rather than breaks.
         """
+        if max_connections < 2:
+            raise ValueError("max_connections must be at least 2 (one is held by the update subscription)")
         scheme, sep, rest = url.partition("://")
         if sep and scheme in CLUSTER_SCHEMES:
             plain = CLUSTER_SCHEMES[scheme] + "://" + rest
-            return cls(RedisCluster.from_url(plain, decode_responses=False))
-        return cls(aioredis.Redis.from_url(url, decode_responses=False, health_check_interval=30))
+            return cls(
+                BoundedCluster.from_url(
+                    plain,
+                    decode_responses=False,
+                    # Pipelines take connections beside the command slots: leave them room.
+                    max_connections=max_connections + CLUSTER_PIPELINE_HEADROOM,
+                    command_slots=max_connections,
+                    pool_timeout_s=pool_timeout_s,
+                )
+            )
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, max_connections=max_connections, timeout=pool_timeout_s, decode_responses=False, health_check_interval=30
+        )
+        return cls(aioredis.Redis.from_pool(pool))
 
     async def close(self) -> None:
-        """Close the connection pool."""
+        """Close the client and its connection pool."""
         await self.client.aclose()
 
     async def load(self, game_id: str) -> storage_pb2.StoredGame | None:
@@ -111,9 +189,11 @@ class Store:
         stored: storage_pb2.StoredGame,
         base_version: int,
         entry: storage_pb2.LogEntry,
-        request_field: str = "",
+        request_key: str = "",
+        fingerprint: str = "",
     ) -> CommitResult:
-        """Write ``stored`` (at ``stored.version``) if the game is still at ``base_version``."""
+        """Write ``stored`` (at ``stored.version``) if the game is still at ``base_version`` and
+        ``request_key`` (a keyed hash of a request id) has not been used in this game yet."""
         game_id = stored.game_id
         reply: list[Any] = await self._commit(
             keys=[game_key(game_id), log_key(game_id), requests_key(game_id)],
@@ -122,19 +202,53 @@ class Store:
                 str(stored.version),
                 stored.SerializeToString(),
                 entry.SerializeToString(),
-                request_field,
+                request_key,
                 updates_channel(game_id),
+                fingerprint,
+                str(int(stored.status)),
             ],
         )
         status = reply[0].decode()
+        if status == "DUPLICATE":
+            recorded = Recorded.parse(reply[1])
+            return CommitResult(status, recorded.version, recorded=recorded)
         version = int(reply[1])
         snapshot = reply[2] if len(reply) > 2 else b""
         return CommitResult(status, version, snapshot)
 
-    async def request_version(self, game_id: str, request_field: str) -> int | None:
-        """The version a request id produced, if it was applied."""
-        value = await self.client.hget(requests_key(game_id), request_field)
-        return int(value) if value is not None else None
+    async def recorded(self, game_id: str, request_key: str) -> Recorded | None:
+        """What a request id (as its keyed hash) recorded in a game, if its step was applied."""
+        value = await self.client.hget(requests_key(game_id), request_key)
+        return Recorded.parse(value) if value is not None else None
+
+    async def reserve_create(self, request_key: str, game_id: str, fingerprint: str) -> tuple[str, str]:
+        """Record that a CreateGame request makes ``game_id``, unless an attempt of it came first;
+        returns the (game id, fingerprint) recorded for the request."""
+        key = create_request_key(request_key)
+        value = f"{game_id} {fingerprint}"
+        if await self.client.set(key, value, nx=True, ex=CREATE_REQUEST_TTL_S):
+            return game_id, fingerprint
+        first = await self.client.get(key)
+        if first is None:  # expired between the two calls: take it now
+            await self.client.set(key, value, ex=CREATE_REQUEST_TTL_S)
+            return game_id, fingerprint
+        recorded_id, _, recorded_fingerprint = first.decode().partition(" ")
+        return recorded_id, recorded_fingerprint
+
+    async def heads(self, game_ids: list[str]) -> dict[str, tuple[int, int]]:
+        """The current (version, status) of each existing game, in one pipelined round trip
+        (one per shard on a Cluster)."""
+        if not game_ids:
+            return {}
+        async with self.client.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.hmget(game_key(game_id), ["version", "status"])
+            replies = await pipe.execute()
+        heads = {}
+        for game_id, (version, status) in zip(game_ids, replies):
+            if version is not None:
+                heads[game_id] = (int(version), int(status) if status is not None else 0)
+        return heads
 
     async def log_entries(
         self, game_id: str, after_version: int = 0, up_to_version: int | None = None
@@ -158,23 +272,61 @@ class Store:
         entry.ParseFromString(raw[0][1][b"e"])
         return entry
 
-    async def index(self, summary: game_pb2.GameSummary) -> None:
-        """Record a game's summary in the lobby, unless a newer one is there already."""
-        await self._index(
-            keys=[LOBBY_KEY, LOBBY_GAMES_KEY, LOBBY_VERSIONS_KEY],
-            args=[summary.game_id, summary.created_at, summary.version, summary.SerializeToString()],
+    async def index(self, summary: game_pb2.GameSummary) -> bool:
+        """Record a game's summary in the lobby, unless a newer one is there already; True when
+        it was written."""
+        written = await self._index(
+            keys=[LOBBY_KEY, LOBBY_GAMES_KEY, LOBBY_VERSIONS_KEY, LOBBY_LIVE_KEY],
+            args=[
+                summary.game_id,
+                summary.created_at,
+                summary.version,
+                summary.SerializeToString(),
+                "1" if summary.status == game_pb2.GAME_STATUS_FINISHED else "0",
+            ],
         )
+        return bool(written)
 
-    async def lobby(self, offset: int, count: int) -> list[game_pb2.GameSummary]:
-        """Lobby summaries, newest first."""
-        ids = await self.client.zrevrange(LOBBY_KEY, offset, offset + count - 1)
+    async def unindex(self, game_id: str) -> None:
+        """Drop a game from the lobby (it does not exist: its creation never committed)."""
+        async with self.client.pipeline(transaction=False) as pipe:
+            pipe.zrem(LOBBY_KEY, game_id)
+            pipe.zrem(LOBBY_LIVE_KEY, game_id)
+            pipe.hdel(LOBBY_GAMES_KEY, game_id)
+            pipe.hdel(LOBBY_VERSIONS_KEY, game_id)
+            await pipe.execute()
+
+    async def live_games(self, offset: int, count: int) -> list[tuple[str, int]]:
+        """Unfinished games of the lobby with their indexed version, oldest first."""
+        ids = await self.client.zrange(LOBBY_LIVE_KEY, offset, offset + count - 1)
         if not ids:
             return []
-        raw = await self.client.hmget(LOBBY_GAMES_KEY, ids)
-        summaries = []
-        for data in raw:
+        versions = await self.client.hmget(LOBBY_VERSIONS_KEY, ids)
+        return [(i.decode(), int(v or 0)) for i, v in zip(ids, versions)]
+
+    async def try_lock(self, name: str, ttl_ms: int) -> bool:
+        """Take a short lease (for work one replica at a time should do); False if taken."""
+        return bool(await self.client.set(f"hustings:{{lobby}}:lock:{name}", "1", nx=True, px=ttl_ms))
+
+    async def lobby_ids(self, offset: int, count: int) -> list[str]:
+        """Game ids of the lobby, newest first."""
+        return [i.decode() for i in await self.client.zrevrange(LOBBY_KEY, offset, offset + count - 1)]
+
+    async def lobby(self, offset: int, count: int) -> list[game_pb2.GameSummary]:
+        """Lobby summaries as indexed, newest first."""
+        ids = await self.lobby_ids(offset, count)
+        summaries = await self.lobby_summaries(ids)
+        return [summaries[i] for i in ids if i in summaries]
+
+    async def lobby_summaries(self, game_ids: list[str]) -> dict[str, game_pb2.GameSummary]:
+        """The indexed summaries of some games, by game id (missing ones left out)."""
+        if not game_ids:
+            return {}
+        raw = await self.client.hmget(LOBBY_GAMES_KEY, game_ids)
+        summaries = {}
+        for game_id, data in zip(game_ids, raw):
             if data is not None:
                 summary = game_pb2.GameSummary()
                 summary.ParseFromString(data)
-                summaries.append(summary)
+                summaries[game_id] = summary
         return summaries

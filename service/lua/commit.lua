@@ -1,7 +1,10 @@
 -- Commit one step of a game atomically: request-id check, version check, snapshot, log, publish.
--- KEYS[1] game hash (fields: version, snapshot)   KEYS[2] log stream   KEYS[3] request-id hash
+-- KEYS[1] game hash (fields: version, status, snapshot)   KEYS[2] log stream   KEYS[3] request-id hash
 -- ARGV[1] version the step was computed on ("0" to create)   ARGV[2] new version
--- ARGV[3] snapshot   ARGV[4] log entry   ARGV[5] request field, or ""   ARGV[6] update channel
+-- ARGV[3] snapshot   ARGV[4] log entry   ARGV[5] request key (a keyed hash), or ""
+-- ARGV[6] update channel   ARGV[7] request fingerprint   ARGV[8] status after the step
+-- A request key already present answers DUPLICATE with what it recorded ("<version> <fingerprint>"),
+-- whatever the version: a retry is recognised before the version check.
 if ARGV[5] ~= '' then
   local done = redis.call('HGET', KEYS[3], ARGV[5])
   if done then
@@ -12,11 +15,11 @@ local current = redis.call('HGET', KEYS[1], 'version') or '0'
 if current ~= ARGV[1] then
   return {'CONFLICT', current, redis.call('HGET', KEYS[1], 'snapshot') or ''}
 end
--- The log entry first: if it could not be appended, nothing else is written.
+-- The log entry first: if it could not be appended (out of memory), nothing else is written.
 redis.call('XADD', KEYS[2], ARGV[2] .. '-0', 'e', ARGV[4])
-redis.call('HSET', KEYS[1], 'version', ARGV[2], 'snapshot', ARGV[3])
+redis.call('HSET', KEYS[1], 'version', ARGV[2], 'status', ARGV[8], 'snapshot', ARGV[3])
 if ARGV[5] ~= '' then
-  redis.call('HSET', KEYS[3], ARGV[5], ARGV[2])
+  redis.call('HSET', KEYS[3], ARGV[5], ARGV[2] .. ' ' .. ARGV[7])
 end
 redis.call('PUBLISH', ARGV[6], ARGV[2])
 return {'OK', ARGV[2]}
