@@ -9,14 +9,15 @@ from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
 
 import grpc
 import structlog
-from google.protobuf import message_factory
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2
 from redis.exceptions import RedisError
 
 from hustings.service import metrics
 from hustings.service.errors import ServiceError, internal, store_unavailable, unauthenticated
 from hustings.service.host import GameHost
+from hustings.service.limits import DEFAULT_MAX_CALLS, CallLimit
 from hustings.v1 import game_service_pb2, game_service_pb2_grpc
 
 log = structlog.get_logger("hustings.grpc")
@@ -24,7 +25,9 @@ log = structlog.get_logger("hustings.grpc")
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 MAX_MESSAGE_BYTES = 1 << 20
 RPC_DEADLINE_S = 15.0  # the server's own bound on any unary call
-MAX_CONCURRENT_RPCS = 2048  # beyond this gRPC answers RESOURCE_EXHAUSTED
+# Streams and unary calls are counted apart (service/limits.py); gRPC's own cap on all RPCs is
+# only a backstop above both, with room for health checks and reflection.
+RPC_BACKSTOP_HEADROOM = 256
 
 R = TypeVar("R")
 
@@ -95,8 +98,9 @@ def _unary(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
         try:
             if request is MALFORMED:
                 raise _malformed()
-            async with asyncio.timeout(RPC_DEADLINE_S):
-                return await method(self, request, context)
+            with self.calls.hold():
+                async with asyncio.timeout(RPC_DEADLINE_S):
+                    return await method(self, request, context)
         except ServiceError as error:
             code = error.code.name
             await _abort(context, error)
@@ -135,8 +139,9 @@ def _auth_error(token: str | None) -> None:
 class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     """hustings.v1.GameService."""
 
-    def __init__(self, host: GameHost) -> None:
+    def __init__(self, host: GameHost, max_calls: int = DEFAULT_MAX_CALLS) -> None:
         self.host = host
+        self.calls = CallLimit(max_calls)
 
     def _token(self, context: grpc.aio.ServicerContext) -> str | None:
         token = bearer_token(context)
@@ -183,7 +188,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             if request is MALFORMED:
                 raise _malformed()
             structlog.contextvars.bind_contextvars(rpc="WatchGame", game_id=request.game_id or None)
-            async for update in self.host.watch(request.game_id, self._token(context), request.from_version):
+            # The client is the connection (a gRPC channel): its streams share the per-client cap.
+            client = f"grpc:{context.peer()}"
+            async for update in self.host.watch(request.game_id, self._token(context), request.from_version, client):
                 yield update
         except ServiceError as error:
             code = error.code.name
@@ -199,22 +206,46 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             metrics.RPCS.labels("WatchGame", code).inc()
 
 
+def public_descriptors() -> descriptor_pool.DescriptorPool:
+    """The proto files that reflection may serve: the public API, health and reflection, with
+    their imports. The process's default pool also holds the storage schema
+    (``hustings.storage.v1``), which is not API, so reflection gets a pool of its own."""
+    pool = descriptor_pool.DescriptorPool()
+    added: set[str] = set()
+
+    def add(file: Any) -> None:
+        if file.name in added:
+            return
+        for dependency in file.dependencies:
+            add(dependency)
+        proto = descriptor_pb2.FileDescriptorProto()
+        file.CopyToProto(proto)
+        pool.Add(proto)
+        added.add(file.name)
+
+    for file in (game_service_pb2.DESCRIPTOR, health_pb2.DESCRIPTOR, reflection_pb2.DESCRIPTOR):
+        add(file)
+    return pool
+
+
 def build_server(host: GameHost, address: str) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     """A gRPC server with GameService, health checking and reflection, bound to ``address``."""
+    servicer = GameServicer(host)
     server = grpc.aio.server(
-        maximum_concurrent_rpcs=MAX_CONCURRENT_RPCS,
+        maximum_concurrent_rpcs=host.max_watchers + servicer.calls.max_calls + RPC_BACKSTOP_HEADROOM,
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", 4 * MAX_MESSAGE_BYTES),
             ("grpc.so_reuseport", 0),
         ]
     )
-    server.add_generic_rpc_handlers((service_handler(GameServicer(host)),))
+    server.add_generic_rpc_handlers((service_handler(servicer),))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
         (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
         server,
+        pool=public_descriptors(),
     )
     port = server.add_insecure_port(address)
     if port == 0:

@@ -14,7 +14,12 @@ from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.grpc_api import SERVICE_NAME, build_server
 from hustings.service.host import GameHost
 from hustings.service.notifier import Notifier
-from hustings.service.store import Store
+from hustings.service.limits import (
+    DEFAULT_MAX_STREAMS,
+    DEFAULT_MAX_STREAMS_PER_CLIENT,
+    DEFAULT_MAX_STREAMS_PER_SEAT,
+)
+from hustings.service.store import DEFAULT_MAX_CONNECTIONS, DEFAULT_POOL_TIMEOUT_S, Store
 
 log = structlog.get_logger("hustings.replica")
 
@@ -32,7 +37,11 @@ class ReplicaConfig:
     grace_s: float = 5.0
     http_address: str = ""  # REST/JSON face (and /play), off when empty
     metrics_address: str = ""  # Prometheus /metrics, off when empty
-    max_watchers: int = 10_000
+    max_watchers: int = DEFAULT_MAX_STREAMS  # WatchGame streams on this replica
+    max_streams_per_client: int = DEFAULT_MAX_STREAMS_PER_CLIENT  # per gRPC connection / SSE address
+    max_streams_per_seat: int = DEFAULT_MAX_STREAMS_PER_SEAT  # per seat token
+    redis_max_connections: int = DEFAULT_MAX_CONNECTIONS  # the bounded pool of this replica
+    redis_pool_timeout_s: float = DEFAULT_POOL_TIMEOUT_S  # how long a command waits for a connection
     benchmark_floor: bool = False  # serve the loadtest's floor call too
 
 
@@ -48,13 +57,20 @@ class Replica:
 
     async def start(self) -> "Replica":
         """Connect to Redis, start listening for updates and serve gRPC."""
-        store = Store.from_url(self.config.redis_url)
+        store = Store.from_url(
+            self.config.redis_url, self.config.redis_max_connections, self.config.redis_pool_timeout_s
+        )
         notifier = Notifier(store.client)
         try:
             await store.client.ping()
             await notifier.start()
             host = GameHost(
-                store, notifier, allow_client_seed=self.config.allow_client_seed, max_watchers=self.config.max_watchers
+                store,
+                notifier,
+                allow_client_seed=self.config.allow_client_seed,
+                max_watchers=self.config.max_watchers,
+                max_streams_per_client=self.config.max_streams_per_client,
+                max_streams_per_seat=self.config.max_streams_per_seat,
             )
             server, port, health = build_server(host, self.config.address)
             if self.config.benchmark_floor:

@@ -243,7 +243,7 @@ class RestServer:
 
         async def produce() -> None:
             try:
-                async for update in self.host.watch(message.game_id, token, message.from_version):
+                async for update in self.host.watch(message.game_id, token, message.from_version, f"rest:{request.remote}"):
                     await queue.put(("update", update))
                 await queue.put(("end", None))
             except ServiceError as error:

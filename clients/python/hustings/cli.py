@@ -59,6 +59,10 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--allow-client-seed", action="store_true", help="accept seeds chosen by clients (tests, tournaments, research)")
     serve.add_argument("--log-level", default="info", type=str.lower, choices=LOG_LEVELS, help="least severe log lines written (default %(default)s)")
     serve.add_argument("--benchmark-floor", action="store_true", help="also serve the loadtest's floor call")
+    serve.add_argument("--redis-max-connections", type=int, default=64, help="Redis connections of this replica; commands wait for a free one (default %(default)s)")
+    serve.add_argument("--max-watchers", type=int, default=10_000, help="WatchGame streams on this replica (default %(default)s)")
+    serve.add_argument("--max-streams-per-client", type=int, default=1_000, help="streams of one client: a gRPC connection, or an address for SSE (default %(default)s)")
+    serve.add_argument("--max-streams-per-seat", type=int, default=32, help="streams with one seat token (default %(default)s)")
 
     bots = sub.add_parser("bots", help="play full games between random bots through a server")
     bots.add_argument("--kind", default="stimmvieh", choices=kinds, help=kind_help)
@@ -82,6 +86,7 @@ def _parser() -> argparse.ArgumentParser:
     load.add_argument("--players", type=int, default=4, help="seats per game (default %(default)s)")
     load.add_argument("--redis-url", default="", help="external Redis; without it an embedded one is started")
     load.add_argument("--routing", choices=("game", "random"), default="game", help="moves of a game to one replica (a balancer hashing x-hustings-game) or to any")
+    load.add_argument("--watchers", type=int, default=1_000, help="WatchGame streams held in the watcher phase, 0 skips it (default %(default)s)")
 
     verify = sub.add_parser("verify", help="replay a finished game from its seed and check it")
     verify.add_argument("game_id", help="the id CreateGame answered (also in the lobby, ListGames)")
@@ -141,6 +146,10 @@ async def _serve(args: argparse.Namespace) -> int:
             http_address=args.http_address,
             metrics_address=args.metrics_address,
             benchmark_floor=args.benchmark_floor,
+            redis_max_connections=args.redis_max_connections,
+            max_watchers=args.max_watchers,
+            max_streams_per_client=args.max_streams_per_client,
+            max_streams_per_seat=args.max_streams_per_seat,
         )
         log.info("serving", address=args.address)
         await serve_forever(config, stop)
@@ -169,7 +178,7 @@ async def _play(args: argparse.Namespace) -> int:
 async def _loadtest(args: argparse.Namespace) -> int:
     from hustings.loadtest import loadtest
 
-    summary = await loadtest(args.replicas, args.clients, args.seconds, args.kind, args.players, args.redis_url, args.routing)
+    summary = await loadtest(args.replicas, args.clients, args.seconds, args.kind, args.players, args.redis_url, args.routing, args.watchers)
     print(json.dumps(summary), flush=True)
     return 0 if summary["errors"] == 0 else 1
 

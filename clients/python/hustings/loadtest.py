@@ -1,10 +1,14 @@
 """``hustings loadtest``: SubmitMove throughput and latency through several replicas, against a
-floor measured in the same run.
+floor measured in the same run, then what WatchGame streams cost.
 
 The floor is a bare gRPC call that makes one Redis round trip (``--benchmark-floor`` on the
 replicas). Each of C clients drives whole games of its own (it holds every seat's token and
 chose the seed, so it knows the legal moves by running the same engine in lockstep), which keeps
 exactly C moves in flight, each one SubmitMove and nothing else.
+
+The watcher phase holds W WatchGame streams from WATCH_CLIENTS channels over a few games and
+reports how many the replicas held, the replicas' memory per stream, and the fan-out latency of
+each update (from sending the move to its arrival on each stream).
 """
 
 from __future__ import annotations
@@ -29,10 +33,14 @@ import grpc
 from hustings.client import Client, HustingsError
 from hustings.engine import Rng, get_game
 from hustings.service.embedded_redis import free_port, wait_for_port
-from hustings.v1 import game_pb2
+from hustings.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
 
 FLOOR_METHOD = "/hustings.bench.Floor/RoundTrip"
 START_TIMEOUT_S = 30.0
+WATCH_CLIENTS = 30  # channels the watcher phase spreads its streams over
+WATCHERS_PER_GAME = 100
+WATCH_ROUNDS = 5  # moves per game in the watcher phase
+WATCH_WAIT_S = 60.0  # bound on waiting for streams to open or for one update to reach them all
 
 
 @contextlib.contextmanager
@@ -216,6 +224,105 @@ async def _move_phase(
     return sampler, elapsed, sum(m for m, _ in results), sum(f for _, f in results), cpu
 
 
+def rss_bytes(pids: list[int]) -> int | None:
+    """Resident memory of the processes together, or None where /proc is missing."""
+    total = 0
+    try:
+        for pid in pids:
+            for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return total
+
+
+@dataclass
+class WatchFigures:
+    """What the watcher phase saw."""
+
+    held: int = 0
+    rss_per_stream_kib: float | None = None
+    fanout: Sampler = field(default_factory=Sampler)
+    missed: int = 0  # updates some stream never saw
+
+
+async def _watch_phase(addresses: list[str], pids: list[int], watchers: int, kind: str, players: int) -> WatchFigures:
+    """Hold ``watchers`` spectator streams over a few games, move every game WATCH_ROUNDS times,
+    and time each update's arrival on every stream."""
+    figures = WatchFigures()
+    rng = random.Random(11)
+    pool = [Client(a) for a in addresses]
+    games = [await _prepare(pool, kind, players, rng) for _ in range(max(1, watchers // WATCHERS_PER_GAME))]
+    start = players + 1  # the version once every seat is taken
+    channels = [grpc.aio.insecure_channel(addresses[i % len(addresses)]) for i in range(WATCH_CLIENTS)]
+    stubs = [game_service_pb2_grpc.GameServiceStub(c) for c in channels]
+    seen: list[dict[int, float]] = [{} for _ in range(watchers)]
+    opened = asyncio.Semaphore(0)
+
+    async def follow(i: int) -> None:
+        prepared = games[i % len(games)]
+        # From one version back: the first update arrives at once and shows the stream is open.
+        request = game_service_pb2.WatchGameRequest(game_id=prepared.game_id, from_version=start - 1)
+        call = stubs[i % len(stubs)].WatchGame(request)
+        first = True
+        try:
+            async for update in call:
+                now = time.perf_counter()
+                for entry in update.entries:
+                    seen[i][entry.version] = now
+                if first:
+                    first = False
+                    opened.release()
+        except grpc.aio.AioRpcError as error:
+            figures.fanout.error(error.code().name)
+            if first:
+                opened.release()
+
+    before = rss_bytes(pids)
+    tasks = [asyncio.create_task(follow(i)) for i in range(watchers)]
+    try:
+        async with asyncio.timeout(WATCH_WAIT_S):
+            for _ in range(watchers):
+                await opened.acquire()
+        figures.held = sum(1 for s in seen if start in s)
+        after = rss_bytes(pids)
+        if before is not None and after is not None and figures.held:
+            figures.rss_per_stream_kib = round((after - before) / figures.held / 1024, 2)
+        for round_ in range(WATCH_ROUNDS):
+            version = start + round_ + 1
+            sent: dict[str, float] = {}
+
+            async def move(prepared: PreparedGame) -> None:
+                seat, message = prepared.moves[round_]
+                sent[prepared.game_id] = time.perf_counter()
+                await pool[0].move(prepared.game_id, prepared.tokens[seat], message)
+
+            await asyncio.gather(*(move(g) for g in games))
+            deadline = time.perf_counter() + WATCH_WAIT_S
+            while time.perf_counter() < deadline and any(version not in s for s in seen if start in s):
+                await asyncio.sleep(0.05)
+            for i, s in enumerate(seen):
+                if start not in s:
+                    continue
+                arrived = s.get(version)
+                if arrived is None:
+                    figures.missed += 1
+                else:
+                    figures.fanout.latencies.append(arrived - sent[games[i % len(games)].game_id])
+    except (TimeoutError, HustingsError) as error:
+        figures.fanout.error(getattr(error, "reason", "") or type(error).__name__)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for channel in channels:
+            await channel.close()
+        for client in pool:
+            await client.close()
+    return figures
+
+
 @contextlib.asynccontextmanager
 async def _redis(url: str) -> AsyncIterator[str]:
     if url:
@@ -243,8 +350,10 @@ async def loadtest(
     players: int = 4,
     redis_url: str = "",
     routing: str = "game",
+    watchers: int = 1_000,
 ) -> dict[str, Any]:
-    """Run the floor phase, then the move phase; the summary as one JSON-ready dict."""
+    """Run the floor phase, the move phase, then the watcher phase (unless ``watchers`` is 0);
+    the summary as one JSON-ready dict."""
     async with _redis(redis_url) as url:
         with replica_processes(url, replicas) as started:
             addresses = [address for address, _ in started]
@@ -254,6 +363,7 @@ async def loadtest(
             moves, moves_s, count, finished, moves_cpu = await _move_phase(
                 addresses, clients, seconds, kind, players, floor_rate, pids, routing
             )
+            watch = await _watch_phase(addresses, pids, watchers, kind, players) if watchers > 0 else WatchFigures()
     move_rate = count / moves_s if moves_s else 0.0
     floor_p99 = floor.percentile_ms(0.99)
     return {
@@ -277,6 +387,12 @@ async def loadtest(
         "submit_mean_ms": round(statistics.fmean(moves.latencies) * 1000, 3) if moves.latencies else 0.0,
         "floor_replica_cpu_ms_per_call": _per_call_ms(floor_cpu, len(floor.latencies)),
         "submit_replica_cpu_ms_per_move": _per_call_ms(moves_cpu, count),
-        "errors": moves.errors + floor.errors,
-        "error_reasons": {**floor.error_reasons, **moves.error_reasons},
+        "watch_streams": watchers,
+        "watch_streams_held": watch.held,
+        "watch_replica_rss_kib_per_stream": watch.rss_per_stream_kib,
+        "watch_fanout_p50_ms": watch.fanout.percentile_ms(0.50),
+        "watch_fanout_p99_ms": watch.fanout.percentile_ms(0.99),
+        "watch_updates_missed": watch.missed,
+        "errors": moves.errors + floor.errors + watch.fanout.errors + watch.missed,
+        "error_reasons": {**floor.error_reasons, **moves.error_reasons, **{f"watch_{k}": v for k, v in watch.fanout.error_reasons.items()}},
     }

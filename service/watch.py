@@ -1,0 +1,325 @@
+"""WatchGame on one replica: every watcher of a game shares one read per new version.
+
+A game watched on this replica has one ``GameFeed``: it waits for the replica's shared pub/sub
+subscription (``Notifier``) to announce a step, reads the new snapshot and the new log entries
+once, and keeps them as the feed's latest ``Step`` together with a bounded tail of recent log
+entries. Each watcher then only filters the entries for its seat (``visibility``) and builds its
+view; watchers of the same seat at the same version share one response.
+
+A watcher holds no queue: it waits on one event and, when woken, takes whatever is latest. A
+slow consumer therefore coalesces the steps it missed into its next update (every entry is
+still delivered, from the feed's tail or, when it fell further behind, from the log through the
+connection pool) and never holds memory for the steps it has not sent, nor slows anybody else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
+
+import grpc
+import structlog
+from redis.exceptions import RedisError
+
+from hustings.engine import Seat
+from hustings.service import metrics, visibility
+from hustings.service.errors import ServiceError, invalid, unauthenticated
+from hustings.service.limits import StreamLimits
+from hustings.service.notifier import Notifier
+from hustings.service.store import Store, game_key
+from hustings.storage.v1 import storage_pb2
+from hustings.v1 import game_pb2, game_service_pb2
+
+if TYPE_CHECKING:
+    from hustings.service.host import Loaded
+
+log = structlog.get_logger("hustings.watch")
+
+POLL_S = 2.0  # pub/sub is at-most-once: a feed also checks the version this often
+RETRY_S = (0.1, 0.25, 0.5, 1.0, 2.0)  # a feed's pauses after failed reads, then POLL_S
+TAIL_ENTRIES = 256  # log entries a feed keeps, so that watchers a little behind need no read
+SHARED_RESPONSES = 64  # responses a step keeps for watchers in step (most are at one version)
+
+Load = Callable[[str], Awaitable["Loaded"]]
+BuildView = Callable[["Loaded", "Seat | None"], game_pb2.GameView]
+SeatOf = Callable[["Loaded", "str | None"], "Seat | None"]
+
+
+def shutting_down() -> ServiceError:
+    """UNAVAILABLE: the replica is stopping; the client resumes elsewhere from its last version."""
+    return ServiceError(grpc.StatusCode.UNAVAILABLE, "REPLICA_SHUTTING_DOWN", "this replica is stopping; reconnect to resume")
+
+
+@dataclass
+class Step:
+    """A version of a game as read once for every local watcher, with the responses built so far
+    (by the version a watcher had and its seat), which watchers in step share."""
+
+    loaded: "Loaded"
+    responses: dict[tuple[int, Seat | None], game_service_pb2.WatchGameResponse] = field(default_factory=dict)
+    views: dict[Seat | None, game_pb2.GameView] = field(default_factory=dict)
+
+    @property
+    def version(self) -> int:
+        """The version of the snapshot."""
+        return self.loaded.version
+
+    @property
+    def finished(self) -> bool:
+        """Whether the game is over at this step."""
+        return self.loaded.stored.status == game_pb2.GAME_STATUS_FINISHED
+
+
+class GameFeed:
+    """The shared reader of one game on this replica, and the events of its watchers."""
+
+    def __init__(self, game_id: str, first: "Loaded") -> None:
+        self.game_id = game_id
+        self.step = Step(first)
+        self.tail: collections.deque[storage_pb2.LogEntry] = collections.deque(maxlen=TAIL_ENTRIES)
+        self.watchers: set[asyncio.Event] = set()
+        self.failed = False
+        self.task: asyncio.Task[None] | None = None
+
+    def publish(self, loaded: "Loaded", entries: list[storage_pb2.LogEntry]) -> None:
+        """Make ``loaded`` the latest step and wake every watcher."""
+        expected = self.step.version + 1
+        if entries and entries[0].version != expected:
+            self.tail.clear()  # never keep a tail with a hole in it
+        self.tail.extend(entries)
+        self.step = Step(loaded)
+        self.wake()
+
+    def wake(self) -> None:
+        """Wake every watcher of this game."""
+        for event in self.watchers:
+            event.set()
+
+    def entries(self, after: int, up_to: int) -> list[storage_pb2.LogEntry] | None:
+        """The entries with ``after < version <= up_to`` from the tail, or None when the tail
+        does not reach back that far."""
+        if not self.tail or self.tail[0].version > after + 1 or self.tail[-1].version < up_to:
+            return None
+        start = after + 1 - self.tail[0].version
+        return [self.tail[i] for i in range(start, start + up_to - after)]
+
+
+class Watchers:
+    """The WatchGame streams of one replica: their limits, their shared feeds, their ends."""
+
+    def __init__(
+        self,
+        store: Store,
+        notifier: Notifier,
+        *,
+        load: Load,
+        view: BuildView,
+        seat_of: SeatOf,
+        closing: Callable[[], bool],
+        limits: StreamLimits,
+    ) -> None:
+        self._store = store
+        self._notifier = notifier
+        self._load = load
+        self._view = view
+        self._seat_of = seat_of
+        self._closing = closing
+        self.limits = limits
+        self._feeds: dict[str, GameFeed] = {}
+        self._reads: dict[tuple[str, ...], asyncio.Future[Any]] = {}
+
+    @property
+    def feeds(self) -> int:
+        """How many games have a feed (a shared reader) on this replica."""
+        return len(self._feeds)
+
+    async def watch(
+        self, game_id: str, token: str | None, from_version: int, client: str
+    ) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
+        """Every step after ``from_version``, then each new one; a stream that ends in an error
+        is logged with its reason (never with its token)."""
+        try:
+            async for update in self._watch(game_id, token, from_version, client):
+                yield update
+        except ServiceError as error:
+            log.info("stream_ended", code=error.code.name, reason=error.reason, client=client)
+            raise
+        except RedisError as error:
+            log.warning("stream_ended", code="UNAVAILABLE", reason="STORE_UNAVAILABLE", error=type(error).__name__, client=client)
+            raise
+
+    async def _watch(
+        self, game_id: str, token: str | None, from_version: int, client: str
+    ) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
+        if from_version < 0:
+            raise invalid("BAD_FROM_VERSION", "from_version must be 0 or more")
+        if self._closing():
+            raise shutting_down()
+        with self.limits.hold(client, token):
+            feed = self._feeds.get(game_id)
+            if feed is not None and not feed.failed:
+                loaded = feed.step.loaded  # no read: the feed has the latest step it heard of
+            else:
+                loaded = await self._shared(("load", game_id), lambda: self._load(game_id))
+            if from_version > loaded.version and feed is not None:
+                loaded = await self._load(game_id)  # the feed may not have heard of the newest step yet
+            if from_version > loaded.version:
+                raise ServiceError(
+                    grpc.StatusCode.OUT_OF_RANGE,
+                    "FROM_VERSION_AHEAD",
+                    f"the game is at version {loaded.version}; from_version must not be beyond it",
+                    {"version": str(loaded.version)},
+                )
+            seat = self._seat_of(loaded, token)
+            metrics.WATCHERS.inc()
+            try:
+                if loaded.stored.status == game_pb2.GAME_STATUS_FINISHED:
+                    if loaded.version > from_version:  # nothing will follow: no feed needed
+                        yield await self._update(None, Step(loaded), from_version, seat)
+                    return
+                async for update in self._follow(game_id, token, seat, from_version, loaded):
+                    yield update
+            finally:
+                metrics.WATCHERS.dec()
+
+    async def _follow(
+        self, game_id: str, token: str | None, seat: Seat | None, last: int, loaded: "Loaded"
+    ) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
+        wake = asyncio.Event()
+        feed = self._join(game_id, loaded, wake)
+        try:
+            if loaded.version > feed.step.version:
+                step = Step(loaded)  # this watcher read a newer version than the feed has yet
+            else:
+                step = feed.step
+            while True:
+                wake.clear()
+                if feed.failed:
+                    raise ServiceError(grpc.StatusCode.INTERNAL, "INTERNAL", "internal error")
+                if self._closing():
+                    raise shutting_down()
+                if step.version > last:
+                    if seat is not None and self._seat_of(step.loaded, token) != seat:
+                        # A reissued token ends the old holder's stream.
+                        raise unauthenticated("INVALID_SEAT_TOKEN", "the seat token does not belong to this game")
+                    yield await self._update(feed, step, last, seat)
+                    last = step.version
+                if step.finished:
+                    return
+                if feed.step.version <= last:
+                    await wake.wait()
+                step = feed.step
+        finally:
+            self._leave(feed, wake)
+
+    async def _update(self, feed: GameFeed | None, step: Step, last: int, seat: Seat | None) -> game_service_pb2.WatchGameResponse:
+        """The update from ``last`` to ``step`` for ``seat``, shared by watchers in step."""
+        key = (last, seat)
+        update = step.responses.get(key)
+        if update is not None:
+            return update
+        entries = feed.entries(last, step.version) if feed is not None else None
+        if entries is None:  # behind the tail: catch up from the log, through the pool
+            game_id = step.loaded.stored.game_id
+            entries = await self._shared(
+                ("log", game_id, str(last), str(step.version)),
+                lambda: self._store.log_entries(game_id, last, step.version),
+            )
+        update = step.responses.get(key)  # another watcher may have built it meanwhile
+        if update is not None:
+            return update
+        update = game_service_pb2.WatchGameResponse(version=step.version)
+        update.entries.extend(visibility.entry_for(e, seat, step.finished) for e in entries)
+        view = step.views.get(seat)
+        if view is None:
+            view = step.views[seat] = self._view(step.loaded, seat)
+        update.view.CopyFrom(view)
+        if len(step.responses) < SHARED_RESPONSES:
+            step.responses[key] = update
+        return update
+
+    async def _shared(self, key: tuple[str, ...], read: Callable[[], Awaitable[Any]]) -> Any:
+        """One read for every watcher that needs the same thing at the same time (a burst of
+        new watchers of one game needs one snapshot and one log read, not one each)."""
+        pending = self._reads.get(key)
+        if pending is None:
+            pending = self._reads[key] = asyncio.ensure_future(read())
+            pending.add_done_callback(lambda done: self._read_done(key, done))
+        # Shielded: a watcher that goes away must not cancel the read the others wait for.
+        return await asyncio.shield(pending)
+
+    def _read_done(self, key: tuple[str, ...], done: "asyncio.Future[Any]") -> None:
+        self._reads.pop(key, None)
+        if not done.cancelled():
+            done.exception()  # retrieved here too: every waiter may have gone away meanwhile
+
+    def _join(self, game_id: str, loaded: "Loaded", wake: asyncio.Event) -> GameFeed:
+        feed = self._feeds.get(game_id)
+        if feed is None:
+            feed = self._feeds[game_id] = GameFeed(game_id, loaded)
+            feed.task = asyncio.create_task(self._read(feed), name=f"hustings-feed-{game_id}")
+        feed.watchers.add(wake)
+        return feed
+
+    def _leave(self, feed: GameFeed, wake: asyncio.Event) -> None:
+        feed.watchers.discard(wake)
+        if not feed.watchers and self._feeds.get(feed.game_id) is feed:
+            del self._feeds[feed.game_id]
+            if feed.task is not None:
+                feed.task.cancel()
+
+    async def _read(self, feed: GameFeed) -> None:
+        """The feed's one reader: read each new version once and hand it to every watcher."""
+        game_id = feed.game_id
+        failures = 0
+        with self._notifier.waiter(game_id) as announced:
+            fresh = True  # read at once: a step may have come before the subscription
+            while feed.watchers:
+                announced.clear()
+                if self._closing():
+                    feed.wake()
+                    return
+                try:
+                    if fresh or await self._version(game_id) > feed.step.version:
+                        await self._advance(feed)
+                    failures = 0
+                except (RedisError, OSError) as error:
+                    # Watchers keep their streams: they get the step once Redis answers again.
+                    log.warning("feed_read_failed", game_id=game_id, error=type(error).__name__)
+                    failures += 1
+                    await asyncio.sleep(RETRY_S[min(failures, len(RETRY_S)) - 1])
+                    fresh = True
+                    continue
+                except Exception:  # noqa: BLE001 - reported to the watchers as INTERNAL
+                    log.exception("feed_failed", game_id=game_id)
+                    feed.failed = True
+                    if self._feeds.get(game_id) is feed:
+                        del self._feeds[game_id]  # the next watcher starts a new feed
+                    feed.wake()
+                    return
+                if feed.step.finished:
+                    return
+                fresh = await _woken(announced, POLL_S)
+
+    async def _advance(self, feed: GameFeed) -> None:
+        loaded = await self._load(feed.game_id)
+        if loaded.version <= feed.step.version:
+            return
+        entries = await self._store.log_entries(feed.game_id, feed.step.version, loaded.version)
+        feed.publish(loaded, entries)
+
+    async def _version(self, game_id: str) -> int:
+        """The stored version of a game (one small read), 0 when it is gone."""
+        value: Any = await self._store.client.hget(game_key(game_id), "version")
+        return int(value) if value is not None else 0
+
+
+async def _woken(event: asyncio.Event, timeout_s: float) -> bool:
+    """Wait for ``event`` up to ``timeout_s``; whether it was set."""
+    with contextlib.suppress(asyncio.TimeoutError):
+        await asyncio.wait_for(event.wait(), timeout_s)
+        return True
+    return False
