@@ -9,17 +9,18 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-import uuid
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence
+from typing import Awaitable, Callable, Protocol, Sequence, TypeVar
 
 import grpc
 
-from hustings.client import Client, HustingsError, Joined
+from hustings.client import ONE_ATTEMPT, Client, HustingsError, Joined, RetryPolicy, new_request_id, retrying
 from hustings.v1 import game_pb2, game_service_pb2
 
 GAME_TIMEOUT_S = 600.0
 MAX_STEPS_PER_SEAT = 10_000
+
+T = TypeVar("T")
 
 
 class Bot(Protocol):
@@ -57,38 +58,74 @@ class BotStats:
         self.error_reasons[reason] = self.error_reasons.get(reason, 0) + 1
 
 
-# Errors after which the same call may succeed on another replica (or the same one, later).
+# Stream breaks after which a watch is resumed (on another replica) from the last version seen.
 RETRYABLE = frozenset(
     {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED, grpc.StatusCode.UNKNOWN}
 )
 MAX_FAILOVERS = 40
 FAILOVER_PAUSE_S = 0.05
 
+# Bots ride out a replica's death or a pause of the store: many short attempts, each sent to
+# another replica than the last, under one request id; a minute at most per logical call.
+BOT_RETRY = RetryPolicy(max_attempts=20, attempt_timeout_s=5.0, first_backoff_s=0.05, max_backoff_s=1.0)
+BOT_CALL_BUDGET_S = 60.0
+
 
 class Replicas:
-    """Clients of several replicas of one service; calls go to a random one and fail over."""
+    """Clients of several replicas of one service; calls go to a random one and fail over.
 
-    def __init__(self, clients: Sequence[Client], rng: random.Random | None = None) -> None:
+    create_game, join and move draw one request id per call and send it on every attempt, each
+    attempt to another replica than the one before (see ``hustings.client.retrying``).
+    """
+
+    def __init__(
+        self,
+        clients: Sequence[Client],
+        rng: random.Random | None = None,
+        retry: RetryPolicy = BOT_RETRY,
+        budget_s: float = BOT_CALL_BUDGET_S,
+    ) -> None:
         if not clients:
             raise ValueError("at least one client")
         self.clients = list(clients)
         self.rng = rng or random.Random()
+        self.retry = retry
+        self.budget_s = budget_s
 
-    def pick(self) -> Client:
-        """A random replica's client."""
-        return self.rng.choice(self.clients)
+    def pick(self, avoid: Client | None = None) -> Client:
+        """A random replica's client, other than ``avoid`` when there is a choice."""
+        others = [c for c in self.clients if c is not avoid] or self.clients
+        return self.rng.choice(others)
 
-    async def move(self, game_id: str, token: str, move: game_pb2.Move) -> game_service_pb2.SubmitMoveResponse:
+    async def _failing_over(self, call: Callable[[Client], Awaitable[T]]) -> T:
+        """``call`` on one replica per attempt; the attempt's own client does not retry."""
+        tried: list[Client] = []
+
+        async def attempt(_number: int, timeout_s: float) -> T:
+            client = self.pick(tried[-1] if tried else None)
+            tried.append(client)
+            return await call(client.with_retry(ONE_ATTEMPT, timeout_s))
+
+        return await retrying(attempt, self.retry, self.budget_s, self.rng)
+
+    async def create_game(
+        self, kind: str, players: int, options: game_pb2.GameOptions | None = None
+    ) -> game_service_pb2.CreateGameResponse:
+        """Create one game, whichever replicas the attempts reach."""
+        request_id = new_request_id()
+        return await self._failing_over(lambda c: c.create_game(kind, players, options, request_id=request_id))
+
+    async def join(self, game_id: str, display_name: str) -> Joined:
+        """Take one seat, whichever replicas the attempts reach (the last answer's token)."""
+        request_id = new_request_id()
+        return await self._failing_over(lambda c: c.join(game_id, display_name, request_id=request_id))
+
+    async def move(
+        self, game_id: str, token: str, move: game_pb2.Move, request_id: str | None = None
+    ) -> game_service_pb2.SubmitMoveResponse:
         """Submit once under one request id, retried on other replicas until one answers."""
-        request_id = uuid.uuid4().hex
-        for attempt in range(MAX_FAILOVERS):
-            try:
-                return await self.pick().move(game_id, token, move, request_id=request_id)
-            except HustingsError as error:
-                if error.code not in RETRYABLE or attempt == MAX_FAILOVERS - 1:
-                    raise
-                await asyncio.sleep(FAILOVER_PAUSE_S)
-        raise AssertionError("unreachable")
+        same_id = request_id or new_request_id()
+        return await self._failing_over(lambda c: c.move(game_id, token, move, request_id=same_id))
 
 
 async def play_seat(
@@ -143,8 +180,8 @@ async def play_game(
     options: game_pb2.GameOptions | None = None,
 ) -> str:
     """Create a game, seat ``players`` random bots and play it to the end; returns its id."""
-    created = await pool.pick().create_game(kind, players, options)
-    seats = [await pool.pick().join(created.game_id, f"Bot {i + 1}") for i in range(players)]
+    created = await pool.create_game(kind, players, options)
+    seats = [await pool.join(created.game_id, f"Bot {i + 1}") for i in range(players)]
     bots = [RandomBot(random.Random(rng.getrandbits(64))) for _ in seats]
     views = await asyncio.gather(*(play_seat(pool, j, b, stats) for j, b in zip(seats, bots)))
     if all(v is not None and v.status == game_pb2.GAME_STATUS_FINISHED for v in views):

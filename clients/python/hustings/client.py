@@ -2,17 +2,26 @@
 
     async with Client("127.0.0.1:50051") as client:
         game_id = (await client.create_game("stimmvieh", players=4)).game_id
-        seat, token = await client.join(game_id, "Ada")
-        view = await client.view(game_id, token)
+        me = await client.join(game_id, "Ada")       # me.seat, me.token (secret)
+        view = await client.view(game_id, me.token)
 
 Errors raise ``HustingsError`` with the gRPC code and the machine-readable reason.
+
+Every unary call retries itself (see ``RetryPolicy``): one request id is drawn per logical call
+and sent again on every attempt, so a create, join or move whose answer was lost is answered on
+retry as the first time and applied once. Only UNAVAILABLE and DEADLINE_EXCEEDED are retried;
+any other refusal (ABORTED on a stale version, an illegal move) is the caller's to handle.
 """
 
 from __future__ import annotations
 
+import asyncio
+import copy
+import random
+import time
 import uuid
 from dataclasses import dataclass
-from typing import AsyncIterator
+from typing import AsyncIterator, Awaitable, Callable, TypeVar
 
 import grpc
 from google.rpc import error_details_pb2, status_pb2
@@ -20,6 +29,12 @@ from google.rpc import error_details_pb2, status_pb2
 from hustings.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
 
 DEFAULT_TIMEOUT_S = 30.0
+
+# The codes after which the same request may still succeed: the replica or the store could not
+# answer (or the answer was lost), which says nothing about the request itself.
+RETRY_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+
+T = TypeVar("T")
 
 
 class HustingsError(Exception):
@@ -46,6 +61,65 @@ class HustingsError(Exception):
         return cls(error.code(), reason, error.details() or "")
 
 
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How one logical call is retried: bounded attempts, each with its own deadline, apart by
+    exponential backoff with full jitter (a pause drawn uniformly from zero to the cap, so that
+    clients refused together do not come back together). The whole call is also bounded by the
+    client's ``timeout_s``."""
+
+    max_attempts: int = 6
+    attempt_timeout_s: float = 10.0
+    first_backoff_s: float = 0.05
+    max_backoff_s: float = 2.0
+    multiplier: float = 2.0
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1 or self.attempt_timeout_s <= 0 or self.first_backoff_s < 0:
+            raise ValueError("a retry policy needs at least one attempt and a positive attempt timeout")
+
+    def backoff_s(self, retry: int, rng: random.Random) -> float:
+        """The pause before retry number ``retry`` (0 for the first retry)."""
+        cap = min(self.max_backoff_s, self.first_backoff_s * self.multiplier**retry)
+        return rng.uniform(0.0, cap)
+
+
+ONE_ATTEMPT = RetryPolicy(max_attempts=1)
+
+
+def new_request_id() -> str:
+    """A fresh request id for one logical call (random, so that nobody can guess a join's)."""
+    return uuid.uuid4().hex
+
+
+async def retrying(
+    attempt: Callable[[int, float], Awaitable[T]],
+    policy: RetryPolicy,
+    budget_s: float,
+    rng: random.Random | None = None,
+) -> T:
+    """Run ``attempt(number, timeout_s)`` until it answers, retrying on ``RETRY_CODES``.
+
+    ``attempt`` raises ``HustingsError``; it must send the same request every time (the same
+    request id), which is what makes a retry safe. Gives up with the last error after
+    ``policy.max_attempts`` attempts or when ``budget_s`` would be overrun.
+    """
+    rng = rng or random.Random()
+    deadline = time.monotonic() + budget_s
+    for number in range(policy.max_attempts):
+        remaining = deadline - time.monotonic()
+        try:
+            return await attempt(number, max(0.001, min(policy.attempt_timeout_s, remaining)))
+        except HustingsError as error:
+            if error.code not in RETRY_CODES or number == policy.max_attempts - 1:
+                raise
+            pause = policy.backoff_s(number, rng)
+            if time.monotonic() + pause >= deadline:
+                raise
+            await asyncio.sleep(pause)
+    raise AssertionError("unreachable: the last attempt returns or raises")
+
+
 def _metadata(token: str | None, game_id: str = "") -> tuple[tuple[str, str], ...]:
     # x-hustings-game lets a balancer keep a game on one replica (its state stays cached there).
     game = (("x-hustings-game", game_id),) if game_id else ()
@@ -63,11 +137,18 @@ class Joined:
 
 
 class Client:
-    """An async client; one channel, any number of seats (pass the seat token per call)."""
+    """An async client; one channel, any number of seats (pass the seat token per call).
 
-    def __init__(self, address: str, *, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+    ``timeout_s`` bounds each logical call, retries included; ``retry`` says how it is retried.
+    """
+
+    def __init__(
+        self, address: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, retry: RetryPolicy = RetryPolicy()
+    ) -> None:
         self.address = address
         self.timeout_s = timeout_s
+        self.retry = retry
+        self.rng = random.Random()
         self.channel = grpc.aio.insecure_channel(address)
         self.stub = game_service_pb2_grpc.GameServiceStub(self.channel)
 
@@ -81,12 +162,26 @@ class Client:
         """Close the channel."""
         await self.channel.close()
 
+    def with_retry(self, retry: RetryPolicy, timeout_s: float | None = None) -> "Client":
+        """This client's channel under another retry policy (``ONE_ATTEMPT``: no retries, for a
+        caller that retries elsewhere itself). Closing either closes the shared channel."""
+        other = copy.copy(self)
+        other.retry = retry
+        if timeout_s is not None:
+            other.timeout_s = timeout_s
+        return other
+
     async def _call(self, method: str, request: object, token: str | None = None) -> object:
-        try:
-            metadata = _metadata(token, getattr(request, "game_id", ""))
-            return await getattr(self.stub, method)(request, metadata=metadata, timeout=self.timeout_s)
-        except grpc.aio.AioRpcError as error:
-            raise HustingsError.from_rpc_error(error) from None
+        metadata = _metadata(token, getattr(request, "game_id", ""))
+        rpc = getattr(self.stub, method)
+
+        async def attempt(_number: int, timeout_s: float) -> object:
+            try:
+                return await rpc(request, metadata=metadata, timeout=timeout_s)
+            except grpc.aio.AioRpcError as error:
+                raise HustingsError.from_rpc_error(error) from None
+
+        return await retrying(attempt, self.retry, self.timeout_s, self.rng)
 
     async def kinds(self) -> list[game_pb2.GameKind]:
         """The hosted game kinds."""
@@ -94,19 +189,36 @@ class Client:
         return list(response.kinds)  # type: ignore[attr-defined]
 
     async def create_game(
-        self, kind: str, players: int, options: game_pb2.GameOptions | None = None, seed: str = ""
+        self,
+        kind: str,
+        players: int,
+        options: game_pb2.GameOptions | None = None,
+        seed: str = "",
+        request_id: str | None = None,
     ) -> game_service_pb2.CreateGameResponse:
-        """Create a game; ``options`` carries the kind's own options."""
+        """Create a game; ``options`` carries the kind's own options. Every attempt sends one
+        request id (``request_id``, or a fresh one), so a retry answers with the first game."""
         game_options = game_pb2.GameOptions()
         if options is not None:
             game_options.CopyFrom(options)
         game_options.players = players
-        request = game_service_pb2.CreateGameRequest(kind=kind, options=game_options, seed=seed, request_id=uuid.uuid4().hex)
+        request = game_service_pb2.CreateGameRequest(
+            kind=kind, options=game_options, seed=seed, request_id=request_id or new_request_id()
+        )
         return await self._call("CreateGame", request)  # type: ignore[return-value]
 
-    async def join(self, game_id: str, display_name: str, seat: int | None = None) -> Joined:
-        """Take a seat (the lowest free one unless ``seat`` is given)."""
-        request = game_service_pb2.JoinGameRequest(game_id=game_id, display_name=display_name)
+    async def join(
+        self, game_id: str, display_name: str, seat: int | None = None, request_id: str | None = None
+    ) -> Joined:
+        """Take a seat (the lowest free one unless ``seat`` is given).
+
+        Every attempt sends one request id (``request_id``, or a fresh one), so a retry takes the
+        seat the first attempt took. The token returned is the one of the last answer, which is
+        the one that works even on a server that reissues the token on every retry.
+        """
+        request = game_service_pb2.JoinGameRequest(
+            game_id=game_id, display_name=display_name, request_id=request_id or new_request_id()
+        )
         if seat is not None:
             request.seat = seat
         response = await self._call("JoinGame", request)
@@ -125,8 +237,9 @@ class Client:
         expected_version: int | None = None,
         request_id: str | None = None,
     ) -> game_service_pb2.SubmitMoveResponse:
-        """Submit a move; a fresh request id is made unless one is given (give one to retry)."""
-        request = game_service_pb2.SubmitMoveRequest(game_id=game_id, request_id=request_id or uuid.uuid4().hex)
+        """Submit a move once. Every attempt sends one request id (``request_id``, or a fresh
+        one), so a retry returns the first answer and the move is applied once."""
+        request = game_service_pb2.SubmitMoveRequest(game_id=game_id, request_id=request_id or new_request_id())
         request.move.CopyFrom(move)
         if expected_version is not None:
             request.expected_version = expected_version
@@ -143,7 +256,10 @@ class Client:
         return await self._call("ListGames", request)  # type: ignore[return-value]
 
     async def watch(self, game_id: str, token: str | None = None, from_version: int = 0) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
-        """Updates after ``from_version``, live; ends when the game is over."""
+        """Updates after ``from_version``, live; ends when the game is over.
+
+        A stream is not retried here: when it breaks, watch again from the last version seen
+        (``hustings.bots.play_seat`` does so, on another replica)."""
         request = game_service_pb2.WatchGameRequest(game_id=game_id, from_version=from_version)
         call = self.stub.WatchGame(request, metadata=_metadata(token, game_id))
         try:
