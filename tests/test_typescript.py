@@ -1,5 +1,6 @@
 """The TypeScript stubs build from the proto, the typed example type-checks (tsc, strict) and
-plays a move against a live server over the REST/JSON face.
+plays a move against a live server over the REST/JSON face, also through a loopback proxy that
+loses answers, answers 503/504 and cuts connections (the client retries under one request id).
 
 Needs Node.js 20+ and npm (the project's CI machine has them); ``npm ci`` installs exactly what
 clients/typescript/package-lock.json pins. Without node the test fails, it does not skip.
@@ -7,16 +8,21 @@ clients/typescript/package-lock.json pins. Without node the test fails, it does 
 
 from __future__ import annotations
 
+import contextlib
+import http.server
 import json
 import pathlib
 import shutil
+import socket
 import subprocess
-from typing import Iterator
+import threading
+from typing import Any, Iterator
 
 import pytest
+import requests
 
 from rest_helpers import LiveRest
-from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.service.embedded_redis import EmbeddedRedis, free_port
 
 TS_DIR = pathlib.Path(__file__).resolve().parent.parent / "clients" / "typescript"
 NPM_TIMEOUT_S = 300
@@ -62,3 +68,155 @@ def test_typed_example_plays_a_move_against_a_live_server(built: pathlib.Path, r
         assert line["refused"] == "STALE_VERSION"
         view = live.ok("GET", f"/v1/games/{line['gameId']}/view")["view"]
         assert view["version"] == line["version"]
+
+
+# Faults a proxy injects: forward then answer 503 (applied, the answer lost), answer 503 or 504
+# without forwarding, or close the connection without answering (a network error).
+LOSE, UNAVAILABLE, TIMEOUT, CUT = "lose", "503", "504", "cut"
+PROXY_TIMEOUT_S = 20.0
+PASSED_HEADERS = ("Authorization", "Content-Type", "Accept")
+
+
+def _route(method: str, path: str) -> str:
+    """The RPC a REST request is for (only the ones the example makes)."""
+    if method == "POST" and path.endswith(":join"):
+        return "JoinGame"
+    if method == "POST" and path.endswith("/moves"):
+        return "SubmitMove"
+    if method == "POST" and path == "/v1/games":
+        return "CreateGame"
+    if method == "GET" and path.endswith("/view"):
+        return "GetView"
+    return "other"
+
+
+class FaultyHttpProxy(http.server.ThreadingHTTPServer):
+    """A loopback HTTP proxy in front of a live REST face, with faults planned per RPC; records
+    every request (RPC, JSON body) and every status it answered."""
+
+    def __init__(self, target: str, plan: dict[str, list[str]]) -> None:
+        super().__init__(("127.0.0.1", free_port()), _ProxyHandler)
+        self.target = target
+        self.plan = plan
+        self.seen: list[tuple[str, Any, int]] = []
+        self.lock = threading.Lock()
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT`` of the proxy."""
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+    def next_action(self, rpc: str, body: Any) -> tuple[str, int]:
+        """The planned fault for this call of ``rpc`` (or forwarding) and the call's index."""
+        with self.lock:
+            count = sum(1 for name, _, _ in self.seen if name == rpc)
+            self.seen.append((rpc, body, 0))
+            plan = self.plan.get(rpc, [])
+            return (plan[count] if count < len(plan) else "forward"), len(self.seen) - 1
+
+    def answered(self, index: int, status: int) -> None:
+        """Record the status a call was answered with."""
+        with self.lock:
+            rpc, body, _ = self.seen[index]
+            self.seen[index] = (rpc, body, status)
+
+    def calls(self, rpc: str) -> list[tuple[Any, int]]:
+        """(body, status) of every call of ``rpc``, in order."""
+        return [(body, status) for name, body, status in self.seen if name == rpc]
+
+
+class _ProxyHandler(http.server.BaseHTTPRequestHandler):
+    server: FaultyHttpProxy
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        """Forward a GET."""
+        self._proxy()
+
+    def do_POST(self) -> None:  # noqa: N802
+        """Forward a POST."""
+        self._proxy()
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet: the test reads ``seen`` instead."""
+
+    def _proxy(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        rpc = _route(self.command, self.path.split("?", 1)[0])
+        action, index = self.server.next_action(rpc, json.loads(raw) if raw else None)
+        if action == CUT:
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        if action in (UNAVAILABLE, TIMEOUT):
+            self._answer(index, int(action), b'{"code": 14, "message": "injected", "details": []}')
+            return
+        headers = {k: self.headers[k] for k in PASSED_HEADERS if self.headers.get(k)}
+        upstream = requests.request(self.command, self.server.target + self.path, data=raw or None, headers=headers, timeout=PROXY_TIMEOUT_S)
+        if action == LOSE:
+            self._answer(index, 503, b'{"code": 14, "message": "injected: applied, answer lost", "details": []}')
+            return
+        self._answer(index, upstream.status_code, upstream.content)
+
+    def _answer(self, index: int, status: int, body: bytes) -> None:
+        self.server.answered(index, status)
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@contextlib.contextmanager
+def faulty_proxy(target: str, plan: dict[str, list[str]]) -> Iterator[FaultyHttpProxy]:
+    """The proxy, serving from a background thread while the block runs."""
+    proxy = FaultyHttpProxy(target, plan)
+    thread = threading.Thread(target=proxy.serve_forever, name="faulty-proxy", daemon=True)
+    thread.start()
+    try:
+        yield proxy
+    finally:
+        proxy.shutdown()
+        proxy.server_close()
+        thread.join(PROXY_TIMEOUT_S)
+
+
+def _request_ids(calls: list[tuple[Any, int]]) -> list[str]:
+    return [body["requestId"] for body, _ in calls]
+
+
+def test_typed_example_retries_under_one_request_id_across_lost_answers(built: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    plan = {
+        "CreateGame": [CUT, LOSE],  # a network error, then an applied create whose answer is lost
+        "JoinGame": [LOSE, UNAVAILABLE],  # Ada's join: applied and lost, then refused unforwarded
+        "GetView": [TIMEOUT],
+        "SubmitMove": [LOSE],  # the move is applied and its answer lost
+    }
+    redis_server = EmbeddedRedis(tmp_path, port=free_port(), appendonly=False).start()
+    try:
+        with LiveRest(redis_server.url) as live, faulty_proxy(live.base_url, plan) as proxy:
+            result = _run(_tool("node"), str(built / "example.js"), proxy.base_url, timeout=60)
+            line = json.loads(result.stdout.strip().splitlines()[-1])
+
+            # Every attempt of one logical call carried the same request id, filled in by the client.
+            creates = proxy.calls("CreateGame")
+            assert [status for _, status in creates] == [0, 503, 200]
+            assert len(set(_request_ids(creates))) == 1 and _request_ids(creates)[0]
+            joins = _request_ids(proxy.calls("JoinGame"))
+            assert len(joins) == 5 and joins[0] == joins[1] == joins[2] and len(set(joins)) == 3
+            assert [status for _, status in proxy.calls("GetView")] == [504, 200]
+            # The move: applied, answer lost, retried under its id; the stale one refused once, not retried.
+            moves = proxy.calls("SubmitMove")
+            assert [status for _, status in moves] == [503, 200, 409]
+            assert moves[0][0]["requestId"] == moves[1][0]["requestId"] != moves[2][0]["requestId"]
+
+            # One game, three seats, one move.
+            lobby = live.ok("GET", "/v1/games")["games"]
+            assert [g["gameId"] for g in lobby] == [line["gameId"]]
+            assert line["seats"] == [0, 1, 2]
+            assert int(line["version"]) == int(line["movedFrom"]) + 1 and line["refused"] == "STALE_VERSION"
+            view = live.ok("GET", f"/v1/games/{line['gameId']}/view")["view"]
+            assert view["version"] == line["version"]
+            history = live.ok("GET", f"/v1/games/{line['gameId']}/history")["entries"]
+            assert [e["version"] for e in history if int(e["version"]) > int(line["movedFrom"])] == [line["version"]]
+    finally:
+        redis_server.stop()
