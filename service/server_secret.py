@@ -101,3 +101,17 @@ def fingerprint(*parts: bytes) -> str:
         digest.update(len(part).to_bytes(8, "big"))
         digest.update(part)
     return digest.hexdigest()[:32]
+
+
+def resolve(secret_file: str, embedded_data_dir: pathlib.Path | None) -> bytes | None:
+    """The secret a ``hustings serve`` uses, or None to keep it in Redis (see the module doc)."""
+    if secret_file:
+        path = pathlib.Path(secret_file)
+        if not path.is_file():
+            raise ValueError(f"no secret file at {secret_file}")
+        return _parse(path.read_text())
+    if os.environ.get("HUSTINGS_SECRET"):
+        return from_text(os.environ["HUSTINGS_SECRET"])
+    if embedded_data_dir is not None:
+        return read_or_create_file(embedded_data_dir / "secret")
+    return None
