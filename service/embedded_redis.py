@@ -182,10 +182,13 @@ class EmbeddedRedis:
 
         Raises :class:`EmbeddedRedisError` with Redis's own reason when it cannot start.
         """
-        if self.private:
-            _make_private_folder(self.data_dir)
-        else:
-            self.data_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            if self.private:
+                _make_private_folder(self.data_dir)
+            else:
+                self.data_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise EmbeddedRedisError(f"cannot use {self.data_dir} as the data folder: {error.strerror}") from None
         if self._adopt_running():
             return self
         args = [

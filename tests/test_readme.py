@@ -1,0 +1,273 @@
+"""The README, run as a newcomer runs it: its first command from a fresh empty folder with no
+options but free ports, its ``hustings bots``, its Python example verbatim and its ``buf curl``
+session, each against a real server and a real Redis."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import pathlib
+import re
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any, Iterator
+
+import grpc
+import pytest
+import requests
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from conftest import REPO, serve_process
+from hustings.service.embedded_redis import EmbeddedRedis, free_port
+
+README = REPO / "README.md"
+BIN = pathlib.Path(sys.executable).parent
+README_ADDRESS = "127.0.0.1:50051"
+START_TIMEOUT_S = 60.0
+STOP_TIMEOUT_S = 30.0
+
+
+def _console_script(name: str) -> str:
+    """A command installed beside this Python (the venv's bin), else the one on PATH."""
+    beside = BIN / name
+    if beside.exists():
+        return str(beside)
+    found = shutil.which(name)
+    assert found, f"`{name}` is not installed: python3 -m pip install -e '.[test]'"
+    return found
+
+
+def _section(title: str) -> str:
+    """The README text under the ``## title`` heading, up to the next ``##`` heading."""
+    text = README.read_text()
+    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    assert match, f"README has no section '## {title}'"
+    return match.group(1)
+
+
+def _blocks(section: str, language: str) -> list[str]:
+    """The fenced code blocks of ``language`` in ``section``."""
+    return re.findall(rf"^```{language}\n(.*?)^```", section, re.S | re.M)
+
+
+def _commands(block: str) -> list[str]:
+    """The commands of a shell block: comment lines and blank lines dropped."""
+    return [line.strip() for line in block.splitlines() if line.strip() and not line.strip().startswith("#")]
+
+
+# ---------------------------------------------------------------- the first command, literally
+
+
+def test_the_readme_names_the_commands_this_file_runs() -> None:
+    first, *_ = _blocks(_section("Two commands"), "sh")
+    commands = _commands(first)
+    serve = [c for c in commands if c.endswith("hustings serve")]
+    assert serve == ["python3 -m pip install -e . && hustings serve"], commands
+    assert any(c.startswith("python3 -m venv .venv") for c in commands), "the venv step (PEP 668) comes first"
+    try_it = " ".join(_commands(_blocks(_section("Try it"), "sh")[0]))
+    assert "hustings bots --kind stimmvieh" in try_it
+
+
+@contextlib.contextmanager
+def _readme_serve(folder: pathlib.Path) -> Iterator[tuple[subprocess.Popen[bytes], int, int, list[str]]]:
+    """``hustings serve`` as the README starts it, in ``folder``, with only free ports given.
+
+    Yields (process, gRPC port, HTTP port, its stderr lines once it has ended).
+    """
+    grpc_port, http_port = free_port(), free_port()
+    command = [_console_script("hustings"), "serve", "--address", f"127.0.0.1:{grpc_port}", "--http-address", f"127.0.0.1:{http_port}"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HUSTINGS_")}
+    lines: list[str] = []
+    with tempfile.TemporaryFile() as log:
+        process = subprocess.Popen(command, cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=log)
+        try:
+            _wait_serving(process, grpc_port, http_port, log)
+            yield process, grpc_port, http_port, lines
+        finally:
+            if process.poll() is None:
+                process.send_signal(signal.SIGINT)
+                try:
+                    process.wait(timeout=STOP_TIMEOUT_S)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait(timeout=5)
+            log.seek(0)
+            lines.extend(log.read().decode(errors="replace").splitlines())
+
+
+def _wait_serving(process: subprocess.Popen[bytes], grpc_port: int, http_port: int, log: Any) -> None:
+    """Wait (bounded) until both ports accept connections; fail with the server's own words."""
+    deadline = time.monotonic() + START_TIMEOUT_S
+    pending = {grpc_port, http_port}
+    while pending and time.monotonic() < deadline:
+        if process.poll() is not None:
+            log.seek(0)
+            pytest.fail(f"hustings serve exited with {process.returncode}: {log.read().decode(errors='replace')[-3000:]}")
+        for port in list(pending):
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", port)) == 0:
+                    pending.discard(port)
+        time.sleep(0.05)
+    assert not pending, f"nothing listens on {pending} after {START_TIMEOUT_S} s"
+
+
+def _health(grpc_port: int) -> int:
+    with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        return stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=10).status  # type: ignore[no-any-return]
+
+
+def _socket_inodes(pid: int) -> set[str]:
+    inodes = set()
+    for fd in pathlib.Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            target = os.readlink(fd)
+            if target.startswith("socket:["):
+                inodes.add(target[len("socket:[") : -1])
+    return inodes
+
+
+def _tcp_inodes() -> set[str]:
+    """Inodes of every TCP socket on this machine (IPv4 and IPv6), from /proc/net."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(FileNotFoundError):
+            for row in pathlib.Path(table).read_text().splitlines()[1:]:
+                inodes.add(row.split()[9])
+    return inodes
+
+
+def _unix_socket_paths() -> set[str]:
+    rows = pathlib.Path("/proc/net/unix").read_text().splitlines()[1:]
+    return {row.split()[7] for row in rows if len(row.split()) > 7}
+
+
+def _assert_private(data: pathlib.Path) -> int:
+    """The data folder and everything in it are its owner's alone, and the embedded Redis has
+    no TCP socket at all; returns the Redis server's pid."""
+    assert stat.S_IMODE(data.stat().st_mode) == 0o700
+    entries = list(data.iterdir())
+    assert any(p.name == "appendonly.aof" for p in entries), [p.name for p in entries]
+    for path in entries:
+        mode = stat.S_IMODE(path.lstat().st_mode)
+        if path.is_socket():
+            assert mode & 0o077 == 0, (path.name, oct(mode))
+        else:
+            assert mode == 0o600, (path.name, oct(mode))
+    pid = int((data / "redis.pid").read_text())
+    sockets = _socket_inodes(pid)
+    assert sockets, "the Redis server holds no socket at all"
+    assert not sockets & _tcp_inodes(), "the embedded Redis has a TCP socket"
+    assert str(data / "redis.sock") in _unix_socket_paths()
+    return pid
+
+
+def test_the_first_command_serves_from_a_fresh_folder_and_keeps_its_games(tmp_path: pathlib.Path) -> None:
+    folder = tmp_path / "fresh"
+    folder.mkdir()
+    data = folder / ".hustings-data"
+    with _readme_serve(folder) as (process, grpc_port, http_port, _):
+        assert _health(grpc_port) == health_pb2.HealthCheckResponse.SERVING
+        base = f"http://127.0.0.1:{http_port}"
+        kinds = requests.get(f"{base}/v1/kinds", timeout=10).json()["kinds"]
+        assert {"stimmvieh", "wahlspiel", "spin_doctors"} <= {k["kind"] for k in kinds}
+        play = requests.get(f"{base}/play", timeout=10)
+        assert play.status_code == 200 and "text/html" in play.headers["Content-Type"]
+        created = requests.post(f"{base}/v1/games", json={"kind": "stimmvieh", "options": {"players": 3}}, timeout=10).json()
+        game_id = created["gameId"]
+        joined = requests.post(f"{base}/v1/games/{game_id}:join", json={"displayName": "Ada"}, timeout=10).json()
+        token = joined["seatToken"]
+        before = requests.get(f"{base}/v1/games/{game_id}/view", headers={"Authorization": f"Bearer {token}"}, timeout=10).json()
+        redis_pid = _assert_private(data)
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=STOP_TIMEOUT_S) == 0
+    with pytest.raises(ProcessLookupError):
+        os.kill(redis_pid, 0)  # the embedded Redis went with it
+
+    with _readme_serve(folder) as (_, grpc_port, http_port, _):
+        base = f"http://127.0.0.1:{http_port}"
+        after = requests.get(f"{base}/v1/games/{game_id}/view", headers={"Authorization": f"Bearer {token}"}, timeout=10).json()
+        assert after["view"]["version"] == before["view"]["version"]
+        assert after["view"]["seats"][0]["displayName"] == "Ada"
+        assert _health(grpc_port) == health_pb2.HealthCheckResponse.SERVING
+        _assert_private(data)
+
+
+def test_a_redis_that_cannot_start_is_one_line_in_its_own_words(tmp_path: pathlib.Path) -> None:
+    data = tmp_path / ".hustings-data"
+    data.mkdir()
+    (data / "appendonly.aof").write_text("this is not an append-only file\n")
+    command = [_console_script("hustings"), "serve", "--address", f"127.0.0.1:{free_port()}", "--http-address", ""]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=START_TIMEOUT_S)
+    assert done.returncode != 0
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("hustings: redis-server could not start")
+    assert "append only file" in lines[0]
+
+
+def test_bots_with_one_flag_play_a_game_from_a_fresh_folder(tmp_path: pathlib.Path) -> None:
+    done = subprocess.run([_console_script("hustings"), "bots", "--games", "1"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    summary = json.loads([line for line in done.stdout.splitlines() if line.startswith("{")][-1])
+    assert summary["games_finished"] == 1 and summary["errors"] == 0 and summary["moves"] > 0
+    assert list(tmp_path.iterdir()) == []  # its Redis lived in a temporary folder of its own
+
+
+# ---------------------------------------------------------------- the examples, verbatim
+
+
+@pytest.fixture()
+def served(redis_server: EmbeddedRedis) -> Iterator[str]:
+    """A ``hustings serve`` process; yields its gRPC address."""
+    with serve_process("--redis-url", redis_server.url) as (_, port):
+        yield f"127.0.0.1:{port}"
+
+
+def _at(block: str, address: str) -> str:
+    """``block`` aimed at ``address`` instead of the README's default one (nothing else changes)."""
+    assert README_ADDRESS in block
+    return block.replace(README_ADDRESS, address)
+
+
+def test_the_python_example_reaches_a_move(served: str) -> None:
+    (example,) = _blocks(_section("Call it from Python"), "python")
+    done = subprocess.run([sys.executable, "-c", _at(example, served)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    assert re.fullmatch(r"Ada sees version \d+, seats to act: \[0, 1, 2\], \d+ legal moves", lines[0]), lines
+    seen = int(lines[0].split()[3].rstrip(","))
+    moved = re.fullmatch(r"moved: the game is at version (\d+)", lines[1])
+    assert moved and int(moved.group(1)) == seen + 1, lines
+
+
+def test_the_buf_curl_session_reaches_a_move(served: str) -> None:
+    section = _section("Call it with buf curl or grpcurl")
+    session = _blocks(section, "sh")[0]
+    assert "pip install buf-bin" in section and "@bufbuild/buf" in section
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    assert shutil.which("buf", path=env["PATH"]), "the buf CLI is missing: python3 -m pip install -e '.[test]' (buf-bin)"
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", _at(session, served)], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = done.stdout
+    assert "hustings.v1.GameService/SubmitMove" in out  # --list-methods
+    assert '"topCandidatesChosen"' in out and '"version": "5"' in out  # the move was applied
+    assert '"status": "SERVING"' in out
+
+
+def test_ci_runs_the_readme_second_command() -> None:
+    first, *_ = _blocks(_section("Two commands"), "sh")
+    (second,) = [c for c in _commands(first) if c.endswith("python3 -m pytest")]
+    ci = (REPO / ".ci" / "run").read_text().splitlines()
+    assert second in ci
+    assert "set -euo pipefail" in ci  # a failing step fails the run
+    assert "tests/install-system-deps.sh" in second  # the suite's Debian packages, stated
