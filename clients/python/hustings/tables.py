@@ -1,60 +1,104 @@
-"""Compact text pictures of a game view for the terminal player, one per game kind that has one.
+"""How the terminal player shows a game: a compact table, events in words, labels for move parts.
 
-Kinds without a picture here are shown field by field (protobuf text format), so a new game
-plays in the terminal before anyone draws it.
+One module per game kind draws its table (``table_stimmvieh``, ``table_wahlspiel``,
+``table_spin_doctors``); they are registered here under the view's ``game`` field. A kind that
+has none is shown field by field (protobuf text format, cut to a screenful), so a new game plays
+in the terminal before anyone draws it.
 """
 
 from __future__ import annotations
 
+import textwrap
+from dataclasses import dataclass
 from typing import Callable
 
-from hustings.v1 import game_pb2, stimmvieh_pb2
+from google.protobuf import json_format, text_format
+
+from hustings.move_entry import Labeller, words
+from hustings.v1 import game_pb2
+
+# A fallback table longer than this is cut: a prompt should fit on a screen.
+FALLBACK_LINES = 40
+# Tables wrap their lines at this width, continuing them indented.
+WIDTH = 120
 
 
-def _card(card: stimmvieh_pb2.StimmviehCard) -> str:
-    if not card.card_id:
-        return "-"
-    unit = "k votes" if card.type == stimmvieh_pb2.STIMMVIEH_CARD_TYPE_VOTE else " k€"
-    return f"{card.card_id} {card.amount}{unit} (influence {card.influence})"
+def seat_name(view: game_pb2.GameView, seat: int) -> str:
+    """The display name of ``seat``, or "you" for the viewer's own seat."""
+    if view.HasField("seat") and view.seat == seat:
+        return "you"
+    for s in view.seats:
+        if s.seat == seat and s.display_name:
+            return s.display_name
+    return f"seat {seat}"
 
 
-def _stack(stack: stimmvieh_pb2.StimmviehCollectedStack) -> str:
-    text = f"{stack.count} cards, top {_card(stack.top_card)}"
-    if stack.HasField("total"):
-        text += f", total {stack.total}"
-    return text
+def possessive(view: game_pb2.GameView, seat: int) -> str:
+    """``your`` for the viewer's seat, else ``Bot 1's``."""
+    name = seat_name(view, seat)
+    return "your" if name == "you" else f"{name}'s"
 
 
-def stimmvieh_table(view: game_pb2.GameView) -> str:
-    """A Stimmvieh table: display, stacks, every party as the viewer may see it."""
-    table = view.stimmvieh
-    phase = stimmvieh_pb2.StimmviehPhase.Name(table.phase).removeprefix("STIMMVIEH_PHASE_")
-    lines = [f"Campaign {table.campaign}/{table.campaigns}, round {table.round}, {phase}"]
-    lines.append("Display: " + " | ".join(_card(c) for c in table.display))
-    lines.append(
-        f"Vote stack: {table.vote_stack_count} left, top {_card(table.vote_stack_top)}; "
-        f"donation stack: {table.donation_stack_count} left, top {_card(table.donation_stack_top)}"
-    )
-    for party in table.parties:
-        who = "dummy party" if party.angelus else f"seat {party.seat}"
-        marks = []
-        if view.HasField("seat") and party.HasField("seat") and party.seat == view.seat:
-            marks.append("you")
-        if table.HasField("current_party") and table.current_party == party.party:
-            marks.append("to play")
-        lines.append(f"  {party.party}. {party.name} ({who}{', ' + ', '.join(marks) if marks else ''})")
-        hand = list(party.backbenchers) or f"{party.backbencher_count} cards"
-        chosen = f", chosen {list(party.chosen_top_candidates)}" if party.chosen_top_candidates else ""
-        lines.append(f"     top candidates {list(party.top_candidates)}, backbenchers {hand}{chosen}")
-        lines.append(f"     votes: {_stack(party.votes)}; donations: {_stack(party.donations)}")
-    if table.HasField("angelus_holder"):
-        lines.append(f"The Angelus card is with seat {table.angelus_holder}.")
-    for record in table.campaign_results:
-        lines.append(f"Campaign {record.campaign} results:")
-        for r in record.results:
-            doubled = " doubled" if r.doubled else ""
-            lines.append(f"  place {r.rank}: party {r.party}, {r.votes}k votes, {r.final_donations} k€{doubled}, {r.points} points")
+def wrap(lines: list[str]) -> str:
+    """Lines joined, each longer than WIDTH wrapped with an indented continuation."""
+    out: list[str] = []
+    for line in lines:
+        indent = " " * (len(line) - len(line.lstrip()) + 4)
+        out.extend(textwrap.wrap(line, WIDTH, subsequent_indent=indent, break_on_hyphens=False) or [""])
+    return "\n".join(out)
+
+
+def _no_labels(_name: str, _value: object) -> str | None:
+    return None
+
+
+def fallback_table(view: game_pb2.GameView) -> str:
+    """The game's own view in protobuf text format, cut to a screenful."""
+    field = view.WhichOneof("game")
+    if not field:
+        return ""
+    lines = text_format.MessageToString(getattr(view, field)).rstrip().splitlines()
+    if len(lines) > FALLBACK_LINES:
+        lines = lines[:FALLBACK_LINES] + [f"… ({len(lines) - FALLBACK_LINES} more lines)"]
     return "\n".join(lines)
 
 
-PICTURES: dict[str, Callable[[game_pb2.GameView], str]] = {"stimmvieh": stimmvieh_table}
+def fallback_tell(event: game_pb2.Event, view: game_pb2.GameView) -> str | None:
+    """Any event in plain words: its kind and its fields."""
+    body = event.WhichOneof("body")
+    if body is None:
+        return None
+    inner = getattr(event, body)
+    if inner.DESCRIPTOR.oneofs_by_name.get("kind") is not None and inner.WhichOneof("kind"):
+        name = inner.WhichOneof("kind")
+        inner = getattr(inner, name)
+    else:
+        name = body
+    fields = json_format.MessageToDict(inner, preserving_proto_field_name=True)
+    said = ", ".join(f"{words(k)} {v}" for k, v in fields.items())
+    who = f"{seat_name(view, event.seat)}: " if event.HasField("seat") else ""
+    return f"{who}{words(name)}" + (f" ({said})" if said else "")
+
+
+@dataclass(frozen=True)
+class GameText:
+    """How the terminal shows one game kind."""
+
+    table: Callable[[game_pb2.GameView], str]
+    """The table as the viewer may see it, a screenful at most."""
+    tell: Callable[[game_pb2.Event, game_pb2.GameView], "str | None"] = fallback_tell
+    """An event in words, with names from the viewer's latest view; None to say nothing."""
+    labeller: Callable[[game_pb2.GameView], Labeller] = lambda _view: _no_labels
+    """Words for the values of move parts (card texts, names) in this view."""
+
+
+FALLBACK = GameText(fallback_table)
+
+
+def game_text(view: game_pb2.GameView) -> GameText:
+    """The GameText of the view's kind, or the field-by-field fallback."""
+    from hustings import table_spin_doctors, table_stimmvieh, table_wahlspiel
+
+    texts = {"stimmvieh": table_stimmvieh.TEXT, "wahlspiel": table_wahlspiel.TEXT, "spin_doctors": table_spin_doctors.TEXT}
+    return texts.get(view.WhichOneof("game") or "", FALLBACK)
+

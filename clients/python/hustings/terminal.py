@@ -1,43 +1,66 @@
-"""Play a game in the terminal against random bots, through the public API like any front end."""
+"""Play a game in the terminal against random bots, through the public API like any front end.
+
+The player follows the game over ``WatchGame``. Between prompts it tells what the others did, in
+words and with their names (only what this seat may see: the stream is filtered for it). It
+prompts only on the latest view: every queued update is taken before deciding, updates older
+than this seat's own last move are never acted on, and the server is asked (``GetView``) whether
+a newer version exists before the prompt is shown; if one does, the stream brings it first. Each
+prompt names its version, so a transcript shows which view an answer was given on.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import random
 import sys
+import threading
+from typing import Awaitable, Callable, TextIO
 
-from google.protobuf import json_format, text_format
+import grpc
 
 from hustings.bots import BotStats, RandomBot, play_seat
-from hustings.client import Client, HustingsError
-from hustings.tables import PICTURES
-from hustings.v1 import game_pb2
+from hustings.client import Client, HustingsError, Joined
+from hustings.move_entry import AnswerError, Menu
+from hustings.tables import game_text, seat_name
+from hustings.v1 import game_pb2, game_service_pb2
+
+MAX_UPDATES = 50_000  # updates handled in one game; far above the longest game
+MAX_ANSWERS = 1_000  # typed answers to one prompt before the player is taken to have left
+IDLE_TIMEOUT_S = 300.0  # bots answer at once; this long without news means the game is stuck
+MAX_RECONNECTS = 5
+REFUSALS = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED, grpc.StatusCode.INVALID_ARGUMENT)
+
+Ask = Callable[[str], Awaitable["str | None"]]
 
 
-def _call(name: str, value: object) -> str:
-    if isinstance(value, dict):
-        return f"{name}(" + ", ".join(_call(k, v) if isinstance(v, dict) else f"{k}={v!r}" for k, v in value.items()) + ")"
-    return f"{name}={value!r}"
+async def ask_line(prompt: str) -> str | None:
+    """One line from standard input (None at its end), read without blocking the event loop.
 
+    A daemon thread reads, so that leaving the game never waits for a line nobody types.
+    """
+    loop = asyncio.get_running_loop()
+    answer: asyncio.Future[str | None] = loop.create_future()
 
-def describe_move(move: game_pb2.Move) -> str:
-    """A one-line description of a move, e.g. ``play_politician(influence=7, take_card_id='D03')``."""
-    field = move.WhichOneof("game")
-    inner = json_format.MessageToDict(getattr(move, field) if field else move, preserving_proto_field_name=True)
-    return " ".join(_call(name, value) for name, value in inner.items()) or "(nothing)"
+    def read() -> None:
+        try:
+            line: str | None = input(prompt)
+        except (EOFError, OSError):
+            line = None
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(lambda: answer.done() or answer.set_result(line))
+
+    threading.Thread(target=read, name="terminal-input", daemon=True).start()
+    return await answer
 
 
 def render(view: game_pb2.GameView) -> str:
-    """The caller's view as text: whose turn, the game's own view, the outcome once over."""
+    """The caller's view as text: the version, the game's table, who is to act, the outcome."""
     lines = [f"--- {view.kind} {view.game_id} version {view.version} ---"]
-    names = {s.seat: s.display_name for s in view.seats}
-    field = view.WhichOneof("game")
-    if field in PICTURES:
-        lines.append(PICTURES[field](view))
-    elif field:
-        lines.append(text_format.MessageToString(getattr(view, field)).rstrip())
+    table = game_text(view).table(view)
+    if table:
+        lines.append(table)
     if view.to_act:
-        lines.append("to act: " + ", ".join(f"{names.get(s, s)} (seat {s})" for s in view.to_act))
+        lines.append("to act: " + ", ".join(seat_name(view, s) for s in view.to_act))
     if view.status == game_pb2.GAME_STATUS_FINISHED:
         lines.append("Game over.")
         for placing in view.outcome.placings:
@@ -46,16 +69,159 @@ def render(view: game_pb2.GameView) -> str:
     return "\n".join(lines)
 
 
-async def _ask(prompt: str) -> str | None:
-    loop = asyncio.get_running_loop()
-    try:
-        return await loop.run_in_executor(None, lambda: input(prompt))
-    except EOFError:
+def tell_entry(entry: game_pb2.HistoryEntry, view: game_pb2.GameView) -> list[str]:
+    """One step of the game in words, as lines prefixed with its version."""
+    text = game_text(view)
+    said = []
+    for event in entry.events:
+        if event.WhichOneof("body") == "seat_taken":
+            taken = event.seat_taken
+            said.append(f"{taken.display_name} took seat {taken.seat}" + (" and the game began" if taken.game_started else ""))
+            continue
+        sentence = text.tell(event, view)
+        if sentence:
+            said.append(sentence)
+    return [f"  v{entry.version}  {s[:1].upper()}{s[1:]}" for s in said]
+
+
+class TerminalPlayer:
+    """One seat played by a person at a terminal."""
+
+    def __init__(self, client: Client, me: Joined, name: str, out: TextIO, ask: Ask) -> None:
+        self.client = client
+        self.me = me
+        self.name = name
+        self.out = out
+        self.ask = ask
+        self.latest = me.view
+        self.told_upto = 0
+        self.stream_done = False
+
+    def write(self, text: str) -> None:
+        """Show ``text`` at once."""
+        print(text, file=self.out, flush=True)
+
+    async def _follow(self, updates: "asyncio.Queue[game_service_pb2.WatchGameResponse | BaseException | None]") -> None:
+        """Put every update of the stream on the queue; None when the game is over."""
+        seen = 0
+        for _ in range(MAX_RECONNECTS):
+            try:
+                async for update in self.client.watch(self.me.game_id, self.me.token, from_version=seen):
+                    seen = update.version
+                    await updates.put(update)
+                await updates.put(None)
+                return
+            except HustingsError as error:
+                if error.code not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
+                    await updates.put(error)
+                    return
+                await asyncio.sleep(0.2)
+            except BaseException as error:  # noqa: BLE001 - handed to the player's loop, which raises it
+                await updates.put(error)
+                raise
+        await updates.put(HustingsError(grpc.StatusCode.UNAVAILABLE, "STREAM_LOST", "the game's stream broke too often"))
+
+    def _take(self, item: "game_service_pb2.WatchGameResponse | BaseException | None") -> None:
+        if item is None:
+            self.stream_done = True
+            return
+        if isinstance(item, BaseException):
+            raise item
+        newer = item.view.version >= self.latest.version
+        names = item.view if newer else self.latest
+        for entry in item.entries:
+            if entry.version > self.told_upto:
+                for line in tell_entry(entry, names):
+                    self.write(line)
+                self.told_upto = entry.version
+        if newer:
+            self.latest = item.view
+
+    async def run(self) -> int:
+        """Play until the game ends (0), the player quits (0) or the game stalls (1)."""
+        updates: asyncio.Queue[game_service_pb2.WatchGameResponse | BaseException | None] = asyncio.Queue()
+        follower = asyncio.create_task(self._follow(updates))
+        moved_at = 0  # views older than our own last move are stale: we already acted on them
+        look_now = False
+        try:
+            for _ in range(MAX_UPDATES):
+                if not look_now:
+                    try:
+                        self._take(await asyncio.wait_for(updates.get(), IDLE_TIMEOUT_S))
+                    except asyncio.TimeoutError:
+                        self.write(f"Nothing happened for {IDLE_TIMEOUT_S:.0f} s; leaving game {self.me.game_id}.")
+                        return 1
+                while not updates.empty():  # only the newest view counts
+                    self._take(updates.get_nowait())
+                look_now = False
+                view = self.latest
+                if view.status == game_pb2.GAME_STATUS_FINISHED:
+                    self.write(render(view))
+                    return 0
+                if self.stream_done:
+                    self.write("The game's stream ended before the game did.")
+                    return 1
+                if view.version < moved_at or self.me.seat not in view.to_act or not view.legal_moves:
+                    continue
+                current = await self.client.view(self.me.game_id, self.me.token)
+                if current.version > view.version:
+                    continue  # the stream has newer steps to tell first
+                answer = await self._prompt(view)
+                if answer is None:
+                    return 0
+                if answer > 0:
+                    moved_at = answer
+                else:  # refused: the table changed under the answer; look again at the newest view
+                    current = await self.client.view(self.me.game_id, self.me.token)
+                    if current.version >= self.latest.version:
+                        self.latest = current
+                    look_now = True
+            self.write("The game went on longer than any game can; leaving.")
+            return 1
+        finally:
+            follower.cancel()
+            await asyncio.gather(follower, return_exceptions=True)
+
+    async def _prompt(self, view: game_pb2.GameView) -> int | None:
+        """Ask for a move on ``view``; its new version, 0 when refused, None when the player quits."""
+        menu = Menu(view.legal_moves, game_text(view).labeller(view))
+        self.write(render(view))
+        self.write("Your legal moves (type a number, or a move's parts as shown):")
+        for line in menu.lines():
+            self.write(line)
+        for _ in range(MAX_ANSWERS):
+            answer = await self.ask(f"{self.name}, your move at version {view.version} (q quits): ")
+            if answer is None or answer.strip().lower() in ("q", "quit"):
+                return None
+            try:
+                move = menu.parse(answer)
+            except AnswerError as error:
+                self.write(f"  not a move: {error}")
+                continue
+            try:
+                response = await self.client.move(self.me.game_id, self.me.token, move)
+            except HustingsError as error:
+                if error.code not in REFUSALS:
+                    raise
+                self.write(f"  refused: {error.reason}: {error.message}")
+                return 0
+            return int(response.version)
         return None
 
 
-async def play_in_terminal(address: str, kind: str, players: int, name: str) -> int:
-    """Create a game, take seat 0, fill the other seats with bots, and play until it ends."""
+async def play_in_terminal(
+    address: str,
+    kind: str,
+    players: int,
+    name: str,
+    *,
+    out: TextIO | None = None,
+    ask: Ask = ask_line,
+    bot_seed: int | None = None,
+) -> int:
+    """Create a game, take seat 0, fill the other seats with random bots, and play until it ends."""
+    out = out or sys.stdout
+    rng = random.Random(bot_seed)
     async with Client(address) as client:
         created = await client.create_game(kind, players)
         me = await client.join(created.game_id, name)
@@ -63,32 +229,11 @@ async def play_in_terminal(address: str, kind: str, players: int, name: str) -> 
         bots = []
         for i in range(1, players):
             joined = await client.join(created.game_id, f"Bot {i}")
-            bots.append(asyncio.create_task(play_seat(client, joined, RandomBot(random.Random(i)), stats)))
-        print(f"You are seat {me.seat} in game {created.game_id}.")
+            bots.append(asyncio.create_task(play_seat(client, joined, RandomBot(random.Random(rng.getrandbits(64))), stats)))
+        print(f"You are {name}, seat {me.seat}, in {kind} game {created.game_id}.", file=out, flush=True)
         try:
-            async for update in client.watch(me.game_id, me.token):
-                view = update.view
-                if view.status == game_pb2.GAME_STATUS_FINISHED:
-                    print(render(view))
-                    return 0
-                if me.seat not in view.to_act or not view.legal_moves:
-                    continue
-                print(render(view))
-                moves = list(view.legal_moves)
-                for number, move in enumerate(moves, 1):
-                    print(f"  [{number}] {describe_move(move)}")
-                while True:
-                    answer = await _ask(f"your move (1-{len(moves)}, q to quit): ")
-                    if answer is None or answer.strip().lower() == "q":
-                        return 0
-                    if answer.strip().isdigit() and 1 <= int(answer) <= len(moves):
-                        break
-                    print("please type the number of a move")
-                try:
-                    await client.move(me.game_id, me.token, moves[int(answer) - 1])
-                except HustingsError as error:
-                    print(f"refused: {error.reason}: {error.message}", file=sys.stderr)
+            return await TerminalPlayer(client, me, name, out, ask).run()
         finally:
             for task in bots:
                 task.cancel()
-    return 0
+            await asyncio.gather(*bots, return_exceptions=True)
