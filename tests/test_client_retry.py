@@ -15,7 +15,7 @@ import contextlib
 import pathlib
 import random
 from dataclasses import dataclass, field
-from typing import AsyncIterator, Iterator, Sequence
+from typing import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 
 import grpc
 import pytest
@@ -100,7 +100,7 @@ class _Forwarder(grpc.GenericRpcHandler):
     def _metadata(context: grpc.aio.ServicerContext) -> tuple[tuple[str, str], ...]:
         return tuple((m.key, m.value) for m in context.invocation_metadata() or () if m.key in PASSED_METADATA)
 
-    def _unary(self, path: str, method: str):  # type: ignore[no-untyped-def]
+    def _unary(self, path: str, method: str) -> Callable[[bytes, grpc.aio.ServicerContext], Awaitable[bytes]]:
         async def handle(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
             action = self.proxy.action(method)
             self.proxy.calls.append((method, request))
@@ -118,7 +118,7 @@ class _Forwarder(grpc.GenericRpcHandler):
 
         return handle
 
-    def _stream(self, path: str):  # type: ignore[no-untyped-def]
+    def _stream(self, path: str) -> Callable[[bytes, grpc.aio.ServicerContext], AsyncIterator[bytes]]:
         async def handle(request: bytes, context: grpc.aio.ServicerContext) -> AsyncIterator[bytes]:
             call = self.channel.unary_stream(path)(request, metadata=self._metadata(context))
             try:
