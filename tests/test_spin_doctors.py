@@ -186,7 +186,7 @@ def test_white_field_example_1() -> None:
     assert state.spots[WROCLAW].white == [ANIA, ANTEK]
     assert [p.votes[FAMILIES] for p in state.seats] == [5, 1, 4]
     favourite = next(e for e in events if e.kind == "FAVOURITE")
-    assert favourite.cards == ("0", "0", "1")  # BARTEK's second token went to his Favourite pool
+    assert favourite.pools == (0, 0, 1)  # BARTEK's second token went to his Favourite pool
     assert state.favourite == BARTEK
 
 

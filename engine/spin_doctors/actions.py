@@ -186,7 +186,8 @@ def perform(state: State, task: Task, act: Act, rng: Rng, events: list[Event]) -
     me.budget -= cost
     localities = targeted(act, field)
     say(events, Happening("ACTION", seat=seat, staffer=state.board[index].staffer, field=field, locality=act.locality,
-                            group=act.group, amount=cost, other=act.seat, action=act.action, cards=(act.card,) if act.card else ()))
+                            group=act.group, amount=cost, other=act.seat, action=act.action, cards=(act.card,) if act.card else (),
+                            second=act.second, step=act.step, target_staffer=act.staffer))
     if CONTENT.actions[act.action].red:
         for loc in localities:
             group = group_of(state, loc)

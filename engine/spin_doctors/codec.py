@@ -166,6 +166,10 @@ def event_to_proto(payload: Any, out: game_pb2.Event) -> None:
     own.seat, own.staffer, own.field, own.locality = payload.seat, payload.staffer, payload.field, payload.locality
     own.voter_group, own.amount, own.other_seat, own.action = payload.group, payload.amount, payload.other, payload.action
     own.cards[:] = payload.cards
+    own.second, own.step, own.target_staffer = payload.second, payload.step, payload.target_staffer
+    own.path[:], own.pools[:] = payload.path, payload.pools
+    for seat, staffer, field in payload.revealed:
+        own.revealed.add(seat=seat, staffer=staffer, field=field, face_up=True)
 
 
 # --- the catalogue ----------------------------------------------------------------------------

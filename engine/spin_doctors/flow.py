@@ -159,7 +159,7 @@ def perform(state: State, task: Task, move: Any, rng: Rng, events: list[Event]) 
         pushed = place_on_turnout(spot.turnout, move.path, seat)
         if pushed >= 0:
             state.seats[pushed].supply += 1
-        say(events, Happening("TURNOUT_TOKEN", seat=seat, locality=task.locality, other=pushed, cards=tuple(str(f) for f in move.path)))
+        say(events, Happening("TURNOUT_TOKEN", seat=seat, locality=task.locality, other=pushed, path=move.path))
     elif kind == "activity":
         add_activity(state, seat, task.locality, task.amount, events)
     elif kind == "red":
@@ -332,7 +332,7 @@ def _step(state: State, rng: Rng, events: list[Event]) -> None:
         for played in state.board:
             if played.staffer not in state.seats[played.seat].shown:
                 state.seats[played.seat].shown.append(played.staffer)
-        say(events, Happening("STAFFERS_REVEALED", cards=tuple(f"{p.seat}:{p.staffer}:{p.field}" for p in state.board)))
+        say(events, Happening("STAFFERS_REVEALED", revealed=tuple((p.seat, p.staffer, p.field) for p in state.board)))
         state.phase, state.field_now = RESOLUTION, FIELDS[0]
     elif phase == RESOLUTION:
         _next_staffer(state, events)
@@ -421,7 +421,7 @@ def _debate_step(state: State, events: list[Event]) -> None:
         return
     pools = [p.pool for p in state.seats]
     state.favourite = next_favourite(pools, state.favourite)
-    say(events, Happening("FAVOURITE", seat=state.favourite, cards=tuple(str(n) for n in pools)))
+    say(events, Happening("FAVOURITE", seat=state.favourite, pools=tuple(pools)))
     for player in state.seats:
         player.supply += player.pool
         player.pool = 0

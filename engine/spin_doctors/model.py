@@ -363,7 +363,8 @@ class State:
 @dataclass(frozen=True)
 class Happening:
     """One event. ``kind`` names it (see the proto's SpinDoctorsEventKind); the other fields are
-    set when they apply (-1 / 0 / empty otherwise)."""
+    set when they apply (-1 / 0 / empty otherwise). ``cards`` holds card ids only; ``revealed``
+    holds (seat, staffer, field) of every Staffer turned face up."""
 
     kind: str
     seat: int = -1
@@ -375,6 +376,12 @@ class Happening:
     other: int = -1
     cards: tuple[str, ...] = ()
     action: str = ""
+    second: int = -1
+    step: int = 0
+    target_staffer: int = -1
+    path: tuple[int, ...] = ()
+    pools: tuple[int, ...] = ()
+    revealed: tuple[tuple[int, int, int], ...] = ()
 
 
 def say(events: list[Event], happening: Happening) -> None:

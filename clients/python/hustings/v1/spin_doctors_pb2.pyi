@@ -426,7 +426,7 @@ class SpinDoctorsView(_message.Message):
     def __init__(self, round: _Optional[int] = ..., phase: _Optional[_Union[SpinDoctorsPhase, str]] = ..., favourite: _Optional[int] = ..., field_now: _Optional[int] = ..., players: _Optional[_Iterable[_Union[SpinDoctorsPlayer, _Mapping]]] = ..., localities: _Optional[_Iterable[_Union[SpinDoctorsLocality, _Mapping]]] = ..., turnout_markers: _Optional[_Iterable[int]] = ..., news: _Optional[_Iterable[str]] = ..., news_face_down: _Optional[_Iterable[bool]] = ..., news_deck_count: _Optional[int] = ..., news_discard: _Optional[_Iterable[str]] = ..., topic_deck_count: _Optional[int] = ..., topic_discard: _Optional[_Iterable[str]] = ..., board_staffers: _Optional[_Iterable[_Union[SpinDoctorsBoardStaffer, _Mapping]]] = ..., pending: _Optional[_Union[SpinDoctorsPending, _Mapping]] = ..., coordinated: _Optional[_Iterable[_Union[SpinDoctorsSeatField, _Mapping]]] = ..., protected: _Optional[_Iterable[_Union[SpinDoctorsSeatField, _Mapping]]] = ..., named_winner: _Optional[int] = ..., scandals_aside: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SpinDoctorsEvent(_message.Message):
-    __slots__ = ("kind", "seat", "staffer", "field", "locality", "voter_group", "amount", "other_seat", "cards", "action")
+    __slots__ = ("kind", "seat", "staffer", "field", "locality", "voter_group", "amount", "other_seat", "cards", "action", "second", "step", "target_staffer", "path", "pools", "revealed")
     KIND_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     STAFFER_FIELD_NUMBER: _ClassVar[int]
@@ -437,6 +437,12 @@ class SpinDoctorsEvent(_message.Message):
     OTHER_SEAT_FIELD_NUMBER: _ClassVar[int]
     CARDS_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
+    SECOND_FIELD_NUMBER: _ClassVar[int]
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    TARGET_STAFFER_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    POOLS_FIELD_NUMBER: _ClassVar[int]
+    REVEALED_FIELD_NUMBER: _ClassVar[int]
     kind: SpinDoctorsEventKind
     seat: int
     staffer: int
@@ -447,4 +453,10 @@ class SpinDoctorsEvent(_message.Message):
     other_seat: int
     cards: _containers.RepeatedScalarFieldContainer[str]
     action: str
-    def __init__(self, kind: _Optional[_Union[SpinDoctorsEventKind, str]] = ..., seat: _Optional[int] = ..., staffer: _Optional[int] = ..., field: _Optional[int] = ..., locality: _Optional[int] = ..., voter_group: _Optional[int] = ..., amount: _Optional[int] = ..., other_seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., action: _Optional[str] = ...) -> None: ...
+    second: int
+    step: int
+    target_staffer: int
+    path: _containers.RepeatedScalarFieldContainer[int]
+    pools: _containers.RepeatedScalarFieldContainer[int]
+    revealed: _containers.RepeatedCompositeFieldContainer[SpinDoctorsBoardStaffer]
+    def __init__(self, kind: _Optional[_Union[SpinDoctorsEventKind, str]] = ..., seat: _Optional[int] = ..., staffer: _Optional[int] = ..., field: _Optional[int] = ..., locality: _Optional[int] = ..., voter_group: _Optional[int] = ..., amount: _Optional[int] = ..., other_seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., action: _Optional[str] = ..., second: _Optional[int] = ..., step: _Optional[int] = ..., target_staffer: _Optional[int] = ..., path: _Optional[_Iterable[int]] = ..., pools: _Optional[_Iterable[int]] = ..., revealed: _Optional[_Iterable[_Union[SpinDoctorsBoardStaffer, _Mapping]]] = ...) -> None: ...
