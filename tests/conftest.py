@@ -9,13 +9,24 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import AsyncIterator, Iterator
+from typing import Any, AsyncIterator, Iterator
 
 import pytest
 
 from hustings.service.embedded_redis import EmbeddedRedis, free_port, wait_for_port
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
+CHROMIUM = pathlib.Path("/usr/bin/chromium")
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @pytest.fixture(scope="session")
@@ -26,6 +37,35 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedR
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def chromium() -> pathlib.Path:
+    """Debian's Chromium, which the browser tests need (a system package, not a PyPI one)."""
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"the browser tests need Debian's Chromium at {CHROMIUM}: run `sh tests/install-system-deps.sh` "
+            "(apt-get, as root or through sudo), or leave them out with -m 'not slow'",
+            pytrace=False,
+        )
+    return CHROMIUM
+
+
+@pytest.fixture(scope="module")
+def browser(chromium: pathlib.Path) -> Iterator[Any]:
+    """Headless Chromium driven by Playwright (its own browser downloads are never used)."""
+    from playwright.sync_api import Error, sync_playwright
+
+    with sync_playwright() as playwright:
+        try:
+            launched = playwright.chromium.launch(executable_path=str(chromium), headless=True, args=CHROMIUM_FLAGS)
+        except Error as error:
+            reason = next((line for line in str(error).splitlines() if line.strip()), "no message")
+            pytest.fail(f"Chromium at {chromium} did not start: {reason}", pytrace=False)
+        try:
+            yield launched
+        finally:
+            launched.close()
 
 
 @contextlib.asynccontextmanager

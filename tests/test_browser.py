@@ -2,16 +2,12 @@
 the same Stimmvieh game, each sees only their own hand, and a move by one appears in the other's
 page without a reload.
 
-Chromium is Debian's (``/usr/bin/chromium``), installed here with apt-get when missing (the
-suite runs as root in CI); Playwright for Python drives it (never ``playwright install``).
+Chromium is Debian's (``/usr/bin/chromium``; ``tests/install-system-deps.sh`` installs it), driven
+by Playwright for Python (never ``playwright install``); the ``browser`` fixture is in conftest.py.
 """
 
 from __future__ import annotations
 
-import os
-import pathlib
-import shutil
-import subprocess
 from typing import Any, Iterator
 
 import pytest
@@ -19,46 +15,8 @@ import pytest
 from rest_helpers import LiveRest
 from hustings.service.embedded_redis import EmbeddedRedis
 
-CHROMIUM = pathlib.Path("/usr/bin/chromium")
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+pytestmark = pytest.mark.slow
 WAIT_MS = 20_000
-APT_TIMEOUT_S = 900
-
-
-@pytest.fixture(scope="session")
-def chromium() -> pathlib.Path:
-    """Debian's Chromium, installed with apt-get when it is not there yet."""
-    if not CHROMIUM.exists():
-        apt = shutil.which("apt-get")
-        if apt is None or os.geteuid() != 0:
-            pytest.fail(f"{CHROMIUM} is missing and cannot be installed here (needs root and apt-get): apt-get install chromium")
-        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        for command in ([apt, "update", "-qq"], [apt, "install", "-y", "-qq", "--no-install-recommends", "chromium"]):
-            result = subprocess.run(command, capture_output=True, text=True, timeout=APT_TIMEOUT_S, env=env)
-            assert result.returncode == 0, f"{' '.join(command)} failed:\n{result.stderr[-3000:]}"
-    assert CHROMIUM.exists(), f"{CHROMIUM} is still missing after apt-get install chromium"
-    return CHROMIUM
-
-
-@pytest.fixture(scope="module")
-def browser(chromium: pathlib.Path) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(chromium), headless=True, args=CHROMIUM_FLAGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 @pytest.fixture()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import pathlib
 import random
+import stat
 import subprocess
 import sys
 
@@ -134,3 +135,81 @@ def test_loadtest_prints_its_figures() -> None:
     assert float(summary["submit_p50_ms"]) <= float(summary["submit_p99_ms"])  # type: ignore[arg-type]
     ratio = float(summary["moves_per_s"]) / float(summary["floor_calls_per_s"])  # type: ignore[arg-type]
     assert summary["throughput_ratio"] == pytest.approx(ratio, abs=0.002)
+
+
+def test_version_help_and_one_line_argument_errors() -> None:
+    from importlib import metadata
+
+    from hustings.engine import games
+
+    done = subprocess.run([*CLI, "--version"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == f"hustings {metadata.version('hustings')}"
+    import argparse
+
+    from hustings.cli import _parser
+
+    parser = _parser()
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    assert set(commands.choices) == {"serve", "bots", "play", "loadtest", "verify"}
+    for name, command in commands.choices.items():
+        for action in command._actions:
+            assert action.help, f"hustings {name} {action.dest} has no help text"
+            if action.dest == "kind":
+                assert list(action.choices) == sorted(games()), name
+        if name == "serve":
+            (level,) = [a for a in command._actions if a.dest == "log_level"]
+            assert set(level.choices) == {"debug", "info", "warning", "error", "critical"}
+    for argv, wrong in ((["serve", "--log-level", "nonsense"], "nonsense"), (["bots", "--kind", "foo"], "foo")):
+        done = subprocess.run([*CLI, *argv], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2, done.stderr
+        (line,) = [line for line in done.stderr.splitlines() if line.strip()]
+        assert "invalid choice" in line and repr(wrong) in line and "Traceback" not in done.stderr
+
+
+def test_log_level_names_are_checked() -> None:
+    from hustings.service import logs
+
+    with pytest.raises(ValueError, match="unknown log level 'nonsense'"):
+        logs.configure("nonsense")
+    logs.configure("WARNING")  # any case
+
+
+def test_a_private_redis_left_running_is_adopted_over_its_socket(tmp_path: pathlib.Path) -> None:
+    import redis as sync_redis
+
+    first = EmbeddedRedis(tmp_path / "data", private=True).start()
+    try:
+        assert first.url.startswith("unix://") and first.port == 0
+        client = sync_redis.Redis.from_url(first.url)
+        client.set("kept", "yes")
+        client.close()
+        # A successor (as after a killed serve) finds it through the folder and adopts it.
+        second = EmbeddedRedis(tmp_path / "data", private=True).start()
+        assert second.pid == first.pid and second.url == first.url
+        client = sync_redis.Redis.from_url(second.url)
+        assert client.get("kept") == b"yes"
+        client.close()
+    finally:
+        first.stop()
+
+
+def test_a_private_redis_in_a_long_folder_takes_a_password(tmp_path: pathlib.Path) -> None:
+    import redis as sync_redis
+
+    folder = tmp_path / ("x" * 110)  # too long for a unix socket path
+    server = EmbeddedRedis(folder, private=True).start()
+    try:
+        assert server.port and server.url.startswith("redis://:") and server.url.endswith(f"@127.0.0.1:{server.port}/0")
+        with pytest.raises(sync_redis.AuthenticationError):
+            sync_redis.Redis(host="127.0.0.1", port=server.port).ping()
+        client = sync_redis.Redis.from_url(server.url)
+        assert client.ping()
+        client.close()
+        password = server.url.split("@")[0].removeprefix("redis://:")
+        assert password not in pathlib.Path(f"/proc/{server.pid}/cmdline").read_bytes().decode(errors="replace")
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+        assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in folder.iterdir() if p.is_file())
+        adopted = EmbeddedRedis(folder, private=True).start()
+        assert adopted.pid == server.pid and adopted.url == server.url
+    finally:
+        server.stop()

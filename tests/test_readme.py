@@ -271,3 +271,22 @@ def test_ci_runs_the_readme_second_command() -> None:
     assert second in ci
     assert "set -euo pipefail" in ci  # a failing step fails the run
     assert "tests/install-system-deps.sh" in second  # the suite's Debian packages, stated
+
+
+def test_the_node_example_reaches_a_move(served: str, tmp_path: pathlib.Path) -> None:
+    section = _section("For Node.js and browser developers")
+    (install,) = _commands(_blocks(section, "sh")[0])
+    (example,) = _blocks(section, "js")
+    node, npm = shutil.which("node"), shutil.which("npm")
+    assert node and npm, "Node.js 20+ with npm is missing: sh tests/install-system-deps.sh"
+    assert install.startswith("npm install ")
+    npm_args = [npm, *install.split()[1:], "--no-audit", "--no-fund", "--loglevel=error"]
+    installed = subprocess.run(npm_args, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert installed.returncode == 0, installed.stderr[-3000:]
+    (tmp_path / "proto").symlink_to(REPO / "proto")  # "a folder holding hustings' proto/"
+    (tmp_path / "example.js").write_text(_at(example, served))
+    done = subprocess.run([node, "example.js"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-3000:]
+    first, second = done.stdout.splitlines()
+    assert first == "GAME_STATUS_ACTIVE 4 [ 0, 1, 2 ]"
+    assert second == "moved: the game is at version 5"
