@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generic, Mapping, Protocol, TypeVar
 
+from hustings.engine.errors import EngineError
 from hustings.engine.rng import Rng
 
 Seat = int
@@ -208,12 +209,14 @@ class Catalogue:
     fill: Callable[[Any], None]
 
 
-class ContentVersionError(Exception):
-    """A stored game was created with content this build no longer has: it is refused rather
-    than played on by other cards than the ones it was dealt."""
+class ContentVersionError(EngineError):
+    """A stored game was created with content this build no longer has: it is refused (reason
+    CONTENT_VERSION_RETIRED, FAILED_PRECONDITION) rather than played on with other cards than the
+    ones it was dealt."""
 
     def __init__(self, kind: str, recorded: str, current: str) -> None:
         super().__init__(
-            f"this {kind} game was created with content version {recorded}; this server plays {current}"
+            "CONTENT_VERSION_RETIRED",
+            f"this {kind} game was created with content version {recorded}; this server plays {current}",
         )
         self.kind, self.recorded, self.current = kind, recorded, current
