@@ -119,6 +119,7 @@ def spin_doctors_table() -> tuple[Table, Callable[[str, Message], None]]:
         "staffer": staffers | {-1}, "shown_staffers": staffers, "SpinDoctorsPlayer.staff": staffers,
         "SpinDoctorsSwapStaffer.discard": staffers | {-1}, "SpinDoctorsSwapStaffer.take": staffers | {-1},
         "SpinDoctorsChooseReadyMadeStaff.staff": {s.staff for s in cat.ready_made_staffs},
+        "SpinDoctorsChooseStaff.staffers": staffers,
         "locality": localities | {-1}, "voter_group": groups | {-1}, "field": fields | {-1},
         "target_staffer": staffers | {-1},
     }
