@@ -18,6 +18,7 @@ import pathlib
 import secrets
 import signal
 import socket
+import stat
 import subprocess
 import time
 import urllib.parse
@@ -93,13 +94,14 @@ def _write_private(path: pathlib.Path, text: str) -> None:
 
 
 def _make_private_folder(folder: pathlib.Path) -> None:
-    """Create ``folder`` 0700 and tighten what an older run left in it to 0700 / 0600."""
+    """Create ``folder`` 0700, and take group and others' access from what an older run left in
+    it (a 0644 append-only file becomes 0600). Only the folder's own entries, which are Redis's:
+    a folder given by mistake is not rewritten below its top."""
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.chmod(folder, 0o700)
-    for path in folder.rglob("*"):
-        if path.is_symlink():
-            continue
-        os.chmod(path, 0o700 if path.is_dir() else 0o600)
+    for path in folder.iterdir():
+        if not path.is_symlink():
+            os.chmod(path, stat.S_IMODE(path.stat().st_mode) & 0o700)
 
 
 def _one_line(log_text: str) -> str:
