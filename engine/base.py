@@ -77,6 +77,8 @@ class Placing:
     name: str
     score: int
     detail: str = ""
+    ranked_by: tuple[tuple[str, int], ...] = ()
+    """(name, value) of what the participant was ranked by: the score, then each tie-break."""
 
 
 @dataclass(frozen=True)

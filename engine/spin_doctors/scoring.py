@@ -93,5 +93,6 @@ def outcome_of(state: State) -> Outcome:
         counted = "/".join(str(v) for v in score.counted)
         bonuses = ",".join(f"{b:+d}" for b in score.bonuses)
         detail = f"votes {counted}; programme {bonuses}; raw {score.raw}; budget {score.budget}"
-        placings.append(Placing(rank, score.seat, CONTENT.colours[score.seat], score.cast, detail))
+        ranked_by = (("votes_cast", score.cast), ("raw_votes", score.raw), ("budget", score.budget), ("named_winner", int(score.seat == state.winner)))
+        placings.append(Placing(rank, score.seat, CONTENT.colours[score.seat], score.cast, detail, ranked_by))
     return Outcome(tuple(placings))

@@ -112,9 +112,19 @@ def outcome_of(state: StimmviehState) -> Outcome:
         ]
     start = moderator if moderator is not None else 0
     order = sorted(range(PARTIES), key=lambda p: (ranks[p], moderator_distance(p, start)))
+    score_name = "final_donations" if len(records) == 1 else "campaign_points"
+    # ALTERNATIVE 2 breaks a tie in favour of the party closest to the moderator in turn order.
+    ranked_by = [
+        ((score_name, scores[p]),)
+        + ((("moderator_closeness", PARTIES - 1 - moderator_distance(p, start)),) if moderator is not None else ())
+        for p in range(PARTIES)
+    ]
     return Outcome(
         tuple(
-            Placing(rank=ranks[p], seat=state.seat_of(p), name=party_name(options, p), score=scores[p], detail=details[p])
+            Placing(
+                rank=ranks[p], seat=state.seat_of(p), name=party_name(options, p), score=scores[p], detail=details[p],
+                ranked_by=ranked_by[p],
+            )
             for p in order
         )
     )

@@ -142,5 +142,6 @@ def outcome_of(state: WahlspielState) -> Outcome:
             (f"Federal Councillor {POLITICIANS[state.federal].name}; " if i == winner else "")
             + f"{national[i]} national, {cantonal[i]} cantonal seats, {state.parties[i].money} francs"
         )
-        placings.append(Placing(rank=rank, seat=i, name=CONTENT.party_names[i], score=best[i], detail=detail))
+        ranked_by = tuple(zip(("federal_councillor", "best_candidate_votes", "national_seats", "cantonal_seats", "money"), map(int, keys[i])))
+        placings.append(Placing(rank=rank, seat=i, name=CONTENT.party_names[i], score=best[i], detail=detail, ranked_by=ranked_by))
     return Outcome(tuple(placings))

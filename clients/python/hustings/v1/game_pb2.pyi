@@ -102,18 +102,28 @@ class Seat(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., display_name: _Optional[str] = ..., taken: _Optional[bool] = ...) -> None: ...
 
 class Placing(_message.Message):
-    __slots__ = ("rank", "seat", "name", "score", "detail")
+    __slots__ = ("rank", "seat", "name", "score", "detail", "ranked_by")
     RANK_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     DETAIL_FIELD_NUMBER: _ClassVar[int]
+    RANKED_BY_FIELD_NUMBER: _ClassVar[int]
     rank: int
     seat: int
     name: str
     score: int
     detail: str
-    def __init__(self, rank: _Optional[int] = ..., seat: _Optional[int] = ..., name: _Optional[str] = ..., score: _Optional[int] = ..., detail: _Optional[str] = ...) -> None: ...
+    ranked_by: _containers.RepeatedCompositeFieldContainer[RankingValue]
+    def __init__(self, rank: _Optional[int] = ..., seat: _Optional[int] = ..., name: _Optional[str] = ..., score: _Optional[int] = ..., detail: _Optional[str] = ..., ranked_by: _Optional[_Iterable[_Union[RankingValue, _Mapping]]] = ...) -> None: ...
+
+class RankingValue(_message.Message):
+    __slots__ = ("name", "value")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    value: int
+    def __init__(self, name: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
 
 class Outcome(_message.Message):
     __slots__ = ("placings",)
