@@ -10,6 +10,7 @@ import socket
 import stat
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -233,3 +234,41 @@ def test_a_data_folder_left_open_by_an_older_run_is_closed(tmp_path: pathlib.Pat
             assert stat.S_IMODE(path.stat().st_mode) & 0o077 == 0, path.name
     finally:
         server.stop()
+
+
+def test_a_killed_serve_leaves_its_redis_to_the_next_one(tmp_path: pathlib.Path) -> None:
+    data = tmp_path / "data"
+    with serve_process("--data-dir", str(data)) as (process, port):
+        async def create() -> str:
+            async with Client(f"127.0.0.1:{port}") as client:
+                return (await new_game(client, 3))[0].game_id
+
+        game_id = run(create())
+        redis_pid = int((data / "redis.pid").read_text())
+        process.kill()  # as a crash would: its Redis child is left running on the folder
+        process.wait(timeout=10)
+    os.kill(redis_pid, 0)
+    with serve_process("--data-dir", str(data)) as (_, port):
+        async def view() -> game_pb2.GameView:
+            async with Client(f"127.0.0.1:{port}") as client:
+                return await client.view(str(game_id))
+
+        assert run(view()).game_id == game_id  # type: ignore[attr-defined]
+        assert int((data / "redis.pid").read_text()) == redis_pid  # adopted over its socket, not replaced
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and _alive(redis_pid):
+        time.sleep(0.05)
+    assert not _alive(redis_pid), "the adopted Redis outlived the server that adopted it"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie (exited, not yet reaped by its new parent) counts as gone.
+    try:
+        status = pathlib.Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "\nState:\tZ" not in status
