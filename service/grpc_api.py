@@ -15,7 +15,7 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2
 from redis.exceptions import RedisError
 
 from hustings.service import metrics
-from hustings.service.errors import ServiceError, internal, store_unavailable, unauthenticated
+from hustings.service.errors import ServiceError, internal, store_error, unauthenticated
 from hustings.service.host import GameHost
 from hustings.service.limits import DEFAULT_MAX_CALLS, CallLimit
 from hustings.v1 import game_service_pb2, game_service_pb2_grpc
@@ -105,10 +105,10 @@ def _unary(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
             code = error.code.name
             await _abort(context, error)
             raise  # unreachable: abort raises
-        except RedisError:
-            code = "UNAVAILABLE"
-            log.warning("store_unavailable")
-            await _abort(context, store_unavailable())
+        except RedisError as failure:
+            error = store_error(failure)
+            code = error.code.name
+            await _abort(context, error)
             raise
         except asyncio.TimeoutError:
             code = "DEADLINE_EXCEEDED"
@@ -181,6 +181,22 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     async def ListGames(self, request: game_service_pb2.ListGamesRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.ListGamesResponse:
         return await self.host.list_games(request)
 
+    @_unary
+    async def LeaveGame(self, request: game_service_pb2.LeaveGameRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.LeaveGameResponse:
+        return await self.host.leave_game(request.game_id, self._token(context))
+
+    @_unary
+    async def ReturnToGame(self, request: game_service_pb2.ReturnToGameRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.ReturnToGameResponse:
+        return await self.host.return_to_game(request.game_id, self._token(context))
+
+    @_unary
+    async def TakeOverSeat(self, request: game_service_pb2.TakeOverSeatRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.TakeOverSeatResponse:
+        return await self.host.take_over_seat(request)
+
+    @_unary
+    async def AddBot(self, request: game_service_pb2.AddBotRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.AddBotResponse:
+        return await self.host.add_bot(request)
+
     async def WatchGame(self, request: game_service_pb2.WatchGameRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
         structlog.contextvars.clear_contextvars()
         code = "OK"
@@ -195,9 +211,10 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         except ServiceError as error:
             code = error.code.name
             await _abort(context, error)
-        except RedisError:
-            code = "UNAVAILABLE"
-            await _abort(context, store_unavailable())
+        except RedisError as failure:
+            error = store_error(failure)
+            code = error.code.name
+            await _abort(context, error)
         except Exception:
             code = "INTERNAL"
             log.exception("rpc_failed")

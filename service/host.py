@@ -32,7 +32,10 @@ from hustings.service.errors import (
     precondition,
     unauthenticated,
 )
+from hustings.service import deadlines, table
 from hustings.service.lobby import LobbyRepair, index_quietly, summary_of
+from hustings.service.presence import Presence
+from hustings.service.seats import SeatLifecycle
 from hustings.service.limits import (
     DEFAULT_MAX_STREAMS,
     DEFAULT_MAX_STREAMS_PER_CLIENT,
@@ -51,6 +54,7 @@ log = structlog.get_logger("hustings.host")
 GAME_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 REQUEST_ID_RE = re.compile(r"^[\x21-\x7e]{1,64}$")
 MAX_DISPLAY_NAME = 40
+DEFAULT_RETENTION_S = 30 * 24 * 3600
 MAX_COMMIT_ATTEMPTS = 32
 COMMIT_BUDGET_S = 5.0  # within the 15 s server deadline of a call
 DEFAULT_PAGE_SIZE = 50
@@ -124,12 +128,19 @@ class GameHost:
         max_streams_per_seat: int = DEFAULT_MAX_STREAMS_PER_SEAT,
         clock: Callable[[], float] = time.time,
         keys: Keys | None = None,
+        retention_s: int = DEFAULT_RETENTION_S,
     ) -> None:
         self.store = store
         self.notifier = notifier
         # Without a shared secret (one replica in a tool or test) a secret of this process.
         self.keys = keys or Keys(secrets.token_bytes(32))
         self.lobby_repair = LobbyRepair(store)
+        self.retention_s = retention_s
+        self.deadlines = deadlines.DeadlineIndex(store.client)
+        self.seats = SeatLifecycle(self)
+        self.deadline_runner = deadlines.DeadlineRunner(self.deadlines, self.seats.apply_due, self.store.version_of)
+        self.presence = Presence(store)
+        self._kicks: set[asyncio.Task[Any]] = set()
         self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
         self.allow_client_seed = allow_client_seed
         self.max_watchers = max_watchers
@@ -146,6 +157,41 @@ class GameHost:
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
         self._cache_size = cache_size
         self._clock = clock
+
+    # --- clocks and expiry ------------------------------------------------------------------------
+    def _now_ms(self) -> int:
+        return int(self._clock() * 1000)
+
+    def _expiry(self, stored: storage_pb2.StoredGame) -> int:
+        """How long the game's keys live after this step: open games wait a while for players,
+        finished ones are kept for the retention time, active ones for ever (0)."""
+        if stored.status == game_pb2.GAME_STATUS_OPEN:
+            return stored.table.open_seconds or table.DEFAULT_OPEN_S
+        if stored.status == game_pb2.GAME_STATUS_FINISHED:
+            return self.retention_s
+        return 0
+
+    async def _schedule(self, stored: storage_pb2.StoredGame) -> None:
+        """Index the step's next deadline before its commit (a crash after it loses no timer)."""
+        due = table.next_due(stored)
+        if due:
+            await self.deadlines.schedule(stored.game_id, due)
+
+    def _kick_if_due(self, stored: storage_pb2.StoredGame) -> None:
+        """Apply decisions due at once (bot seats, absent players) here and now rather than at
+        the next poll; the index still holds them should this replica stop."""
+        due = table.next_due(stored)
+        if due and due <= self._now_ms():
+            task = asyncio.create_task(self.seats.apply_due_quietly(stored.game_id))
+            self._kicks.add(task)
+            task.add_done_callback(self._kicks.discard)
+
+    async def _after_commit(self, new: Loaded, kick: bool = True) -> None:
+        """After a table step or a due decision: keep it, update the lobby, act on what is due."""
+        self._remember(new)
+        await index_quietly(self.store, new.stored)
+        if kick:
+            self._kick_if_due(new.stored)
 
     def begin_shutdown(self) -> None:
         """Stop accepting new streams and end the open ones (they tell clients to reconnect)."""
@@ -207,8 +253,10 @@ class GameHost:
         view.options.CopyFrom(stored.options)
         if seat is not None:
             view.seat = seat
+        view.table.CopyFrom(stored.table)
+        present = self.presence.seen(stored.game_id)
         for s in stored.seats:
-            view.seats.add(seat=s.seat, display_name=s.display_name, taken=bool(s.token_sha256))
+            table.seat_to_proto(s, view.seats.add(), s.seat in present)
         if stored.status == game_pb2.GAME_STATUS_ACTIVE:
             acting = game.to_act(state)
             view.to_act.extend(sorted(acting))
@@ -223,6 +271,7 @@ class GameHost:
                     placing = view.outcome.placings.add(rank=p.rank, name=p.name, score=p.score, detail=p.detail)
                     if p.seat is not None:
                         placing.seat = p.seat
+                        placing.bot_played = stored.seats[p.seat].bot_played or stored.seats[p.seat].bot
         game.view_to_proto(game.view(state, seat), view)
         return view
 
@@ -253,10 +302,15 @@ class GameHost:
             state = game.setup(options, rng)
         except EngineError as error:
             raise ServiceError.from_engine(error) from None
+        table.validate(request.table, seats)
         game_id = "g" + secrets.token_hex(12)  # random: never derived from what a client sent
         if request.request_id:
             request_fingerprint = fingerprint(
-                b"create", game.info.kind.encode(), request.options.SerializeToString(deterministic=True), request.seed.encode()
+                b"create",
+                game.info.kind.encode(),
+                request.options.SerializeToString(deterministic=True),
+                request.seed.encode(),
+                request.table.SerializeToString(deterministic=True),
             )
             key = self.keys.request_key("create", request.request_id)
             game_id, first_fingerprint = await self.store.reserve_create(key, game_id, request_fingerprint)
@@ -276,19 +330,30 @@ class GameHost:
             content_version=self.get_kind(game.info.kind).content_version,
         )
         stored.options.CopyFrom(request.options)
+        stored.table.CopyFrom(request.table)
+        level = table.check_level(request.table.bot_level)
         for seat in range(seats):
             stored.seats.add(seat=seat)
+            if seat in request.table.bot_seats:
+                stored.seats[seat].bot = True
+                stored.seats[seat].display_name = table.bot_name(level)
+        table.start_banks(stored)
+        if all(table.is_taken(s) for s in stored.seats):  # a table of bots only
+            stored.status = game_pb2.GAME_STATUS_ACTIVE
+            table.settle(stored, game.to_act(state), None, deadlines.now_ms())
         entry = storage_pb2.LogEntry(version=1, seat=-1, state_digest=state_digest(game, state))
         # Indexed before the commit, so a created game is never missing from the lobby (an entry
         # whose commit never happens is dropped by the lobby repair).
         await self.store.index(summary_of(stored))
-        result = await self.store.commit(stored, 0, entry)
+        await self._schedule(stored)
+        result = await self.store.commit(stored, 0, entry, expire_s=self._expiry(stored))
         if result.status != "OK":
             # Another attempt of the same request created it first: answer with that game.
             loaded = await self._load_fresh(game_id)
             return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(loaded, None))
         loaded = self._remember(Loaded(stored, game, state))
         log.info("game_created", game_id=game_id, kind=game.info.kind, seats=seats)
+        self._kick_if_due(stored)
         return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(loaded, None))
 
     def _seed(self, seed_hex: str) -> bytes:
@@ -352,7 +417,7 @@ class GameHost:
                         if recorded is not None:
                             return await self._rejoin(loaded, recorded, request_fingerprint, token)
                     raise precondition("GAME_FULL", "every seat of this game is taken")
-                free = [s.seat for s in stored.seats if not s.token_sha256]
+                free = [s.seat for s in stored.seats if not table.is_taken(s)]
                 if request.HasField("seat"):
                     if not 0 <= request.seat < len(stored.seats):
                         raise invalid("BAD_SEAT", f"seat must be 0 to {len(stored.seats) - 1}")
@@ -367,29 +432,33 @@ class GameHost:
                     seat = free[0]
                 seat_token = token or secrets.token_urlsafe(32)
                 new, entry = self._seated(loaded, seat, name, seat_token)
-                result = await self.store.commit(new.stored, stored.version, entry, key, request_fingerprint)
+                await self._schedule(new.stored)
+                result = await self.store.commit(
+                    new.stored, stored.version, entry, key, request_fingerprint, expire_s=self._expiry(new.stored)
+                )
                 if result.status == "OK":
                     joined = self._remember(new)
                     await index_quietly(self.store, new.stored)
                     started = new.stored.status == game_pb2.GAME_STATUS_ACTIVE
                     log.info("seat_taken", game_id=game_id, seat=seat, version=new.version, started=started)
+                    self._kick_if_due(new.stored)
                     return game_service_pb2.JoinGameResponse(seat=seat, seat_token=seat_token, view=self._view(joined, seat))
                 if result.status == "DUPLICATE" and result.recorded is not None:
                     return await self._rejoin(await self._load_fresh(game_id), result.recorded, request_fingerprint, token)
                 loaded = await self._reloaded(game_id, result.snapshot)
         raise aborted("TOO_MUCH_CONTENTION", "the game changed too often while joining; retry")
 
-    @staticmethod
-    def _seated(loaded: Loaded, seat: Seat, name: str, token: str) -> tuple[Loaded, storage_pb2.LogEntry]:
+    def _seated(self, loaded: Loaded, seat: Seat, name: str, token: str) -> tuple[Loaded, storage_pb2.LogEntry]:
         stored = loaded.stored
         new = storage_pb2.StoredGame()
         new.CopyFrom(stored)
         new.version = stored.version + 1
         new.seats[seat].display_name = name
         new.seats[seat].token_sha256 = token_hash(token)
-        started = all(s.token_sha256 for s in new.seats)
+        started = all(table.is_taken(s) for s in new.seats)
         if started:
             new.status = game_pb2.GAME_STATUS_ACTIVE
+            table.settle(new, loaded.game.to_act(loaded.state), None, self._now_ms())
         entry = storage_pb2.LogEntry(version=new.version, seat=seat, state_digest=state_digest(loaded.game, loaded.state))
         event = entry.events.add(public=True)
         event.event.version = new.version
@@ -423,7 +492,28 @@ class GameHost:
     async def get_view(self, game_id: str, token: str | None) -> game_pb2.GameView:
         """The caller's view."""
         loaded = await self._load_fresh(game_id)
-        return self._view(loaded, self.seat_of(loaded, token))
+        seat = self.seat_of(loaded, token)
+        self.presence.touch(game_id, seat)
+        await self.presence.refresh(game_id)
+        return self._view(loaded, seat)
+
+    async def leave_game(self, game_id: str, token: str | None) -> game_service_pb2.LeaveGameResponse:
+        """The caller leaves its seat (its bot plays until it returns)."""
+        return await self.seats.leave(game_id, token)
+
+    async def return_to_game(self, game_id: str, token: str | None) -> game_service_pb2.ReturnToGameResponse:
+        """The caller comes back to its absent seat."""
+        return await self.seats.return_(game_id, token)
+
+    async def take_over_seat(self, request: game_service_pb2.TakeOverSeatRequest) -> game_service_pb2.TakeOverSeatResponse:
+        """A newcomer takes over an absent seat where the table allows it."""
+        _check_request_id(request.request_id, required=True)
+        _check_game_id(request.game_id)
+        return await self.seats.take_over(request)
+
+    async def add_bot(self, request: game_service_pb2.AddBotRequest) -> game_service_pb2.AddBotResponse:
+        """A server-side bot takes a free seat of an open game."""
+        return await self.seats.add_bot(request)
 
     async def submit_move(
         self, request: game_service_pb2.SubmitMoveRequest, token: str | None
@@ -472,9 +562,13 @@ class GameHost:
                         return answered
                     log.info("move_rejected", reason=error.reason, version=loaded.version)
                     raise
-                result = await self.store.commit(new.stored, loaded.version, entry, key, request_fingerprint)
+                await self._schedule(new.stored)
+                result = await self.store.commit(
+                    new.stored, loaded.version, entry, key, request_fingerprint, expire_s=self._expiry(new.stored)
+                )
                 if result.status == "OK":
                     self._remember(new)
+                    self._kick_if_due(new.stored)
                     metrics.MOVES.labels(new.stored.kind).inc()
                     if new.stored.status == game_pb2.GAME_STATUS_FINISHED:
                         await index_quietly(self.store, new.stored)
@@ -502,7 +596,9 @@ class GameHost:
                 f"the game is at version {loaded.version}, not {request.expected_version}",
             )
 
-    def _advance(self, loaded: Loaded, seat: Seat, move: Any, move_proto: game_pb2.Move) -> tuple[Loaded, storage_pb2.LogEntry]:
+    def _advance(
+        self, loaded: Loaded, seat: Seat, move: Any, move_proto: game_pb2.Move, by_bot: bool = False
+    ) -> tuple[Loaded, storage_pb2.LogEntry]:
         stored, game = loaded.stored, loaded.game
         if stored.status == game_pb2.GAME_STATUS_OPEN:
             raise precondition("GAME_NOT_STARTED", "the game starts when every seat is taken")
@@ -521,6 +617,9 @@ class GameHost:
         new.engine_state = game.dump_state(state)
         if game.is_over(state):
             new.status = game_pb2.GAME_STATUS_FINISHED
+        if not by_bot:
+            new.seats[seat].timeouts = 0
+        table.settle(new, game.to_act(state), seat, self._now_ms())
         entry = storage_pb2.LogEntry(
             version=version,
             seat=seat,

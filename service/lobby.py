@@ -24,6 +24,7 @@ from typing import Callable
 import structlog
 from redis.exceptions import RedisError
 
+from hustings.service import table
 from hustings.service.store import Store
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2
@@ -46,7 +47,7 @@ def summary_of(stored: storage_pb2.StoredGame) -> game_pb2.GameSummary:
         created_at=stored.created_at,
     )
     for s in stored.seats:
-        summary.seats.add(seat=s.seat, display_name=s.display_name, taken=bool(s.token_sha256))
+        table.seat_to_proto(s, summary.seats.add(), present=False)
     return summary
 
 

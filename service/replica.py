@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import structlog
 from grpc_health.v1 import health_pb2
 
+from hustings.service import server_secret
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.grpc_api import SERVICE_NAME, build_server
 from hustings.service.host import GameHost
@@ -43,6 +44,8 @@ class ReplicaConfig:
     redis_max_connections: int = DEFAULT_MAX_CONNECTIONS  # the bounded pool of this replica
     redis_pool_timeout_s: float = DEFAULT_POOL_TIMEOUT_S  # how long a command waits for a connection
     benchmark_floor: bool = False  # serve the loadtest's floor call too
+    secret: bytes | None = None  # the server secret shared by all replicas; kept in Redis when None
+    retention_s: int = 30 * 24 * 3600  # how long finished games are kept
 
 
 @dataclass
@@ -64,6 +67,7 @@ class Replica:
         try:
             await store.client.ping()
             await notifier.start()
+            secret = self.config.secret or await server_secret.from_redis(store.client)
             host = GameHost(
                 store,
                 notifier,
@@ -71,6 +75,8 @@ class Replica:
                 max_watchers=self.config.max_watchers,
                 max_streams_per_client=self.config.max_streams_per_client,
                 max_streams_per_seat=self.config.max_streams_per_seat,
+                keys=server_secret.Keys(secret),
+                retention_s=self.config.retention_s,
             )
             server, port, health = build_server(host, self.config.address)
             if self.config.benchmark_floor:
@@ -86,6 +92,8 @@ class Replica:
             await health.set(service, health_pb2.HealthCheckResponse.SERVING)
         self.port = port
         self._parts = {"store": store, "notifier": notifier, "host": host, "server": server, "health": health}
+        host.lobby_repair.start()
+        host.deadline_runner.start()
         if self.config.http_address:
             from hustings.service.rest import start_rest
 
@@ -117,6 +125,8 @@ class Replica:
         health = self._parts["health"]
         await health.enter_graceful_shutdown()  # type: ignore[attr-defined]
         self.host.begin_shutdown()
+        await self.host.lobby_repair.stop()
+        await self.host.deadline_runner.stop()
         notifier: Notifier = self._parts["notifier"]  # type: ignore[assignment]
         server = self._parts["server"]
         await notifier.stop()

@@ -13,7 +13,9 @@ import asyncio
 import contextlib
 import json
 import re
+import time
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from importlib import resources
 from typing import Any, Awaitable, Callable
 
@@ -25,7 +27,8 @@ from google.protobuf.message import Message
 from google.rpc import status_pb2
 from redis.exceptions import RedisError
 
-from hustings.service.errors import ServiceError, invalid, store_unavailable, unauthenticated
+from hustings.service import metrics
+from hustings.service.errors import ServiceError, internal, invalid, store_error, unauthenticated
 from hustings.service.catalogue import rest_answer
 from hustings.service.host import GameHost
 from hustings.service.rest_routes import HttpRule, build_request, http_rules, to_json
@@ -40,6 +43,21 @@ SSE_RETRY_MS = 2000
 SHUTDOWN_S = 2.0
 STATIC = resources.files("hustings.service") / "static"
 OPENAPI_PATH = "/openapi.json"
+# Set on a response (aiohttp responses are mappings) to the ServiceError it answers with, so that
+# the metrics and the log see the gRPC code of a refused call or of a stream that ended in error.
+OUTCOME = web.ResponseKey("hustings.outcome", ServiceError)
+CANCELLED = ServiceError(grpc.StatusCode.CANCELLED, "CLIENT_GONE", "the client went away")
+
+# CORS on every response (answers, errors, the event stream, static files): any origin may call
+# the API, since seat tokens travel in a header and never in cookies. Browsers may read these
+# response headers too, beyond the safelisted ones.
+CORS_HEADERS = {
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Allow-Headers": "Authorization, Content-Type, Last-Event-ID",
+    "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+    "Access-Control-Expose-Headers": "ETag, Retry-After",
+}
+PREFLIGHT_MAX_AGE_S = 600
 
 # The standard mapping of gRPC codes to HTTP statuses (google.rpc.Code, grpc-gateway).
 # FAILED_PRECONDITION is 400 as google.rpc.Code says, not 409: 409 is for ABORTED (a stale
@@ -109,6 +127,10 @@ UNARY: dict[str, Unary] = {
     "GetHistory": _history,
     "ListGames": _list_games,
     "GetGameKind": _get_kind,
+    "LeaveGame": lambda host, request, token: host.leave_game(request.game_id, _seat_token(token)),
+    "ReturnToGame": lambda host, request, token: host.return_to_game(request.game_id, _seat_token(token)),
+    "TakeOverSeat": lambda host, request, token: host.take_over_seat(request),
+    "AddBot": lambda host, request, token: host.add_bot(request),
 }
 STREAMING = {"WatchGame"}
 
@@ -143,10 +165,12 @@ def status_json(code: grpc.StatusCode, reason: str, message: str, metadata: dict
 
 def error_response(error: ServiceError) -> web.Response:
     """The HTTP response for a refused request."""
-    return web.json_response(
+    response = web.json_response(
         status_json(error.code, error.reason, error.message, error.metadata),
         status=HTTP_STATUS.get(error.code, 500),
     )
+    response[OUTCOME] = error
+    return response
 
 
 def _http_error(code: grpc.StatusCode, http_status: int, reason: str, message: str) -> web.Response:
@@ -186,11 +210,12 @@ class RestServer:
                 body = await request.read() if rule.body else b""
                 message = build_request(rule, params, _query(request), body)
                 response = await call(self.host, message, bearer_token(request))
+            except web.HTTPRequestEntityTooLarge:
+                return _too_large()
             except ServiceError as error:
                 return error_response(error)
-            except RedisError:
-                log.warning("store_unavailable")
-                return error_response(store_unavailable())
+            except RedisError as failure:
+                return error_response(store_error(failure))
             if isinstance(response, game_service_pb2.GetGameKindResponse):
                 return rest_answer(request, response)  # cacheable: ETag, If-None-Match, fixed bytes
             return web.json_response(to_json(response))
@@ -216,8 +241,8 @@ class RestServer:
                 await self.host.get_view(message.game_id, token)
             except ServiceError as error:
                 return error_response(error)
-            except RedisError:
-                return error_response(store_unavailable())
+            except RedisError as failure:
+                return error_response(store_error(failure))
             task = asyncio.current_task()
             assert task is not None
             self._streams.add(task)
@@ -248,8 +273,8 @@ class RestServer:
                 await queue.put(("end", None))
             except ServiceError as error:
                 await queue.put(("error", error))
-            except RedisError:
-                await queue.put(("error", store_unavailable()))
+            except RedisError as failure:
+                await queue.put(("error", store_error(failure)))
             except Exception:
                 log.exception("watch_failed")
                 await queue.put(("error", ServiceError(grpc.StatusCode.INTERNAL, "INTERNAL", "internal error")))
@@ -268,18 +293,60 @@ class RestServer:
                     await response.write(f"id: {item.version}\ndata: {data}\n\n".encode())
                     continue
                 if kind == "error":
+                    response[OUTCOME] = item
                     data = json.dumps(status_json(item.code, item.reason, item.message), separators=(",", ":"))
                     await response.write(f"event: error\ndata: {data}\n\n".encode())
                 else:
                     await response.write(b"event: end\ndata: {}\n\n")
                 break
         except (ConnectionResetError, asyncio.CancelledError):
-            pass  # the client went away, or the server is stopping
+            response[OUTCOME] = CANCELLED  # the client went away, or the server is stopping
         finally:
             producer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await producer
         return response
+
+
+def _too_large() -> web.Response:
+    """413, which says more than RESOURCE_EXHAUSTED's usual 429: this body will never fit."""
+    error = ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED, "REQUEST_TOO_LARGE", f"the body exceeds {MAX_BODY_BYTES} bytes")
+    response = web.json_response(status_json(error.code, error.reason, error.message), status=413)
+    response[OUTCOME] = error
+    return response
+
+
+def _counted(rule: HttpRule, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+    """``handler`` counted in the same RPC metrics as the gRPC face, by method and gRPC code.
+
+    Like gRPC's, a WatchGame stream is counted when it ends but not timed (its length is the
+    client's choice). A stream refused before it starts is logged here; one that ends in error
+    after it started is logged where streams are served (``GameHost.watch``), for both faces."""
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        started = time.perf_counter()
+        outcome: ServiceError | None = CANCELLED
+        response: web.StreamResponse | None = None
+        try:
+            response = await handler(request)
+            outcome = response.get(OUTCOME)
+            return response
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            outcome = internal()  # the error middleware logs it and answers 500
+            raise
+        finally:
+            code = outcome.code.name if outcome is not None else "OK"
+            metrics.RPCS.labels(rule.name, code).inc()
+            metrics.REST_RPCS.labels(rule.name, code).inc()
+            if not rule.streaming:
+                metrics.RPC_SECONDS.labels(rule.name).observe(time.perf_counter() - started)
+            elif outcome is not None and response is not None and not response.prepared:
+                level = log.warning if outcome.code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL) else log.info
+                level("stream_ended", code=code, reason=outcome.reason)
+
+    return handle
 
 
 def _path_params(rule: HttpRule, request: web.Request) -> dict[str, str]:
@@ -299,14 +366,16 @@ async def _json_errors(request: web.Request, handler: Callable[[web.Request], Aw
     try:
         response = await handler(request)
     except web.HTTPNotFound:
-        return _http_error(grpc.StatusCode.NOT_FOUND, 404, "NO_SUCH_ROUTE", f"no route {request.method} {request.path[:100]}")
+        return _http_error(grpc.StatusCode.NOT_FOUND, 404, "NO_SUCH_ROUTE", "no route has this path")
     except web.HTTPMethodNotAllowed:
-        return _http_error(grpc.StatusCode.UNIMPLEMENTED, 405, "METHOD_NOT_ALLOWED", f"{request.method} is not allowed here")
+        return _http_error(grpc.StatusCode.UNIMPLEMENTED, 405, "METHOD_NOT_ALLOWED", "this route does not take this HTTP method")
     except web.HTTPRequestEntityTooLarge:
-        return _http_error(grpc.StatusCode.RESOURCE_EXHAUSTED, 413, "REQUEST_TOO_LARGE", f"the body exceeds {MAX_BODY_BYTES} bytes")
+        return _too_large()
     except web.HTTPException as error:
         if error.status >= 400:
-            return _http_error(grpc.StatusCode.INVALID_ARGUMENT if error.status < 500 else grpc.StatusCode.INTERNAL, error.status, "HTTP_ERROR", error.reason)
+            # The status line's standard phrase, never a text that aiohttp or a caller put in the exception.
+            code = grpc.StatusCode.INVALID_ARGUMENT if error.status < 500 else grpc.StatusCode.INTERNAL
+            return _http_error(code, error.status, "HTTP_ERROR", _phrase(error.status))
         raise
     except (asyncio.CancelledError, ConnectionResetError):
         raise
@@ -316,23 +385,31 @@ async def _json_errors(request: web.Request, handler: Callable[[web.Request], Aw
     return response
 
 
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "HTTP error"
+
+
 @web.middleware
-async def _cors(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
-    """Any origin may call the API: seat tokens travel in a header, never in cookies."""
+async def _preflight(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+    """A CORS preflight is answered here, for every path; its headers come from ``_cors``."""
     if request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers:
-        response: web.StreamResponse = web.Response(status=204)
-    else:
-        response = await handler(request)
-    if not response.prepared:
-        response.headers["Access-Control-Allow-Origin"] = "*"
-        response.headers["Access-Control-Allow-Headers"] = "Authorization, Content-Type, Last-Event-ID"
-        response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
-    return response
+        return web.Response(status=204, headers={"Access-Control-Max-Age": str(PREFLIGHT_MAX_AGE_S)})
+    return await handler(request)
+
+
+async def _cors(request: web.Request, response: web.StreamResponse) -> None:
+    """CORS headers on every response just before its headers are sent: unlike a middleware, this
+    also reaches responses that a handler sends itself (the event stream) and static files."""
+    response.headers.update(CORS_HEADERS)
 
 
 def build_app(server: RestServer) -> web.Application:
     """The aiohttp application: annotated RPC routes, the OpenAPI document and /play."""
-    app = web.Application(middlewares=[_cors, _json_errors], client_max_size=MAX_BODY_BYTES)
+    app = web.Application(middlewares=[_preflight, _json_errors], client_max_size=MAX_BODY_BYTES)
+    app.on_response_prepare.append(_cors)
     rules = http_rules(SERVICE)
     for rule in rules:
         if rule.name in UNARY:
@@ -341,7 +418,7 @@ def build_app(server: RestServer) -> web.Application:
             handler = server._watch_handler(rule)
         else:
             raise RuntimeError(f"no REST handler for {rule.name}")
-        app.router.add_route(rule.verb.upper(), rule.aiohttp_path, handler)
+        app.router.add_route(rule.verb.upper(), rule.aiohttp_path, _counted(rule, handler))
     openapi = (STATIC / "openapi.json").read_bytes()
 
     async def openapi_document(request: web.Request) -> web.Response:

@@ -88,6 +88,11 @@ def requests_key(game_id: str) -> str:
     return f"hustings:{{{game_id}}}:requests"
 
 
+def presence_key(game_id: str) -> str:
+    """The hash of when each seat was last seen (ms since the epoch)."""
+    return f"hustings:{{{game_id}}}:presence"
+
+
 def create_request_key(request_key: str) -> str:
     """Where a CreateGame request id (as a keyed hash) records the game it made."""
     return f"hustings:create:{{{request_key}}}"
@@ -191,12 +196,16 @@ class Store:
         entry: storage_pb2.LogEntry,
         request_key: str = "",
         fingerprint: str = "",
+        expire_s: int | None = None,
     ) -> CommitResult:
         """Write ``stored`` (at ``stored.version``) if the game is still at ``base_version`` and
-        ``request_key`` (a keyed hash of a request id) has not been used in this game yet."""
+        ``request_key`` (a keyed hash of a request id) has not been used in this game yet.
+
+        ``expire_s``: the game's keys then expire after that many seconds; 0 keeps them for
+        ever; None leaves their expiry as it is."""
         game_id = stored.game_id
         reply: list[Any] = await self._commit(
-            keys=[game_key(game_id), log_key(game_id), requests_key(game_id)],
+            keys=[game_key(game_id), log_key(game_id), requests_key(game_id), presence_key(game_id)],
             args=[
                 str(base_version),
                 str(stored.version),
@@ -206,6 +215,7 @@ class Store:
                 updates_channel(game_id),
                 fingerprint,
                 str(int(stored.status)),
+                "" if expire_s is None else str(expire_s),
             ],
         )
         status = reply[0].decode()
@@ -215,6 +225,11 @@ class Store:
         version = int(reply[1])
         snapshot = reply[2] if len(reply) > 2 else b""
         return CommitResult(status, version, snapshot)
+
+    async def version_of(self, game_id: str) -> int:
+        """The current version of a game; 0 when it does not exist."""
+        value = await self.client.hget(game_key(game_id), "version")
+        return int(value) if value is not None else 0
 
     async def recorded(self, game_id: str, request_key: str) -> Recorded | None:
         """What a request id (as its keyed hash) recorded in a game, if its step was applied."""

@@ -1,8 +1,10 @@
 -- Commit one step of a game atomically: request-id check, version check, snapshot, log, publish.
 -- KEYS[1] game hash (fields: version, status, snapshot)   KEYS[2] log stream   KEYS[3] request-id hash
+-- KEYS[4] presence hash
 -- ARGV[1] version the step was computed on ("0" to create)   ARGV[2] new version
 -- ARGV[3] snapshot   ARGV[4] log entry   ARGV[5] request key (a keyed hash), or ""
 -- ARGV[6] update channel   ARGV[7] request fingerprint   ARGV[8] status after the step
+-- ARGV[9] expiry of the game's keys: seconds, "0" for none, "" to leave it as it is
 -- A request key already present answers DUPLICATE with what it recorded ("<version> <fingerprint>"),
 -- whatever the version: a retry is recognised before the version check.
 if ARGV[5] ~= '' then
@@ -20,6 +22,16 @@ redis.call('XADD', KEYS[2], ARGV[2] .. '-0', 'e', ARGV[4])
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'status', ARGV[8], 'snapshot', ARGV[3])
 if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[5], ARGV[2] .. ' ' .. ARGV[7])
+end
+if ARGV[9] ~= '' then
+  local seconds = tonumber(ARGV[9])
+  for i = 1, 4 do
+    if seconds > 0 then
+      redis.call('EXPIRE', KEYS[i], seconds)
+    else
+      redis.call('PERSIST', KEYS[i])
+    end
+  end
 end
 redis.call('PUBLISH', ARGV[6], ARGV[2])
 return {'OK', ARGV[2]}

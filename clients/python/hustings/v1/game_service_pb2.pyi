@@ -22,16 +22,18 @@ class ListGameKindsResponse(_message.Message):
     def __init__(self, kinds: _Optional[_Iterable[_Union[_game_pb2.GameKind, _Mapping]]] = ...) -> None: ...
 
 class CreateGameRequest(_message.Message):
-    __slots__ = ("kind", "options", "seed", "request_id")
+    __slots__ = ("kind", "options", "seed", "request_id", "table")
     KIND_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    TABLE_FIELD_NUMBER: _ClassVar[int]
     kind: str
     options: _game_pb2.GameOptions
     seed: str
     request_id: str
-    def __init__(self, kind: _Optional[str] = ..., options: _Optional[_Union[_game_pb2.GameOptions, _Mapping]] = ..., seed: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+    table: _game_pb2.TableSettings
+    def __init__(self, kind: _Optional[str] = ..., options: _Optional[_Union[_game_pb2.GameOptions, _Mapping]] = ..., seed: _Optional[str] = ..., request_id: _Optional[str] = ..., table: _Optional[_Union[_game_pb2.TableSettings, _Mapping]] = ...) -> None: ...
 
 class CreateGameResponse(_message.Message):
     __slots__ = ("game_id", "view")
@@ -164,3 +166,67 @@ class GetGameKindResponse(_message.Message):
     wahlspiel: _wahlspiel_catalogue_pb2.WahlspielCatalogue
     spin_doctors: _spin_doctors_catalogue_pb2.SpinDoctorsCatalogue
     def __init__(self, kind: _Optional[_Union[_game_pb2.GameKind, _Mapping]] = ..., content_version: _Optional[str] = ..., stimmvieh: _Optional[_Union[_stimmvieh_catalogue_pb2.StimmviehCatalogue, _Mapping]] = ..., wahlspiel: _Optional[_Union[_wahlspiel_catalogue_pb2.WahlspielCatalogue, _Mapping]] = ..., spin_doctors: _Optional[_Union[_spin_doctors_catalogue_pb2.SpinDoctorsCatalogue, _Mapping]] = ...) -> None: ...
+
+class LeaveGameRequest(_message.Message):
+    __slots__ = ("game_id",)
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    def __init__(self, game_id: _Optional[str] = ...) -> None: ...
+
+class LeaveGameResponse(_message.Message):
+    __slots__ = ("view",)
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    view: _game_pb2.GameView
+    def __init__(self, view: _Optional[_Union[_game_pb2.GameView, _Mapping]] = ...) -> None: ...
+
+class ReturnToGameRequest(_message.Message):
+    __slots__ = ("game_id",)
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    def __init__(self, game_id: _Optional[str] = ...) -> None: ...
+
+class ReturnToGameResponse(_message.Message):
+    __slots__ = ("view",)
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    view: _game_pb2.GameView
+    def __init__(self, view: _Optional[_Union[_game_pb2.GameView, _Mapping]] = ...) -> None: ...
+
+class TakeOverSeatRequest(_message.Message):
+    __slots__ = ("game_id", "seat", "display_name", "request_id")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    seat: int
+    display_name: str
+    request_id: str
+    def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., display_name: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class TakeOverSeatResponse(_message.Message):
+    __slots__ = ("seat", "seat_token", "view")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    seat_token: str
+    view: _game_pb2.GameView
+    def __init__(self, seat: _Optional[int] = ..., seat_token: _Optional[str] = ..., view: _Optional[_Union[_game_pb2.GameView, _Mapping]] = ...) -> None: ...
+
+class AddBotRequest(_message.Message):
+    __slots__ = ("game_id", "seat", "level")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    seat: int
+    level: str
+    def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., level: _Optional[str] = ...) -> None: ...
+
+class AddBotResponse(_message.Message):
+    __slots__ = ("seat", "view")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    view: _game_pb2.GameView
+    def __init__(self, seat: _Optional[int] = ..., view: _Optional[_Union[_game_pb2.GameView, _Mapping]] = ...) -> None: ...

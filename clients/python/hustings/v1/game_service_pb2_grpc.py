@@ -87,6 +87,26 @@ class GameServiceStub:
                 request_serializer=hustings_dot_v1_dot_game__service__pb2.GetGameKindRequest.SerializeToString,
                 response_deserializer=hustings_dot_v1_dot_game__service__pb2.GetGameKindResponse.FromString,
                 _registered_method=True)
+        self.LeaveGame = channel.unary_unary(
+                '/hustings.v1.GameService/LeaveGame',
+                request_serializer=hustings_dot_v1_dot_game__service__pb2.LeaveGameRequest.SerializeToString,
+                response_deserializer=hustings_dot_v1_dot_game__service__pb2.LeaveGameResponse.FromString,
+                _registered_method=True)
+        self.ReturnToGame = channel.unary_unary(
+                '/hustings.v1.GameService/ReturnToGame',
+                request_serializer=hustings_dot_v1_dot_game__service__pb2.ReturnToGameRequest.SerializeToString,
+                response_deserializer=hustings_dot_v1_dot_game__service__pb2.ReturnToGameResponse.FromString,
+                _registered_method=True)
+        self.TakeOverSeat = channel.unary_unary(
+                '/hustings.v1.GameService/TakeOverSeat',
+                request_serializer=hustings_dot_v1_dot_game__service__pb2.TakeOverSeatRequest.SerializeToString,
+                response_deserializer=hustings_dot_v1_dot_game__service__pb2.TakeOverSeatResponse.FromString,
+                _registered_method=True)
+        self.AddBot = channel.unary_unary(
+                '/hustings.v1.GameService/AddBot',
+                request_serializer=hustings_dot_v1_dot_game__service__pb2.AddBotRequest.SerializeToString,
+                response_deserializer=hustings_dot_v1_dot_game__service__pb2.AddBotResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -165,6 +185,35 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def LeaveGame(self, request, context):
+        """The caller leaves its seat: the seat is absent and its bot plays until the caller returns.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReturnToGame(self, request, context):
+        """The caller comes back to its absent seat (with its seat token) and decides again.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def TakeOverSeat(self, request, context):
+        """A newcomer takes over an absent seat, where the table allows it: a fresh seat token; the
+        old one stops working.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AddBot(self, request, context):
+        """Fills a free seat of an open game with a server-side bot.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -212,6 +261,26 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.GetGameKind,
                     request_deserializer=hustings_dot_v1_dot_game__service__pb2.GetGameKindRequest.FromString,
                     response_serializer=hustings_dot_v1_dot_game__service__pb2.GetGameKindResponse.SerializeToString,
+            ),
+            'LeaveGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.LeaveGame,
+                    request_deserializer=hustings_dot_v1_dot_game__service__pb2.LeaveGameRequest.FromString,
+                    response_serializer=hustings_dot_v1_dot_game__service__pb2.LeaveGameResponse.SerializeToString,
+            ),
+            'ReturnToGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReturnToGame,
+                    request_deserializer=hustings_dot_v1_dot_game__service__pb2.ReturnToGameRequest.FromString,
+                    response_serializer=hustings_dot_v1_dot_game__service__pb2.ReturnToGameResponse.SerializeToString,
+            ),
+            'TakeOverSeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.TakeOverSeat,
+                    request_deserializer=hustings_dot_v1_dot_game__service__pb2.TakeOverSeatRequest.FromString,
+                    response_serializer=hustings_dot_v1_dot_game__service__pb2.TakeOverSeatResponse.SerializeToString,
+            ),
+            'AddBot': grpc.unary_unary_rpc_method_handler(
+                    servicer.AddBot,
+                    request_deserializer=hustings_dot_v1_dot_game__service__pb2.AddBotRequest.FromString,
+                    response_serializer=hustings_dot_v1_dot_game__service__pb2.AddBotResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -465,6 +534,114 @@ class GameService:
             '/hustings.v1.GameService/GetGameKind',
             hustings_dot_v1_dot_game__service__pb2.GetGameKindRequest.SerializeToString,
             hustings_dot_v1_dot_game__service__pb2.GetGameKindResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LeaveGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hustings.v1.GameService/LeaveGame',
+            hustings_dot_v1_dot_game__service__pb2.LeaveGameRequest.SerializeToString,
+            hustings_dot_v1_dot_game__service__pb2.LeaveGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReturnToGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hustings.v1.GameService/ReturnToGame',
+            hustings_dot_v1_dot_game__service__pb2.ReturnToGameRequest.SerializeToString,
+            hustings_dot_v1_dot_game__service__pb2.ReturnToGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def TakeOverSeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hustings.v1.GameService/TakeOverSeat',
+            hustings_dot_v1_dot_game__service__pb2.TakeOverSeatRequest.SerializeToString,
+            hustings_dot_v1_dot_game__service__pb2.TakeOverSeatResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AddBot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hustings.v1.GameService/AddBot',
+            hustings_dot_v1_dot_game__service__pb2.AddBotRequest.SerializeToString,
+            hustings_dot_v1_dot_game__service__pb2.AddBotResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -25,19 +25,19 @@ _sym_db = _symbol_database.Default()
 from hustings.v1 import game_pb2 as hustings_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!hustings/storage/v1/storage.proto\x12\x13hustings.storage.v1\x1a\x16hustings/v1/game.proto\"F\n\nStoredSeat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x14\n\x0ctoken_sha256\x18\x03 \x01(\t\"\xa6\x02\n\nStoredGame\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12)\n\x07options\x18\x03 \x01(\x0b\x32\x18.hustings.v1.GameOptions\x12\x0f\n\x07version\x18\x04 \x01(\x03\x12\'\n\x06status\x18\x05 \x01(\x0e\x32\x17.hustings.v1.GameStatus\x12.\n\x05seats\x18\x06 \x03(\x0b\x32\x1f.hustings.storage.v1.StoredSeat\x12\x0c\n\x04seed\x18\x07 \x01(\x0c\x12\x13\n\x0brng_counter\x18\x08 \x01(\x03\x12\x14\n\x0c\x65ngine_state\x18\t \x01(\x0c\x12\x12\n\ncreated_at\x18\n \x01(\x03\x12\x17\n\x0f\x63ontent_version\x18\x0b \x01(\t\"z\n\x0bStoredEvent\x12!\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x12.hustings.v1.Event\x12\x0e\n\x06public\x18\x02 \x01(\x08\x12\x12\n\nvisible_to\x18\x03 \x03(\x05\x12$\n\x08redacted\x18\x04 \x01(\x0b\x32\x12.hustings.v1.Event\"\xbb\x01\n\x08LogEntry\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x1f\n\x04move\x18\x03 \x01(\x0b\x32\x11.hustings.v1.Move\x12\x13\n\x0bmove_public\x18\x04 \x01(\x08\x12\x30\n\x06\x65vents\x18\x05 \x03(\x0b\x32 .hustings.storage.v1.StoredEvent\x12\x14\n\x0cstate_digest\x18\x06 \x01(\t\x12\x12\n\nrequest_id\x18\x07 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!hustings/storage/v1/storage.proto\x12\x13hustings.storage.v1\x1a\x16hustings/v1/game.proto\"\xc8\x01\n\nStoredSeat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x14\n\x0ctoken_sha256\x18\x03 \x01(\t\x12\x0b\n\x03\x62ot\x18\x04 \x01(\x08\x12\x0e\n\x06\x61\x62sent\x18\x05 \x01(\x08\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x06 \x01(\x03\x12\x0f\n\x07\x62\x61nk_ms\x18\x07 \x01(\x03\x12\x17\n\x0fturn_started_ms\x18\x08 \x01(\x03\x12\x10\n\x08timeouts\x18\t \x01(\x05\x12\x12\n\nbot_played\x18\n \x01(\x08\"\xd1\x02\n\nStoredGame\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12)\n\x07options\x18\x03 \x01(\x0b\x32\x18.hustings.v1.GameOptions\x12\x0f\n\x07version\x18\x04 \x01(\x03\x12\'\n\x06status\x18\x05 \x01(\x0e\x32\x17.hustings.v1.GameStatus\x12.\n\x05seats\x18\x06 \x03(\x0b\x32\x1f.hustings.storage.v1.StoredSeat\x12\x0c\n\x04seed\x18\x07 \x01(\x0c\x12\x13\n\x0brng_counter\x18\x08 \x01(\x03\x12\x14\n\x0c\x65ngine_state\x18\t \x01(\x0c\x12\x12\n\ncreated_at\x18\n \x01(\x03\x12\x17\n\x0f\x63ontent_version\x18\x0b \x01(\t\x12)\n\x05table\x18\x0c \x01(\x0b\x32\x1a.hustings.v1.TableSettings\"z\n\x0bStoredEvent\x12!\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x12.hustings.v1.Event\x12\x0e\n\x06public\x18\x02 \x01(\x08\x12\x12\n\nvisible_to\x18\x03 \x03(\x05\x12$\n\x08redacted\x18\x04 \x01(\x0b\x32\x12.hustings.v1.Event\"\xbb\x01\n\x08LogEntry\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x1f\n\x04move\x18\x03 \x01(\x0b\x32\x11.hustings.v1.Move\x12\x13\n\x0bmove_public\x18\x04 \x01(\x08\x12\x30\n\x06\x65vents\x18\x05 \x03(\x0b\x32 .hustings.storage.v1.StoredEvent\x12\x14\n\x0cstate_digest\x18\x06 \x01(\t\x12\x12\n\nrequest_id\x18\x07 \x01(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'hustings.storage.v1.storage_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_STOREDSEAT']._serialized_start=82
-  _globals['_STOREDSEAT']._serialized_end=152
-  _globals['_STOREDGAME']._serialized_start=155
-  _globals['_STOREDGAME']._serialized_end=449
-  _globals['_STOREDEVENT']._serialized_start=451
-  _globals['_STOREDEVENT']._serialized_end=573
-  _globals['_LOGENTRY']._serialized_start=576
-  _globals['_LOGENTRY']._serialized_end=763
+  _globals['_STOREDSEAT']._serialized_start=83
+  _globals['_STOREDSEAT']._serialized_end=283
+  _globals['_STOREDGAME']._serialized_start=286
+  _globals['_STOREDGAME']._serialized_end=623
+  _globals['_STOREDEVENT']._serialized_start=625
+  _globals['_STOREDEVENT']._serialized_end=747
+  _globals['_LOGENTRY']._serialized_start=750
+  _globals['_LOGENTRY']._serialized_end=937
 # @@protoc_insertion_point(module_scope)

@@ -8,17 +8,31 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class StoredSeat(_message.Message):
-    __slots__ = ("seat", "display_name", "token_sha256")
+    __slots__ = ("seat", "display_name", "token_sha256", "bot", "absent", "deadline_ms", "bank_ms", "turn_started_ms", "timeouts", "bot_played")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     TOKEN_SHA256_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    ABSENT_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
+    BANK_MS_FIELD_NUMBER: _ClassVar[int]
+    TURN_STARTED_MS_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUTS_FIELD_NUMBER: _ClassVar[int]
+    BOT_PLAYED_FIELD_NUMBER: _ClassVar[int]
     seat: int
     display_name: str
     token_sha256: str
-    def __init__(self, seat: _Optional[int] = ..., display_name: _Optional[str] = ..., token_sha256: _Optional[str] = ...) -> None: ...
+    bot: bool
+    absent: bool
+    deadline_ms: int
+    bank_ms: int
+    turn_started_ms: int
+    timeouts: int
+    bot_played: bool
+    def __init__(self, seat: _Optional[int] = ..., display_name: _Optional[str] = ..., token_sha256: _Optional[str] = ..., bot: _Optional[bool] = ..., absent: _Optional[bool] = ..., deadline_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., turn_started_ms: _Optional[int] = ..., timeouts: _Optional[int] = ..., bot_played: _Optional[bool] = ...) -> None: ...
 
 class StoredGame(_message.Message):
-    __slots__ = ("game_id", "kind", "options", "version", "status", "seats", "seed", "rng_counter", "engine_state", "created_at", "content_version")
+    __slots__ = ("game_id", "kind", "options", "version", "status", "seats", "seed", "rng_counter", "engine_state", "created_at", "content_version", "table")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
@@ -30,6 +44,7 @@ class StoredGame(_message.Message):
     ENGINE_STATE_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     CONTENT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    TABLE_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     kind: str
     options: _game_pb2.GameOptions
@@ -41,7 +56,8 @@ class StoredGame(_message.Message):
     engine_state: bytes
     created_at: int
     content_version: str
-    def __init__(self, game_id: _Optional[str] = ..., kind: _Optional[str] = ..., options: _Optional[_Union[_game_pb2.GameOptions, _Mapping]] = ..., version: _Optional[int] = ..., status: _Optional[_Union[_game_pb2.GameStatus, str]] = ..., seats: _Optional[_Iterable[_Union[StoredSeat, _Mapping]]] = ..., seed: _Optional[bytes] = ..., rng_counter: _Optional[int] = ..., engine_state: _Optional[bytes] = ..., created_at: _Optional[int] = ..., content_version: _Optional[str] = ...) -> None: ...
+    table: _game_pb2.TableSettings
+    def __init__(self, game_id: _Optional[str] = ..., kind: _Optional[str] = ..., options: _Optional[_Union[_game_pb2.GameOptions, _Mapping]] = ..., version: _Optional[int] = ..., status: _Optional[_Union[_game_pb2.GameStatus, str]] = ..., seats: _Optional[_Iterable[_Union[StoredSeat, _Mapping]]] = ..., seed: _Optional[bytes] = ..., rng_counter: _Optional[int] = ..., engine_state: _Optional[bytes] = ..., created_at: _Optional[int] = ..., content_version: _Optional[str] = ..., table: _Optional[_Union[_game_pb2.TableSettings, _Mapping]] = ...) -> None: ...
 
 class StoredEvent(_message.Message):
     __slots__ = ("event", "public", "visible_to", "redacted")

@@ -1,0 +1,163 @@
+"""The wake-up index of pending deadlines, and the loop that applies those that are due.
+
+The deadlines themselves live in each game's snapshot (``service/table.py``); this index only
+says when to look. It is spread over ``BUCKETS`` sorted sets with distinct hash tags
+(``hustings:deadlines:{d<n>}``), so a Redis Cluster spreads them and no key is hot: member the
+game id, score the earliest deadline (ms since the epoch).
+
+- A step's next deadline is indexed *before* its commit, and only ever moved earlier (``ZADD
+  LT``): a crash after the commit loses no timer, and a commit that then fails only causes an
+  early look.
+- A replica claims a due game by moving its score a lease ahead (a script, so one replica wins
+  per due entry); if it dies, the lease runs out and another replica takes the game.
+- Having applied what was due, it sets the score to the game's next deadline (or removes the
+  entry) only if the score is still its lease, then checks that the game did not move meanwhile.
+Applying a timeout is a version-checked commit like any move, so it happens exactly once and
+never after the seat moved in time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+import zlib
+from typing import Awaitable, Callable
+
+import structlog
+from redis.exceptions import RedisError
+
+log = structlog.get_logger("hustings.deadlines")
+
+BUCKETS = 16
+POLL_S = 0.25
+LEASE_MS = 10_000
+CLAIM_BATCH = 64
+
+_CLAIM_LUA = """
+-- KEYS[1] bucket   ARGV[1] now (ms)   ARGV[2] lease until (ms)   ARGV[3] how many
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+for _, member in ipairs(due) do
+  redis.call('ZADD', KEYS[1], 'XX', ARGV[2], member)
+end
+return due
+"""
+
+_RELEASE_LUA = """
+-- KEYS[1] bucket   ARGV[1] game id   ARGV[2] the lease score   ARGV[3] next due (ms), 0 for none
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score == false or tonumber(score) ~= tonumber(ARGV[2]) then
+  return 0
+end
+if tonumber(ARGV[3]) > 0 then
+  redis.call('ZADD', KEYS[1], 'XX', ARGV[3], ARGV[1])
+else
+  redis.call('ZREM', KEYS[1], ARGV[1])
+end
+return 1
+"""
+
+
+def bucket_key(game_id: str) -> str:
+    """The index bucket of a game."""
+    return f"hustings:deadlines:{{d{zlib.crc32(game_id.encode()) % BUCKETS}}}"
+
+
+def now_ms() -> int:
+    """Wall-clock milliseconds since the epoch (deadlines are shared by all replicas)."""
+    return int(time.time() * 1000)
+
+
+class DeadlineIndex:
+    """Reads and writes the index in Redis."""
+
+    def __init__(self, client: object) -> None:
+        self.client = client
+        self._claim = client.register_script(_CLAIM_LUA)  # type: ignore[attr-defined]
+        self._release = client.register_script(_RELEASE_LUA)  # type: ignore[attr-defined]
+
+    async def schedule(self, game_id: str, due_ms: int) -> None:
+        """Look at ``game_id`` no later than ``due_ms``."""
+        await self.client.zadd(bucket_key(game_id), {game_id: due_ms}, lt=True)  # type: ignore[attr-defined]
+
+    async def claim(self, bucket: int, now: int) -> tuple[list[str], int]:
+        """Due games of one bucket, leased to this replica; returns them and the lease score."""
+        lease = now + LEASE_MS + random.randrange(1000)  # distinct leases tell claimers apart
+        key = f"hustings:deadlines:{{d{bucket}}}"
+        due = await self._claim(keys=[key], args=[now, lease, CLAIM_BATCH])
+        return [d.decode() if isinstance(d, bytes) else d for d in due], lease
+
+    async def release(self, game_id: str, lease: int, next_due: int) -> bool:
+        """Set a claimed game's next look (or drop it) if the lease is still ours."""
+        return bool(await self._release(keys=[bucket_key(game_id)], args=[game_id, lease, next_due]))
+
+    async def pending(self) -> int:
+        """How many games the index holds."""
+        total = 0
+        for bucket in range(BUCKETS):
+            total += await self.client.zcard(f"hustings:deadlines:{{d{bucket}}}")  # type: ignore[attr-defined]
+        return total
+
+
+class DeadlineRunner:
+    """Polls the index and hands due games to ``apply_due`` (which applies what is due and
+    returns the game's next deadline and the version it last saw), on every replica."""
+
+    def __init__(
+        self,
+        index: DeadlineIndex,
+        apply_due: Callable[[str], Awaitable[tuple[int, int]]],
+        version_of: Callable[[str], Awaitable[int]],
+        *,
+        poll_s: float = POLL_S,
+    ) -> None:
+        self.index = index
+        self.apply_due = apply_due
+        self.version_of = version_of
+        self.poll_s = poll_s
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Run in the background until ``stop``."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name="hustings-deadlines")
+
+    async def stop(self) -> None:
+        """Stop; claimed games not yet applied return to others when their lease runs out."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self.run_once()
+            except RedisError as error:
+                log.warning("deadline_poll_failed", cause=type(error).__name__)
+            await asyncio.sleep(self.poll_s * random.uniform(0.5, 1.5))
+
+    async def run_once(self) -> int:
+        """Claim and apply every due game once; returns how many games were handled."""
+        handled = 0
+        for bucket in random.sample(range(BUCKETS), BUCKETS):
+            games, lease = await self.index.claim(bucket, now_ms())
+            results = await asyncio.gather(*(self._handle(g, lease) for g in games), return_exceptions=True)
+            for game_id, result in zip(games, results):
+                if isinstance(result, BaseException):
+                    if isinstance(result, asyncio.CancelledError):
+                        raise result
+                    log.warning("deadline_failed", game_id=game_id, cause=type(result).__name__)
+            handled += len(games)
+        return handled
+
+    async def _handle(self, game_id: str, lease: int) -> None:
+        next_due, version = await self.apply_due(game_id)
+        if not await self.index.release(game_id, lease, next_due):
+            return  # a step scheduled an earlier look meanwhile: that entry stands
+        if await self.version_of(game_id) != version:
+            # A step committed after our last read (its own earlier look may have been later
+            # than our lease): look again at once.
+            await self.index.schedule(game_id, now_ms())

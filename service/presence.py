@@ -1,0 +1,80 @@
+"""Presence: whether a seat's player is at the table (called or watched within a short window).
+
+Each replica notes in Redis when a seat was last seen (``hustings:{id}:presence``, seat -> ms),
+at most once per ``TOUCH_EVERY_S`` per seat, and keeps the game's presence it last read for
+``REFRESH_S``; views show a seat as present when it was seen within ``WINDOW_MS`` by any replica.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import structlog
+from redis.exceptions import RedisError
+
+from hustings.service.store import Store, presence_key
+
+log = structlog.get_logger("hustings.presence")
+
+WINDOW_MS = 30_000
+TOUCH_EVERY_S = 10.0
+REFRESH_S = 5.0
+KEEP_S = 24 * 3600  # a presence hash outlives no game by long
+MAX_TRACKED = 50_000
+
+
+class Presence:
+    """Notes and reads when seats were last seen."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._touched: dict[tuple[str, int], float] = {}
+        self._read: dict[str, tuple[float, dict[int, int]]] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def touch(self, game_id: str, seat: int | None) -> None:
+        """Note that ``seat`` was seen now (in the background; throttled per seat)."""
+        if seat is None:
+            return
+        now = time.monotonic()
+        key = (game_id, seat)
+        if now - self._touched.get(key, -TOUCH_EVERY_S) < TOUCH_EVERY_S:
+            return
+        if len(self._touched) > MAX_TRACKED:
+            self._touched.clear()
+        self._touched[key] = now
+        seen = self._read.get(game_id)
+        if seen is not None:
+            seen[1][seat] = int(time.time() * 1000)
+        task = asyncio.create_task(self._write(game_id, seat))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _write(self, game_id: str, seat: int) -> None:
+        try:
+            async with self.store.client.pipeline(transaction=False) as pipe:
+                pipe.hset(presence_key(game_id), str(seat), int(time.time() * 1000))
+                pipe.expire(presence_key(game_id), KEEP_S)
+                await pipe.execute()
+        except RedisError as error:
+            log.debug("presence_not_written", game_id=game_id, cause=type(error).__name__)
+
+    async def refresh(self, game_id: str) -> None:
+        """Read the game's presence unless it was read within ``REFRESH_S``."""
+        seen = self._read.get(game_id)
+        if seen is not None and time.monotonic() - seen[0] < REFRESH_S:
+            return
+        raw = await self.store.client.hgetall(presence_key(game_id))
+        if len(self._read) > MAX_TRACKED:
+            self._read.clear()
+        self._read[game_id] = (time.monotonic(), {int(k): int(v) for k, v in raw.items()})
+
+    def seen(self, game_id: str) -> set[int]:
+        """The seats seen within the window, as this replica last read them."""
+        seen = self._read.get(game_id)
+        if seen is None:
+            return set()
+        cutoff = int(time.time() * 1000) - WINDOW_MS
+        return {seat for seat, at in seen[1].items() if at >= cutoff}

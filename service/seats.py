@@ -1,0 +1,265 @@
+"""The seat lifecycle: leaving, returning, taking over an absent seat, bots in seats, and the
+decisions that fall due (timeouts, bot seats, absent players).
+
+Every change is a step like a move: computed on the latest snapshot, its next deadline indexed,
+then one version-checked commit. So a timeout is applied exactly once, on whichever replica
+claims it, and never after the seat moved in time (the move changed the version first).
+"""
+
+from __future__ import annotations
+
+import hmac
+import random
+import secrets
+from typing import TYPE_CHECKING, Callable
+
+import grpc
+import structlog
+from redis.exceptions import RedisError
+
+from hustings.engine import EngineError, Seat
+from hustings.service import metrics, table
+from hustings.service.errors import ServiceError, aborted, invalid, precondition, unauthenticated
+from hustings.service.lobby import index_quietly
+from hustings.service.server_secret import fingerprint
+from hustings.storage.v1 import storage_pb2
+from hustings.v1 import game_pb2, game_service_pb2
+
+if TYPE_CHECKING:
+    from hustings.service.host import GameHost, Loaded
+
+log = structlog.get_logger("hustings.seats")
+
+MAX_DUE_STEPS = 200  # per claim; a game of bots only continues at the next look
+Change = game_pb2.SeatChanged.Change
+
+
+class SeatLifecycle:
+    """Seat changes and due decisions for the games of one host."""
+
+    def __init__(self, host: "GameHost") -> None:
+        self.host = host
+        self._rng = random.Random(secrets.randbits(64))
+
+    # --- due decisions --------------------------------------------------------------------------
+    async def apply_due_quietly(self, game_id: str) -> None:
+        """``apply_due``, logging failures (the deadline index still holds the game)."""
+        try:
+            await self.apply_due(game_id)
+        except (RedisError, ServiceError, EngineError) as error:
+            log.warning("due_decision_deferred", game_id=game_id, cause=type(error).__name__)
+
+    async def apply_due(self, game_id: str) -> tuple[int, int]:
+        """Make every decision of ``game_id`` that is due now; returns the game's next deadline
+        (0 for none) and the version it last saw."""
+        host = self.host
+        for _step in range(MAX_DUE_STEPS):
+            async with host._game_lock(game_id):
+                try:
+                    loaded = await host._load_fresh(game_id)
+                except ServiceError:
+                    return 0, 0  # gone (expired)
+                stored = loaded.stored
+                if stored.status != game_pb2.GAME_STATUS_ACTIVE:
+                    return 0, stored.version
+                now = host._now_ms()
+                due = table.due_seats(stored, loaded.game.to_act(loaded.state), now)
+                if not due:
+                    return table.next_due(stored), stored.version
+                committed = await self._decide_for(loaded, due[0], now)
+            if committed is not None:
+                await host._after_commit(committed, kick=False)
+        return host._now_ms(), 0
+
+    async def _decide_for(self, loaded: "Loaded", seat: Seat, now: int) -> "Loaded | None":
+        host, game = self.host, loaded.game
+        stored_seat = loaded.stored.seats[seat]
+        timed_out = not table.bot_decides(stored_seat)
+        level = table.check_level(loaded.stored.table.bot_level)
+        move = table.bot_move(game, loaded.state, seat, level, self._rng)
+        move_proto = game_pb2.Move()
+        game.move_to_proto(move, move_proto)
+        new, entry = host._advance(loaded, seat, move, move_proto, by_bot=True)
+        changed = new.stored.seats[seat]
+        changed.bot_played = True
+        if timed_out:
+            changed.timeouts += 1
+            table.changed_event(entry, seat, Change.CHANGE_TIMED_OUT, changed.display_name)
+            if changed.timeouts >= table.absent_after(new.stored.table):
+                changed.absent = True
+                table.changed_event(entry, seat, Change.CHANGE_ABSENT, changed.display_name)
+            table.settle(new.stored, game.to_act(new.state), None, now)
+        result = await self._commit(new, loaded.version, entry)
+        if result:
+            metrics.MOVES.labels(new.stored.kind).inc()
+            log.info("due_decision_made", game_id=new.stored.game_id, seat=seat, timed_out=timed_out, version=new.version)
+            return new
+        return None
+
+    # --- leaving, returning, taking over, bots ------------------------------------------------
+    async def leave(self, game_id: str, token: str | None) -> game_service_pb2.LeaveGameResponse:
+        """The caller leaves: an active game's seat becomes absent (its bot plays); in an open
+        game the seat is freed."""
+
+        def change(stored: storage_pb2.StoredGame, seat: Seat, entry: storage_pb2.LogEntry) -> None:
+            place = stored.seats[seat]
+            if stored.status == game_pb2.GAME_STATUS_OPEN:
+                place.display_name = ""
+                place.token_sha256 = ""
+            else:
+                place.absent = True
+            table.changed_event(entry, seat, Change.CHANGE_LEFT, place.display_name)
+
+        loaded, seat = await self._change(game_id, token, change, lambda s: not s.absent, "ALREADY_ABSENT")
+        return game_service_pb2.LeaveGameResponse(view=self.host._view(loaded, seat))
+
+    async def return_(self, game_id: str, token: str | None) -> game_service_pb2.ReturnToGameResponse:
+        """The caller comes back to its absent seat."""
+
+        def change(stored: storage_pb2.StoredGame, seat: Seat, entry: storage_pb2.LogEntry) -> None:
+            place = stored.seats[seat]
+            place.absent = False
+            place.timeouts = 0
+            place.turn_started_ms = 0  # its decision begins now, on its own clock
+            table.changed_event(entry, seat, Change.CHANGE_RETURNED, place.display_name)
+
+        loaded, seat = await self._change(game_id, token, change, lambda s: s.absent, "NOT_ABSENT")
+        return game_service_pb2.ReturnToGameResponse(view=self.host._view(loaded, seat))
+
+    async def _change(
+        self,
+        game_id: str,
+        token: str | None,
+        change: Callable[[storage_pb2.StoredGame, Seat, storage_pb2.LogEntry], None],
+        allowed: Callable[[storage_pb2.StoredSeat], bool],
+        refusal: str,
+    ) -> tuple["Loaded", Seat]:
+        host = self.host
+        async with host._game_lock(game_id):
+            for _attempt in range(8):
+                loaded = await host._load_fresh(game_id)
+                seat = host.seat_of(loaded, token)
+                if seat is None:
+                    raise unauthenticated("SEAT_TOKEN_REQUIRED", "this call needs a seat token")
+                if loaded.stored.status == game_pb2.GAME_STATUS_FINISHED:
+                    raise precondition("GAME_OVER", "the game is over")
+                if not allowed(loaded.stored.seats[seat]):
+                    raise precondition(refusal, "the seat is not in a state for this")
+                new, entry = self._table_step(loaded, seat)
+                change(new.stored, seat, entry)
+                if await self._commit(new, loaded.version, entry):
+                    await host._after_commit(new)
+                    return new, seat
+        raise aborted("TOO_MUCH_CONTENTION", "the game changed too often; retry")
+
+    async def take_over(self, request: game_service_pb2.TakeOverSeatRequest) -> game_service_pb2.TakeOverSeatResponse:
+        """A newcomer takes an absent seat (where the table allows it) with a fresh token."""
+        host = self.host
+        name = request.display_name.strip()
+        if not name or len(name) > 40 or not name.isprintable():
+            raise invalid("BAD_DISPLAY_NAME", "display_name must be 1 to 40 printable characters")
+        if not request.request_id:
+            raise invalid("MISSING_REQUEST_ID", "request_id is required (1 to 64 printable characters)")
+        game_id = request.game_id
+        key = host.keys.request_key(f"{game_id}:takeover", request.request_id)
+        token = host.keys.join_token(game_id, "takeover\x00" + request.request_id)
+        wanted = fingerprint(b"takeover", str(request.seat).encode(), name.encode())
+        async with host._game_lock(game_id):
+            for _attempt in range(8):
+                loaded = await host._load_fresh(game_id)
+                stored = loaded.stored
+                recorded = await host.store.recorded(game_id, key)
+                if recorded is not None:
+                    if recorded.fingerprint != wanted:
+                        raise precondition("REQUEST_ID_REUSED", "this request_id was used for a different request")
+                    seat = request.seat
+                    if not hmac.compare_digest(stored.seats[seat].token_sha256, _hash(token)):
+                        raise precondition("SEAT_TOKEN_REPLACED", "this seat has been given another token since")
+                    return game_service_pb2.TakeOverSeatResponse(seat=seat, seat_token=token, view=host._view(loaded, seat))
+                if not stored.table.allow_takeover:
+                    raise ServiceError(grpc.StatusCode.PERMISSION_DENIED, "TAKEOVER_NOT_ALLOWED", "this table does not allow taking over seats")
+                if stored.status != game_pb2.GAME_STATUS_ACTIVE:
+                    raise precondition("GAME_NOT_ACTIVE", "only seats of a running game can be taken over")
+                if not 0 <= request.seat < len(stored.seats):
+                    raise invalid("BAD_SEAT", f"seat must be 0 to {len(stored.seats) - 1}")
+                if not table.bot_decides(stored.seats[request.seat]):
+                    raise precondition("SEAT_NOT_ABSENT", "only an absent seat or a bot's seat can be taken over")
+                new, entry = self._table_step(loaded, request.seat)
+                place = new.stored.seats[request.seat]
+                place.display_name, place.token_sha256 = name, _hash(token)
+                place.absent = place.bot = False
+                place.timeouts = place.turn_started_ms = 0
+                table.changed_event(entry, request.seat, Change.CHANGE_TAKEN_OVER, name)
+                if await self._commit(new, loaded.version, entry, key, wanted):
+                    await host._after_commit(new)
+                    log.info("seat_taken_over", game_id=game_id, seat=request.seat, version=new.version)
+                    return game_service_pb2.TakeOverSeatResponse(
+                        seat=request.seat, seat_token=token, view=host._view(new, request.seat)
+                    )
+        raise aborted("TOO_MUCH_CONTENTION", "the game changed too often; retry")
+
+    async def add_bot(self, request: game_service_pb2.AddBotRequest) -> game_service_pb2.AddBotResponse:
+        """A server-side bot takes a free seat of an open game."""
+        host = self.host
+        level = table.check_level(request.level)
+        game_id = request.game_id
+        async with host._game_lock(game_id):
+            for _attempt in range(8):
+                loaded = await host._load_fresh(game_id)
+                stored = loaded.stored
+                if stored.status != game_pb2.GAME_STATUS_OPEN:
+                    raise precondition("GAME_FULL", "bots join open games only")
+                free = [s.seat for s in stored.seats if not table.is_taken(s)]
+                if request.HasField("seat"):
+                    if not 0 <= request.seat < len(stored.seats):
+                        raise invalid("BAD_SEAT", f"seat must be 0 to {len(stored.seats) - 1}")
+                    if request.seat not in free:
+                        raise precondition("SEAT_TAKEN", f"seat {request.seat} is taken")
+                    seat = request.seat
+                else:
+                    seat = free[0]
+                new, entry = self._table_step(loaded, seat)
+                place = new.stored.seats[seat]
+                place.bot, place.display_name = True, table.bot_name(level)
+                if level != table.check_level(new.stored.table.bot_level):
+                    new.stored.table.bot_level = level
+                if all(table.is_taken(s) for s in new.stored.seats):
+                    new.stored.status = game_pb2.GAME_STATUS_ACTIVE
+                    table.settle(new.stored, loaded.game.to_act(loaded.state), None, host._now_ms())
+                table.changed_event(entry, seat, Change.CHANGE_BOT_ADDED, place.display_name)
+                if await self._commit(new, loaded.version, entry):
+                    await host._after_commit(new)
+                    return game_service_pb2.AddBotResponse(seat=seat, view=host._view(new, None))
+        raise aborted("TOO_MUCH_CONTENTION", "the game changed too often; retry")
+
+    # --- shared --------------------------------------------------------------------------------
+    def _table_step(self, loaded: "Loaded", seat: Seat) -> tuple["Loaded", storage_pb2.LogEntry]:
+        """A copy of the game one version on, with an empty log entry by ``seat`` (a table
+        change: the engine state stays as it is)."""
+        from hustings.engine import state_digest
+        from hustings.service.host import Loaded
+
+        new = storage_pb2.StoredGame()
+        new.CopyFrom(loaded.stored)
+        new.version = loaded.version + 1
+        entry = storage_pb2.LogEntry(version=new.version, seat=seat, state_digest=state_digest(loaded.game, loaded.state))
+        return Loaded(new, loaded.game, loaded.state), entry
+
+    async def _commit(
+        self, new: "Loaded", base_version: int, entry: storage_pb2.LogEntry, key: str = "", wanted: str = ""
+    ) -> bool:
+        host = self.host
+        if new.stored.status == game_pb2.GAME_STATUS_ACTIVE:
+            table.settle(new.stored, new.game.to_act(new.state), None, host._now_ms())
+        await host._schedule(new.stored)
+        result = await host.store.commit(new.stored, base_version, entry, key, wanted, expire_s=host._expiry(new.stored))
+        if result.status != "OK":
+            metrics.CONFLICTS.inc()
+            return False
+        return True
+
+
+def _hash(token: str) -> str:
+    from hustings.service.host import token_hash
+
+    return token_hash(token)

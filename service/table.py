@@ -1,0 +1,145 @@
+"""Table clocks and seat states: deadlines computed as data in the stored game.
+
+Every step's new snapshot carries, per seat, when its pending decision began, when it times out
+and what is left of its bank. Nothing here waits or runs a timer: ``service/deadlines.py`` keeps a
+wake-up index of the earliest deadline per game in Redis, and whichever replica finds it due
+applies the bot's decision through the same version-checked commit as a move.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Iterable
+
+from hustings.engine import Game, Seat
+from hustings.service.errors import invalid
+from hustings.storage.v1 import storage_pb2
+from hustings.v1 import game_pb2
+
+DEFAULT_ABSENT_AFTER = 2
+DEFAULT_OPEN_S = 24 * 3600
+MAX_SECONDS = 30 * 24 * 3600
+BOT_LEVELS = ("random",)
+BEST_BOT_LEVEL = "random"
+
+
+def validate(table: game_pb2.TableSettings, seats: int) -> None:
+    """Refuse settings that cannot work (negative times, unknown bot level, seats out of range)."""
+    for name in ("decision_seconds", "bank_seconds", "increment_seconds", "open_seconds"):
+        value = getattr(table, name)
+        if not 0 <= value <= MAX_SECONDS:
+            raise invalid("BAD_TABLE_SETTINGS", f"table.{name} must be 0 to {MAX_SECONDS}")
+    if not 0 <= table.absent_after_timeouts <= 100:
+        raise invalid("BAD_TABLE_SETTINGS", "table.absent_after_timeouts must be 0 to 100")
+    if table.increment_seconds and not table.bank_seconds:
+        raise invalid("BAD_TABLE_SETTINGS", "table.increment_seconds needs table.bank_seconds")
+    if len(set(table.bot_seats)) != len(table.bot_seats) or any(not 0 <= s < seats for s in table.bot_seats):
+        raise invalid("BAD_TABLE_SETTINGS", f"table.bot_seats must be distinct seats 0 to {seats - 1}")
+    check_level(table.bot_level)
+
+
+def check_level(level: str) -> str:
+    """The bot level to use for ``level`` ("" for the best available)."""
+    if level and level not in BOT_LEVELS:
+        raise invalid("UNKNOWN_BOT_LEVEL", f"bot level must be one of {', '.join(BOT_LEVELS)}")
+    return level or BEST_BOT_LEVEL
+
+
+def bot_name(level: str) -> str:
+    """The display name of a server-side bot."""
+    return f"Bot ({level})"
+
+
+def is_taken(seat: storage_pb2.StoredSeat) -> bool:
+    """A seat held by a player or a bot."""
+    return bool(seat.token_sha256) or seat.bot
+
+
+def absent_after(table: game_pb2.TableSettings) -> int:
+    """Timeouts in a row that make a seat absent."""
+    return table.absent_after_timeouts or DEFAULT_ABSENT_AFTER
+
+
+def bot_decides(seat: storage_pb2.StoredSeat) -> bool:
+    """True when the seat's decisions are due at once (a bot seat, or an absent player)."""
+    return seat.bot or seat.absent
+
+
+def settle(stored: storage_pb2.StoredGame, acting: Iterable[Seat], mover: Seat | None, now_ms: int) -> None:
+    """Bring every seat's clock in line with who owes a decision after a step by ``mover``."""
+    table = stored.table
+    acting = set(acting) if stored.status == game_pb2.GAME_STATUS_ACTIVE else set()
+    for seat in stored.seats:
+        if seat.seat == mover and seat.turn_started_ms and table.bank_seconds and not bot_decides(seat):
+            used = max(0, now_ms - seat.turn_started_ms)
+            seat.bank_ms = max(0, seat.bank_ms - used) + table.increment_seconds * 1000
+        if seat.seat not in acting:
+            seat.turn_started_ms = 0
+            seat.deadline_ms = 0
+            continue
+        if seat.seat == mover or not seat.turn_started_ms:
+            seat.turn_started_ms = now_ms  # a new decision begins
+        seat.deadline_ms = _deadline(table, seat)
+
+
+def _deadline(table: game_pb2.TableSettings, seat: storage_pb2.StoredSeat) -> int:
+    if bot_decides(seat):
+        return seat.turn_started_ms  # due at once
+    limits = []
+    if table.decision_seconds:
+        limits.append(seat.turn_started_ms + table.decision_seconds * 1000)
+    if table.bank_seconds:
+        limits.append(seat.turn_started_ms + seat.bank_ms)
+    return min(limits) if limits else 0
+
+
+def start_banks(stored: storage_pb2.StoredGame) -> None:
+    """Fill every seat's bank at creation."""
+    for seat in stored.seats:
+        seat.bank_ms = stored.table.bank_seconds * 1000
+
+
+def next_due(stored: storage_pb2.StoredGame) -> int:
+    """The earliest pending deadline of the game (ms since the epoch), 0 for none."""
+    if stored.status != game_pb2.GAME_STATUS_ACTIVE:
+        return 0
+    due = [s.deadline_ms for s in stored.seats if s.deadline_ms]
+    return min(due) if due else 0
+
+
+def due_seats(stored: storage_pb2.StoredGame, acting: Iterable[Seat], now_ms: int) -> list[Seat]:
+    """Seats owing a decision whose deadline has passed."""
+    acting = set(acting)
+    return [s.seat for s in stored.seats if s.seat in acting and 0 < s.deadline_ms <= now_ms]
+
+
+def bot_move(game: Game[Any, Any, Any], state: Any, seat: Seat, level: str, rng: random.Random) -> Any:
+    """The decision a server-side bot of ``level`` makes for ``seat``, from its legal moves only."""
+    moves = list(game.legal_moves(state, seat))
+    if not moves:
+        raise RuntimeError("a seat owing a decision has no legal move")
+    return rng.choice(moves)  # "random", the one level today
+
+
+def seat_to_proto(stored: storage_pb2.StoredSeat, target: game_pb2.Seat, present: bool) -> None:
+    """The public facts of a seat."""
+    target.seat = stored.seat
+    target.display_name = stored.display_name
+    target.taken = is_taken(stored)
+    target.bot = stored.bot
+    target.absent = stored.absent
+    target.present = present or stored.bot
+    target.deadline_unix_ms = stored.deadline_ms
+    target.bank_ms = stored.bank_ms
+    target.timeouts = stored.timeouts
+    target.bot_played = stored.bot_played or stored.bot
+
+
+def changed_event(entry: storage_pb2.LogEntry, seat: Seat, change: int, name: str) -> None:
+    """Add a public SeatChanged event to a log entry."""
+    event = entry.events.add(public=True)
+    event.event.version = entry.version
+    event.event.seat = seat
+    event.event.seat_changed.seat = seat
+    event.event.seat_changed.change = change  # type: ignore[assignment]
+    event.event.seat_changed.display_name = name
