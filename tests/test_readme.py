@@ -290,3 +290,12 @@ def test_the_node_example_reaches_a_move(served: str, tmp_path: pathlib.Path) ->
     first, second = done.stdout.splitlines()
     assert first == "GAME_STATUS_ACTIVE 4 [ 0, 1, 2 ]"
     assert second == "moved: the game is at version 5"
+
+
+def test_license_and_changelog_are_there() -> None:
+    from importlib import metadata
+
+    assert (REPO / "LICENSE").read_text().lstrip().startswith("Apache License\n")
+    assert metadata.metadata("hustings")["License-Expression"] == "Apache-2.0"
+    changelog = (REPO / "CHANGELOG.md").read_text()
+    assert "## [Unreleased]" in changelog and f"## [{metadata.version('hustings')}]" in changelog
