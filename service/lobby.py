@@ -122,9 +122,20 @@ class LobbyRepair:
                         fixed += 1
                         if stored.status == game_pb2.GAME_STATUS_FINISHED:
                             offset -= 1
+        fixed += await self._prune_expired()
         if fixed:
             log.info("lobby_repaired", entries=fixed)
         return fixed
+
+    async def _prune_expired(self) -> int:
+        """Drop the oldest entries whose games have expired (kept games stay; bounded per pass)."""
+        dropped = 0
+        ids = await self.store.oldest_lobby_ids(REPAIR_BATCH)
+        heads = await self.store.heads(ids)
+        for game_id in ids:
+            if game_id not in heads and await self._drop_ghost(game_id):
+                dropped += 1
+        return dropped
 
     async def _drop_ghost(self, game_id: str) -> bool:
         summaries = await self.store.lobby_summaries([game_id])

@@ -270,3 +270,48 @@ def test_expired_games_and_all_their_keys_are_gone(tmp_path: pathlib.Path) -> No
 
     with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
         run(scenario(server.url))
+
+
+def test_the_time_bank_runs_down_with_use_and_grows_by_the_increment() -> None:
+    """A chess clock: 60 s bank, 5 s increment, 20 s limit per decision."""
+    from hustings.service import table
+    from hustings.storage.v1 import storage_pb2
+
+    stored = storage_pb2.StoredGame(status=game_pb2.GAME_STATUS_ACTIVE)
+    stored.table.CopyFrom(game_pb2.TableSettings(decision_seconds=20, bank_seconds=60, increment_seconds=5))
+    for seat in range(2):
+        stored.seats.add(seat=seat)
+    table.start_banks(stored)
+    table.settle(stored, {0}, None, now_ms=1_000)
+    assert stored.seats[0].deadline_ms == 21_000  # the decision limit comes before the bank
+    assert stored.seats[1].deadline_ms == 0 and table.next_due(stored) == 21_000
+    table.settle(stored, {1}, mover=0, now_ms=13_000)  # seat 0 used 12 s
+    assert stored.seats[0].bank_ms == 60_000 - 12_000 + 5_000 and stored.seats[0].deadline_ms == 0
+    assert stored.seats[1].deadline_ms == 33_000
+    stored.seats[1].bank_ms = 4_000  # nearly out of time: the bank comes first
+    table.settle(stored, {1}, None, now_ms=14_000)
+    assert stored.seats[1].deadline_ms == 13_000 + 4_000
+    assert table.due_seats(stored, {1}, now_ms=17_000) == [1] and table.due_seats(stored, {1}, now_ms=16_999) == []
+    stored.seats[1].absent = True  # an absent seat's bot decides at once
+    table.settle(stored, {1}, None, now_ms=15_000)
+    assert stored.seats[1].deadline_ms == 13_000
+
+
+def test_bad_table_settings_are_refused_with_a_reason(redis_server: EmbeddedRedis) -> None:
+    async def scenario() -> None:
+        async with _replica(redis_server.url) as (_, client):
+            before = len((await client.games(page_size=200)).games)
+            for settings, reason in (
+                ({"decision_seconds": -1}, "BAD_TABLE_SETTINGS"),
+                ({"increment_seconds": 5}, "BAD_TABLE_SETTINGS"),
+                ({"bot_seats": [3]}, "BAD_TABLE_SETTINGS"),
+                ({"bot_seats": [1, 1]}, "BAD_TABLE_SETTINGS"),
+                ({"bot_level": "grandmaster"}, "UNKNOWN_BOT_LEVEL"),
+            ):
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    await _create(client, **settings)
+                assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+                assert reason in str(refused.value.trailing_metadata())
+            assert len((await client.games(page_size=200)).games) == before  # nothing was created
+
+    run(scenario())
