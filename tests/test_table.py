@@ -21,6 +21,7 @@ from service_helpers import choose_top_candidates, stimmvieh_options
 from hustings.client import Client, HustingsError
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.replica import Replica, ReplicaConfig
+from hustings.service.store import LOBBY_KEY
 from hustings.v1 import game_pb2, game_service_pb2
 from hustings.verify import verify_log
 
@@ -300,7 +301,8 @@ def test_the_time_bank_runs_down_with_use_and_grows_by_the_increment() -> None:
 def test_bad_table_settings_are_refused_with_a_reason(redis_server: EmbeddedRedis) -> None:
     async def scenario() -> None:
         async with _replica(redis_server.url) as (_, client):
-            before = len((await client.games(page_size=200)).games)
+            lobby = redis.Redis.from_url(redis_server.url)
+            before = lobby.zcard(LOBBY_KEY)
             for settings, reason in (
                 ({"decision_seconds": -1}, "BAD_TABLE_SETTINGS"),
                 ({"increment_seconds": 5}, "BAD_TABLE_SETTINGS"),
@@ -312,6 +314,7 @@ def test_bad_table_settings_are_refused_with_a_reason(redis_server: EmbeddedRedi
                     await _create(client, **settings)
                 assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
                 assert reason in str(refused.value.trailing_metadata())
-            assert len((await client.games(page_size=200)).games) == before  # nothing was created
+            assert lobby.zcard(LOBBY_KEY) == before  # nothing was created, not even a lobby entry
+            lobby.close()
 
     run(scenario())
