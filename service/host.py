@@ -534,6 +534,7 @@ class GameHost:
             seat = self.seat_of(loaded, token)
         if seat is None:
             raise unauthenticated("SEAT_TOKEN_REQUIRED", "moves need a seat token (authorization: Bearer <token>)")
+        self.presence.touch(game_id, seat)
         key = self.keys.request_key(f"{game_id}:{seat}", request.request_id)
         request_fingerprint = fingerprint(b"move", request.move.SerializeToString(deterministic=True))
         try:

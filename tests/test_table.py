@@ -318,3 +318,16 @@ def test_bad_table_settings_are_refused_with_a_reason(redis_server: EmbeddedRedi
             lobby.close()
 
     run(scenario())
+
+
+def test_views_show_who_is_present(redis_server: EmbeddedRedis) -> None:
+    async def scenario() -> None:
+        async with _replica(redis_server.url) as (_, one), _replica(redis_server.url) as (_, two):
+            game_id = await _create(one, players=3, bot_seats=[2])
+            seats = [await one.join(game_id, name) for name in ("Ada", "Bo")]
+            await one.view(game_id, seats[0].token)  # Ada calls; Bo never does
+            await asyncio.sleep(0.3)  # presence is written in the background
+            view = await two.view(game_id)  # another replica reads it from Redis
+            assert [s.present for s in view.seats] == [True, False, True]  # a bot is always there
+
+    run(scenario())
