@@ -331,3 +331,19 @@ def test_views_show_who_is_present(redis_server: EmbeddedRedis) -> None:
             assert [s.present for s in view.seats] == [True, False, True]  # a bot is always there
 
     run(scenario())
+
+
+def test_clockbench_prints_its_figures_and_applies_every_due_deadline() -> None:
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "hustings.cli", "clockbench", "--clients", "2", "--seconds", "1", "--due-games", "60"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert figures["moves_per_s_clocks_off"] > 0 and figures["moves_per_s_clocks_on"] > 0
+    assert figures["due_decisions_applied"] == 60 * 3 and figures["due_games_not_done"] == 0
+    assert figures["due_games_indexed"] >= 60

@@ -57,6 +57,18 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--redis-url", default=os.environ.get("HUSTINGS_REDIS_URL", ""), help="external Redis; without it an embedded Redis is started")
     serve.add_argument("--data-dir", default=os.environ.get("HUSTINGS_DATA_DIR", DEFAULT_DATA_DIR), help="folder of the embedded Redis, relative to the current directory (default %(default)s); made 0700, its files 0600")
     serve.add_argument("--allow-client-seed", action="store_true", help="accept seeds chosen by clients (tests, tournaments, research)")
+    serve.add_argument(
+        "--retention-days",
+        type=float,
+        default=float(os.environ.get("HUSTINGS_RETENTION_DAYS", "30")),
+        help="how long finished games are kept before all their keys expire (default %(default)s)",
+    )
+    serve.add_argument(
+        "--secret-file",
+        default=os.environ.get("HUSTINGS_SECRET_FILE", ""),
+        help="the server secret shared by every replica (keys request-id hashes and join tokens); "
+        "default: $HUSTINGS_SECRET, else a 'secret' file in the embedded Redis's data folder, else kept in Redis",
+    )
     serve.add_argument("--log-level", default="info", type=str.lower, choices=LOG_LEVELS, help="least severe log lines written (default %(default)s)")
     serve.add_argument("--benchmark-floor", action="store_true", help="also serve the loadtest's floor call")
     serve.add_argument("--redis-max-connections", type=int, default=64, help="Redis connections of this replica; commands wait for a free one (default %(default)s)")
@@ -87,6 +99,12 @@ def _parser() -> argparse.ArgumentParser:
     load.add_argument("--redis-url", default="", help="external Redis; without it an embedded one is started")
     load.add_argument("--routing", choices=("game", "random"), default="game", help="moves of a game to one replica (a balancer hashing x-hustings-game) or to any")
     load.add_argument("--watchers", type=int, default=1_000, help="WatchGame streams held in the watcher phase, 0 skips it (default %(default)s)")
+
+    clocks = sub.add_parser("clockbench", help="measure what table clocks cost: moves/s with clocks on and off, and applying due deadlines")
+    clocks.add_argument("--clients", type=int, default=8, help="concurrent clients playing games (default %(default)s)")
+    clocks.add_argument("--seconds", type=float, default=10.0, help="length of each throughput phase (default %(default)s)")
+    clocks.add_argument("--due-games", type=int, default=10_000, help="games whose first deadlines fall due together (default %(default)s)")
+    clocks.add_argument("--redis-url", default="", help="external Redis; without it an embedded one is started")
 
     verify = sub.add_parser("verify", help="replay a finished game from its seed and check it")
     verify.add_argument("game_id", help="the id CreateGame answered (also in the lobby, ListGames)")
@@ -121,6 +139,7 @@ async def _server(address: str, log_level: str = "warning") -> AsyncIterator[str
 
 async def _serve(args: argparse.Namespace) -> int:
     from hustings.service import logs
+    from hustings.service import server_secret
     from hustings.service.replica import ReplicaConfig, serve_forever, start_embedded_redis
 
     logs.configure(args.log_level)
@@ -150,6 +169,8 @@ async def _serve(args: argparse.Namespace) -> int:
             max_watchers=args.max_watchers,
             max_streams_per_client=args.max_streams_per_client,
             max_streams_per_seat=args.max_streams_per_seat,
+            retention_s=max(1, int(args.retention_days * 24 * 3600)),
+            secret=server_secret.resolve(args.secret_file, embedded.data_dir if embedded is not None else None),
         )
         log.info("serving", address=args.address)
         await serve_forever(config, stop)
@@ -183,6 +204,16 @@ async def _loadtest(args: argparse.Namespace) -> int:
     return 0 if summary["errors"] == 0 else 1
 
 
+async def _clockbench(args: argparse.Namespace) -> int:
+    from hustings.clockbench import run_clockbench
+    from hustings.service import logs
+
+    logs.configure("error")
+    summary = await run_clockbench(args.redis_url, args.clients, args.seconds, args.due_games)
+    print(json.dumps(summary), flush=True)
+    return 0 if summary["due_games_not_done"] == 0 else 1
+
+
 async def _verify(args: argparse.Namespace) -> int:
     from hustings.client import Client
     from hustings.verify import verify_log
@@ -198,7 +229,7 @@ async def _verify(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``hustings`` command."""
     args = _parser().parse_args(argv)
-    command = {"serve": _serve, "bots": _bots, "play": _play, "loadtest": _loadtest, "verify": _verify}[args.command]
+    command = {"serve": _serve, "bots": _bots, "play": _play, "loadtest": _loadtest, "clockbench": _clockbench, "verify": _verify}[args.command]
     try:
         return asyncio.run(command(args))
     except KeyboardInterrupt:
