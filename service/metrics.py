@@ -13,6 +13,9 @@ RPC_SECONDS = Histogram(
     ["method"],
     buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0),
 )
+# The REST/JSON face's share of RPCS (which counts both faces, so existing queries stay whole);
+# the gRPC face's share is the difference.
+REST_RPCS = Counter("hustings_rest_rpcs_total", "RPCs handled over REST/JSON, by method and gRPC status code.", ["method", "code"])
 MOVES = Counter("hustings_moves_applied_total", "Moves applied, by game kind.", ["kind"])
 CONFLICTS = Counter("hustings_version_conflicts_total", "Commits refused because another step came first.")
 CACHE = Counter("hustings_state_cache_total", "Moves decided on a cached state (hit) or after a read (miss).", ["result"])

@@ -14,12 +14,13 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+import grpc
 from google.api import annotations_pb2, http_pb2
 from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor, MethodDescriptor, ServiceDescriptor
 from google.protobuf.message import Message
 
-from hustings.service.errors import invalid
+from hustings.service.errors import ServiceError, invalid
 
 _VERBS = ("get", "put", "post", "delete", "patch")
 _VARIABLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)(?:=([^}]*))?\}")
@@ -111,12 +112,34 @@ def _field_path(message: Descriptor, names: Sequence[str]) -> list[FieldDescript
     return fields
 
 
+# Far deeper than any request message nests (a few levels); deeper JSON is refused before it
+# reaches the protobuf parser, whose recursion would otherwise decide.
+MAX_JSON_DEPTH = 32
+
+# What a field of each C++ type must hold, in words, for error messages of our own.
+_EXPECTED = {
+    FieldDescriptor.CPPTYPE_INT32: "a whole number in the range of int32",
+    FieldDescriptor.CPPTYPE_INT64: "a whole number in the range of int64",
+    FieldDescriptor.CPPTYPE_UINT32: "a whole number in the range of uint32",
+    FieldDescriptor.CPPTYPE_UINT64: "a whole number in the range of uint64",
+    FieldDescriptor.CPPTYPE_DOUBLE: "a number",
+    FieldDescriptor.CPPTYPE_FLOAT: "a number",
+    FieldDescriptor.CPPTYPE_BOOL: "true or false",
+    FieldDescriptor.CPPTYPE_STRING: "a string",
+}
+_PARSE_ERRORS = (json_format.ParseError, ValueError, TypeError, RecursionError)
+
+
+class _DuplicateKey(ValueError):
+    """A JSON object names one key twice (json.loads would silently keep the last)."""
+
+
 def _scalar(field: FieldDescriptor, text: str) -> Any:
     """A query or path value in the form json_format expects (it parses numbers from strings)."""
     if field.type == FieldDescriptor.TYPE_BOOL:
         if text in ("true", "false"):
             return text == "true"
-        raise invalid("BAD_PARAMETER", f"{field.name} must be true or false")
+        raise invalid("BAD_PARAMETER", f"{field.json_name} must be true or false")
     return text
 
 
@@ -124,29 +147,112 @@ def _insert(target: dict[str, Any], fields: list[FieldDescriptor], values: list[
     for field in fields[:-1]:
         target = target.setdefault(field.name, {})
         if not isinstance(target, dict):
-            raise invalid("BAD_PARAMETER", f"{field.name} is given twice")
+            raise invalid("BAD_PARAMETER", f"{field.json_name} is given twice")
     last = fields[-1]
     if last.message_type is not None:
-        raise invalid("BAD_PARAMETER", f"{last.name} is a message; set its fields (e.g. {last.name}.field)")
+        raise invalid("BAD_PARAMETER", f"{last.json_name} is a message; set its fields (e.g. {last.json_name}.field)")
     if last.name in target:
-        raise invalid("BAD_PARAMETER", f"{last.name} is given twice")
+        raise invalid("BAD_PARAMETER", f"{last.json_name} is given twice")
     if last.is_repeated:
         target[last.name] = [_scalar(last, v) for v in values]
     elif len(values) != 1:
-        raise invalid("BAD_PARAMETER", f"{last.name} takes one value")
+        raise invalid("BAD_PARAMETER", f"{last.json_name} takes one value")
     else:
         target[last.name] = _scalar(last, values[0])
 
 
-def _parse_dict(data: dict[str, Any], message: Message, what: str) -> None:
+def _field_of(message: Descriptor, key: str) -> FieldDescriptor | None:
+    return message.fields_by_name.get(key) or message.fields_by_camelcase_name.get(key)
+
+
+def _nested(field: FieldDescriptor) -> Descriptor | None:
+    """The message type to look into for ``field``: not maps or well-known types, whose JSON
+    forms are not objects of their fields."""
+    kind = field.message_type
+    if kind is None or kind.GetOptions().map_entry or kind.full_name.startswith("google.protobuf."):
+        return None
+    return kind
+
+
+def _children(field: FieldDescriptor, value: Any, path: str) -> list[tuple[Any, str]]:
+    """The JSON objects inside ``value`` that are messages of ``field``'s type, with their paths."""
+    if field.is_repeated:
+        return [(item, f"{path}[{i}]") for i, item in enumerate(value) if isinstance(item, dict)] if isinstance(value, list) else []
+    return [(value, path)] if isinstance(value, dict) else []
+
+
+def _given_twice(message: Descriptor, data: dict[str, Any], path: str) -> str | None:
+    """The path of a field set under both of its spellings (``displayName`` and ``display_name``),
+    anywhere in ``data``; json_format would silently keep one of them."""
+    seen: set[int] = set()
+    for key, value in data.items():
+        field = _field_of(message, key)
+        if field is None:
+            continue
+        name = path + field.json_name
+        if field.number in seen:
+            return name
+        seen.add(field.number)
+        kind = _nested(field)
+        if kind is not None:
+            for child, child_path in _children(field, value, name):
+                found = _given_twice(kind, child, child_path + ".")
+                if found:
+                    return found
+    return None
+
+
+def _expected(field: FieldDescriptor) -> str:
+    if field.message_type is not None:
+        what = f"a {field.message_type.name} object"
+    elif field.enum_type is not None:
+        what = f"a {field.enum_type.name} name or number"
+    elif field.type == FieldDescriptor.TYPE_BYTES:
+        what = "base64 text"
+    else:
+        what = _EXPECTED.get(field.cpp_type, "a value of its type")
+    return f"a list, each item {what}" if field.is_repeated else what
+
+
+def _fault(message: Descriptor, data: dict[str, Any], path: str) -> tuple[str, str]:
+    """Where ``data`` fails to be a ``message`` and why, in words of our own (never the parser's
+    text, which names internals): (field path, error message)."""
+    where = path or "the request"
+    for oneof in message.oneofs:
+        members = [key for key in data if (f := _field_of(message, key)) is not None and f.containing_oneof is oneof]
+        if len(members) > 1:
+            return path, f"{where} sets more than one field of {oneof.name}"
+    for key, value in data.items():
+        field = _field_of(message, key)
+        if field is None:
+            return path, f"{where} has a field that {message.name} does not define"
+        name = (path + "." if path else "") + field.json_name
+        kind = _nested(field)
+        if kind is not None:
+            for child, child_path in _children(field, value, name):
+                try:
+                    json_format.ParseDict(child, message_factory.GetMessageClass(kind)())
+                except _PARSE_ERRORS:
+                    return _fault(kind, child, child_path)
+        try:
+            json_format.ParseDict({key: value}, message_factory.GetMessageClass(message)())
+        except _PARSE_ERRORS:
+            return name, f"{name} must be {_expected(field)}"
+    return path, f"{where} is not a valid {message.name}"
+
+
+def _parse_dict(data: dict[str, Any], message: Message, reason: str) -> None:
+    """``data`` into ``message``; a failure is INVALID_ARGUMENT ``reason`` naming the field."""
+    twice = _given_twice(message.DESCRIPTOR, data, "")
+    if twice:
+        raise ServiceError(
+            grpc.StatusCode.INVALID_ARGUMENT, "DUPLICATE_JSON_KEY", f"{twice} is given twice (in both spellings)", {"field": twice}
+        )
     try:
         json_format.ParseDict(data, message)
-    except (json_format.ParseError, ValueError, TypeError, RecursionError) as error:
-        raise invalid("BAD_PARAMETER", f"bad {what}: {_short(error)}") from None
-
-
-def _short(error: BaseException) -> str:
-    return str(error)[:300]
+    except _PARSE_ERRORS:
+        path, text = _fault(message.DESCRIPTOR, data, "")
+        raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, reason, text, {"field": path} if path else None) from None
 
 
 def build_request(
@@ -158,51 +264,75 @@ def build_request(
     """The RPC's request message from the HTTP request's parts.
 
     The body (for ``body: "*"``) is canonical protobuf JSON (lowerCamelCase or proto names,
-    unknown fields rejected); query parameters (for rules without a body) name fields in either
-    spelling, dotted for nested fields, repeated for repeated fields; path variables are set last.
-    Every malformed input is an INVALID_ARGUMENT ServiceError.
+    unknown fields rejected, no key given twice, at most ``MAX_JSON_DEPTH`` levels deep); query
+    parameters (for rules without a body) name fields in either spelling, dotted for nested
+    fields, repeated for repeated fields; path variables are set last. Every malformed input is an
+    INVALID_ARGUMENT ServiceError whose message is our own text, never a parser's.
     """
     message = message_factory.GetMessageClass(rule.method.input_type)()
     if rule.body:
         if query:
             raise invalid("UNEXPECTED_QUERY_PARAMETER", f"{rule.name} takes its fields in the JSON body, not the query")
         if body.strip():
-            _parse_body(rule, body, message)
+            _parse_dict(_parse_body(rule, body), message, "INVALID_JSON_REQUEST")
     else:
         data: dict[str, Any] = {}
+        path_roots = {p.split(".")[0] for p in rule.path_fields}
         for key, values in query.items():
             try:
                 fields = _field_path(rule.method.input_type, key.split("."))
             except KeyError:
-                raise invalid("UNKNOWN_QUERY_PARAMETER", f"{rule.name} has no field {key[:60]!r}") from None
-            if fields[0].name in {p.split(".")[0] for p in rule.path_fields}:
-                raise invalid("UNKNOWN_QUERY_PARAMETER", f"{key[:60]} is part of the path")
+                raise invalid("UNKNOWN_QUERY_PARAMETER", f"a query parameter names no field of {rule.method.input_type.name}") from None
+            if fields[0].name in path_roots:
+                raise invalid("UNKNOWN_QUERY_PARAMETER", f"{fields[0].json_name} is part of the path, not the query")
             _insert(data, fields, list(values))
-        _parse_dict(data, message, "query parameter")
+        _parse_dict(data, message, "BAD_PARAMETER")
     path_data: dict[str, Any] = {}
     for path in rule.path_fields:
         _insert(path_data, _field_path(rule.method.input_type, path.split(".")), [path_params[path]])
     path_message = message_factory.GetMessageClass(rule.method.input_type)()
-    _parse_dict(path_data, path_message, "path")
+    _parse_dict(path_data, path_message, "BAD_PARAMETER")
     message.MergeFrom(path_message)
     return message
 
 
-def _parse_body(rule: HttpRule, body: bytes, message: Message) -> None:
+def _without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    document = dict(pairs)
+    if len(document) != len(pairs):
+        raise _DuplicateKey
+    return document
+
+
+def _deeper_than(document: Any, limit: int) -> bool:
+    """True when ``document`` nests arrays and objects more than ``limit`` levels (no recursion)."""
+    stack = [(document, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
+def _parse_body(rule: HttpRule, body: bytes) -> dict[str, Any]:
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
         raise invalid("MALFORMED_JSON", "the body is not UTF-8") from None
     try:
-        document = json.loads(text)
-    except (ValueError, RecursionError) as error:
-        raise invalid("MALFORMED_JSON", f"the body is not JSON: {_short(error)}") from None
+        document = json.loads(text, object_pairs_hook=_without_duplicates)
+    except _DuplicateKey:
+        raise invalid("DUPLICATE_JSON_KEY", "an object in the body names a key twice") from None
+    except RecursionError:
+        raise invalid("JSON_TOO_DEEP", f"the body nests deeper than {MAX_JSON_DEPTH} levels") from None
+    except ValueError:
+        raise invalid("MALFORMED_JSON", "the body is not JSON") from None
     if not isinstance(document, dict):
         raise invalid("MALFORMED_JSON", f"the body of {rule.name} must be a JSON object")
-    try:
-        json_format.ParseDict(document, message)
-    except (json_format.ParseError, ValueError, TypeError, RecursionError) as error:
-        raise invalid("INVALID_JSON_REQUEST", f"the body is not a {message.DESCRIPTOR.name}: {_short(error)}") from None
+    if _deeper_than(document, MAX_JSON_DEPTH):
+        raise invalid("JSON_TOO_DEEP", f"the body nests deeper than {MAX_JSON_DEPTH} levels")
+    return document
 
 
 def to_json(message: Message) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 import uuid
 from typing import Any
 
@@ -89,11 +90,15 @@ class SseReader:
     def __init__(self, response: requests.Response) -> None:
         self.lines = response.iter_lines(decode_unicode=True)
 
-    def events(self, limit: int) -> list[dict[str, str]]:
-        """The next ``limit`` events, or fewer when the stream ends first."""
+    def events(self, limit: int, deadline_s: float = CALL_TIMEOUT_S) -> list[dict[str, str]]:
+        """The next ``limit`` events, or fewer when the stream ends first. Keepalive comments
+        would keep a read timeout from ever firing, so the wait is bounded here as well."""
+        deadline = time.monotonic() + deadline_s
         found: list[dict[str, str]] = []
         event: dict[str, str] = {}
         for raw in self.lines:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{len(found)} of {limit} events within {deadline_s} s")
             line = raw if isinstance(raw, str) else raw.decode()
             if line == "":
                 if "data" in event:
