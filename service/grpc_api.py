@@ -248,12 +248,19 @@ def public_descriptors() -> descriptor_pool.DescriptorPool:
 def build_server(host: GameHost, address: str) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     """A gRPC server with GameService, health checking and reflection, bound to ``address``."""
     servicer = GameServicer(host)
+    max_rpcs = host.max_watchers + servicer.calls.max_calls + RPC_BACKSTOP_HEADROOM
     server = grpc.aio.server(
-        maximum_concurrent_rpcs=host.max_watchers + servicer.calls.max_calls + RPC_BACKSTOP_HEADROOM,
+        maximum_concurrent_rpcs=max_rpcs,
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", 4 * MAX_MESSAGE_BYTES),
             ("grpc.so_reuseport", 0),
+            # Calls that arrive faster than the event loop takes them up wait in gRPC's queue;
+            # past its default (1,000) gRPC cancels them, so a burst of new streams (every
+            # spectator of a game reconnecting at once) would be CANCELLED. Queue as many as
+            # our own limits admit; they answer the excess with a reason.
+            ("grpc.server.max_pending_requests", max_rpcs),
+            ("grpc.server.max_pending_requests_hard_limit", max_rpcs),
         ]
     )
     server.add_generic_rpc_handlers((service_handler(servicer),))

@@ -1,9 +1,11 @@
-"""Wakes local watchers when any replica commits a step of their game.
+"""Wakes the local readers of a game when any replica commits a step of it.
 
-A replica subscribes only to the update channels of games that it has watchers for, so moves
-of unwatched games cost it nothing. Pub/sub is at-most-once, so watchers also poll on a timer and
-are woken whenever a subscription (re)starts: a missed message costs latency, never a gap
-(watchers always read the log from their last version).
+One pub/sub subscription (one connection) per replica serves every stream on it: the replica
+subscribes only to the update channels of games that it has watchers for, so moves of unwatched
+games cost it nothing, and each watched game has one waiter here, its feed (``service/watch.py``),
+which reads the new step once for all the game's streams. Pub/sub is at-most-once, so feeds also
+poll on a timer and are woken whenever a subscription (re)starts: a missed message costs latency,
+never a gap (feeds always read the log from their last version).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ LISTEN_SLICE_S = 0.05
 
 
 class Notifier:
-    """Routes update messages from Redis to the asyncio events of local watchers."""
+    """Routes update messages from Redis to the asyncio events of local waiters (game feeds)."""
 
     def __init__(self, client: Any) -> None:
         self._client = client
@@ -35,8 +37,8 @@ class Notifier:
         self._stopping = False
 
     @property
-    def watcher_count(self) -> int:
-        """How many watchers wait on this replica."""
+    def waiter_count(self) -> int:
+        """How many waiters (one per watched game) wait on this replica."""
         return sum(len(w) for w in self._waiters.values())
 
     async def start(self) -> None:

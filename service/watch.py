@@ -142,8 +142,11 @@ class Watchers:
         """Every step after ``from_version``, then each new one; a stream that ends in an error
         is logged with its reason (never with its token)."""
         try:
-            async for update in self._watch(game_id, token, from_version, client):
-                yield update
+            # aclosing: a stream that goes away releases its place and its feed at once, not
+            # whenever the garbage collector finalises the inner generators.
+            async with contextlib.aclosing(self._watch(game_id, token, from_version, client)) as updates:
+                async for update in updates:
+                    yield update
         except ServiceError as error:
             log.info("stream_ended", code=error.code.name, reason=error.reason, client=client)
             raise
@@ -180,8 +183,9 @@ class Watchers:
                     if loaded.version > from_version:  # nothing will follow: no feed needed
                         yield await self._update(None, Step(loaded), from_version, seat)
                     return
-                async for update in self._follow(game_id, token, seat, from_version, loaded):
-                    yield update
+                async with contextlib.aclosing(self._follow(game_id, token, seat, from_version, loaded)) as updates:
+                    async for update in updates:
+                        yield update
             finally:
                 metrics.WATCHERS.dec()
 
@@ -287,6 +291,9 @@ class Watchers:
                         await self._advance(feed)
                     failures = 0
                 except (RedisError, OSError) as error:
+                    task = asyncio.current_task()
+                    if task is not None and task.cancelling():
+                        raise asyncio.CancelledError from error  # the client may report a cancel as a lost connection
                     # Watchers keep their streams: they get the step once Redis answers again.
                     log.warning("feed_read_failed", game_id=game_id, error=type(error).__name__)
                     failures += 1

@@ -255,7 +255,12 @@ async def _watch_phase(addresses: list[str], pids: list[int], watchers: int, kin
     pool = [Client(a) for a in addresses]
     games = [await _prepare(pool, kind, players, rng) for _ in range(max(1, watchers // WATCHERS_PER_GAME))]
     start = players + 1  # the version once every seat is taken
-    channels = [grpc.aio.insecure_channel(addresses[i % len(addresses)]) for i in range(WATCH_CLIENTS)]
+    # Each on a connection of its own (gRPC would share one among a process's channels to one
+    # address), as clients on other machines would be; the replicas count streams per connection.
+    channels = [
+        grpc.aio.insecure_channel(addresses[i % len(addresses)], options=[("grpc.use_local_subchannel_pool", 1)])
+        for i in range(WATCH_CLIENTS)
+    ]
     stubs = [game_service_pb2_grpc.GameServiceStub(c) for c in channels]
     seen: list[dict[int, float]] = [{} for _ in range(watchers)]
     opened = asyncio.Semaphore(0)

@@ -1,0 +1,379 @@
+"""WatchGame at scale: a bounded Redis pool, reads shared by the watchers of a game, fair limits
+on streams, from_version beyond the game, and reflection of the public API only."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import pathlib
+import subprocess
+import sys
+from typing import AsyncIterator
+
+import grpc
+import pytest
+import redis as sync_redis
+from google.protobuf import descriptor_pb2
+from google.rpc import error_details_pb2, status_pb2
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+from conftest import run, serve_process
+from hustings.client import Client, Joined
+from hustings.service import watch as watch_module
+from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.service.replica import Replica, ReplicaConfig
+from hustings.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
+from service_helpers import new_game
+
+WAIT_S = 60.0  # bound on any wait for streams in these tests
+# gRPC shares one connection among the channels of a process that name the same target; a
+# client of its own needs a connection of its own (as another process or machine has).
+OWN_CONNECTION = (("grpc.use_local_subchannel_pool", 1),)
+
+
+def own_channel(address: str) -> grpc.aio.Channel:
+    """A channel on a connection of its own: one client, as the server tells clients apart."""
+    return grpc.aio.insecure_channel(address, options=OWN_CONNECTION)
+
+
+@contextlib.asynccontextmanager
+async def replica(redis_url: str, **config: object) -> AsyncIterator[Replica]:
+    """An in-process replica on a free port with ``config`` on top of the test defaults."""
+    started = await Replica(
+        ReplicaConfig(redis_url=redis_url, address="127.0.0.1:0", allow_client_seed=True, grace_s=1.0, **config)  # type: ignore[arg-type]
+    ).start()
+    try:
+        yield started
+    finally:
+        await started.stop()
+
+
+def reason_of(error: grpc.aio.AioRpcError) -> str:
+    """The ErrorInfo reason of a failed call."""
+    for key, value in error.trailing_metadata() or ():
+        if key == "grpc-status-details-bin":
+            status = status_pb2.Status.FromString(value)
+            for detail in status.details:
+                info = error_details_pb2.ErrorInfo()
+                if detail.Unpack(info):
+                    return info.reason
+    return ""
+
+
+async def next_move(client: Client, seats: list[Joined]) -> int:
+    """Make one legal move in the game (the first legal move of the lowest seat to act); the new version."""
+    game_id = seats[0].game_id
+    view = await client.view(game_id)
+    seat = min(view.to_act)
+    mine = await client.view(game_id, seats[seat].token)
+    answer = await client.move(game_id, seats[seat].token, mine.legal_moves[0], expected_version=mine.version)
+    return answer.version
+
+
+class Follower:
+    """One WatchGame stream on a raw stub (no client-side retries), recording what it sees."""
+
+    def __init__(self, stub: game_service_pb2_grpc.GameServiceStub, game_id: str, from_version: int, token: str = "") -> None:
+        metadata = (("authorization", f"Bearer {token}"),) if token else ()
+        self.call = stub.WatchGame(game_service_pb2.WatchGameRequest(game_id=game_id, from_version=from_version), metadata=metadata)
+        self.game_id = game_id
+        self.versions: list[int] = []
+        self.error: grpc.aio.AioRpcError | None = None
+        self.opened = asyncio.Event()
+        self.task = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        try:
+            async for update in self.call:
+                self.versions.extend(e.version for e in update.entries)
+                self.opened.set()
+        except grpc.aio.AioRpcError as error:
+            self.error = error
+            self.opened.set()
+
+    async def close(self) -> None:
+        """Cancel the stream."""
+        self.call.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.task
+
+
+async def wait_until(condition: "object", timeout_s: float = WAIT_S) -> None:
+    """Poll ``condition()`` every 20 ms until it holds (bounded)."""
+    async with asyncio.timeout(timeout_s):
+        while not condition():  # type: ignore[operator]
+            await asyncio.sleep(0.02)
+
+
+# --- finding: Redis connections run out ----------------------------------------------------------
+def test_a_burst_waits_for_the_bounded_pool_instead_of_failing(tmp_path: pathlib.Path) -> None:
+    """300 GetView calls while Redis is paused: the pool (4 connections) makes them wait, none fails,
+    and the replica never opens more connections than its pool holds."""
+    server = EmbeddedRedis(tmp_path, appendonly=False).start()
+    raw = sync_redis.Redis.from_url(server.url)
+
+    async def scenario() -> None:
+        async with replica(server.url, redis_max_connections=4) as one:
+            async with Client(f"127.0.0.1:{one.port}") as client:
+                seats = await new_game(client, 4)
+                stub = game_service_pb2_grpc.GameServiceStub(client.channel)
+                raw.execute_command("CLIENT", "PAUSE", "1500", "ALL")
+                request = game_service_pb2.GetViewRequest(game_id=seats[0].game_id)
+                results = await asyncio.gather(*(stub.GetView(request, timeout=30) for _ in range(300)), return_exceptions=True)
+                failures = [r for r in results if isinstance(r, BaseException)]
+                assert failures == []
+                assert all(r.view.game_id == seats[0].game_id for r in results)  # type: ignore[union-attr]
+                connected = int(raw.info("clients")["connected_clients"])
+                assert connected - 1 <= 4  # everything but this test's own connection is the pool
+
+    try:
+        run(scenario())
+    finally:
+        raw.close()
+        server.stop()
+
+
+def test_watchers_of_one_game_share_one_read_per_version(redis_server: EmbeddedRedis) -> None:
+    """200 streams on one game and three moves cost a handful of reads, not one per stream."""
+    raw = sync_redis.Redis.from_url(redis_server.url)
+
+    def reads() -> int:
+        stats = raw.info("commandstats")
+        return sum(int(stats.get(f"cmdstat_{c}", {}).get("calls", 0)) for c in ("hget", "xrange", "hmget", "hgetall"))
+
+    async def scenario() -> None:
+        async with replica(redis_server.url) as one:
+            async with Client(f"127.0.0.1:{one.port}") as client:
+                seats = await new_game(client, 4)
+                game_id = seats[0].game_id
+                start = (await client.view(game_id)).version
+                channels = [own_channel(f"127.0.0.1:{one.port}") for _ in range(4)]
+                stubs = [game_service_pb2_grpc.GameServiceStub(c) for c in channels]
+                followers = [Follower(stubs[i % 4], game_id, start - 1) for i in range(200)]
+                await wait_until(lambda: all(f.opened.is_set() for f in followers))
+                assert [f.error for f in followers if f.error] == []
+                before = reads()
+                versions = [await next_move(client, seats) for _ in range(3)]
+                await wait_until(lambda: all(f.versions[-1:] == versions[-1:] for f in followers))
+                # Each move reads a little itself (views, the seat check); the streams add about
+                # two reads per version, where every stream used to read twice on its own.
+                spent = reads() - before
+                assert spent < 60, spent
+                assert all(f.versions == [start, *versions] for f in followers)
+                for f in followers:
+                    await f.close()
+                for c in channels:
+                    await c.close()
+
+    try:
+        run(scenario())
+    finally:
+        raw.close()
+
+
+def test_a_watcher_far_behind_catches_up_from_the_log(redis_server: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stream that takes nothing while the game moves on gets every step in its next update
+    (from the log when the feed's tail no longer reaches back), while another stays current."""
+    monkeypatch.setattr(watch_module, "TAIL_ENTRIES", 2)
+
+    async def scenario() -> None:
+        async with replica(redis_server.url) as one:
+            async with Client(f"127.0.0.1:{one.port}") as client:
+                seats = await new_game(client, 4)
+                game_id = seats[0].game_id
+                start = (await client.view(game_id)).version
+                slow = one.host.watch(game_id, None, start, "slow")
+                quick = one.host.watch(game_id, seats[1].token, start, "quick")
+                first_move = asyncio.ensure_future(next_move(client, seats))
+                seen_quick = [e.version for e in (await quick.__anext__()).entries]
+                seen_slow = [e.version for e in (await slow.__anext__()).entries]
+                await first_move
+                versions = [start + 1]
+                for _ in range(7):
+                    versions.append(await next_move(client, seats))
+                    update = await asyncio.wait_for(quick.__anext__(), WAIT_S)
+                    seen_quick.extend(e.version for e in update.entries)
+                update = await asyncio.wait_for(slow.__anext__(), WAIT_S)
+                seen_slow.extend(e.version for e in update.entries)
+                assert seen_quick == versions
+                assert seen_slow == versions  # every step once, in order, the last ones coalesced
+                assert update.version == versions[-1] and update.view.version == versions[-1]
+                await slow.aclose()
+                await quick.aclose()
+                assert one.host.watchers.feeds == 0  # the last watcher gone, the feed is gone
+
+    run(scenario())
+
+
+# --- finding: one client can starve everyone -----------------------------------------------------
+def test_a_client_at_its_stream_cap_is_refused_and_others_are_not(redis_server: EmbeddedRedis) -> None:
+    async def scenario() -> None:
+        async with replica(redis_server.url, max_streams_per_client=5, max_streams_per_seat=2) as one:
+            address = f"127.0.0.1:{one.port}"
+            async with Client(address) as setup, own_channel(address) as greedy, own_channel(address) as other, own_channel(address) as third_client:
+                seats = await new_game(setup, 4)
+                game_id = seats[0].game_id
+                greedy_stub = game_service_pb2_grpc.GameServiceStub(greedy)
+                other_stub = game_service_pb2_grpc.GameServiceStub(other)
+                held = [Follower(greedy_stub, game_id, 0) for _ in range(5)]
+                await wait_until(lambda: all(f.opened.is_set() for f in held))
+                assert [f.error for f in held if f.error] == []
+                extra = Follower(greedy_stub, game_id, 0)
+                await wait_until(extra.opened.is_set)
+                assert extra.error is not None and extra.error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                assert reason_of(extra.error) == "TOO_MANY_STREAMS_FOR_CLIENT"
+                # Another client streams and calls as usual meanwhile.
+                theirs = [Follower(other_stub, game_id, 0) for _ in range(3)]
+                views = await asyncio.gather(*(other_stub.GetView(game_service_pb2.GetViewRequest(game_id=game_id), timeout=30) for _ in range(50)))
+                await wait_until(lambda: all(f.opened.is_set() for f in theirs))
+                assert [f.error for f in theirs if f.error] == [] and len(views) == 50
+                # One seat token holds at most two streams, whichever connection they come on.
+                third_stub = game_service_pb2_grpc.GameServiceStub(third_client)
+                mine = []
+                for stub in (other_stub, third_stub):
+                    mine.append(Follower(stub, game_id, 0, seats[2].token))
+                    await wait_until(mine[-1].opened.is_set)
+                assert [f.error for f in mine if f.error] == []
+                third = Follower(other_stub, game_id, 0, seats[2].token)
+                await wait_until(third.opened.is_set)
+                assert third.error is not None and reason_of(third.error) == "TOO_MANY_STREAMS_FOR_SEAT"
+                # A stream closed frees its place.
+                await held[0].close()
+                await wait_until(lambda: one.host.watchers.limits.open == 4 + 3 + 2)
+                again = Follower(greedy_stub, game_id, 0)
+                await wait_until(again.opened.is_set)
+                assert again.error is None
+                for f in [*held, *theirs, *mine, again]:
+                    await f.close()
+
+    run(scenario())
+
+
+# --- finding: from_version beyond the game -------------------------------------------------------
+def test_from_version_beyond_the_game_is_out_of_range_and_logged(redis_server: EmbeddedRedis) -> None:
+    with serve_process("--redis-url", redis_server.url, "--max-streams-per-seat", "1") as (process, port):
+
+        async def scenario() -> str:
+            async with Client(f"127.0.0.1:{port}") as client:
+                seats = await new_game(client, 4)
+                game_id = seats[0].game_id
+                stub = game_service_pb2_grpc.GameServiceStub(client.channel)
+                ahead = stub.WatchGame(game_service_pb2.WatchGameRequest(game_id=game_id, from_version=99), timeout=10)
+                with pytest.raises(grpc.aio.AioRpcError) as caught:
+                    async for _update in ahead:
+                        pass
+                assert caught.value.code() == grpc.StatusCode.OUT_OF_RANGE
+                assert reason_of(caught.value) == "FROM_VERSION_AHEAD"
+                # A refused stream with a seat token: logged with its reason, never its token.
+                first = Follower(stub, game_id, 0, seats[1].token)
+                second = Follower(stub, game_id, 0, seats[1].token)
+                await wait_until(lambda: first.opened.is_set() and second.opened.is_set())
+                assert second.error is not None and reason_of(second.error) == "TOO_MANY_STREAMS_FOR_SEAT"
+                await first.close()
+                return seats[1].token
+
+        token = run(scenario())
+    lines = [json.loads(line) for line in process.log_text.splitlines() if line.startswith("{")]  # type: ignore[attr-defined]
+    ended = {line.get("reason") for line in lines if line.get("event") == "stream_ended"}
+    assert {"FROM_VERSION_AHEAD", "TOO_MANY_STREAMS_FOR_SEAT"} <= ended
+    assert token not in process.log_text  # type: ignore[attr-defined]
+
+
+# --- finding: reflection serves the storage schema -----------------------------------------------
+def test_reflection_serves_only_the_public_api(redis_server: EmbeddedRedis) -> None:
+    async def scenario() -> None:
+        async with replica(redis_server.url) as one:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{one.port}") as channel:
+                stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+                requests = [
+                    reflection_pb2.ServerReflectionRequest(list_services=""),
+                    reflection_pb2.ServerReflectionRequest(file_by_filename="hustings/storage/v1/storage.proto"),
+                    reflection_pb2.ServerReflectionRequest(file_containing_symbol="hustings.storage.v1.StoredGame"),
+                    reflection_pb2.ServerReflectionRequest(file_containing_symbol="hustings.v1.GameService"),
+                ]
+                answers = [a async for a in stub.ServerReflectionInfo(iter(requests), timeout=10)]
+        services = {s.name for s in answers[0].list_services_response.service}
+        assert services == {"hustings.v1.GameService", "grpc.health.v1.Health", "grpc.reflection.v1alpha.ServerReflection"}
+        for refused in answers[1:3]:
+            assert refused.error_response.error_code == grpc.StatusCode.NOT_FOUND.value[0]
+        files = [descriptor_pb2.FileDescriptorProto.FromString(b) for b in answers[3].file_descriptor_response.file_descriptor_proto]
+        names = {f.name for f in files}
+        assert "hustings/v1/game_service.proto" in names
+        assert not [f.name for f in files if f.package.startswith("hustings.storage")]
+
+    run(scenario())
+
+
+# --- acceptance: the bounded load test -----------------------------------------------------------
+CLIENTS = 30
+STREAMS_PER_CLIENT = 100
+GAMES = 10
+MOVES = 3
+VIEW_CALLS = 500
+
+
+def test_three_thousand_streams_from_thirty_clients_and_five_hundred_views(redis_server: EmbeddedRedis) -> None:
+    """One replica: 3,000 WatchGame streams from 30 clients and 500 concurrent GetView calls while
+    the games move: no UNAVAILABLE, every stream sees every step of its game; a client past its
+    stream cap is refused while another client's calls all succeed."""
+    with serve_process(
+        "--redis-url", redis_server.url, "--max-streams-per-client", str(STREAMS_PER_CLIENT), "--redis-max-connections", "16"
+    ) as (process, port):
+        address = f"127.0.0.1:{port}"
+
+        async def scenario() -> None:
+            async with Client(address) as host_client, own_channel(address) as viewer:
+                games = [await new_game(host_client, 4) for _ in range(GAMES)]
+                start = (await host_client.view(games[0][0].game_id)).version
+                channels = [own_channel(address) for _ in range(CLIENTS)]
+                stubs = [game_service_pb2_grpc.GameServiceStub(c) for c in channels]
+                followers = [
+                    Follower(stubs[c], games[(c * STREAMS_PER_CLIENT + s) % GAMES][0].game_id, start - 1)
+                    for c in range(CLIENTS)
+                    for s in range(STREAMS_PER_CLIENT)
+                ]
+                await wait_until(lambda: all(f.opened.is_set() for f in followers))
+                assert [f.error.code() for f in followers if f.error] == []
+                over = Follower(stubs[0], games[0][0].game_id, start - 1)
+                viewer_stub = game_service_pb2_grpc.GameServiceStub(viewer)
+                views = [
+                    viewer_stub.GetView(game_service_pb2.GetViewRequest(game_id=games[i % GAMES][0].game_id), timeout=30)
+                    for i in range(VIEW_CALLS)
+                ]
+                moving = [asyncio.ensure_future(_moves(host_client, seats)) for seats in games]
+                results = await asyncio.gather(*views, return_exceptions=True)
+                assert [r for r in results if isinstance(r, BaseException)] == []
+                expected = {seats[0].game_id: [start, *await m] for seats, m in zip(games, moving)}
+                await wait_until(over.opened.is_set)
+                assert over.error is not None and over.error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                assert reason_of(over.error) == "TOO_MANY_STREAMS_FOR_CLIENT"
+                mine = Follower(viewer_stub, games[0][0].game_id, start - 1)  # the other client still streams
+                await wait_until(lambda: all(f.versions == expected[f.game_id] for f in followers))
+                await wait_until(lambda: mine.versions == expected[games[0][0].game_id])
+                assert [f.error for f in followers if f.error] == []
+                for f in [*followers, mine]:
+                    await f.close()
+                for c in channels:
+                    await c.close()
+
+        run(scenario(), timeout_s=300)
+    assert "TOO_MANY_STREAMS_FOR_CLIENT" in process.log_text  # type: ignore[attr-defined]
+
+
+async def _moves(client: Client, seats: list[Joined]) -> list[int]:
+    return [await next_move(client, seats) for _ in range(MOVES)]
+
+
+def test_loadtest_reports_the_watcher_figures() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "hustings.cli", "loadtest", "--replicas", "1", "--clients", "2", "--seconds", "1", "--watchers", "200"],
+        capture_output=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    summary = json.loads(done.stdout.decode().strip().splitlines()[-1])
+    assert summary["watch_streams"] == 200 and summary["watch_streams_held"] == 200
+    assert summary["watch_updates_missed"] == 0
+    assert float(summary["watch_fanout_p99_ms"]) >= float(summary["watch_fanout_p50_ms"]) > 0
+    assert summary["watch_replica_rss_kib_per_stream"] is not None
