@@ -1,60 +1,33 @@
-// The hustings browser client: lobby, a board per game, legal moves as buttons, live updates.
-//
-// It speaks only the REST/JSON face (canonical protobuf JSON) and draws a game only from the
-// caller's view: what the server does not send, the page cannot show. The seat token of each
-// game lives in sessionStorage (per tab), never in a URL. Live updates come from the WatchGame
-// event stream, read with fetch so that the token travels in the Authorization header.
+// The hustings tables: one shell (lobby, seats, clocks, the move composer, log, result) and one
+// renderer per game (games/*.js) that draws the board from the caller's view and the kind's
+// catalogue. Moves are composed only out of the view's legal moves (compose.js): the page holds no
+// rule of any game. The seat token of each game is kept in localStorage, never in a URL; live
+// updates come from the WatchGame event stream (api.js).
 
-const RETRY_MS = 2000;
-const MAX_LOG = 200;
+import { api, ApiError, catalogue, forgetSeat, mySeat, playerName, rememberSeat, setPlayerName, watch } from "./api.js";
+import { composer, newComposerState } from "./compose.js";
+import { capital, enumWords, h, section, words } from "./dom.js";
+import stimmvieh from "./games/stimmvieh.js";
+import wahlspiel from "./games/wahlspiel.js";
+import spinDoctors from "./games/spin_doctors.js";
 
-// --- small helpers -------------------------------------------------------------------------
-function h(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else if (key === "dataset") Object.assign(node.dataset, value);
-    else node.setAttribute(key, value === true ? "" : String(value));
-  }
-  for (const child of children.flat()) {
-    if (child === undefined || child === null || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
+const RENDERERS = { stimmvieh, wahlspiel, spin_doctors: spinDoctors };
+const MAX_LOG = 300;
+const CLOCKS = {
+  none: {},
+  decision: { decisionSeconds: 60, absentAfterTimeouts: 3, allowTakeover: true },
+  bank: { bankSeconds: 600, incrementSeconds: 10, absentAfterTimeouts: 3, allowTakeover: true },
+};
 
-function words(name) {
-  return name.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/_/g, " ").toLowerCase();
-}
-
-function enumName(value, prefix) {
-  return String(value ?? "").replace(prefix, "").replace(/_/g, " ").toLowerCase();
-}
-
-class ApiError extends Error {
-  constructor(status, reason, message) {
-    super(message);
-    this.status = status;
-    this.reason = reason;
-  }
-}
-
-async function api(method, path, body, token) {
-  const headers = { Accept: "application/json" };
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  if (token) headers.Authorization = `Bearer ${token}`;
-  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await response.text();
-  let data = {};
-  try {
-    data = text ? JSON.parse(text) : {};
-  } catch {
-    throw new ApiError(response.status, "BAD_RESPONSE", text.slice(0, 200));
-  }
-  if (!response.ok) throw new ApiError(response.status, data.details?.[0]?.reason ?? "", data.message ?? text);
-  return data;
-}
+// A kind without a renderer of its own is still playable: field names in words.
+const GENERIC = {
+  board: (view, kindView) => [section("board", "Board", h("pre", { class: "generic" }, JSON.stringify(kindView, null, 1)))],
+  decisionTitle: (decision) => words(decision),
+  fieldPrompt: (field) => words(field),
+  valueLabel: (field, value) => (Array.isArray(value) ? value.join(", ") : String(value)),
+  moveText: (decision, params) => [words(decision), ...Object.entries(params).map(([k, v]) => `${words(k)} ${v}`)].join(", "),
+  tell: () => null,
+};
 
 const errorBox = document.getElementById("error");
 
@@ -78,51 +51,71 @@ async function guarded(action) {
   }
 }
 
-// --- seats in sessionStorage ---------------------------------------------------------------
-const seatKey = (gameId) => `hustings.seat.${gameId}`;
-
-function mySeat(gameId) {
-  try {
-    return JSON.parse(sessionStorage.getItem(seatKey(gameId)) ?? "null");
-  } catch {
-    return null;
-  }
-}
-
-function rememberSeat(gameId, joined) {
-  sessionStorage.setItem(seatKey(gameId), JSON.stringify({ seat: joined.seat ?? 0, token: joined.seatToken }));
-}
-
-function playerName() {
-  return sessionStorage.getItem("hustings.name") ?? "";
-}
+const camel = (kind) => kind.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
 
 // --- lobby ---------------------------------------------------------------------------------
 async function renderLobby(app) {
   document.getElementById("where").textContent = "lobby";
+  document.title = "hustings · lobby";
   const [{ kinds = [] }, { games = [] }] = await Promise.all([api("GET", "/v1/kinds"), api("GET", "/v1/games?pageSize=50")]);
-  const name = h("input", { id: "player-name", placeholder: "your name", maxlength: 40, value: playerName() });
-  name.addEventListener("change", () => sessionStorage.setItem("hustings.name", name.value.trim()));
+  const titles = Object.fromEntries(kinds.map((k) => [k.kind, k.title || k.kind]));
+  const name = h("input", { id: "player-name", placeholder: "your name", maxlength: 40, value: playerName(), autocomplete: "nickname" });
+  name.addEventListener("change", () => setPlayerName(name.value.trim()));
   const kind = h("select", { id: "new-kind" }, kinds.map((k) => h("option", { value: k.kind }, k.title || k.kind)));
-  const players = h("input", { id: "new-players", type: "number", value: kinds[0]?.maxPlayers ?? 4, min: 1, max: 12 });
+  const players = h("input", { id: "new-players", type: "number", inputmode: "numeric", value: kinds[0]?.minPlayers ?? 3, min: 1, max: 12 });
+  const bots = h("input", { id: "new-bots", type: "number", inputmode: "numeric", value: 0, min: 0, max: 11 });
+  const clock = h("select", { id: "new-clock" },
+    h("option", { value: "none" }, "no clock"),
+    h("option", { value: "decision" }, "60 s a decision"),
+    h("option", { value: "bank" }, "10 min bank + 10 s"));
   const syncPlayers = () => {
     const chosen = kinds.find((k) => k.kind === kind.value);
-    if (chosen) Object.assign(players, { min: chosen.minPlayers, max: chosen.maxPlayers });
+    if (!chosen) return;
+    Object.assign(players, { min: chosen.minPlayers, max: chosen.maxPlayers });
+    const n = Math.min(chosen.maxPlayers, Math.max(chosen.minPlayers, Number(players.value) || chosen.minPlayers));
+    players.value = n;
+    bots.max = n - 1;
   };
   kind.addEventListener("change", syncPlayers);
+  players.addEventListener("change", syncPlayers);
   syncPlayers();
-  const create = h("button", {
-    id: "create-game",
-    onclick: () => guarded(async () => {
-      const created = await api("POST", "/v1/games", { kind: kind.value, options: { players: Number(players.value) } });
-      location.hash = `#/game/${created.gameId}`;
-    }),
-  }, "Create game");
 
-  const join = (gameId) => guarded(async () => {
+  const needName = () => {
     const displayName = name.value.trim();
     if (!displayName) throw new Error("Enter your name first.");
-    sessionStorage.setItem("hustings.name", displayName);
+    setPlayerName(displayName);
+    return displayName;
+  };
+  const create = async (botSeats) => {
+    const n = Number(players.value);
+    return api("POST", "/v1/games", {
+      kind: kind.value,
+      options: { players: n },
+      table: { ...CLOCKS[clock.value], botSeats },
+    });
+  };
+  const lastSeats = (n, count) => Array.from({ length: Math.max(0, Math.min(count, n - 1)) }, (_, i) => n - 1 - i).reverse();
+  const createButton = h("button", {
+    id: "create-game", type: "button",
+    onclick: () => guarded(async () => {
+      const created = await create(lastSeats(Number(players.value), Number(bots.value)));
+      location.hash = `#/game/${created.gameId}`;
+    }),
+  }, "Create table");
+  const playBots = h("button", {
+    id: "play-bots", type: "button", class: "primary",
+    onclick: () => guarded(async () => {
+      const displayName = needName();
+      const n = Number(players.value);
+      const created = await create(lastSeats(n, n - 1));
+      const joined = await api("POST", `/v1/games/${encodeURIComponent(created.gameId)}:join`, { displayName, requestId: crypto.randomUUID() });
+      rememberSeat(created.gameId, joined);
+      location.hash = `#/game/${created.gameId}`;
+    }),
+  }, "Play against bots");
+
+  const join = (gameId) => guarded(async () => {
+    const displayName = needName();
     const joined = await api("POST", `/v1/games/${encodeURIComponent(gameId)}:join`, { displayName, requestId: crypto.randomUUID() });
     rememberSeat(gameId, joined);
     location.hash = `#/game/${gameId}`;
@@ -130,260 +123,295 @@ async function renderLobby(app) {
 
   const rows = games.map((game) => {
     const seated = mySeat(game.gameId);
-    return h("tr", { dataset: { gameId: game.gameId } },
-      h("td", {}, h("a", { href: `#/game/${game.gameId}` }, game.gameId)),
-      h("td", {}, game.kind),
-      h("td", {}, enumName(game.status, "GAME_STATUS_")),
-      h("td", {}, (game.seats ?? []).map((s) => s.taken ? s.displayName : "·").join(", ")),
-      h("td", {},
-        seated ? h("span", { class: "muted" }, `seat ${seated.seat}`) : null,
-        game.status === "GAME_STATUS_OPEN" && !seated ? h("button", { class: "join", onclick: () => join(game.gameId) }, "Join") : null,
-        h("button", { onclick: () => { location.hash = `#/game/${game.gameId}`; } }, seated ? "Play" : "Watch")));
+    const seats = game.seats ?? [];
+    return h("li", { class: "game-row", dataset: { gameId: game.gameId } },
+      h("div", { class: "game-main" },
+        h("a", { href: `#/game/${game.gameId}` }, titles[game.kind] ?? game.kind),
+        " ", h("span", { class: `status ${enumWords(game.status, "GAME_STATUS_")}` }, enumWords(game.status, "GAME_STATUS_")),
+        h("div", { class: "muted small" }, seats.map((s) => (s.taken ? `${s.displayName}${s.bot ? " (bot)" : ""}` : "free seat")).join(" · "))),
+      h("div", { class: "game-actions" },
+        game.status === "GAME_STATUS_OPEN" && !seated ? h("button", { class: "join", type: "button", onclick: () => join(game.gameId) }, "Join") : null,
+        h("button", { class: "open", type: "button", onclick: () => { location.hash = `#/game/${game.gameId}`; } }, seated ? "Play" : "Watch")));
   });
   app.replaceChildren(
-    h("section", {}, h("h2", {}, "You"), h("label", {}, "Name ", name)),
-    h("section", {}, h("h2", {}, "New game"), h("label", {}, "Kind ", kind), " ", h("label", {}, "Players ", players), " ", create),
-    h("section", {},
-      h("h2", {}, "Games ", h("button", { id: "refresh", onclick: () => guarded(() => renderLobby(app)) }, "Refresh")),
-      games.length
-        ? h("table", { id: "games" }, h("tr", {}, ["Game", "Kind", "Status", "Players", ""].map((t) => h("th", {}, t))), rows)
-        : h("p", { class: "muted" }, "No games yet.")),
+    section("you-section", "You", h("label", { class: "row" }, "Name ", name)),
+    section("new-game", "New table",
+      h("div", { class: "form" },
+        h("label", {}, "Game ", kind), h("label", {}, "Players ", players), h("label", {}, "Bots ", bots), h("label", {}, "Clock ", clock)),
+      h("div", { class: "row" }, playBots, createButton),
+      h("p", { class: "muted small" }, "“Play against bots” seats bots in every other seat and you in the first; “Create table” leaves the free seats to people (bots take the last seats).")),
+    section("lobby", null,
+      h("h2", {}, "Tables ", h("button", { id: "refresh", type: "button", onclick: () => guarded(() => renderLobby(app)) }, "Refresh")),
+      games.length ? h("ul", { id: "games" }, rows) : h("p", { class: "muted" }, "No tables yet.")),
   );
 }
 
-// --- generic rendering of any view value ---------------------------------------------------
-function renderValue(value) {
-  if (Array.isArray(value)) {
-    if (value.length === 0) return h("span", { class: "muted" }, "—");
-    if (value.every((v) => v === null || typeof v !== "object")) return value.map((v) => h("span", { class: "chip" }, v));
-    return h("ol", {}, value.map((v) => h("li", {}, renderValue(v))));
-  }
-  if (value && typeof value === "object") {
-    if ("cardId" in value || "label" in value) return renderCard(value);
-    const entries = Object.entries(value);
-    if (!entries.length) return h("span", { class: "muted" }, "—");
-    return h("dl", { class: "generic" }, entries.flatMap(([k, v]) => [h("dt", {}, words(k)), h("dd", {}, renderValue(v))]));
-  }
-  if (typeof value === "string" && /^[A-Z][A-Z0-9_]+$/.test(value)) return words(value.split("_").slice(-2).join("_"));
-  return String(value);
-}
-
-function renderCard(card) {
-  if (!card || (!card.cardId && !card.label)) return h("span", { class: "muted" }, "—");
-  const parts = [card.label || card.cardId];
-  if (card.influence) parts.push(`influence ${card.influence}`);
-  if (card.amount) parts.push(`${card.amount}`);
-  return h("span", { class: "card", title: card.cardId ?? "" }, parts.join(" · "));
-}
-
-// --- Stimmvieh -----------------------------------------------------------------------------
-function renderStimmvieh(board, view) {
-  const seatName = (seat) => view.seats?.find((s) => s.seat === seat)?.displayName ?? "";
-  const mine = board.parties?.find((p) => p.seat !== undefined && p.seat === view.seat);
-  const stack = (s) => s ? h("span", {}, renderCard(s.topCard), ` ×${s.count ?? 0}`, s.total !== undefined ? ` (total ${s.total})` : "") : "—";
-  const sections = [];
-  if (mine) {
-    sections.push(h("section", { id: "hand" },
-      h("h2", {}, `Your hand (${mine.name})`),
-      // Chosen top candidates stay face down (chosenTopCandidates) until they are revealed.
-      h("p", {}, "Top candidates: ", h("span", { class: "top-candidates" },
-        renderValue((mine.topCandidates ?? []).length ? mine.topCandidates : (mine.chosenTopCandidates ?? []))),
-        (mine.topCandidates ?? []).length || !(mine.chosenTopCandidates ?? []).length ? "" : h("span", { class: "muted" }, " (face down)")),
-      h("p", {}, "Backbenchers: ", h("span", { class: "backbenchers" }, renderValue(mine.backbenchers ?? [])))));
-  }
-  sections.push(h("section", { id: "board" },
-    h("h2", {}, `Campaign ${board.campaign ?? 0} of ${board.campaigns ?? 0} · round ${board.round ?? 0} · ${enumName(board.phase, "STIMMVIEH_PHASE_")}`),
-    h("p", {}, "Display: ", (board.display ?? []).map(renderCard)),
-    h("p", {}, "Vote stack: ", renderCard(board.voteStackTop), ` ×${board.voteStackCount ?? 0}`, " · Donation stack: ",
-      renderCard(board.donationStackTop), ` ×${board.donationStackCount ?? 0}`),
-    h("table", { id: "parties" },
-      h("tr", {}, ["Party", "Player", "Top candidates", "Backbenchers", "Votes", "Donations", "Points"].map((t) => h("th", {}, t))),
-      (board.parties ?? []).map((p) => h("tr", { class: p === mine ? "mine" : "", dataset: { party: p.party ?? 0 } },
-        h("td", {}, p.name, p.party === board.currentParty ? " ◀" : ""),
-        h("td", {}, p.seat !== undefined ? seatName(p.seat) : h("span", { class: "muted" }, "dummy")),
-        h("td", { class: "chosen" }, (p.chosenTopCandidates ?? []).length ? renderValue(p.chosenTopCandidates)
-          : (p.topCandidatesChosen ? "chosen" : "choosing…")),
-        h("td", {}, String(p.backbencherCount ?? 0)),
-        h("td", {}, stack(p.votes)),
-        h("td", {}, stack(p.donations)),
-        h("td", {}, String(p.campaignPoints ?? 0)))))));
-  return sections;
-}
-
-// Kind-specific boards; any other kind is drawn generically from its view.
-const BOARDS = { stimmvieh: renderStimmvieh };
-
-function moveLabel(move, view) {
-  const [kind, body] = Object.entries(move)[0] ?? ["", {}];
-  const [decision, params] = Object.entries(body ?? {})[0] ?? [kind, {}];
-  const display = view[kind]?.display ?? [];
-  const details = Object.entries(params ?? {}).map(([k, v]) => {
-    if (k === "takeCardId") {
-      const card = display.find((c) => c.cardId === v);
-      return `take ${card?.label ?? v}`;
-    }
-    return `${words(k)} ${Array.isArray(v) ? v.join(" · ") : v}`;
-  });
-  return [words(decision), ...details].join(" — ");
-}
-
 // --- one game ------------------------------------------------------------------------------
-let watching = null;
-
-function stopWatching() {
-  watching?.abort();
-  watching = null;
-}
-
-async function watch(gameId, token, fromVersion, onUpdate, onState) {
-  stopWatching();
-  const controller = new AbortController();
-  watching = controller;
-  let lastId = String(fromVersion);
-  while (!controller.signal.aborted) {
-    try {
-      const headers = { Accept: "text/event-stream", "Last-Event-ID": lastId };
-      if (token) headers.Authorization = `Bearer ${token}`;
-      const response = await fetch(`/v1/games/${encodeURIComponent(gameId)}:watch`, { headers, signal: controller.signal });
-      if (!response.ok) {
-        const data = await response.json().catch(() => ({}));
-        throw new ApiError(response.status, data.details?.[0]?.reason ?? "", data.message ?? "watch failed");
-      }
-      onState("live");
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buffer = "";
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += value.replace(/\r\n?/g, "\n");
-        let cut;
-        while ((cut = buffer.indexOf("\n\n")) >= 0) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          const event = { event: "message", data: [] };
-          for (const line of block.split("\n")) {
-            if (!line || line.startsWith(":")) continue;
-            const at = line.indexOf(":");
-            const field = at < 0 ? line : line.slice(0, at);
-            const text = at < 0 ? "" : line.slice(at + 1).replace(/^ /, "");
-            if (field === "data") event.data.push(text);
-            else event[field] = text;
-          }
-          if (!event.data.length) continue;
-          if (event.id) lastId = event.id;
-          if (event.event === "end") {
-            onState("game over");
-            return;
-          }
-          if (event.event === "error") throw new ApiError(0, JSON.parse(event.data.join("\n")).details?.[0]?.reason ?? "", "the live stream failed");
-          onUpdate(JSON.parse(event.data.join("\n")));
-        }
-      }
-    } catch (error) {
-      if (controller.signal.aborted) return;
-      if (error instanceof ApiError && error.status >= 400 && error.status < 500) {
-        showError(error);
-        onState("stopped");
-        return;
-      }
-    }
-    onState("reconnecting…");
-    await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
-  }
-}
+let stopGame = () => {};
 
 function renderGame(app, gameId) {
-  document.getElementById("where").textContent = `game ${gameId}`;
+  document.getElementById("where").textContent = "table";
   const seated = mySeat(gameId);
   const token = seated?.token;
-  const state = { view: null, log: [] };
-  const liveState = h("span", { id: "live", class: "live muted" }, "connecting…");
-  const logList = h("ol", { id: "log" });
+  const page = { view: null, cat: null, entries: [], busy: false, composer: { signature: "", state: newComposerState() } };
+  let live = "connecting…";
+  let controller = null;
+  let ticker = null;
+  const logList = h("ol", { id: "log", reversed: true });
 
-  const submit = (move) => guarded(async () => {
-    const body = { move, requestId: crypto.randomUUID(), expectedVersion: state.view.version };
-    await api("POST", `/v1/games/${encodeURIComponent(gameId)}/moves`, body, token);
+  const renderer = () => RENDERERS[page.view?.kind] ?? GENERIC;
+
+  function context() {
+    const view = page.view;
+    const names = Object.fromEntries((view.seats ?? []).map((s) => [s.seat, s.displayName || `seat ${s.seat}`]));
+    return {
+      view,
+      kindView: view[camel(view.kind)] ?? {},
+      cat: page.cat?.[camel(view.kind)] ?? {},
+      me: view.seat,
+      seatName: (seat) => (seat === undefined || seat === null || seat < 0 ? "" : names[seat] ?? `seat ${seat}`),
+      cache: {},
+    };
+  }
+
+  const submit = (move) => {
+    if (page.busy) return;
+    page.busy = true;
+    app.dataset.busy = "true";
+    guarded(async () => {
+      try {
+        const body = { move, requestId: crypto.randomUUID(), expectedVersion: page.view.version };
+        await api("POST", `/v1/games/${encodeURIComponent(gameId)}/moves`, body, token);
+      } catch (error) {
+        // Another seat moved first (a simultaneous decision): show the new position, no harm done.
+        if (!(error instanceof ApiError && error.reason === "STALE_VERSION")) throw error;
+      } finally {
+        page.busy = false;
+        app.dataset.busy = "false";
+      }
+      await refresh();
+    });
+  };
+
+  const tableCall = (verb, body = {}) => guarded(async () => {
+    await api("POST", `/v1/games/${encodeURIComponent(gameId)}:${verb}`, body, token);
     await refresh();
   });
 
-  const join = (input) => guarded(async () => {
+  const join = (input, seat) => guarded(async () => {
     const displayName = input.value.trim();
     if (!displayName) throw new Error("Enter your name first.");
-    sessionStorage.setItem("hustings.name", displayName);
-    const joined = await api("POST", `/v1/games/${encodeURIComponent(gameId)}:join`, { displayName, requestId: crypto.randomUUID() });
+    setPlayerName(displayName);
+    const body = { displayName, requestId: crypto.randomUUID() };
+    if (seat !== undefined) body.seat = seat;
+    const joined = await api("POST", `/v1/games/${encodeURIComponent(gameId)}:join`, body);
     rememberSeat(gameId, joined);
+    stopGame();
     renderGame(app, gameId);
   });
 
-  function draw() {
-    const view = state.view;
-    if (!view) return;
-    const names = Object.fromEntries((view.seats ?? []).map((s) => [s.seat, s.displayName || `seat ${s.seat}`]));
-    const header = h("section", { id: "summary" },
-      h("h2", {}, `${view.kind} · ${enumName(view.status, "GAME_STATUS_")} · version `, h("span", { id: "version" }, view.version), " ", liveState),
-      h("p", { id: "you" }, view.seat !== undefined ? `You are ${names[view.seat]} (seat ${view.seat}).` : "You are watching."),
-      h("p", {}, "Seats: ", (view.seats ?? []).map((s) => h("span", { class: "chip" }, s.taken ? s.displayName : `seat ${s.seat} free`))),
-      (view.toAct ?? []).length ? h("p", { id: "to-act" }, "To act: ", view.toAct.map((s) => names[s]).join(", ")) : null);
-    const parts = [header];
-    if (view.status === "GAME_STATUS_OPEN" && view.seat === undefined) {
-      const input = h("input", { id: "join-name", placeholder: "your name", maxlength: 40, value: playerName() });
-      parts.push(h("section", {}, h("h2", {}, "Join"), input, h("button", { id: "join-game", onclick: () => join(input) }, "Join this game")));
-    }
-    const moves = view.legalMoves ?? [];
-    if (moves.length) {
-      parts.push(h("section", { id: "moves" }, h("h2", {}, `Your move (${moves.length})`),
-        h("div", { class: "moves" }, moves.map((m) => h("button", { class: "move", onclick: () => submit(m) }, moveLabel(m, view))))));
-    }
-    if (view.outcome?.placings?.length) {
-      parts.push(h("section", { id: "outcome" }, h("h2", {}, "Result"),
-        h("ol", {}, view.outcome.placings.map((p) => h("li", {}, `${p.rank}. ${p.name} — ${p.score} ${p.detail ?? ""}`)))));
-    }
-    // The view's oneof member for the kind, in its JSON name (spin_doctors → spinDoctors).
-    const kindView = view[view.kind.replace(/_([a-z])/g, (_, c) => c.toUpperCase())];
-    if (kindView && BOARDS[view.kind]) parts.push(...BOARDS[view.kind](kindView, view));
-    else if (kindView) parts.push(h("section", { id: "board" }, h("h2", {}, "Board"), renderValue(kindView)));
-    parts.push(h("section", {}, h("h2", {}, "Log"), logList));
-    app.replaceChildren(...parts);
+  const takeOver = (input, seat) => guarded(async () => {
+    const displayName = input.value.trim();
+    if (!displayName) throw new Error("Enter your name first.");
+    setPlayerName(displayName);
+    const joined = await api("POST", `/v1/games/${encodeURIComponent(gameId)}:takeOver`, { seat, displayName, requestId: crypto.randomUUID() });
+    rememberSeat(gameId, joined);
+    stopGame();
+    renderGame(app, gameId);
+  });
+
+  function clockText(seat) {
+    const now = Date.now();
+    const deadline = Number(seat.deadlineUnixMs ?? 0);
+    const bank = Number(seat.bankMs ?? 0);
+    const parts = [];
+    if (deadline > 0) parts.push(`⏱ ${Math.max(0, Math.ceil((deadline - now) / 1000))} s`);
+    else if (bank > 0) parts.push(`bank ${Math.ceil(bank / 1000)} s`);
+    return parts.join(" ");
   }
 
-  function addLog(entries) {
-    for (const entry of entries ?? []) {
-      for (const event of entry.events ?? []) {
-        const { version, seat, ...body } = event;
-        const [kind, detail] = Object.entries(body)[0] ?? ["", {}];
-        const [what] = kind === "seatTaken" ? ["seat taken"] : Object.keys(detail ?? {});
-        const who = seat !== undefined ? `seat ${seat}` : "table";
-        logList.prepend(h("li", {}, `v${version} · ${who} · ${words(what ?? kind)}`));
+  function seatStrip(ctx) {
+    const view = page.view;
+    const toAct = new Set(view.toAct ?? []);
+    return h("ul", { id: "seats" }, (view.seats ?? []).map((s) => {
+      const presence = s.bot ? "bot" : s.absent ? "absent" : s.present ? "here" : s.taken ? "away" : "free";
+      return h("li", {
+        class: `seat-chip${toAct.has(s.seat) ? " to-act" : ""}${s.seat === view.seat ? " me" : ""}`,
+        dataset: { seat: s.seat, presence },
+        title: s.timeouts ? `${s.timeouts} timeouts` : "",
+      },
+      h("span", { class: `dot ${presence}`, "aria-label": presence }),
+      h("span", { class: "seat-name" }, s.taken ? ctx.seatName(s.seat) : `seat ${s.seat} free`),
+      renderer().seatNote?.(s.seat, ctx) ?? null,
+      h("span", { class: "muted small" }, presence === "here" || presence === "free" ? "" : presence),
+      s.timeouts ? h("span", { class: "muted small" }, ` ${s.timeouts}× late`) : null,
+      h("span", { class: "clock", dataset: { seat: s.seat } }, clockText(s)));
+    }));
+  }
+
+  function tableActions() {
+    const view = page.view;
+    const parts = [];
+    const seats = view.seats ?? [];
+    const free = seats.filter((s) => !s.taken);
+    const mine = seats.find((s) => s.seat === view.seat);
+    if (view.status === "GAME_STATUS_OPEN" && view.seat === undefined) {
+      const input = h("input", { id: "join-name", placeholder: "your name", maxlength: 40, value: playerName() });
+      parts.push(h("div", { class: "row" }, input, h("button", { id: "join-game", type: "button", class: "primary", onclick: () => join(input) }, "Join this table")));
+    }
+    if (view.status === "GAME_STATUS_OPEN" && free.length) {
+      parts.push(h("button", { id: "add-bot", type: "button", onclick: () => tableCall("addBot", { seat: free[free.length - 1].seat }) }, `Seat a bot (${free.length} free)`));
+    }
+    if (view.status === "GAME_STATUS_ACTIVE" && mine) {
+      if (mine.absent) parts.push(h("button", { id: "return", type: "button", class: "primary", onclick: () => tableCall("return") }, "I am back"));
+      else parts.push(h("button", { id: "leave", type: "button", onclick: () => tableCall("leave") }, "Leave the table"));
+    }
+    if (view.status === "GAME_STATUS_ACTIVE" && view.seat === undefined && view.table?.allowTakeover) {
+      for (const s of seats.filter((x) => x.absent && !x.bot)) {
+        const input = h("input", { placeholder: "your name", maxlength: 40, value: playerName(), class: "take-over-name" });
+        parts.push(h("div", { class: "row" }, input, h("button", { class: "take-over", type: "button", onclick: () => takeOver(input, s.seat) }, `Take over seat ${s.seat}`)));
       }
     }
-    while (logList.childElementCount > MAX_LOG) logList.lastElementChild.remove();
+    return parts.length ? h("div", { id: "table-actions" }, parts) : null;
+  }
+
+  function outcome(ctx) {
+    const placings = page.view.outcome?.placings ?? [];
+    if (!placings.length) return null;
+    return section("outcome", "Result",
+      h("ol", { class: "placings" }, placings.map((p) => h("li", { dataset: { rank: p.rank } },
+        h("b", {}, `${p.rank}. ${p.name}`),
+        p.seat !== undefined ? ` — ${ctx.seatName(p.seat)}${p.seat === page.view.seat ? " (you)" : ""}` : "",
+        ` · ${p.score}`,
+        p.detail ? h("div", { class: "muted small" }, p.detail) : null))),
+      renderer().outcomeExtra?.(ctx) ?? null);
+  }
+
+  function draw() {
+    const view = page.view;
+    if (!view) return;
+    const ctx = context();
+    const game = renderer();
+    const title = page.cat?.kind?.title ?? view.kind;
+    document.title = `hustings · ${title}`;
+    const toAct = (view.toAct ?? []).map((s) => (s === view.seat ? "you" : ctx.seatName(s)));
+    const status = enumWords(view.status, "GAME_STATUS_");
+    const header = section("summary", null,
+      h("h2", {}, `${title} · ${status} · v`, h("span", { id: "version" }, view.version), " ", h("span", { id: "live", class: "live muted" }, live)),
+      h("p", { id: "you" }, view.seat !== undefined ? `You are ${ctx.seatName(view.seat)} (seat ${view.seat}).` : "You are watching."),
+      game.headline?.(ctx) ?? null,
+      toAct.length && view.status === "GAME_STATUS_ACTIVE" ? h("p", { id: "to-act", class: (view.toAct ?? []).includes(view.seat) ? "your-turn" : "" },
+        (view.toAct ?? []).includes(view.seat) ? "Your decision" + (toAct.length > 1 ? ` (also ${toAct.filter((n) => n !== "you").join(", ")})` : "") : `Waiting for ${toAct.join(", ")}`) : null,
+      seatStrip(ctx),
+      tableActions());
+    const parts = [header];
+    const moves = view.legalMoves ?? [];
+    if (moves.length) {
+      const signature = JSON.stringify(moves);
+      if (signature !== page.composer.signature) page.composer = { signature, state: newComposerState() };
+      const built = composer(moves, game, ctx, page.composer.state, submit);
+      const asDialog = game.dialog?.(moves, ctx);
+      parts.push(h("section", { id: "moves", class: asDialog ? "dialog" : "" }, h("h2", {}, asDialog ? capital(asDialog) : "Your move"), built));
+    } else {
+      page.composer = { signature: "", state: newComposerState() };
+    }
+    const result = outcome(ctx);
+    if (result) parts.push(result);
+    parts.push(...game.board(view, ctx.kindView, ctx));
+    parts.push(section("log-section", "Log", logList));
+    app.replaceChildren(...parts);
+    app.dataset.version = view.version;
+    app.dataset.status = status;
+    app.dataset.kind = view.kind;
+    relabelLog(ctx);
+  }
+
+  function tellEvent(event, ctx) {
+    const { version, seat, ...body } = event;
+    const [kind, detail] = Object.entries(body)[0] ?? ["", {}];
+    if (kind === "seatTaken") return `${detail.displayName || `seat ${detail.seat}`} took seat ${detail.seat ?? 0}${detail.gameStarted ? "; the game begins" : ""}`;
+    if (kind === "seatChanged") {
+      const who = detail.displayName || ctx.seatName(detail.seat ?? 0);
+      const change = {
+        CHANGE_LEFT: "left the table", CHANGE_RETURNED: "is back", CHANGE_TIMED_OUT: "ran out of time (a default decision was taken)",
+        CHANGE_ABSENT: "is marked absent", CHANGE_TAKEN_OVER: "took over the seat", CHANGE_BOT_ADDED: "(a bot) sat down",
+      }[detail.change] ?? enumWords(detail.change, "CHANGE_");
+      return `${who} ${change}`;
+    }
+    try {
+      const told = renderer().tell(detail, event, ctx);
+      if (told) return told;
+    } catch (error) {
+      console.warn("an event could not be told", error);
+    }
+    const [what] = Object.keys(detail ?? {});
+    return `${ctx.seatName(seat) || "table"}: ${words(what ?? kind)}`;
+  }
+
+  function relabelLog(ctx) {
+    // Names can arrive after the events (a seat joins): the log is told again from its entries.
+    const shown = page.entries.slice(-MAX_LOG);
+    const items = [];
+    for (const entry of shown) {
+      for (const event of entry.events ?? []) {
+        const text = tellEvent(event, ctx);
+        if (text) items.push(h("li", { dataset: { version: event.version } }, h("span", { class: "muted small" }, `${event.version} `), text));
+      }
+    }
+    logList.replaceChildren(...items.reverse());
+  }
+
+  function addEntries(entries) {
+    const last = page.entries.length ? BigInt(page.entries[page.entries.length - 1].version) : -1n;
+    for (const entry of entries ?? []) if (BigInt(entry.version) > last || !page.entries.length) page.entries.push(entry);
+    if (page.entries.length > MAX_LOG * 2) page.entries.splice(0, page.entries.length - MAX_LOG);
   }
 
   async function refresh() {
     const { view } = await api("GET", `/v1/games/${encodeURIComponent(gameId)}/view`, undefined, token);
-    if (!state.view || BigInt(view.version) >= BigInt(state.view.version)) {
-      state.view = view;
+    if (!page.view || BigInt(view.version) >= BigInt(page.view.version)) {
+      page.view = view;
       draw();
     }
   }
 
+  stopGame = () => {
+    controller?.abort();
+    clearInterval(ticker);
+  };
+
   guarded(async () => {
-    await refresh();
+    const { view } = await api("GET", `/v1/games/${encodeURIComponent(gameId)}/view`, undefined, token);
+    page.cat = await catalogue(view.kind);
     const { entries } = await api("GET", `/v1/games/${encodeURIComponent(gameId)}/history`, undefined, token);
-    addLog((entries ?? []).filter((e) => BigInt(e.version) <= BigInt(state.view.version)));
-    watch(gameId, token, state.view.version, (update) => {
-      addLog(update.entries);
-      if (!state.view || BigInt(update.version) >= BigInt(state.view.version)) {
-        state.view = update.view;
-        draw();
+    addEntries((entries ?? []).filter((e) => BigInt(e.version) <= BigInt(view.version)));
+    page.view = view;
+    draw();
+    ticker = setInterval(() => {
+      for (const node of app.querySelectorAll(".clock[data-seat]")) {
+        const seat = page.view?.seats?.find((s) => String(s.seat) === node.dataset.seat);
+        if (seat) node.textContent = clockText(seat);
       }
-    }, (text) => { liveState.textContent = text; });
+    }, 1000);
+    controller = watch(gameId, token, view.version, (update) => {
+      addEntries(update.entries);
+      if (update.view && BigInt(update.version) >= BigInt(page.view.version)) page.view = update.view;
+      draw();
+    }, (text) => {
+      live = text;
+      const node = document.getElementById("live");
+      if (node) node.textContent = text;
+    }, (error) => {
+      if (error.reason === "UNAUTHENTICATED") forgetSeat(gameId);
+      showError(error);
+    });
   });
 }
 
 // --- routing -------------------------------------------------------------------------------
 function route() {
-  stopWatching();
+  stopGame();
+  stopGame = () => {};
   clearError();
   const app = document.getElementById("app");
   const match = location.hash.match(/^#\/game\/([A-Za-z0-9_-]{1,64})$/);

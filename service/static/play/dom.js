@@ -1,0 +1,50 @@
+// Small DOM and wording helpers shared by the shell and the game renderers.
+
+/** An element with attributes (on* become listeners, dataset merges) and children. */
+export function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs ?? {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (key === "dataset") Object.assign(node.dataset, value);
+    else node.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child === undefined || child === null || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+/** camelCase or snake_case as lower-case words: "chooseTopCandidates" → "choose top candidates". */
+export function words(name) {
+  return String(name ?? "").replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/_/g, " ").toLowerCase();
+}
+
+/** An enum value without its prefix, in words: ("GAME_STATUS_OPEN", "GAME_STATUS_") → "open". */
+export function enumWords(value, prefix) {
+  return String(value ?? "").replace(prefix, "").replace(/_/g, " ").toLowerCase();
+}
+
+/** First letter upper case. */
+export function capital(text) {
+  const s = String(text ?? "");
+  return s ? s[0].toUpperCase() + s.slice(1) : s;
+}
+
+/** A list in words: ["a", "b", "c"] → "a, b and c". */
+export function listWords(items) {
+  const list = items.filter((x) => x !== "" && x !== undefined && x !== null).map(String);
+  if (list.length <= 1) return list.join("");
+  return `${list.slice(0, -1).join(", ")} and ${list[list.length - 1]}`;
+}
+
+/** A section with a heading; `id` lets tests and styles find it. */
+export function section(id, title, ...children) {
+  return h("section", { id }, title ? h("h2", {}, title) : null, ...children);
+}
+
+/** A small labelled number ("votes 12"), the unit of the boards' public counts. */
+export function stat(label, value, attrs = {}) {
+  return h("span", { class: "stat", ...attrs }, h("span", { class: "stat-label" }, label), " ", h("b", {}, String(value ?? 0)));
+}
