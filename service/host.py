@@ -162,9 +162,12 @@ class GameHost:
     def _now_ms(self) -> int:
         return int(self._clock() * 1000)
 
-    def _expiry(self, stored: storage_pb2.StoredGame) -> int:
+    def _expiry(self, stored: storage_pb2.StoredGame, before: storage_pb2.StoredGame | None = None) -> int | None:
         """How long the game's keys live after this step: open games wait a while for players,
-        finished ones are kept for the retention time, active ones for ever (0)."""
+        finished ones are kept for the retention time, active ones for ever (0). None (leave it
+        as it is) when the step after ``before`` did not change the status: most moves."""
+        if before is not None and before.status == stored.status:
+            return None
         if stored.status == game_pb2.GAME_STATUS_OPEN:
             return stored.table.open_seconds or table.DEFAULT_OPEN_S
         if stored.status == game_pb2.GAME_STATUS_FINISHED:
@@ -565,7 +568,7 @@ class GameHost:
                     raise
                 await self._schedule(new.stored)
                 result = await self.store.commit(
-                    new.stored, loaded.version, entry, key, request_fingerprint, expire_s=self._expiry(new.stored)
+                    new.stored, loaded.version, entry, key, request_fingerprint, expire_s=self._expiry(new.stored, loaded.stored)
                 )
                 if result.status == "OK":
                     self._remember(new)

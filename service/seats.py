@@ -252,6 +252,7 @@ class SeatLifecycle:
         if new.stored.status == game_pb2.GAME_STATUS_ACTIVE:
             table.settle(new.stored, new.game.to_act(new.state), None, host._now_ms())
         await host._schedule(new.stored)
+        # Table steps may start a game (AddBot) or free its last seat: set the expiry every time.
         result = await host.store.commit(new.stored, base_version, entry, key, wanted, expire_s=host._expiry(new.stored))
         if result.status != "OK":
             metrics.CONFLICTS.inc()
