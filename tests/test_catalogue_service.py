@@ -4,6 +4,7 @@ recorded by new games, and a REST answer that caches (ETag, If-None-Match, the s
 from __future__ import annotations
 
 import grpc
+from google.protobuf import json_format
 import pytest
 import redis
 
@@ -74,6 +75,11 @@ def test_rest_catalogue_is_cacheable(redis_server: EmbeddedRedis) -> None:
             body = first.json()
             assert body["contentVersion"] == version and body["kind"]["kind"] == kind
             assert kind.replace("_d", "D") in body  # the catalogue, under its lowerCamelCase oneof name
+            # The JSON is the canonical mapping of the very answer gRPC gives.
+            parsed = json_format.Parse(first.text, game_service_pb2.GetGameKindResponse())
+            expected = game_service_pb2.GetGameKindResponse()
+            get_catalogue(kind).fill(expected)  # type: ignore[union-attr]
+            assert getattr(parsed, kind) == getattr(expected, kind)
             second = live.call("GET", f"/v1/kinds/{kind}")
             assert second.content == first.content and second.headers["ETag"] == first.headers["ETag"]
             unchanged = live.call("GET", f"/v1/kinds/{kind}", headers={"If-None-Match": f'"{version}"'})
