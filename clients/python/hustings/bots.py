@@ -2,6 +2,9 @@
 
 A bot sees exactly what a person in its seat would see (its GameView) and picks one of the
 legal moves listed there, so it works for every game kind without knowing its rules.
+
+The runner can also seat players who never answer, on tables with a clock: the server makes
+their decisions when their time runs out, and their seat's bot plays once they are absent.
 """
 
 from __future__ import annotations
@@ -19,6 +22,12 @@ from hustings.v1 import game_pb2, game_service_pb2
 
 GAME_TIMEOUT_S = 600.0
 MAX_STEPS_PER_SEAT = 10_000
+# A seat's stream may fall quiet (a lost wake-up, a replica that stopped sending): after this
+# long without an update the view is read again from a new stream, at most so many times.
+WATCH_IDLE_S = 5.0
+MAX_IDLE_REREADS = int(GAME_TIMEOUT_S / WATCH_IDLE_S)
+# Timeouts in a row after which a seat that never answers is absent (its bot then plays at once).
+ABSENT_AFTER_TIMEOUTS = 2
 
 T = TypeVar("T")
 
@@ -50,6 +59,7 @@ class BotStats:
     moves: int = 0
     rejected: int = 0
     errors: int = 0
+    timeouts: int = 0
     error_reasons: dict[str, int] = field(default_factory=dict)
 
     def error(self, reason: str) -> None:
@@ -109,11 +119,21 @@ class Replicas:
         return await retrying(attempt, self.retry, self.budget_s, self.rng)
 
     async def create_game(
-        self, kind: str, players: int, options: game_pb2.GameOptions | None = None
+        self,
+        kind: str,
+        players: int,
+        options: game_pb2.GameOptions | None = None,
+        table: game_pb2.TableSettings | None = None,
     ) -> game_service_pb2.CreateGameResponse:
         """Create one game, whichever replicas the attempts reach."""
         request_id = new_request_id()
-        return await self._failing_over(lambda c: c.create_game(kind, players, options, request_id=request_id))
+        return await self._failing_over(
+            lambda c: c.create_game(kind, players, options, request_id=request_id, table=table)
+        )
+
+    async def history(self, game_id: str, token: str | None = None) -> list[game_pb2.HistoryEntry]:
+        """The caller's history of the game, from whichever replica answers."""
+        return await self._failing_over(lambda c: c.history(game_id, token))
 
     async def join(self, game_id: str, display_name: str) -> Joined:
         """Take one seat, whichever replicas the attempts reach (the last answer's token)."""
@@ -129,26 +149,42 @@ class Replicas:
 
 
 async def play_seat(
-    replicas: "Replicas | Client", joined: Joined, bot: Bot, stats: BotStats
+    replicas: "Replicas | Client",
+    joined: Joined,
+    bot: Bot | None,
+    stats: BotStats,
+    idle_s: float = WATCH_IDLE_S,
 ) -> game_pb2.GameView | None:
     """Play one seat until the game is over, following it over WatchGame; returns the last view.
 
     Streams that break (a replica stopping or dying) are resumed on another replica from the
     last version seen; moves are retried under the same request id, so none is applied twice.
+    Steps made by others, the server's timeouts and bots included, arrive on the same stream;
+    a stream quiet for ``idle_s`` is given up and the view read again from a new one, so a
+    wake-up that never comes cannot stall the seat. Without a ``bot`` (and with an empty token
+    for a spectator) it only follows the game to its end.
     """
     pool = replicas if isinstance(replicas, Replicas) else Replicas([replicas])
     last: game_pb2.GameView | None = None
-    steps = reconnects = 0
+    steps = reconnects = rereads = 0
     moved_at = 0  # views older than our own last move are stale: we already acted on them
-    while steps < MAX_STEPS_PER_SEAT and reconnects < MAX_FAILOVERS:
+    while steps < MAX_STEPS_PER_SEAT and reconnects < MAX_FAILOVERS and rereads <= MAX_IDLE_REREADS:
         seen = last.version if last is not None else 0
+        # Resume one version early so that the first update carries the current view.
+        stream = pool.pick().watch(joined.game_id, joined.token or None, from_version=max(0, seen - 1))
         try:
-            # Resume one version early so that the first update carries the current view.
-            async for update in pool.pick().watch(joined.game_id, joined.token, from_version=max(0, seen - 1)):
+            while True:
+                try:
+                    update = await asyncio.wait_for(stream.__anext__(), idle_s)
+                except StopAsyncIteration:
+                    break
+                except asyncio.TimeoutError:
+                    rereads += 1
+                    break  # quiet too long: read the view again from a new stream
                 last = update.view
                 if last.status == game_pb2.GAME_STATUS_FINISHED:
                     return last
-                if last.version < moved_at or joined.seat not in last.to_act or not last.legal_moves:
+                if bot is None or last.version < moved_at or joined.seat not in last.to_act or not last.legal_moves:
                     continue
                 steps += 1
                 try:
@@ -166,9 +202,32 @@ async def play_seat(
                 return last
             reconnects += 1
             await asyncio.sleep(FAILOVER_PAUSE_S)
+        finally:
+            await stream.aclose()
     if last is None or last.status != game_pb2.GAME_STATUS_FINISHED:
         stats.error("SEAT_GAVE_UP")
     return last
+
+
+def timeouts_in(history: Sequence[game_pb2.HistoryEntry]) -> int:
+    """How many decisions of a game were made by the server because a seat's time ran out."""
+    timed_out = game_pb2.SeatChanged.CHANGE_TIMED_OUT
+    return sum(
+        1 for entry in history for event in entry.events
+        if event.HasField("seat_changed") and event.seat_changed.change == timed_out
+    )
+
+
+def table_problem(players: int, absent_seats: int, move_seconds: int) -> str | None:
+    """Why seats that never answer and a move clock do not make a game that can finish
+    (None when they do)."""
+    if move_seconds < 0:
+        return "--move-seconds must be 0 (no clock) or more"
+    if not 0 <= absent_seats <= players:
+        return f"--absent-seats must be 0 to --players ({players})"
+    if absent_seats and not move_seconds:
+        return "--absent-seats needs --move-seconds: without a clock nobody decides for a seat that never answers"
+    return None
 
 
 async def play_game(
@@ -178,14 +237,30 @@ async def play_game(
     rng: random.Random,
     stats: BotStats,
     options: game_pb2.GameOptions | None = None,
+    table: game_pb2.TableSettings | None = None,
+    absent_seats: int = 0,
 ) -> str:
-    """Create a game, seat ``players`` random bots and play it to the end; returns its id."""
-    created = await pool.create_game(kind, players, options)
-    seats = [await pool.join(created.game_id, f"Bot {i + 1}") for i in range(players)]
-    bots = [RandomBot(random.Random(rng.getrandbits(64))) for _ in seats]
-    views = await asyncio.gather(*(play_seat(pool, j, b, stats) for j, b in zip(seats, bots)))
+    """Create a game, seat ``players`` random bots and play it to the end; returns its id.
+
+    ``absent_seats`` of the seats (chosen at random) are joined but never answer: on a table
+    with a clock the server decides for them. Their timeouts are counted from the history.
+    """
+    created = await pool.create_game(kind, players, options, table)
+    silent = set(rng.sample(range(players), absent_seats))
+    seats = [
+        await pool.join(created.game_id, f"Absent {i + 1}" if i in silent else f"Bot {i + 1}") for i in range(players)
+    ]
+    playing = [j for j in seats if j.seat not in silent]
+    bots = [RandomBot(random.Random(rng.getrandbits(64))) for _ in playing]
+    if not playing:  # nobody answers: follow the game as a spectator until the server ends it
+        spectator = Joined(created.game_id, -1, "", created.view)
+        views = [await play_seat(pool, spectator, None, stats)]
+    else:
+        views = await asyncio.gather(*(play_seat(pool, j, b, stats) for j, b in zip(playing, bots)))
     if all(v is not None and v.status == game_pb2.GAME_STATUS_FINISHED for v in views):
         stats.games_finished += 1
+        if table is not None and (table.decision_seconds or table.bank_seconds):
+            stats.timeouts += timeouts_in(await pool.history(created.game_id))
     return created.game_id
 
 
@@ -198,9 +273,24 @@ async def run_bots(
     concurrency: int = 8,
     seed: int | None = None,
     options: game_pb2.GameOptions | None = None,
+    absent_seats: int = 0,
+    move_seconds: int = 0,
 ) -> dict[str, object]:
     """Play ``games`` full games through the server at ``address`` (several replicas: comma
-    separated, calls spread over them at random); returns the summary line."""
+    separated, calls spread over them at random); returns the summary line.
+
+    With ``move_seconds`` the tables have that clock per decision; ``absent_seats`` seats of
+    each game never answer (see ``play_game``) and ``timeouts`` counts the decisions the
+    server made for them when their time ran out.
+    """
+    problem = table_problem(players, absent_seats, move_seconds)
+    if problem is not None:
+        raise ValueError(problem)
+    table = (
+        game_pb2.TableSettings(decision_seconds=move_seconds, absent_after_timeouts=ABSENT_AFTER_TIMEOUTS)
+        if move_seconds
+        else None
+    )
     stats = BotStats()
     rng = random.Random(seed)
     limit = asyncio.Semaphore(concurrency)
@@ -211,7 +301,8 @@ async def run_bots(
         async with limit:
             try:
                 game_id = await asyncio.wait_for(
-                    play_game(pool, kind, players, random.Random(game_seed), stats, options), GAME_TIMEOUT_S
+                    play_game(pool, kind, players, random.Random(game_seed), stats, options, table, absent_seats),
+                    GAME_TIMEOUT_S,
                 )
                 game_ids.append(game_id)
             except HustingsError as error:
@@ -232,10 +323,13 @@ async def run_bots(
         "moves": stats.moves,
         "rejected": stats.rejected,
         "errors": stats.errors,
+        "timeouts": stats.timeouts,
         "moves_per_s": round(stats.moves / seconds, 1) if seconds > 0 else 0.0,
         "kind": kind,
         "players": players,
         "games": games,
+        "absent_seats": absent_seats,
+        "move_seconds": move_seconds,
         "seconds": round(seconds, 2),
         "error_reasons": stats.error_reasons,
         "sample_game_ids": sorted(game_ids)[:3],

@@ -83,6 +83,8 @@ def _parser() -> argparse.ArgumentParser:
     bots.add_argument("--server", default="", help="address of a running server; without it an embedded one is started")
     bots.add_argument("--concurrency", type=int, default=8, help="games played at once")
     bots.add_argument("--seed", type=int, default=None, help="seed of the bots' choices")
+    bots.add_argument("--absent-seats", type=int, default=0, help="seats per game that are joined but never answer: the server decides for them (needs --move-seconds)")
+    bots.add_argument("--move-seconds", type=int, default=0, help="seconds per decision on every table (default %(default)s: no clock)")
 
     play = sub.add_parser("play", help="play a game in the terminal against bots")
     play.add_argument("--kind", default="stimmvieh", choices=kinds, help=kind_help)
@@ -181,10 +183,17 @@ async def _serve(args: argparse.Namespace) -> int:
 
 
 async def _bots(args: argparse.Namespace) -> int:
-    from hustings.bots import run_bots
+    from hustings.bots import run_bots, table_problem
 
+    problem = table_problem(args.players, args.absent_seats, args.move_seconds)
+    if problem is not None:
+        print(f"hustings bots: error: {problem}", file=sys.stderr)
+        return 2
     async with _server(args.server) as address:
-        summary = await run_bots(address, args.kind, args.games, args.players, concurrency=args.concurrency, seed=args.seed)
+        summary = await run_bots(
+            address, args.kind, args.games, args.players, concurrency=args.concurrency, seed=args.seed,
+            absent_seats=args.absent_seats, move_seconds=args.move_seconds,
+        )
     print(json.dumps(summary), flush=True)
     return 0 if summary["errors"] == 0 and summary["games_finished"] == args.games else 1
 

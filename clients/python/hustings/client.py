@@ -11,6 +11,8 @@ Every unary call retries itself (see ``RetryPolicy``): one request id is drawn p
 and sent again on every attempt, so a create, join or move whose answer was lost is answered on
 retry as the first time and applied once. Only UNAVAILABLE and DEADLINE_EXCEEDED are retried;
 any other refusal (ABORTED on a stale version, an illegal move) is the caller's to handle.
+The table calls without a request id (leave, return, add a bot) are made safe to retry by what
+they ask for: see their docstrings.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ DEFAULT_TIMEOUT_S = 30.0
 RETRY_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
 
 T = TypeVar("T")
+
+# add_bot chooses a free seat again when a player took the one it chose; this many times at most.
+MAX_SEAT_CHOICES = 3
 
 
 class HustingsError(Exception):
@@ -171,15 +176,38 @@ class Client:
             other.timeout_s = timeout_s
         return other
 
-    async def _call(self, method: str, request: object, token: str | None = None) -> object:
+    async def _call(
+        self,
+        method: str,
+        request: object,
+        token: str | None = None,
+        *,
+        settled: Callable[[HustingsError], Awaitable[object | None]] | None = None,
+    ) -> object:
+        """One logical call, retried under ``self.retry``.
+
+        ``settled`` is for calls without a request id: when an attempt is refused after an
+        earlier attempt may have been applied (it ended UNAVAILABLE or DEADLINE_EXCEEDED), it
+        is asked whether the refusal only says that the earlier attempt did the job, and
+        returns the answer to give then (None: the refusal stands).
+        """
         metadata = _metadata(token, getattr(request, "game_id", ""))
         rpc = getattr(self.stub, method)
+        possibly_applied = False
 
         async def attempt(_number: int, timeout_s: float) -> object:
+            nonlocal possibly_applied
             try:
                 return await rpc(request, metadata=metadata, timeout=timeout_s)
             except grpc.aio.AioRpcError as error:
-                raise HustingsError.from_rpc_error(error) from None
+                refused = HustingsError.from_rpc_error(error)
+            if refused.code in RETRY_CODES:
+                possibly_applied = True
+            elif possibly_applied and settled is not None:
+                answer = await settled(refused)
+                if answer is not None:
+                    return answer
+            raise refused
 
         return await retrying(attempt, self.retry, self.timeout_s, self.rng)
 
@@ -195,9 +223,12 @@ class Client:
         options: game_pb2.GameOptions | None = None,
         seed: str = "",
         request_id: str | None = None,
+        table: game_pb2.TableSettings | None = None,
     ) -> game_service_pb2.CreateGameResponse:
-        """Create a game; ``options`` carries the kind's own options. Every attempt sends one
-        request id (``request_id``, or a fresh one), so a retry answers with the first game."""
+        """Create a game; ``options`` carries the kind's own options, ``table`` how the table
+        runs (clocks, bot seats, takeover; none: no clock, no bots). Every attempt sends one
+        request id (``request_id``, or a fresh one) with the same request, so a retry answers
+        with the first game (the server refuses one id sent with other options or table)."""
         game_options = game_pb2.GameOptions()
         if options is not None:
             game_options.CopyFrom(options)
@@ -205,6 +236,8 @@ class Client:
         request = game_service_pb2.CreateGameRequest(
             kind=kind, options=game_options, seed=seed, request_id=request_id or new_request_id()
         )
+        if table is not None:
+            request.table.CopyFrom(table)
         return await self._call("CreateGame", request)  # type: ignore[return-value]
 
     async def join(
@@ -244,6 +277,97 @@ class Client:
         if expected_version is not None:
             request.expected_version = expected_version
         return await self._call("SubmitMove", request, token)  # type: ignore[return-value]
+
+    async def leave(self, game_id: str, token: str) -> game_service_pb2.LeaveGameResponse:
+        """Leave the seat of ``token``: in a running game the seat turns absent and its bot
+        plays until ``return_to_game``; in an open game the seat is freed and the token stops
+        working.
+
+        LeaveGame carries no request id. A retry after an attempt whose answer was lost is
+        refused ALREADY_ABSENT when that attempt was applied; the client takes that refusal as
+        the answer and returns the seat's current view. (An open game's freed seat cannot be
+        told from a wrong token: that retry stays refused UNAUTHENTICATED INVALID_SEAT_TOKEN.)
+        """
+
+        async def settled(refused: HustingsError) -> object | None:
+            if refused.reason != "ALREADY_ABSENT":
+                return None
+            return game_service_pb2.LeaveGameResponse(view=await self.view(game_id, token))
+
+        request = game_service_pb2.LeaveGameRequest(game_id=game_id)
+        return await self._call("LeaveGame", request, token, settled=settled)  # type: ignore[return-value]
+
+    async def return_to_game(self, game_id: str, token: str) -> game_service_pb2.ReturnToGameResponse:
+        """Come back to the absent seat of ``token`` (after leaving or timing out too often):
+        its bot stops and the seat decides for itself again.
+
+        ReturnToGame carries no request id. A retry after an attempt whose answer was lost is
+        refused NOT_ABSENT when that attempt was applied; the client takes that refusal as the
+        answer and returns the seat's current view.
+        """
+
+        async def settled(refused: HustingsError) -> object | None:
+            if refused.reason != "NOT_ABSENT":
+                return None
+            return game_service_pb2.ReturnToGameResponse(view=await self.view(game_id, token))
+
+        request = game_service_pb2.ReturnToGameRequest(game_id=game_id)
+        return await self._call("ReturnToGame", request, token, settled=settled)  # type: ignore[return-value]
+
+    async def take_over(
+        self, game_id: str, seat: int, display_name: str, request_id: str | None = None
+    ) -> Joined:
+        """Take over an absent seat (or a bot's) as a new player, where the table allows it
+        (``allow_takeover``); the seat gets a fresh token and the old one stops working.
+
+        Every attempt sends one request id (``request_id``, or a fresh one), so a retry gets
+        the seat token the first attempt got; keep the id as secret as the token.
+        """
+        request = game_service_pb2.TakeOverSeatRequest(
+            game_id=game_id, seat=seat, display_name=display_name, request_id=request_id or new_request_id()
+        )
+        response = await self._call("TakeOverSeat", request)
+        return Joined(game_id, response.seat, response.seat_token, response.view)  # type: ignore[attr-defined]
+
+    async def add_bot(self, game_id: str, seat: int | None = None, level: str = "") -> game_service_pb2.AddBotResponse:
+        """Fill a free seat of an open game with a server-side bot (``level`` "" for the best
+        the server has); the lowest free seat unless ``seat`` is given.
+
+        AddBot carries no request id, and a blind retry of an attempt whose answer was lost
+        could seat a second bot. So every attempt names one seat: without ``seat`` the client
+        reads the game first and asks for its lowest free seat (choosing again, a few times,
+        when a player takes that seat first). A retry after a lost answer is then refused
+        SEAT_TAKEN (or GAME_FULL when the bot filled the game) if the lost attempt was applied;
+        when the game shows a bot in that seat the client returns it as the answer.
+        """
+        for _choice in range(MAX_SEAT_CHOICES):
+            wanted = seat
+            if wanted is None:
+                free = [s.seat for s in (await self.view(game_id)).seats if not s.taken]
+                if not free:
+                    # Nothing to pin: ask once for any seat and let the server say why not.
+                    request = game_service_pb2.AddBotRequest(game_id=game_id, level=level)
+                    return await self.with_retry(ONE_ATTEMPT)._call("AddBot", request)  # type: ignore[return-value]
+                wanted = free[0]
+            try:
+                return await self._add_bot_to(game_id, wanted, level)
+            except HustingsError as error:
+                if seat is not None or error.reason != "SEAT_TAKEN":
+                    raise
+                # A player took the seat we chose between our look and the bot: choose again.
+        raise HustingsError(grpc.StatusCode.ABORTED, "TOO_MUCH_CONTENTION", "free seats were taken while choosing one")
+
+    async def _add_bot_to(self, game_id: str, seat: int, level: str) -> game_service_pb2.AddBotResponse:
+        async def settled(refused: HustingsError) -> object | None:
+            if refused.reason not in ("SEAT_TAKEN", "GAME_FULL"):
+                return None
+            view = await self.view(game_id)
+            if seat < len(view.seats) and view.seats[seat].bot:
+                return game_service_pb2.AddBotResponse(seat=seat, view=view)
+            return None
+
+        request = game_service_pb2.AddBotRequest(game_id=game_id, seat=seat, level=level)
+        return await self._call("AddBot", request, settled=settled)  # type: ignore[return-value]
 
     async def history(self, game_id: str, token: str | None = None) -> list[game_pb2.HistoryEntry]:
         """The caller's history of the game."""
