@@ -1,6 +1,7 @@
 """The Python client and the bots retry right: one request id per logical call, sent again on
 every attempt after UNAVAILABLE or DEADLINE_EXCEEDED, so that create, join and move each happen
-once however many answers are lost.
+once however many answers are lost; the table calls without a request id (leave, return, add a
+bot) take the refusal that says a lost attempt did the job as their answer.
 
 Faults come from a real gRPC proxy on loopback in front of a real replica (over a real Redis of
 its own): for chosen calls it forwards the call and then answers UNAVAILABLE (applied, the answer
@@ -35,6 +36,10 @@ REQUEST_TYPES = {
     "CreateGame": game_service_pb2.CreateGameRequest,
     "JoinGame": game_service_pb2.JoinGameRequest,
     "SubmitMove": game_service_pb2.SubmitMoveRequest,
+    "LeaveGame": game_service_pb2.LeaveGameRequest,
+    "ReturnToGame": game_service_pb2.ReturnToGameRequest,
+    "TakeOverSeat": game_service_pb2.TakeOverSeatRequest,
+    "AddBot": game_service_pb2.AddBotRequest,
 }
 TEST_RETRY = RetryPolicy(max_attempts=6, attempt_timeout_s=ATTEMPT_TIMEOUT_S, first_backoff_s=0.02, max_backoff_s=0.2)
 
@@ -274,3 +279,63 @@ def test_bots_fail_over_with_the_same_request_id_and_apply_each_move_once(tmp_pa
         assert len(counts) == stats.moves
 
     run(scenario(), 120.0)
+
+
+def _changes(history: list[game_pb2.HistoryEntry], change: int) -> list[int]:
+    return [e.seat_changed.seat for h in history for e in h.events if e.HasField("seat_changed") and e.seat_changed.change == change]
+
+
+def test_table_calls_retried_across_lost_answers_happen_once(tmp_path: pathlib.Path) -> None:
+    plan = {
+        "CreateGame": [LOSE],
+        "AddBot": [LOSE],  # the bot fills the game; the retry is refused GAME_FULL
+        "LeaveGame": [LOSE],  # the retry is refused ALREADY_ABSENT
+        "ReturnToGame": [LOSE, DROP],  # the third attempt is refused NOT_ABSENT
+        "TakeOverSeat": [LOSE],  # the retry is answered from its request id
+    }
+    Change = game_pb2.SeatChanged.Change
+
+    async def scenario() -> None:
+        with fresh_redis(tmp_path) as redis_server:
+            async with running_replica(redis_server.url) as replica:
+                target = f"127.0.0.1:{replica.port}"
+                async with FaultyProxy(target, plan).running() as proxy, Client(target) as direct:
+                    async with Client(f"127.0.0.1:{proxy.port}", retry=TEST_RETRY) as client:
+                        table = game_pb2.TableSettings(decision_seconds=600, allow_takeover=True)
+                        created = await client.create_game("stimmvieh", 3, stimmvieh_options(3), table=table)
+                        game_id = created.game_id
+                        ada, _bo = [await direct.join(game_id, name) for name in ("Ada", "Bo")]
+                        bot = await client.add_bot(game_id)
+                        left = await client.leave(game_id, ada.token)
+                        back = await client.return_to_game(game_id, ada.token)
+                        await direct.leave(game_id, ada.token)
+                        dee = await client.take_over(game_id, 0, "Dee")
+
+                    # The create: both attempts sent the same request, table included; one game.
+                    creates = proxy.requests("CreateGame")
+                    assert len(creates) == 2 and creates[0] == creates[1] and creates[0].table == table  # type: ignore[attr-defined]
+                    assert [g.game_id for g in (await direct.games(page_size=50)).games] == [game_id]
+
+                    # One bot, in the seat every attempt named; its game started.
+                    assert [r.seat for r in proxy.requests("AddBot")] == [2, 2]  # type: ignore[attr-defined]
+                    assert bot.seat == 2 and bot.view.seats[2].bot
+                    view = await direct.view(game_id)
+                    assert [s.bot for s in view.seats] == [False, False, True]
+
+                    # Leave and return answered with the seat's view, each applied once.
+                    assert len(proxy.requests("LeaveGame")) == 2 and left.view.seat == 0 and left.view.seats[0].absent
+                    assert len(proxy.requests("ReturnToGame")) == 3 and back.view.seat == 0
+                    assert not back.view.seats[0].absent
+
+                    # The takeover: one request id, one token that works.
+                    _one_request_id(proxy.requests("TakeOverSeat"))
+                    assert len(proxy.requests("TakeOverSeat")) == 2
+                    assert (await direct.view(game_id, dee.token)).seat == 0
+
+                    history = await direct.history(game_id)
+                    assert _changes(history, Change.CHANGE_BOT_ADDED) == [2]
+                    assert _changes(history, Change.CHANGE_LEFT) == [0, 0]  # the client's, then the direct one
+                    assert _changes(history, Change.CHANGE_RETURNED) == [0]
+                    assert _changes(history, Change.CHANGE_TAKEN_OVER) == [0]
+
+    run(scenario(), 90.0)

@@ -60,6 +60,7 @@ class BotStats:
     rejected: int = 0
     errors: int = 0
     timeouts: int = 0
+    rereads: int = 0  # streams given up after WATCH_IDLE_S without an update
     error_reasons: dict[str, int] = field(default_factory=dict)
 
     def error(self, reason: str) -> None:
@@ -180,6 +181,7 @@ async def play_seat(
                     break
                 except asyncio.TimeoutError:
                     rereads += 1
+                    stats.rereads += 1
                     break  # quiet too long: read the view again from a new stream
                 last = update.view
                 if last.status == game_pb2.GAME_STATUS_FINISHED:

@@ -1,0 +1,160 @@
+"""Tables through the Python client: ``hustings bots`` with seats that never answer on a clock,
+and the client's table calls (create with settings, leave, return, take over, add a bot)
+against a real replica over a real Redis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import time
+
+import grpc
+import pytest
+
+from conftest import run, running_replica
+from service_helpers import stimmvieh_options
+from hustings.bots import ABSENT_AFTER_TIMEOUTS
+from hustings.client import Client, HustingsError
+from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.v1 import game_pb2
+
+Change = game_pb2.SeatChanged.Change
+CLI = [sys.executable, "-m", "hustings.cli"]
+
+
+def _changes(history: list[game_pb2.HistoryEntry], change: int) -> list[int]:
+    return [e.seat_changed.seat for h in history for e in h.events if e.HasField("seat_changed") and e.seat_changed.change == change]
+
+
+def test_bots_with_absent_seats_finish_every_game_through_timeouts() -> None:
+    games, absent = 2, 1
+    done = subprocess.run(
+        [*CLI, "bots", "--games", str(games), "--players", "3", "--absent-seats", str(absent), "--move-seconds", "1", "--seed", "3"],
+        capture_output=True, text=True, timeout=240,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    assert summary["games_finished"] == games and summary["errors"] == 0, summary
+    # Each seat that never answers times out this often in a row before it is absent.
+    assert summary["timeouts"] >= games * absent * ABSENT_AFTER_TIMEOUTS, summary
+    assert (summary["absent_seats"], summary["move_seconds"]) == (absent, 1)
+    assert summary["moves"] > 0  # the two answering seats played too
+
+
+def test_bots_refuse_absent_seats_without_a_clock_in_one_line() -> None:
+    for argv, words in (
+        (["--absent-seats", "1"], "needs --move-seconds"),
+        (["--absent-seats", "5", "--players", "4", "--move-seconds", "1"], "0 to --players (4)"),
+    ):
+        done = subprocess.run([*CLI, "bots", *argv], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2, done.stderr
+        (line,) = [line for line in done.stderr.splitlines() if line.strip()]
+        assert words in line and "Traceback" not in done.stderr
+
+
+async def _joined(client: Client, game_id: str, names: tuple[str, ...]) -> list[str]:
+    return [(await client.join(game_id, name)).token for name in names]
+
+
+def test_client_creates_a_table_leaves_returns_and_takes_over(redis_server: EmbeddedRedis) -> None:
+    async def scenario() -> None:
+        async with running_replica(redis_server.url) as replica, Client(f"127.0.0.1:{replica.port}") as client:  # type: ignore[attr-defined]
+            table = game_pb2.TableSettings(decision_seconds=600, allow_takeover=True)
+            created = await client.create_game("stimmvieh", 3, stimmvieh_options(3), table=table)
+            assert created.view.table.decision_seconds == 600 and created.view.table.allow_takeover
+            ada, _bo, _cy = await _joined(client, created.game_id, ("Ada", "Bo", "Cy"))
+            game_id = created.game_id
+
+            left = await client.leave(game_id, ada)
+            assert left.view.seat == 0 and left.view.seats[0].absent
+            with pytest.raises(HustingsError) as twice:
+                await client.leave(game_id, ada)  # not a retry: the refusal stands
+            assert (twice.value.code, twice.value.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "ALREADY_ABSENT")
+
+            back = await client.return_to_game(game_id, ada)
+            assert not back.view.seats[0].absent
+            with pytest.raises(HustingsError) as again:
+                await client.return_to_game(game_id, ada)
+            assert again.value.reason == "NOT_ABSENT"
+
+            with pytest.raises(HustingsError) as present:
+                await client.take_over(game_id, 0, "Dee")
+            assert present.value.reason == "SEAT_NOT_ABSENT"
+            await client.leave(game_id, ada)
+            dee = await client.take_over(game_id, 0, "Dee", request_id="dee-takes-over")
+            retried = await client.take_over(game_id, 0, "Dee", request_id="dee-takes-over")
+            assert (dee.seat, retried.token) == (0, dee.token) and dee.view.seats[0].display_name == "Dee"
+            mine = await client.view(game_id, dee.token)
+            assert mine.seat == 0 and not mine.seats[0].absent
+            with pytest.raises(HustingsError) as old:
+                await client.view(game_id, ada)
+            assert old.value.code == grpc.StatusCode.UNAUTHENTICATED
+
+            history = await client.history(game_id)
+            assert _changes(history, Change.CHANGE_LEFT) == [0, 0]
+            assert _changes(history, Change.CHANGE_RETURNED) == [0]
+            assert _changes(history, Change.CHANGE_TAKEN_OVER) == [0]
+
+    run(scenario())
+
+
+def test_client_adds_bots_to_the_lowest_free_seat_or_the_one_asked_for(redis_server: EmbeddedRedis) -> None:
+    async def scenario() -> None:
+        async with running_replica(redis_server.url) as replica, Client(f"127.0.0.1:{replica.port}") as client:  # type: ignore[attr-defined]
+            game_id = (await client.create_game("stimmvieh", 4, stimmvieh_options(4))).game_id
+            await client.join(game_id, "Ada")  # seat 0
+            lowest = await client.add_bot(game_id)
+            assert lowest.seat == 1 and lowest.view.seats[1].bot
+            asked = await client.add_bot(game_id, seat=3, level="random")
+            assert asked.seat == 3 and asked.view.seats[3].bot
+            with pytest.raises(HustingsError) as taken:
+                await client.add_bot(game_id, seat=0)
+            assert (taken.value.code, taken.value.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "SEAT_TAKEN")
+            last = await client.add_bot(game_id)  # seat 2, the last free one: the game starts
+            assert last.seat == 2 and last.view.status == game_pb2.GAME_STATUS_ACTIVE
+            with pytest.raises(HustingsError) as full:
+                await client.add_bot(game_id)
+            assert full.value.reason == "GAME_FULL"
+            with pytest.raises(HustingsError) as level:
+                await client.add_bot((await client.create_game("stimmvieh", 3, stimmvieh_options(3))).game_id, level="grandmaster")
+            assert (level.value.code, level.value.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "UNKNOWN_BOT_LEVEL")
+
+            view = await client.view(game_id)
+            assert [s.bot for s in view.seats] == [False, True, True, True]
+            history = await client.history(game_id)
+            assert sorted(_changes(history, Change.CHANGE_BOT_ADDED)) == [1, 2, 3]
+
+    run(scenario())
+
+
+def test_play_seat_rereads_a_quiet_stream_and_follows_server_decisions(redis_server: EmbeddedRedis) -> None:
+    """Two random bots play beside a seat that never answers; a short idle bound makes the
+    bots read the view again while they wait for the server's timeouts."""
+    import random
+
+    from hustings.bots import BotStats, RandomBot, Replicas, play_seat, timeouts_in
+
+    async def scenario() -> None:
+        async with running_replica(redis_server.url) as replica, Client(f"127.0.0.1:{replica.port}") as client:  # type: ignore[attr-defined]
+            table = game_pb2.TableSettings(decision_seconds=1, absent_after_timeouts=1)
+            game_id = (await client.create_game("stimmvieh", 3, stimmvieh_options(3), table=table)).game_id
+            seats = [await client.join(game_id, name) for name in ("Ada", "Bo", "Silent")]
+            stats = BotStats()
+            pool = Replicas([client])
+            started = time.monotonic()
+            views = await asyncio.gather(
+                *(play_seat(pool, j, RandomBot(random.Random(j.seat)), stats, idle_s=0.3) for j in seats[:2])
+            )
+            assert all(v is not None and v.status == game_pb2.GAME_STATUS_FINISHED for v in views)
+            assert stats.errors == 0 and stats.moves > 0 and stats.rereads > 0, stats
+            history = await client.history(game_id)
+            # The silent seat timed out once, was absent from then on, and its bot played.
+            assert _changes(history, Change.CHANGE_TIMED_OUT).count(2) == 1 and timeouts_in(history) >= 1
+            assert _changes(history, Change.CHANGE_ABSENT) == [2]
+            assert any(h.seat == 2 and h.HasField("move") for h in history)
+            assert time.monotonic() - started < 90
+
+    run(scenario())
