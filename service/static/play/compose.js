@@ -65,6 +65,9 @@ export function composer(moves, game, ctx, state, submit) {
       groups.size > 1 ? h("button", { class: "back", type: "button", onclick: () => { Object.assign(state, newComposerState()); redraw(); } }, "Back") : null)];
     const fields = [];
     for (const e of entries) for (const f of Object.keys(e.params)) if (!fields.includes(f)) fields.push(f);
+    // A game may ask for some fields first (a Staffer before its field; an Action before targets).
+    const first = game.fieldOrder?.(decision) ?? [];
+    fields.sort((a, b) => (first.includes(a) ? first.indexOf(a) : first.length) - (first.includes(b) ? first.indexOf(b) : first.length));
     let remaining = entries;
     for (const field of fields) {
       const values = remaining.map((e) => e.params[field]);
