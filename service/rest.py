@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import re
 import time
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from typing import Any, Awaitable, Callable
 import grpc
 import structlog
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 from google.protobuf import json_format
 from google.protobuf.message import Message
 from google.rpc import status_pb2
@@ -321,7 +323,7 @@ def _counted(rule: HttpRule, handler: Callable[[web.Request], Awaitable[web.Stre
 
     Like gRPC's, a WatchGame stream is counted when it ends but not timed (its length is the
     client's choice). A stream refused before it starts is logged here; one that ends in error
-    after it started is logged where streams are served (``GameHost.watch``), for both faces."""
+    after it started is logged where streams are served (``service/watch.py``), for both faces."""
 
     async def handle(request: web.Request) -> web.StreamResponse:
         started = time.perf_counter()
@@ -444,8 +446,23 @@ def _split(address: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
+class _MalformedHttpFilter(logging.Filter):
+    """aiohttp logs a request it cannot parse with the parser's message, which quotes the raw
+    line (an ``Authorization`` header and its seat token among them): keep the fact, drop the text."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], HttpProcessingError):
+            record.msg, record.args = "malformed HTTP request from %s", record.args[:1] if isinstance(record.args, tuple) else ()
+            record.exc_info = record.exc_text = None
+        return True
+
+
+_MALFORMED_HTTP_FILTER = _MalformedHttpFilter()
+
+
 async def start_rest(host: GameHost, address: str) -> RestServer:
     """Serve the REST/JSON face of ``host`` on ``address`` (port 0 picks a free one)."""
+    logging.getLogger("aiohttp.server").addFilter(_MALFORMED_HTTP_FILTER)  # once: addFilter skips a repeat
     server = RestServer(host)
     app = build_app(server)
     runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=SHUTDOWN_S)

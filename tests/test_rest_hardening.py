@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import time
 from dataclasses import dataclass
 from typing import Any, Iterator
@@ -198,6 +199,16 @@ def _scrape(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
     }
 
 
+MALFORMED_SECRET = b"hX3u9TkS0-secret-seat-token"
+
+
+def _raw_request(port: int, data: bytes) -> bytes:
+    """The start of the answer to bytes sent as they are (no HTTP client would send them)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT_S) as sock:
+        sock.sendall(data)
+        return sock.recv(4096)
+
+
 async def _grpc_view_of_missing_game(port: int) -> None:
     async with Client(f"127.0.0.1:{port}") as client:
         with pytest.raises(HustingsError):
@@ -226,6 +237,9 @@ def served(redis_server: EmbeddedRedis) -> Served:
         asyncio.run(asyncio.wait_for(_grpc_view_of_missing_game(grpc_port), TIMEOUT_S))
         assert call("GET", "/v1/games?pageSize=abc").status_code == 400
         assert call("GET", f"/v1/games/{game_id}:watch", token="forged").status_code == 401
+        # A request the HTTP parser refuses, with a seat token in the offending header line.
+        answer = _raw_request(http_port, b"GET /v1/kinds HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + MALFORMED_SECRET + b"\x01\r\n\r\n")
+        assert answer.split(b"\r\n", 1)[0].split(b" ")[1] == b"400"
         watch = f"{base}/v1/games/{game_id}:watch"
         with requests.get(watch, headers={"Authorization": f"Bearer {tokens[0]}"}, stream=True, timeout=TIMEOUT_S) as held:
             assert len(SseReader(held).events(1)) == 1
@@ -278,3 +292,8 @@ def test_streams_that_end_in_error_are_logged_once_without_secrets(served: Serve
     assert not [e for e in ended if e.get("code") == "CANCELLED"]  # a client hanging up is no error
     for token in served.tokens:
         assert token not in served.log_text
+
+
+def test_a_request_the_http_parser_refuses_is_logged_without_its_text(served: Served) -> None:
+    assert "malformed HTTP request" in served.log_text
+    assert MALFORMED_SECRET.decode() not in served.log_text
