@@ -31,11 +31,15 @@ class Event:
     ``payload`` is a game-specific value that the game's codec turns into a protobuf event.
     ``visible_to`` is None for a public event, else the seats that see ``payload``; every other
     seat (and spectators) sees ``redacted`` instead, or nothing when ``redacted`` is None.
+    ``reveals`` marks the step at which the rules turn secret decisions face up (top candidates,
+    face-down Staffers, run-off voters): until such a step, a seat's secret choice must leave no
+    trace in what the others see (the non-interference property of the conformance suite).
     """
 
     payload: Any
     visible_to: frozenset[Seat] | None = None
     redacted: Any = None
+    reveals: bool = False
 
     @property
     def public(self) -> bool:
@@ -47,6 +51,21 @@ class Event:
         if self.visible_to is None or (seat is not None and seat in self.visible_to):
             return self.payload
         return self.redacted
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """What the table learns of a secret decision at the moment it is made.
+
+    ``shown`` is the part of the decision the others see (the field a face-down Staffer is played
+    on, the kind of card offered in a trade), or None when they learn only that it was made. Two
+    legal secret decisions of a seat with equal footprints must look the same to every other seat
+    and to spectators, except ``confidants``: the seats that the rules let see the decision whole
+    (the coalition partner shown the offered card).
+    """
+
+    shown: Hashable = None
+    confidants: frozenset[Seat] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -129,6 +148,11 @@ class Game(Protocol, Generic[OptionsT, StateT, MoveT]):
 
     def move_is_public(self, move: MoveT) -> bool:
         """True when every seat may see the decision itself (not only its events)."""
+        ...
+
+    def secret_footprint(self, state: StateT, seat: Seat, move: MoveT) -> Footprint:
+        """What the others learn of ``seat``'s secret ``move`` (one that ``move_is_public`` calls
+        secret), legal in ``state``, when it is made; see ``Footprint``."""
         ...
 
     # --- storage ------------------------------------------------------------------------------

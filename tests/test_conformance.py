@@ -3,17 +3,22 @@ and variant the game declares, with the checks every game must pass (see STYLE.m
 
 No game is exempt. A game provides ``sample_options()`` (labelled option sets covering its player
 counts and variants) and ``secret_twin(state, seat, rng)`` (a state differing only in that seat's
-secrets and in what nobody sees) for the leak test.
+secrets and in what nobody sees) for the leak test, and ``secret_footprint(state, seat, move)``
+(what the table sees of a secret decision) for the non-interference test.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import itertools
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import pytest
 
 from hustings.engine import EngineError, Game, MalformedMoveError, Rng, games, state_digest
 from hustings.engine.errors import GameOverError
+from hustings.service import visibility
+from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2
 
 EXEMPT: frozenset[str] = frozenset()  # stays empty
@@ -25,6 +30,7 @@ GAMES_PER_SET_BY_KIND = {"spin_doctors": 5}
 LEAK_GAMES_PER_SET_BY_KIND = {"spin_doctors": 1, "wahlspiel": 1}
 UNLISTED_SAMPLES = 4
 STEP_LIMIT = 5000
+LISTED_LIMIT = 160  # longer lists (a Spin Doctors Staff: 924) are checked on a sample of this size
 
 GAMES = {kind: game for kind, game in games().items() if kind not in EXEMPT}
 
@@ -61,6 +67,16 @@ def _events_bytes(game: Game[Any, Any, Any], events: list[Any], seat: int | None
 
 def _viewers(game: Game[Any, Any, Any], options: Any) -> list[int | None]:
     return [*range(game.seat_count(options)), None]
+
+
+def _sample(moves: list[Any], limit: int, chooser: Rng) -> list[Any]:
+    """``moves`` if there are at most ``limit``, else the first and last few and a random rest."""
+    if len(moves) <= limit:
+        return moves
+    edge = limit // 4
+    middle = moves[edge:-edge]
+    chooser.shuffle(middle)
+    return moves[:edge] + middle[: limit - 2 * edge] + moves[-edge:]
 
 
 def test_exemption_list_is_empty() -> None:
@@ -103,7 +119,7 @@ def _check_step(game: Game[Any, Any, Any], state: Any, options: Any, rng: Rng, c
                     game.apply(state, seat, chooser.choice(unlisted), _copy(rng))
             continue
         assert listed, f"seat {seat} must act but has no legal move"
-        for move in listed:
+        for move in _sample(listed, LISTED_LIMIT, chooser):
             game.apply(state, seat, move, _copy(rng))  # every listed move is accepted
             message = game_pb2.Move()
             game.move_to_proto(move, message)
@@ -234,3 +250,183 @@ def test_bad_options_are_rejected(kind: str) -> None:
         message = game_pb2.GameOptions(players=players)
         with pytest.raises(EngineError):
             game.options_from_proto(message)
+
+
+# --- non-interference -------------------------------------------------------------------------
+# Whichever legal secret choice a seat makes, among those the table cannot tell apart (equal
+# ``secret_footprint``), every other seat and every spectator receives the same from the
+# service: the view as GetView and WatchGame send it (its legal moves included), the history
+# entries with their events as filtered for them, and the same number of steps and versions
+# until the rules reveal the choice (an event marked ``reveals``, or the end of the game).
+
+NONINTERFERENCE_STATES = 200  # per game, spread over its option sets and kinds of secret
+CHOICES_PER_STATE = 8  # the first two and last two listed, the rest at random
+CONTINUATION_STEPS = 6  # the others' moves after the secret one, unless it is revealed sooner
+SEARCH_GAMES_PER_SET = 3  # random games per option set in which such states are found
+
+
+@dataclass(frozen=True)
+class _SecretPoint:
+    """A reachable state where ``seat`` owes a secret decision with ``choices`` that look alike."""
+
+    options: Any
+    state: Any
+    rng: Rng
+    seat: int
+    choices: list[Any]
+    label: str  # the option set and the kind of decision, to spread the checks over both
+
+
+def _secret_points(game: Game[Any, Any, Any], options: Any, label: str, seed: bytes) -> list[_SecretPoint]:
+    """Every state of one random game where some seat owes a secret decision, with one class of
+    its alike choices (chosen at random where it has several)."""
+    rng = Rng(seed)
+    chooser = Rng(b"choose:" + seed)
+    state = game.setup(options, rng)
+    points = []
+    for _ in range(STEP_LIMIT):
+        if game.is_over(state):
+            break
+        acting = sorted(game.to_act(state))
+        for seat in acting:
+            alike: dict[Any, list[Any]] = {}
+            for move in game.legal_moves(state, seat):
+                if not game.move_is_public(move):
+                    alike.setdefault(game.secret_footprint(state, seat, move), []).append(move)
+            classes = [moves for moves in alike.values() if len(moves) > 1]
+            if classes:
+                choices = chooser.choice(classes)
+                points.append(_SecretPoint(options, state, _copy(rng), seat, choices, f"{label}:{type(choices[0]).__name__}"))
+        seat = chooser.choice(acting)
+        state, _ = game.apply(state, seat, chooser.choice(game.legal_moves(state, seat)), rng)
+    return points
+
+
+Encoder = Callable[[Any], bytes]
+
+
+def _move_encoder(game: Game[Any, Any, Any]) -> Encoder:
+    """A move as one entry of GameView.legal_moves on the wire (repeated fields concatenate),
+    encoded once per distinct move. Games list the same move objects step after step (924 Staffs),
+    so the first object of each value is also found by its id, without hashing the value."""
+    by_id: dict[int, tuple[Any, bytes]] = {}
+    by_value: dict[Any, bytes] = {}
+
+    def encode(move: Any) -> bytes:
+        known = by_id.get(id(move))
+        if known is not None and known[0] is move:
+            return known[1]
+        data = by_value.get(move)
+        if data is None:
+            view = game_pb2.GameView()
+            game.move_to_proto(move, view.legal_moves.add())
+            data = by_value[move] = view.SerializeToString(deterministic=True)
+            by_id[id(move)] = (move, data)  # ``by_value`` keeps this object, so its id stays its own
+        return data
+
+    return encode
+
+
+def _client_view(game: Game[Any, Any, Any], state: Any, seat: int | None, version: int, encode: Encoder) -> bytes:
+    """What GetView and WatchGame send ``seat`` (None: a spectator) of an active game, as
+    GameHost._view builds it, less the fields taken from the stored game (id, kind, options, seats,
+    table, seed commitment), which no move changes."""
+    head = game_pb2.GameView(version=version, status=game_pb2.GAME_STATUS_ACTIVE)
+    head.to_act.extend(sorted(game.to_act(state)))
+    parts = [head.SerializeToString(deterministic=True)]
+    if seat is not None:
+        parts.append(game_pb2.GameView(seat=seat).SerializeToString(deterministic=True))
+        parts += [encode(move) for move in game.legal_moves(state, seat)]
+    own = game_pb2.GameView()
+    game.view_to_proto(game.view(state, seat), own)
+    parts.append(own.SerializeToString(deterministic=True))
+    return b"".join(parts)
+
+
+def _received(
+    game: Game[Any, Any, Any], state: Any, step: tuple[int, Any, list[Any]], version: int, viewers: list[int | None], encode: Encoder
+) -> list[tuple[bytes, bytes]]:
+    """For each viewer, the view and the history entry (GetHistory, WatchGame) of one step, as the
+    service stores the step (GameHost._advance) and filters it (visibility.entry_for)."""
+    seat, move, events = step
+    entry = storage_pb2.LogEntry(version=version, seat=seat, move_public=game.move_is_public(move))
+    game.move_to_proto(move, entry.move)
+    entry.events.extend(visibility.store_event(game, event, version, seat) for event in events)
+    return [
+        (
+            _client_view(game, state, viewer, version, encode),
+            visibility.entry_for(entry, viewer, reveal_all=False).SerializeToString(deterministic=True),
+        )
+        for viewer in viewers
+    ]
+
+
+def _branch(
+    game: Game[Any, Any, Any], point: _SecretPoint, choice: Any, pick: Rng, viewers: list[int | None], encode: Encoder
+) -> tuple[list[list[tuple[bytes, bytes]]], str]:
+    """The secret ``choice``, then the others' moves picked by ``pick`` from their listed moves
+    (the same in every branch while their views are), until the choice is revealed, the seat owes
+    the next decision alone, or CONTINUATION_STEPS. Returns what each viewer received at each step
+    before the reveal, and how the branch ended."""
+    rng = _copy(point.rng)
+    state, seat, move = point.state, point.seat, choice
+    received = []
+    for step in range(CONTINUATION_STEPS + 1):
+        state, events = game.apply(state, seat, move, rng)
+        if game.is_over(state) or any(event.reveals for event in events):
+            return received, f"revealed by step {step}"
+        received.append(_received(game, state, (seat, move, events), step + 2, viewers, encode))
+        others = sorted(game.to_act(state) - {point.seat})
+        if not others:
+            return received, f"seat {point.seat} alone to act after step {step}"
+        seat = others[pick.below(len(others))]
+        moves = game.legal_moves(state, seat)
+        move = moves[pick.below(len(moves))]
+    return received, "continuation ended"
+
+
+def _check_secret_choice(game: Game[Any, Any, Any], point: _SecretPoint, number: int, encode: Encoder) -> bool:
+    """Non-interference at one point. True when some step before the reveal was compared."""
+    confidants = game.secret_footprint(point.state, point.seat, point.choices[0]).confidants
+    viewers = [v for v in _viewers(game, point.options) if v != point.seat and v not in confidants]
+    choices = _sample(point.choices, CHOICES_PER_STATE, Rng(b"choices", number))
+    first, first_end = _branch(game, point, choices[0], Rng(b"continue", number), viewers, encode)
+    for choice in choices[1:]:
+        received, end = _branch(game, point, choice, Rng(b"continue", number), viewers, encode)
+        for step, (mine, theirs) in enumerate(zip(first, received)):
+            for viewer, (a, b) in zip(viewers, zip(mine, theirs)):
+                who = "spectators" if viewer is None else f"seat {viewer}"
+                where = f"{step} step(s) after the choice ({point.label}, state {number})"
+                assert a[0] == b[0], f"{who} can tell {choices[0]} from {choice} of seat {point.seat} by the view {where}"
+                assert a[1] == b[1], f"{who} can tell {choices[0]} from {choice} of seat {point.seat} by the history {where}"
+        assert (len(received), end) == (len(first), first_end), (
+            f"{choices[0]} and {choice} of seat {point.seat} take different numbers of steps to their reveal "
+            f"({len(first)}, {first_end} / {len(received)}, {end}; {point.label}, state {number})"
+        )
+    return bool(first)
+
+
+@pytest.mark.parametrize("kind", sorted(GAMES))
+def test_secret_choices_leave_no_trace(kind: str) -> None:
+    game = GAMES[kind]
+    buckets: dict[str, list[_SecretPoint]] = {}
+    for index, (label, options) in enumerate(game.sample_options()):
+        for number in range(SEARCH_GAMES_PER_SET):
+            seed = f"secret:{kind}:{index}:{number}".encode()
+            for point in _secret_points(game, options, f"{index}-{label}", seed):
+                buckets.setdefault(point.label, []).append(point)
+    assert buckets, "random games never reached a secret decision with alike choices"
+    shuffler = Rng(f"secret-order:{kind}".encode())
+    for points in buckets.values():
+        shuffler.shuffle(points)
+    # Round robin over the buckets: every option set and every kind of secret decision early on.
+    order = [p for group in itertools.zip_longest(*(buckets[k] for k in sorted(buckets))) for p in group if p is not None]
+    encode = _move_encoder(game)
+    checked: dict[str, int] = {}
+    for number, point in enumerate(order):
+        if sum(checked.values()) >= NONINTERFERENCE_STATES:
+            break
+        if _check_secret_choice(game, point, number, encode):
+            decision = point.label.rsplit(":", 1)[1]
+            checked[decision] = checked.get(decision, 0) + 1
+    assert sum(checked.values()) >= NONINTERFERENCE_STATES, f"only {checked} states could be checked"

@@ -21,7 +21,6 @@ from hustings.engine.spin_doctors.model import (
     AnswerBlackmail,
     ArrangeNews,
     ChooseProgramme,
-    ChooseReadyMadeStaff,
     Decline,
     HandBudget,
     PlaceOnTopic,
@@ -272,7 +271,7 @@ def test_example_first_round() -> None:
     state = _first_round_table()
     rng = Rng(b"example")
     opening: list[tuple[int, Any]] = [
-        (BARTEK, ChooseReadyMadeStaff(2)), (ANTEK, ChooseReadyMadeStaff(1)), (ANIA, ChooseReadyMadeStaff(5)),
+        (BARTEK, rules.STAFFS[1]), (ANTEK, rules.STAFFS[0]), (ANIA, rules.STAFFS[4]),  # ready-made Staffs 2, 1 and 5
         (BARTEK, ChooseProgramme("social_policy_3plus")), (BARTEK, ChooseProgramme("economy_0to2")), (BARTEK, ChooseProgramme("health_care_0to2")),
         (ANTEK, ChooseProgramme("culture_and_education_0to2")), (ANTEK, ChooseProgramme("economy_3plus")), (ANTEK, ChooseProgramme("foreign_policy_0to2")),
         (ANIA, ChooseProgramme("social_policy_3plus")), (ANIA, ChooseProgramme("infrastructure_3plus")), (ANIA, ChooseProgramme("economy_0to2")),

@@ -17,7 +17,6 @@ from hustings.engine.spin_doctors.model import (
     FINISHED,
     RESOLUTION,
     ChooseProgramme,
-    ChooseReadyMadeStaff,
     Decline,
     HandBudget,
     Played,
@@ -120,7 +119,7 @@ def test_a_seat_owing_nothing_still_cannot_decide_for_another() -> None:
 def test_hand_overs_while_others_choose_their_staff() -> None:
     state = rules.setup(SpinDoctorsOptions(3), Rng(b"choosing"))
     rng = Rng(b"c")
-    for move in (ChooseReadyMadeStaff(1), ChooseProgramme("economy_3plus"), ChooseProgramme("economy_0to2"), ChooseProgramme("health_care_3plus")):
+    for move in (rules.STAFFS[0], ChooseProgramme("economy_3plus"), ChooseProgramme("economy_0to2"), ChooseProgramme("health_care_3plus")):
         state, _ = rules.apply(state, ANTEK, move, rng)
     assert rules.to_act(state) == {ANIA, BARTEK}
     assert rules.legal_moves(state, ANTEK) == _gifts(state, ANTEK) != []

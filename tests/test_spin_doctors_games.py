@@ -13,7 +13,8 @@ import pytest
 from hustings.engine import Rng
 from hustings.engine.spin_doctors import GAME
 from hustings.engine.spin_doctors.content import CONTENT
-from hustings.engine.spin_doctors.model import FINISHED, ChooseReadyMadeStaff, SpinDoctorsOptions, State
+from hustings.engine.spin_doctors.model import FINISHED, SpinDoctorsOptions, State
+from hustings.engine.spin_doctors.rules import STAFFS
 from hustings.engine.spin_doctors.views import TableView
 
 GAMES_PER_PLAYER_COUNT = 100
@@ -70,7 +71,7 @@ def play_one(players: int, seed: int, actions_used: set[str]) -> State:
             break
         seat = chooser.choice(sorted(GAME.to_act(state)))
         legal = GAME.legal_moves(state, seat)
-        staffs = [m for m in legal if isinstance(m, ChooseReadyMadeStaff)]
+        staffs = [m for m in legal if m in STAFFS[: len(CONTENT.ready_made_staffs)]]
         move = chooser.choice(staffs if ready_made and staffs else legal)
         state, events = GAME.apply(state, seat, move, rng)
         actions_used.update(e.payload.action for e in events if e.payload.kind == "ACTION")

@@ -33,8 +33,7 @@ def options_to_proto(options: m.SpinDoctorsOptions, out: game_pb2.GameOptions) -
 
 # Each move type: (oneof field, engine -> message fields, message -> engine).
 _MOVES: dict[type, tuple[str, Callable[[Any], dict[str, Any]], Callable[[Any], Any]]] = {
-    m.ChooseStaffer: ("choose_staffer", lambda v: {"staffer": v.staffer}, lambda p: m.ChooseStaffer(p.staffer)),
-    m.ChooseReadyMadeStaff: ("choose_ready_made_staff", lambda v: {"staff": v.staff}, lambda p: m.ChooseReadyMadeStaff(p.staff)),
+    m.ChooseStaff: ("choose_staff", lambda v: {"staffers": list(v.staffers)}, lambda p: m.ChooseStaff(tuple(sorted(p.staffers)))),
     m.ChooseProgramme: ("choose_programme", lambda v: {"card": v.card}, lambda p: m.ChooseProgramme(p.card)),
     m.RevealProgramme: ("reveal_programme", lambda v: {"card": v.card}, lambda p: m.RevealProgramme(p.card)),
     m.PlayStaffer: ("play_staffer", lambda v: {"staffer": v.staffer, "field": v.field}, lambda p: m.PlayStaffer(p.staffer, p.field)),

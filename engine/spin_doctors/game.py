@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from hustings.engine.base import Event, GameInfo, Outcome, Seat, Variant
+from hustings.engine.base import Event, Footprint, GameInfo, Outcome, Seat, Variant
 from hustings.engine.rng import Rng
 from hustings.engine.spin_doctors import codec, rules, serial, views
-from hustings.engine.spin_doctors.model import CANDIDATE, FINISHED, PUBLIC_MOVES, PlayStaffer, SpinDoctorsOptions, State
+from hustings.engine.spin_doctors.model import (
+    CANDIDATE,
+    FINISHED,
+    PUBLIC_MOVES,
+    ArrangeNews,
+    PlayStaffer,
+    SpinDoctorsOptions,
+    State,
+)
 from hustings.engine.spin_doctors.scoring import outcome_of
 from hustings.engine.spin_doctors.views import TableView
 
@@ -68,6 +76,15 @@ class SpinDoctorsGame:
         if isinstance(move, PlayStaffer):
             return move.staffer == CANDIDATE
         return isinstance(move, PUBLIC_MOVES)
+
+    def secret_footprint(self, state: State, seat: Seat, move: Any) -> Footprint:
+        """The table sees the field a face-down Staffer is played on and the News card Media
+        Influence discards; of a Staff, a Programme or a change after the Poll, only that it was made."""
+        if isinstance(move, PlayStaffer):
+            return Footprint(move.field)
+        if isinstance(move, ArrangeNews):
+            return Footprint(tuple(c for c in state.tasks[0].cards if c not in move.cards))
+        return Footprint()
 
     # --- storage ----------------------------------------------------------------------------
     def dump_state(self, state: State) -> bytes:

@@ -54,17 +54,11 @@ class SpinDoctorsOptions:
 
 
 @dataclass(frozen=True)
-class ChooseStaffer:
-    """Before the game, secretly: add Staffer ``staffer`` (order 1..12) to your Staff."""
+class ChooseStaff:
+    """Before the game, secretly: the six Staffers (orders 1..12, ascending) who join the
+    Candidate in your Staff. A ready-made Staff is one of these choices, made the same way."""
 
-    staffer: int
-
-
-@dataclass(frozen=True)
-class ChooseReadyMadeStaff:
-    """Before the game, secretly: take the six Staffers of ready-made Staff ``staff`` (1..5)."""
-
-    staff: int
+    staffers: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -204,7 +198,7 @@ class HandBudget:
 
 
 Move = Union[
-    ChooseStaffer, ChooseReadyMadeStaff, ChooseProgramme, RevealProgramme, PlayStaffer, OrderTie, Act, Decline, PlaceSupport,
+    ChooseStaff, ChooseProgramme, RevealProgramme, PlayStaffer, OrderTie, Act, Decline, PlaceSupport,
     PlaceOnTopic, Broadcast, ArrangeNews, Consent, AnswerBlackmail, Speech, SwapStaffer, ExchangeProgramme,
     NameWinner, HandBudget,
 ]

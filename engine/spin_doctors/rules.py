@@ -6,7 +6,9 @@ state, so a rejected move changes nothing and no caller's state is ever mutated.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
+from itertools import combinations
 from typing import Any
 
 from hustings.engine.base import Event, Seat
@@ -25,8 +27,7 @@ from hustings.engine.spin_doctors.model import (
     PROGRAMME_CARDS,
     STAFFERS,
     ChooseProgramme,
-    ChooseReadyMadeStaff,
-    ChooseStaffer,
+    ChooseStaff,
     ExchangeProgramme,
     HandBudget,
     Happening,
@@ -107,7 +108,13 @@ def to_act(state: State) -> frozenset[Seat]:
 
 
 # The secret choices' moves, made once (they are listed at every step of the choosing).
-_CHOOSE_STAFFER = {s: ChooseStaffer(s) for s in STAFFERS}
+_READY_MADE = [ChooseStaff(tuple(sorted(staff))) for staff in CONTENT.ready_made_staffs]
+STAFFS = tuple(_READY_MADE + [ChooseStaff(c) for c in combinations(STAFFERS, CONTENT.staff_size - 1)
+                              if ChooseStaff(c) not in _READY_MADE])
+"""Every Staff a player may choose, as one secret move each: the ready-made Staffs first (the
+rulebook suggests them for first games), then every other six of the twelve Staffers (924 in all).
+Choosing the whole Staff in one move makes a ready-made Staff look like any other to the table."""
+_STAFF_SET = frozenset(STAFFS)
 _CHOOSE_PROGRAMME = {c: ChooseProgramme(c) for c in PROGRAMME_CARDS}
 _SWAPS = {(d, t): SwapStaffer(d, t) for d in STAFFERS for t in STAFFERS}
 _EXCHANGES = {c: ExchangeProgramme(c) for c in PROGRAMME_CARDS}
@@ -118,8 +125,7 @@ def _own_options(state: State, seat: Seat) -> list[Any]:
     player = state.seats[seat]
     if state.phase == CHOOSING:
         if not player.staff_complete:
-            ready: list[Any] = [ChooseReadyMadeStaff(i + 1) for i in range(len(CONTENT.ready_made_staffs))]
-            return (ready if player.staff == [CANDIDATE] else []) + [_CHOOSE_STAFFER[s] for s in STAFFERS if s not in player.staff]
+            return list(STAFFS)
         return [_CHOOSE_PROGRAMME[c] for c in PROGRAMME_CARDS if c not in player.programme]
     if state.phase == POLL_CHANGES:
         if player.poll_step == 0:
@@ -128,6 +134,10 @@ def _own_options(state: State, seat: Seat) -> list[Any]:
         return [ExchangeProgramme()] + [_EXCHANGES[c] for c in PROGRAMME_CARDS if c not in player.programme]
     return flow.task_options(state, state.tasks[0])
 
+
+REVEALING = frozenset({"STAFFERS_REVEALED", "NEWS_REVEALED"})
+"""Events that turn face-down decisions face up: the played Staffers, and News cards that Media
+Influence laid face down on the Red fields."""
 
 GIFT_STEPS = 5
 """Amounts of a hand-over: 1 to 5 Budget points, or a multiple of 5 (any sum takes at most two)."""
@@ -191,8 +201,7 @@ def apply(state: State, seat: Seat, move: object, rng: Rng) -> tuple[State, list
         return _hand_over(state, seat, move, acting)
     if not acting:
         raise NotYourTurnError("NOT_YOUR_TURN", "you owe no decision now")
-    if move not in _own_options(state, seat):
-        raise IllegalMoveError("ILLEGAL_MOVE", f"{type(move).__name__} is not one of your legal decisions now")
+    _check_offered(state, seat, move)
     events: list[Event] = []
     new = state.clone()
     new.seats[seat].gave = False
@@ -201,19 +210,31 @@ def apply(state: State, seat: Seat, move: object, rng: Rng) -> tuple[State, list
     else:
         flow.perform(new, new.tasks.pop(0), move, rng, events)
     flow.advance(new, rng, events)
-    return new, events
+    return new, [replace(e, reveals=True) if e.payload.kind in REVEALING else e for e in events]
+
+
+def _check_offered(state: State, seat: Seat, move: Any) -> None:
+    """Raise IllegalMoveError unless ``move`` is one of ``seat``'s listed decisions."""
+    if state.phase == CHOOSING and not state.seats[seat].staff_complete:
+        # 924 Staffs: looked up in a set, not searched in the list.
+        if isinstance(move, ChooseStaff) and type(move.staffers) is tuple and all(type(s) is int for s in move.staffers):
+            if move in _STAFF_SET:
+                return
+            raise IllegalMoveError("BAD_STAFF", "a Staff is six different Staffers, 1 to 12, besides the Candidate")
+    elif move in _own_options(state, seat):
+        return
+    raise IllegalMoveError("ILLEGAL_MOVE", f"{type(move).__name__} is not one of your legal decisions now")
 
 
 def _secret_step(state: State, seat: Seat, move: Any, events: list[Event]) -> None:
     """A secret simultaneous decision: the seat sees what it did, the others only that it did."""
     player = state.seats[seat]
-    if isinstance(move, ChooseStaffer):
-        player.staff = sorted(player.staff + [move.staffer])
-        secret = Happening("STAFFER_CHOSEN", seat=seat, staffer=move.staffer)
-    elif isinstance(move, ChooseReadyMadeStaff):
-        player.staff = [CANDIDATE, *CONTENT.ready_made_staffs[move.staff - 1]]
-        secret = Happening("STAFFER_CHOSEN", seat=seat, staffer=move.staff, amount=len(player.staff) - 1)
-    elif isinstance(move, ChooseProgramme):
+    if isinstance(move, ChooseStaff):
+        player.staff = [CANDIDATE, *move.staffers]
+        # Its owner sees the Staff in its view; the event tells everybody only that it is chosen.
+        say(events, Happening("STAFFER_CHOSEN", seat=seat))
+        return
+    if isinstance(move, ChooseProgramme):
         player.programme.append(move.card)
         secret = Happening("PROGRAMME_CHOSEN", seat=seat, cards=(move.card,))
     elif isinstance(move, SwapStaffer):

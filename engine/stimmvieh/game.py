@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hustings.engine.base import Event, GameInfo, Outcome, Seat, Variant
+from hustings.engine.base import Event, Footprint, GameInfo, Outcome, Seat, Variant
 from hustings.engine.rng import Rng
 from hustings.engine.stimmvieh import codec, rules, serial, views
 from hustings.engine.stimmvieh.model import (
@@ -73,6 +73,10 @@ class StimmviehGame:
     def move_is_public(self, move: StimmviehMove) -> bool:
         """Playing a politician is public; the choice of top candidates is secret."""
         return isinstance(move, PlayPolitician)
+
+    def secret_footprint(self, state: StimmviehState, seat: Seat, move: StimmviehMove) -> Footprint:
+        """The others learn only that top candidates were chosen, never which, until all are revealed."""
+        return Footprint()
 
     # --- storage ----------------------------------------------------------------------------
     def dump_state(self, state: StimmviehState) -> bytes:

@@ -245,7 +245,7 @@ def _reveal(state: StimmviehState, rng: Rng) -> tuple[StimmviehState, list[Event
     state = replace(
         state, parties=parties, phase=CAMPAIGN, round=1, start_party=start, current_party=start, angelus_holder=holder
     )
-    return state, [Event(revealed), Event(StartPlayerChosen(start, reason, flips, holder))]
+    return state, [Event(revealed, reveals=True), Event(StartPlayerChosen(start, reason, flips, holder))]
 
 
 def choose_start_party(

@@ -84,7 +84,7 @@ def settle_runoff(state: WahlspielState, rng: Rng, events: list[Event]) -> Wahls
             scores[p] += voter_backs(entry.card, p)
     if runoff.sent:
         backed = tuple(p for p in runoff.politicians if scores[p])
-        events.append(Event(RunoffVotersRevealed(runoff.sent, backed)))
+        events.append(Event(RunoffVotersRevealed(runoff.sent, backed), reveals=True))
     state = replace(state, ballot_box=state.ballot_box + tuple(s.card for s in sent))
     elected = list(runoff.elected)
     sure, tied, left = split_at_cut(scores, runoff.politicians, runoff.seats)

@@ -4,11 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from hustings.engine.base import Event, GameInfo, Outcome, Seat, Variant
+from hustings.engine.base import Event, Footprint, GameInfo, Outcome, Seat, Variant
 from hustings.engine.rng import Rng
 from hustings.engine.wahlspiel import codec, rules, serial, views
 from hustings.engine.wahlspiel.elections import outcome_of
-from hustings.engine.wahlspiel.model import FINISHED, SECRET_MOVES, Move, WahlspielOptions, WahlspielState
+from hustings.engine.wahlspiel.model import (
+    FINISHED,
+    SECRET_MOVES,
+    AnswerTrade,
+    Move,
+    OfferTrade,
+    SendRunoffVoter,
+    WahlspielOptions,
+    WahlspielState,
+)
+from hustings.engine.wahlspiel.table import card_kind
 from hustings.engine.wahlspiel.views import TableView
 
 INFO = GameInfo(
@@ -68,6 +78,18 @@ class WahlspielGame:
         """Trade offers and answers (cards shown to the partner only) and run-off voters (face
         down until all are sent) are secret; every other decision is made in the open."""
         return not isinstance(move, SECRET_MOVES)
+
+    def secret_footprint(self, state: WahlspielState, seat: Seat, move: Move) -> Footprint:
+        """A trade offer shows the table its kinds and money, an answer whether it was accepted
+        (the partners see the cards); a run-off party is seen sending a voter face down, or none."""
+        if isinstance(move, OfferTrade):
+            assert state.coalition is not None
+            kind = card_kind(move.give_card) if move.give_card else ""
+            return Footprint((kind, move.give_money, move.ask_kind, move.ask_money), frozenset((state.coalition.partner,)))
+        if isinstance(move, AnswerTrade):
+            return Footprint(move.accept, frozenset((state.current,)))
+        assert isinstance(move, SendRunoffVoter)
+        return Footprint(bool(move.card))
 
     # --- storage ----------------------------------------------------------------------------
     def dump_state(self, state: WahlspielState) -> bytes:

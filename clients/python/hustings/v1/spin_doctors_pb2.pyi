@@ -112,8 +112,8 @@ class SpinDoctorsOptions(_message.Message):
     def __init__(self, scandals_set_aside: _Optional[bool] = ...) -> None: ...
 
 class SpinDoctorsMove(_message.Message):
-    __slots__ = ("choose_staffer", "choose_programme", "reveal_programme", "play_staffer", "order_tie", "act", "decline", "place_support", "place_on_topic", "broadcast", "arrange_news", "consent", "answer_blackmail", "speech", "swap_staffer", "exchange_programme", "name_winner", "hand_budget", "choose_ready_made_staff")
-    CHOOSE_STAFFER_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("choose_staff", "choose_programme", "reveal_programme", "play_staffer", "order_tie", "act", "decline", "place_support", "place_on_topic", "broadcast", "arrange_news", "consent", "answer_blackmail", "speech", "swap_staffer", "exchange_programme", "name_winner", "hand_budget")
+    CHOOSE_STAFF_FIELD_NUMBER: _ClassVar[int]
     CHOOSE_PROGRAMME_FIELD_NUMBER: _ClassVar[int]
     REVEAL_PROGRAMME_FIELD_NUMBER: _ClassVar[int]
     PLAY_STAFFER_FIELD_NUMBER: _ClassVar[int]
@@ -131,8 +131,7 @@ class SpinDoctorsMove(_message.Message):
     EXCHANGE_PROGRAMME_FIELD_NUMBER: _ClassVar[int]
     NAME_WINNER_FIELD_NUMBER: _ClassVar[int]
     HAND_BUDGET_FIELD_NUMBER: _ClassVar[int]
-    CHOOSE_READY_MADE_STAFF_FIELD_NUMBER: _ClassVar[int]
-    choose_staffer: SpinDoctorsChooseStaffer
+    choose_staff: SpinDoctorsChooseStaff
     choose_programme: SpinDoctorsChooseProgramme
     reveal_programme: SpinDoctorsRevealProgramme
     play_staffer: SpinDoctorsPlayStaffer
@@ -150,20 +149,13 @@ class SpinDoctorsMove(_message.Message):
     exchange_programme: SpinDoctorsExchangeProgramme
     name_winner: SpinDoctorsNameWinner
     hand_budget: SpinDoctorsHandBudget
-    choose_ready_made_staff: SpinDoctorsChooseReadyMadeStaff
-    def __init__(self, choose_staffer: _Optional[_Union[SpinDoctorsChooseStaffer, _Mapping]] = ..., choose_programme: _Optional[_Union[SpinDoctorsChooseProgramme, _Mapping]] = ..., reveal_programme: _Optional[_Union[SpinDoctorsRevealProgramme, _Mapping]] = ..., play_staffer: _Optional[_Union[SpinDoctorsPlayStaffer, _Mapping]] = ..., order_tie: _Optional[_Union[SpinDoctorsOrderTie, _Mapping]] = ..., act: _Optional[_Union[SpinDoctorsAct, _Mapping]] = ..., decline: _Optional[_Union[SpinDoctorsDecline, _Mapping]] = ..., place_support: _Optional[_Union[SpinDoctorsPlaceSupport, _Mapping]] = ..., place_on_topic: _Optional[_Union[SpinDoctorsPlaceOnTopic, _Mapping]] = ..., broadcast: _Optional[_Union[SpinDoctorsBroadcast, _Mapping]] = ..., arrange_news: _Optional[_Union[SpinDoctorsArrangeNews, _Mapping]] = ..., consent: _Optional[_Union[SpinDoctorsConsent, _Mapping]] = ..., answer_blackmail: _Optional[_Union[SpinDoctorsAnswerBlackmail, _Mapping]] = ..., speech: _Optional[_Union[SpinDoctorsSpeech, _Mapping]] = ..., swap_staffer: _Optional[_Union[SpinDoctorsSwapStaffer, _Mapping]] = ..., exchange_programme: _Optional[_Union[SpinDoctorsExchangeProgramme, _Mapping]] = ..., name_winner: _Optional[_Union[SpinDoctorsNameWinner, _Mapping]] = ..., hand_budget: _Optional[_Union[SpinDoctorsHandBudget, _Mapping]] = ..., choose_ready_made_staff: _Optional[_Union[SpinDoctorsChooseReadyMadeStaff, _Mapping]] = ...) -> None: ...
+    def __init__(self, choose_staff: _Optional[_Union[SpinDoctorsChooseStaff, _Mapping]] = ..., choose_programme: _Optional[_Union[SpinDoctorsChooseProgramme, _Mapping]] = ..., reveal_programme: _Optional[_Union[SpinDoctorsRevealProgramme, _Mapping]] = ..., play_staffer: _Optional[_Union[SpinDoctorsPlayStaffer, _Mapping]] = ..., order_tie: _Optional[_Union[SpinDoctorsOrderTie, _Mapping]] = ..., act: _Optional[_Union[SpinDoctorsAct, _Mapping]] = ..., decline: _Optional[_Union[SpinDoctorsDecline, _Mapping]] = ..., place_support: _Optional[_Union[SpinDoctorsPlaceSupport, _Mapping]] = ..., place_on_topic: _Optional[_Union[SpinDoctorsPlaceOnTopic, _Mapping]] = ..., broadcast: _Optional[_Union[SpinDoctorsBroadcast, _Mapping]] = ..., arrange_news: _Optional[_Union[SpinDoctorsArrangeNews, _Mapping]] = ..., consent: _Optional[_Union[SpinDoctorsConsent, _Mapping]] = ..., answer_blackmail: _Optional[_Union[SpinDoctorsAnswerBlackmail, _Mapping]] = ..., speech: _Optional[_Union[SpinDoctorsSpeech, _Mapping]] = ..., swap_staffer: _Optional[_Union[SpinDoctorsSwapStaffer, _Mapping]] = ..., exchange_programme: _Optional[_Union[SpinDoctorsExchangeProgramme, _Mapping]] = ..., name_winner: _Optional[_Union[SpinDoctorsNameWinner, _Mapping]] = ..., hand_budget: _Optional[_Union[SpinDoctorsHandBudget, _Mapping]] = ...) -> None: ...
 
-class SpinDoctorsChooseStaffer(_message.Message):
-    __slots__ = ("staffer",)
-    STAFFER_FIELD_NUMBER: _ClassVar[int]
-    staffer: int
-    def __init__(self, staffer: _Optional[int] = ...) -> None: ...
-
-class SpinDoctorsChooseReadyMadeStaff(_message.Message):
-    __slots__ = ("staff",)
-    STAFF_FIELD_NUMBER: _ClassVar[int]
-    staff: int
-    def __init__(self, staff: _Optional[int] = ...) -> None: ...
+class SpinDoctorsChooseStaff(_message.Message):
+    __slots__ = ("staffers",)
+    STAFFERS_FIELD_NUMBER: _ClassVar[int]
+    staffers: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, staffers: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class SpinDoctorsChooseProgramme(_message.Message):
     __slots__ = ("card",)
