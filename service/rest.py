@@ -55,7 +55,7 @@ CANCELLED = ServiceError(grpc.StatusCode.CANCELLED, "CLIENT_GONE", "the client w
 # response headers too, beyond the safelisted ones.
 CORS_HEADERS = {
     "Access-Control-Allow-Origin": "*",
-    "Access-Control-Allow-Headers": "Authorization, Content-Type, Last-Event-ID",
+    "Access-Control-Allow-Headers": "Authorization, Content-Type, Last-Event-ID, If-None-Match",
     "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
     "Access-Control-Expose-Headers": "ETag, Retry-After",
 }

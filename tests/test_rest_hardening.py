@@ -83,6 +83,9 @@ def test_every_response_carries_cors_headers_the_event_stream_too(live: LiveRest
     )
     assert preflight.status_code == 204 and int(preflight.headers["Access-Control-Max-Age"]) > 0
     _assert_cors(preflight)
+    # A script revalidating a kind's catalogue sends If-None-Match, which needs a preflight.
+    allowed = {h.strip().lower() for h in preflight.headers["Access-Control-Allow-Headers"].split(",")}
+    assert {"authorization", "content-type", "last-event-id", "if-none-match"} <= allowed
 
 
 # --- error texts --------------------------------------------------------------------------------
