@@ -1,6 +1,8 @@
 """The TypeScript stubs build from the proto, the typed example type-checks (tsc, strict) and
 plays a move against a live server over the REST/JSON face, also through a loopback proxy that
 loses answers, answers 503/504 and cuts connections (the client retries under one request id).
+The table example (a clock, a bot, leave, return, take over) runs live, and through the proxy
+with every table call's first answer lost: each still happens once.
 
 Needs Node.js 20+ and npm (the project's CI machine has them); ``npm ci`` installs exactly what
 clients/typescript/package-lock.json pins. Without node the test fails, it does not skip.
@@ -78,9 +80,12 @@ PASSED_HEADERS = ("Authorization", "Content-Type", "Accept")
 
 
 def _route(method: str, path: str) -> str:
-    """The RPC a REST request is for (only the ones the example makes)."""
+    """The RPC a REST request is for (only the ones the examples make)."""
     if method == "POST" and path.endswith(":join"):
         return "JoinGame"
+    for suffix, rpc in ((":leave", "LeaveGame"), (":return", "ReturnToGame"), (":takeOver", "TakeOverSeat"), (":addBot", "AddBot")):
+        if method == "POST" and path.endswith(suffix):
+            return rpc
     if method == "POST" and path.endswith("/moves"):
         return "SubmitMove"
     if method == "POST" and path == "/v1/games":
@@ -218,5 +223,55 @@ def test_typed_example_retries_under_one_request_id_across_lost_answers(built: p
             assert view["version"] == line["version"]
             history = live.ok("GET", f"/v1/games/{line['gameId']}/history")["entries"]
             assert [e["version"] for e in history if int(e["version"]) > int(line["movedFrom"])] == [line["version"]]
+    finally:
+        redis_server.stop()
+
+
+TABLE_CHANGES = ["CHANGE_BOT_ADDED", "CHANGE_LEFT", "CHANGE_RETURNED", "CHANGE_LEFT", "CHANGE_TAKEN_OVER"]
+
+
+def _check_table_line(line: dict[str, Any]) -> None:
+    assert line["table"] == {"decisionSeconds": 600, "allowTakeover": True}
+    assert line["botSeat"] == 1 and line["active"] is True
+    assert (line["leftAbsent"], line["backAbsent"]) == (True, False)
+    assert line["takenOver"] == {"seat": 0, "name": "Cy", "mine": True}
+    assert ["CHANGE_" + c for c in line["changes"]] == TABLE_CHANGES  # each change once, in order
+
+
+def test_table_example_leaves_returns_takes_over_and_adds_a_bot_live(built: pathlib.Path, redis_server: EmbeddedRedis) -> None:
+    with LiveRest(redis_server.url) as live:
+        result = _run(_tool("node"), str(built / "table_example.js"), live.base_url, timeout=60)
+        line = json.loads(result.stdout.strip().splitlines()[-1])
+        _check_table_line(line)
+        history = live.ok("GET", f"/v1/games/{line['gameId']}/history")["entries"]
+        changes = [e["seatChanged"]["change"] for h in history for e in h.get("events", []) if "seatChanged" in e]
+        assert changes == TABLE_CHANGES
+
+
+def test_table_calls_retried_across_lost_answers_happen_once(built: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    plan = {
+        "CreateGame": [LOSE],
+        "AddBot": [LOSE],  # the retry is refused SEAT_TAKEN with the bot in the seat: the answer
+        "LeaveGame": [LOSE],  # the retry is refused ALREADY_ABSENT: the answer
+        "ReturnToGame": [LOSE, UNAVAILABLE],  # the third attempt is refused NOT_ABSENT: the answer
+        "TakeOverSeat": [LOSE],  # the retry is answered from its request id
+    }
+    redis_server = EmbeddedRedis(tmp_path, port=free_port(), appendonly=False).start()
+    try:
+        with LiveRest(redis_server.url) as live, faulty_proxy(live.base_url, plan) as proxy:
+            result = _run(_tool("node"), str(built / "table_example.js"), proxy.base_url, timeout=60)
+            line = json.loads(result.stdout.strip().splitlines()[-1])
+            _check_table_line(line)  # its history (read after the faults) holds each change once
+
+            creates = proxy.calls("CreateGame")
+            assert [status for _, status in creates] == [503, 200] and creates[0][0] == creates[1][0]
+            assert creates[0][0]["table"] == {"decisionSeconds": 600, "allowTakeover": True}
+            bots = proxy.calls("AddBot")
+            assert [body["seat"] for body, _ in bots] == [1, 1] and [status for _, status in bots] == [503, 400]
+            assert [status for _, status in proxy.calls("LeaveGame")] == [503, 400, 200]  # the later leave is plain
+            assert [status for _, status in proxy.calls("ReturnToGame")] == [503, 503, 400]
+            takeovers = proxy.calls("TakeOverSeat")
+            assert [status for _, status in takeovers] == [503, 200] and len(set(_request_ids(takeovers))) == 1
+            assert [g["gameId"] for g in live.ok("GET", "/v1/games")["games"]] == [line["gameId"]]
     finally:
         redis_server.stop()

@@ -9,6 +9,12 @@
 // attempt. Only HTTP 503 (UNAVAILABLE), 504 (DEADLINE_EXCEEDED), a network error or an attempt
 // that ran out of time are retried, after a pause with exponential backoff and full jitter;
 // anything else (409 ABORTED on a stale version, 400 an illegal move) is the caller's to handle.
+//
+// The table calls have typed methods (createGame with table settings, leaveGame, returnToGame,
+// takeOverSeat, addBot). LeaveGame, ReturnToGame and AddBot carry no request id: a retry after
+// an attempt that may have been applied takes the refusal that says it was (ALREADY_ABSENT,
+// NOT_ABSENT, SEAT_TAKEN / GAME_FULL with a bot in the seat) as the answer, and addBot names its
+// seat in every attempt so that a retry cannot seat a second bot.
 
 import {
   create,
@@ -24,6 +30,18 @@ import {
   type MessageShape,
 } from "@bufbuild/protobuf";
 import { http } from "./gen/google/api/annotations_pb.js";
+import type { GameOptionsSchema, GameView, TableSettingsSchema } from "./gen/hustings/v1/game_pb.js";
+import {
+  AddBotResponseSchema,
+  GameService,
+  LeaveGameResponseSchema,
+  ReturnToGameResponseSchema,
+  type AddBotResponse,
+  type CreateGameResponse,
+  type LeaveGameResponse,
+  type ReturnToGameResponse,
+  type TakeOverSeatResponse,
+} from "./gen/hustings/v1/game_service_pb.js";
 
 /** A refused request: the HTTP status and the google.rpc.Status with its ErrorInfo reason. */
 export class HustingsError extends Error {
@@ -105,6 +123,16 @@ function toCamel(name: string): string {
   return name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 
+/** addBot chooses a free seat again when a player took the one it chose; this many times at most. */
+const MAX_SEAT_CHOICES = 3;
+
+/**
+ * Asked, for a call without a request id, when an attempt is refused after an earlier attempt
+ * may have been applied (503, 504, a network error, a timeout): the answer to give when the
+ * refusal only says that the earlier attempt did the job, else undefined (the refusal stands).
+ */
+export type Settled<O extends DescMessage> = (refused: HustingsError) => Promise<MessageShape<O> | undefined>;
+
 /** Calls GameService over HTTP: `await client.call(GameService.method.joinGame, {...})`. */
 export class HustingsRest {
   constructor(
@@ -119,6 +147,7 @@ export class HustingsRest {
     method: DescMethodUnary<I, O>,
     input: MessageInitShape<I>,
     seatToken?: string,
+    settled?: Settled<O>,
   ): Promise<MessageShape<O>> {
     const message = create(method.input, input);
     const requestId = method.input.fields.find((f) => f.name === "request_id");
@@ -127,16 +156,112 @@ export class HustingsRest {
     }
     const policy = this.retry;
     const deadline = Date.now() + policy.budgetMs;
+    let possiblyApplied = false;
     for (let attempt = 0; ; attempt++) {
       const remaining = deadline - Date.now();
       try {
         return await this.send(method, message, seatToken, Math.max(1, Math.min(policy.attemptTimeoutMs, remaining)));
       } catch (error) {
+        if (!retryable(error)) {
+          if (possiblyApplied && settled !== undefined && error instanceof HustingsError) {
+            const answer = await settled(error);
+            if (answer !== undefined) return answer;
+          }
+          throw error;
+        }
+        possiblyApplied = true;
         const pause = backoffMs(policy, attempt, this.random);
-        if (!retryable(error) || attempt + 1 >= policy.maxAttempts || Date.now() + pause >= deadline) throw error;
+        if (attempt + 1 >= policy.maxAttempts || Date.now() + pause >= deadline) throw error;
         await sleep(pause);
       }
     }
+  }
+
+  /** The caller's view (a spectator's without a seat token). */
+  async view(gameId: string, seatToken?: string): Promise<GameView> {
+    const { view } = await this.call(GameService.method.getView, { gameId }, seatToken);
+    if (view === undefined) throw new Error("GetView answered without a view");
+    return view;
+  }
+
+  /**
+   * CreateGame with the kind's options and, optionally, how the table runs (`table`: clocks,
+   * bot seats, takeover; absent: no clock, no bots). Every attempt sends the same request,
+   * table included, under one request id, so a retry answers with the first game.
+   */
+  createGame(
+    kind: string,
+    options: MessageInitShape<typeof GameOptionsSchema>,
+    table?: MessageInitShape<typeof TableSettingsSchema>,
+    requestId = "",
+  ): Promise<CreateGameResponse> {
+    return this.call(GameService.method.createGame, { kind, options, requestId, ...(table ? { table } : {}) });
+  }
+
+  /**
+   * Leave the seat of `seatToken`: in a running game it turns absent and its bot plays until
+   * returnToGame; in an open game the seat is freed and the token stops working. A retry after a
+   * lost answer refused ALREADY_ABSENT is answered with the seat's current view.
+   */
+  leaveGame(gameId: string, seatToken: string): Promise<LeaveGameResponse> {
+    return this.call(GameService.method.leaveGame, { gameId }, seatToken, async (refused) =>
+      refused.reason === "ALREADY_ABSENT"
+        ? create(LeaveGameResponseSchema, { view: await this.view(gameId, seatToken) })
+        : undefined,
+    );
+  }
+
+  /**
+   * Come back to the absent seat of `seatToken`: it decides for itself again. A retry after a
+   * lost answer refused NOT_ABSENT is answered with the seat's current view.
+   */
+  returnToGame(gameId: string, seatToken: string): Promise<ReturnToGameResponse> {
+    return this.call(GameService.method.returnToGame, { gameId }, seatToken, async (refused) =>
+      refused.reason === "NOT_ABSENT"
+        ? create(ReturnToGameResponseSchema, { view: await this.view(gameId, seatToken) })
+        : undefined,
+    );
+  }
+
+  /**
+   * A newcomer takes over an absent seat (or a bot's) where the table allows it; the answer
+   * carries the seat's fresh token. One request id (given, or drawn here) for every attempt, so a
+   * retry gets the same token; keep it as secret as the token.
+   */
+  takeOverSeat(gameId: string, seat: number, displayName: string, requestId = ""): Promise<TakeOverSeatResponse> {
+    return this.call(GameService.method.takeOverSeat, { gameId, seat, displayName, requestId });
+  }
+
+  /**
+   * A server-side bot takes a free seat of an open game (`level` "" for the best the server has):
+   * `seat`, or the lowest free one. AddBot has no request id, so every attempt names the seat
+   * (read from the game first when none is given, and chosen again when a player takes it
+   * first); a retry refused SEAT_TAKEN or GAME_FULL while a bot sits in that seat is the answer.
+   */
+  async addBot(gameId: string, seat?: number, level = ""): Promise<AddBotResponse> {
+    for (let choice = 0; choice < MAX_SEAT_CHOICES; choice++) {
+      let wanted = seat;
+      if (wanted === undefined) {
+        wanted = (await this.view(gameId)).seats.find((s) => !s.taken)?.seat;
+        if (wanted === undefined) {
+          // Nothing to pin: ask once for any seat and let the server say why not.
+          const once = new HustingsRest(this.baseUrl, this.fetchImpl, { ...this.retry, maxAttempts: 1 }, this.random);
+          return once.call(GameService.method.addBot, { gameId, level });
+        }
+      }
+      const pinned = wanted;
+      try {
+        return await this.call(GameService.method.addBot, { gameId, seat: pinned, level }, undefined, async (refused) => {
+          if (refused.reason !== "SEAT_TAKEN" && refused.reason !== "GAME_FULL") return undefined;
+          const view = await this.view(gameId);
+          return view.seats[pinned]?.bot ? create(AddBotResponseSchema, { seat: pinned, view }) : undefined;
+        });
+      } catch (error) {
+        // A player took the seat we chose between our look and the bot: choose again.
+        if (seat !== undefined || !(error instanceof HustingsError) || error.reason !== "SEAT_TAKEN") throw error;
+      }
+    }
+    throw new HustingsError(409, 10, "TOO_MUCH_CONTENTION", "free seats were taken while choosing one");
   }
 
   /** One attempt: one HTTP request under its own deadline. */
