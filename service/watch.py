@@ -26,7 +26,7 @@ from redis.exceptions import RedisError
 
 from hustings.engine import Seat
 from hustings.service import metrics, visibility
-from hustings.service.errors import ServiceError, invalid, unauthenticated
+from hustings.service.errors import ServiceError, invalid, store_error, unauthenticated
 from hustings.service.limits import StreamLimits
 from hustings.service.notifier import Notifier
 from hustings.service.store import Store, game_key
@@ -150,9 +150,10 @@ class Watchers:
         except ServiceError as error:
             log.info("stream_ended", code=error.code.name, reason=error.reason, client=client)
             raise
-        except RedisError as error:
-            log.warning("stream_ended", code="UNAVAILABLE", reason="STORE_UNAVAILABLE", error=type(error).__name__, client=client)
-            raise
+        except RedisError as failure:
+            error = store_error(failure)  # logs the cause
+            log.info("stream_ended", code=error.code.name, reason=error.reason, client=client)
+            raise error from None
 
     async def _watch(
         self, game_id: str, token: str | None, from_version: int, client: str

@@ -245,6 +245,7 @@ class WatchFigures:
     rss_per_stream_kib: float | None = None
     fanout: Sampler = field(default_factory=Sampler)
     missed: int = 0  # updates some stream never saw
+    cpu_ms_per_update: float | None = None  # replica CPU per update delivered to one stream
 
 
 async def _watch_phase(addresses: list[str], pids: list[int], watchers: int, kind: str, players: int) -> WatchFigures:
@@ -294,6 +295,7 @@ async def _watch_phase(addresses: list[str], pids: list[int], watchers: int, kin
         after = rss_bytes(pids)
         if before is not None and after is not None and figures.held:
             figures.rss_per_stream_kib = round((after - before) / figures.held / 1024, 2)
+        cpu_before = cpu_seconds(pids)
         for round_ in range(WATCH_ROUNDS):
             version = start + round_ + 1
             sent: dict[str, float] = {}
@@ -315,6 +317,9 @@ async def _watch_phase(addresses: list[str], pids: list[int], watchers: int, kin
                     figures.missed += 1
                 else:
                     figures.fanout.latencies.append(arrived - sent[games[i % len(games)].game_id])
+        cpu_after = cpu_seconds(pids)
+        if cpu_before is not None and cpu_after is not None:
+            figures.cpu_ms_per_update = _per_call_ms(cpu_after - cpu_before, len(figures.fanout.latencies))
     except (TimeoutError, HustingsError) as error:
         figures.fanout.error(getattr(error, "reason", "") or type(error).__name__)
     finally:
@@ -398,6 +403,7 @@ async def loadtest(
         "watch_fanout_p50_ms": watch.fanout.percentile_ms(0.50),
         "watch_fanout_p99_ms": watch.fanout.percentile_ms(0.99),
         "watch_updates_missed": watch.missed,
+        "watch_replica_cpu_ms_per_update": watch.cpu_ms_per_update,
         "errors": moves.errors + floor.errors + watch.fanout.errors + watch.missed,
         "error_reasons": {**floor.error_reasons, **moves.error_reasons, **{f"watch_{k}": v for k, v in watch.fanout.error_reasons.items()}},
     }
