@@ -23,6 +23,7 @@ import grpc
 import structlog
 
 from hustings.engine import EngineError, Game, Rng, Seat, games, get_game, seed_commitment, state_digest
+from hustings.engine.registry import check_content_version
 from hustings.service import metrics, visibility
 from hustings.service.errors import (
     ServiceError,
@@ -206,6 +207,10 @@ class GameHost:
         game = get_game(stored.kind)
         if game is None:
             raise ServiceError(grpc.StatusCode.INTERNAL, "UNKNOWN_STORED_KIND", "stored game of an unknown kind")
+        try:
+            check_content_version(stored.kind, stored.content_version)
+        except EngineError as error:
+            raise ServiceError.from_engine(error) from None
         return Loaded(stored, game, game.load_state(stored.engine_state))
 
     def _remember(self, loaded: Loaded) -> Loaded:
@@ -272,6 +277,7 @@ class GameHost:
             if outcome is not None:
                 for p in outcome.placings:
                     placing = view.outcome.placings.add(rank=p.rank, name=p.name, score=p.score, detail=p.detail)
+                    placing.ranked_by.extend(game_pb2.RankingValue(name=n, value=v) for n, v in p.ranked_by)
                     if p.seat is not None:
                         placing.seat = p.seat
                         placing.bot_played = stored.seats[p.seat].bot_played or stored.seats[p.seat].bot

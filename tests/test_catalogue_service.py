@@ -3,6 +3,8 @@ recorded by new games, and a REST answer that caches (ETag, If-None-Match, the s
 
 from __future__ import annotations
 
+import asyncio
+
 import grpc
 from google.protobuf import json_format
 import pytest
@@ -93,3 +95,36 @@ def test_rest_catalogue_is_cacheable(redis_server: EmbeddedRedis) -> None:
         assert unknown.status_code == 404
         assert unknown.json()["details"][0]["reason"] == "UNKNOWN_KIND"
         assert "ETag" not in unknown.headers
+
+
+def test_a_game_of_retired_content_is_refused_and_outcomes_carry_their_tie_breaks(redis_server: EmbeddedRedis) -> None:
+    from hustings.client import Client
+
+    async def scenario() -> None:
+        async with running_replica(redis_server.url) as replica, running_replica(redis_server.url) as other:
+            async with Client(f"127.0.0.1:{replica.port}") as client, Client(f"127.0.0.1:{other.port}") as fresh:
+                request = game_service_pb2.CreateGameRequest(kind="stimmvieh", options=game_pb2.GameOptions(players=3))
+                request.table.bot_seats.extend([0, 1, 2])  # bots play it to the end at once
+                created = await client.stub.CreateGame(request)
+                view = await client.view(created.game_id)
+                for _ in range(200):
+                    if view.status == game_pb2.GAME_STATUS_FINISHED:
+                        break
+                    await asyncio.sleep(0.05)
+                    view = await client.view(created.game_id)
+                placings = [p for p in view.outcome.placings]
+                assert placings and all(p.ranked_by for p in placings)
+                # The same game as if recorded by another build's content.
+                raw = redis.Redis.from_url(redis_server.url)
+                try:
+                    stored = storage_pb2.StoredGame.FromString(raw.hget(game_key(created.game_id), "snapshot"))  # type: ignore[arg-type]
+                    stored.content_version = "0000000000000000"
+                    raw.hset(game_key(created.game_id), "snapshot", stored.SerializeToString())
+                finally:
+                    raw.close()
+                with pytest.raises(HustingsError) as refused:
+                    await fresh.view(created.game_id)  # a replica without it cached reads it anew
+                assert refused.value.code == grpc.StatusCode.FAILED_PRECONDITION
+                assert refused.value.reason == "CONTENT_VERSION_RETIRED"
+
+    run(scenario())
