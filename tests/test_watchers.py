@@ -377,3 +377,29 @@ def test_loadtest_reports_the_watcher_figures() -> None:
     assert summary["watch_updates_missed"] == 0
     assert float(summary["watch_fanout_p99_ms"]) >= float(summary["watch_fanout_p50_ms"]) > 0
     assert summary["watch_replica_rss_kib_per_stream"] is not None
+
+
+def test_event_streams_past_the_cap_or_ahead_get_an_error_event(redis_server: EmbeddedRedis) -> None:
+    """Over REST a client is its remote address: its second event stream is refused with
+    TOO_MANY_STREAMS_FOR_CLIENT in an error event; from_version ahead is OUT_OF_RANGE."""
+    import requests
+
+    from rest_helpers import LiveRest, SseReader
+
+    live = LiveRest(redis_server.url)
+    live.config.max_streams_per_client = 1
+    with live:
+        game_id, _joined = live.new_game(players=3)
+        url = f"{live.base_url}/v1/games/{game_id}:watch"
+        with requests.get(url + "?fromVersion=40", stream=True, timeout=20) as ahead:
+            (error,) = SseReader(ahead).events(1)
+        assert error.get("event") == "error"
+        assert json.loads(error["data"])["code"] == grpc.StatusCode.OUT_OF_RANGE.value[0]
+        assert json.loads(error["data"])["details"][0]["reason"] == "FROM_VERSION_AHEAD"
+        with requests.get(url + "?fromVersion=3", stream=True, timeout=20) as first:
+            (update,) = SseReader(first).events(1)
+            assert update["id"] == "4"
+            with requests.get(url + "?fromVersion=3", stream=True, timeout=20) as second:
+                (refused,) = SseReader(second).events(1)
+        assert refused.get("event") == "error"
+        assert json.loads(refused["data"])["details"][0]["reason"] == "TOO_MANY_STREAMS_FOR_CLIENT"
