@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import pathlib
 import subprocess
 import sys
 import time
@@ -18,7 +19,7 @@ from conftest import run, running_replica
 from service_helpers import stimmvieh_options
 from hustings.bots import ABSENT_AFTER_TIMEOUTS
 from hustings.client import Client, HustingsError
-from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.service.embedded_redis import EmbeddedRedis, free_port
 from hustings.v1 import game_pb2
 
 Change = game_pb2.SeatChanged.Change
@@ -158,3 +159,47 @@ def test_play_seat_rereads_a_quiet_stream_and_follows_server_decisions(redis_ser
             assert time.monotonic() - started < 90
 
     run(scenario())
+
+
+def test_the_readme_tables_example_runs(redis_server: EmbeddedRedis) -> None:
+    import re
+
+    from conftest import REPO
+
+    section = re.search(r"^## Tables: clocks, leaving, bots and expiry\n(.*?)(?=^## |\Z)", (REPO / "README.md").read_text(), re.S | re.M)
+    assert section, "README has no Tables section"
+    (example,) = re.findall(r"^```python\n(.*?)^```", section.group(1), re.S | re.M)
+    assert "127.0.0.1:50051" in example
+
+    async def scenario() -> None:
+        async with running_replica(redis_server.url) as replica:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, "-c", example.replace("127.0.0.1:50051", f"127.0.0.1:{replica.port}"),  # type: ignore[attr-defined]
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            )
+            out, err = await asyncio.wait_for(process.communicate(), 60)
+            assert process.returncode == 0, err.decode()[-3000:]
+            assert out.decode().splitlines() == ["Ada absent: True", "seat 0 is now Cy, absent: False"]
+
+    run(scenario())
+
+
+def test_run_bots_counts_every_timeout_in_the_histories(tmp_path: pathlib.Path) -> None:
+    """Games played at once each add their timeouts; the line's figure is the histories' sum."""
+    from hustings.bots import run_bots, timeouts_in
+
+    games = 6
+
+    async def scenario(redis_url: str) -> None:
+        async with running_replica(redis_url) as replica, Client(f"127.0.0.1:{replica.port}") as client:  # type: ignore[attr-defined]
+            address = f"127.0.0.1:{replica.port}"  # type: ignore[attr-defined]
+            summary = await run_bots(address, "stimmvieh", games, 4, seed=9, absent_seats=1, move_seconds=1)
+            assert summary["games_finished"] == games and summary["errors"] == 0, summary
+            game_ids = [g.game_id for g in (await client.games(page_size=50)).games]  # this Redis holds only these
+            assert len(game_ids) == games
+            counted = [timeouts_in(await client.history(game_id)) for game_id in game_ids]
+            assert all(c >= ABSENT_AFTER_TIMEOUTS for c in counted), counted
+            assert summary["timeouts"] == sum(counted)
+
+    with EmbeddedRedis(tmp_path, port=free_port(), appendonly=False) as server:
+        run(scenario(server.url))

@@ -262,7 +262,10 @@ async def play_game(
     if all(v is not None and v.status == game_pb2.GAME_STATUS_FINISHED for v in views):
         stats.games_finished += 1
         if table is not None and (table.decision_seconds or table.bank_seconds):
-            stats.timeouts += timeouts_in(await pool.history(created.game_id))
+            # Read before adding: ``stats.timeouts += await …`` would add to a value read before
+            # the await, losing what other games counted meanwhile.
+            timeouts = timeouts_in(await pool.history(created.game_id))
+            stats.timeouts += timeouts
     return created.game_id
 
 
