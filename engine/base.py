@@ -9,6 +9,7 @@ this surface.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generic, Mapping, Protocol, TypeVar
@@ -246,3 +247,35 @@ class ContentVersionError(EngineError):
             f"this {kind} game was created with content version {recorded}; this server plays {current}",
         )
         self.kind, self.recorded, self.current = kind, recorded, current
+
+
+Sampler = Callable[[Any, Seat, Rng], Any]
+"""``sample_state(state, seat, rng)``: a full state that ``seat`` cannot tell from ``state``."""
+
+
+def sampler(game: Game[Any, Any, Any]) -> Sampler:
+    """The determinization of ``game``: ``sample_state`` from the ``sampling`` module beside the
+    game's own (as the registry finds its catalogue), so that bots reach it through the registry.
+
+    ``sample_state(state, seat, rng)`` keeps everything ``seat`` sees (its view of the sample
+    equals its view of ``state``) and redeals everything else (other seats' hands and face-down
+    choices, deck order) from what that seat has not seen. The sample depends only on that view
+    and on ``rng``: states that differ only in secrets hidden from ``seat`` give equal samples,
+    so a search over samples cannot peek. A search calls it once per sample; the states it hands
+    in may themselves be samples (see ``observe``).
+    """
+    package = type(game).__module__.rsplit(".", 1)[0]
+    found: Sampler = importlib.import_module(f"{package}.sampling").sample_state
+    return found
+
+
+OBSERVATION_SEED = b"observation"
+
+
+def observe(game: Game[Any, Any, Any], state: Any, seat: Seat) -> Any:
+    """What ``seat`` knows of ``state``, as a state: one fixed determinization of it.
+
+    Since a sample depends only on the seat's view, this observation carries nothing of the
+    secrets ``seat`` cannot see; a bot handed a full state keeps only this and decides from it.
+    """
+    return sampler(game)(state, seat, Rng(OBSERVATION_SEED))
