@@ -16,6 +16,11 @@ from hustings.service.replica import Replica, ReplicaConfig
 
 START_TIMEOUT_S = 30.0
 CALL_TIMEOUT_S = 20.0
+# Words in an error message that only a parser's or the runtime's own message would contain.
+LEAK_MARKERS = (
+    "invalid literal", "recursion", "Failed to parse", "Message type", "Expecting", "line 1 column",
+    "Traceback", "int()", "Couldn't parse", "hustings.v1.", "Value out of range", "Exception",
+)
 
 
 class LiveRest:

@@ -16,7 +16,7 @@ import requests
 from prometheus_client.parser import text_string_to_metric_families
 
 from conftest import serve_process
-from rest_helpers import LiveRest, SseReader, request_id
+from rest_helpers import LEAK_MARKERS, LiveRest, SseReader, request_id
 from hustings.client import Client, HustingsError
 from hustings.service import rest
 from hustings.service.embedded_redis import EmbeddedRedis, free_port, wait_for_port
@@ -25,11 +25,6 @@ from hustings.v1 import game_service_pb2
 
 TIMEOUT_S = 20.0
 POLL_S = 0.1
-# Words that only a parser's or the runtime's own message would contain.
-LEAK_MARKERS = (
-    "invalid literal", "recursion", "Failed to parse", "Message type", "Expecting", "line 1 column",
-    "Traceback", "int()", "Couldn't parse", "hustings.v1.", "Value out of range", "Exception",
-)
 
 
 @pytest.fixture(scope="module")
