@@ -12,7 +12,7 @@ import wahlspiel from "./games/wahlspiel.js";
 import spinDoctors from "./games/spin_doctors.js";
 
 const RENDERERS = { stimmvieh, wahlspiel, spin_doctors: spinDoctors };
-const MAX_LOG = 300;
+const MAX_LOG = 200;
 const CLOCKS = {
   none: {},
   decision: { decisionSeconds: 60, absentAfterTimeouts: 3, allowTakeover: true },
@@ -350,15 +350,15 @@ function renderGame(app, gameId) {
 
   function relabelLog(ctx) {
     // Names can arrive after the events (a seat joins): the log is told again from its entries.
-    const shown = page.entries.slice(-MAX_LOG);
     const items = [];
-    for (const entry of shown) {
-      for (const event of entry.events ?? []) {
-        const text = tellEvent(event, ctx);
-        if (text) items.push(h("li", { dataset: { version: event.version } }, h("span", { class: "muted small" }, `${event.version} `), text));
+    for (let i = page.entries.length - 1; i >= 0 && items.length < MAX_LOG; i -= 1) {
+      const events = page.entries[i].events ?? [];
+      for (let j = events.length - 1; j >= 0 && items.length < MAX_LOG; j -= 1) {
+        const text = tellEvent(events[j], ctx);
+        if (text) items.push(h("li", { dataset: { version: events[j].version } }, h("span", { class: "muted small" }, `${events[j].version} `), text));
       }
     }
-    logList.replaceChildren(...items.reverse());
+    logList.replaceChildren(...items);
   }
 
   function addEntries(entries) {
@@ -393,10 +393,15 @@ function renderGame(app, gameId) {
         if (seat) node.textContent = clockText(seat);
       }
     }, 1000);
+    let pending = false;
     controller = watch(gameId, token, view.version, (update) => {
       addEntries(update.entries);
       if (update.view && BigInt(update.version) >= BigInt(page.view.version)) page.view = update.view;
-      draw();
+      // Updates that arrive together (a bot's answer right after a move) are drawn once.
+      if (!pending) {
+        pending = true;
+        setTimeout(() => { pending = false; draw(); }, 0);
+      }
     }, (text) => {
       live = text;
       const node = document.getElementById("live");

@@ -83,18 +83,18 @@ export function composer(moves, game, ctx, state, submit) {
         const most = Math.max(...lists.filter((l) => covers(l, chosen)).map((l) => l.length));
         out.push(h("div", { class: "field-prompt" }, capital(game.fieldPrompt(field, decision, ctx)),
           h("span", { class: "muted" }, ` (${chosen.length} chosen${exact.length ? "" : `, up to ${most}`})`)));
-        out.push(h("div", { class: `choices set ${game.itemNode ? "cards" : ""}`, dataset: { field } }, items.map((item) => {
+        out.push(h("div", { class: "choices set", dataset: { field } }, items.map((item) => {
           const selected = chosen.some((x) => key(x) === key(item));
           const possible = selected || lists.some((l) => covers(l, [...chosen, item]));
-          const content = game.itemNode?.(field, item, ctx, decision) ?? label(field, item, decision);
+          const drawn = game.itemNode?.(field, item, ctx, decision);
           return h("button", {
-            class: `choice${selected ? " selected" : ""}`, type: "button", disabled: !possible,
+            class: `choice${selected ? " selected" : ""}${drawn ? " card-choice" : ""}`, type: "button", disabled: !possible,
             "aria-pressed": selected ? "true" : "false", dataset: { value: key(item) },
             onclick: () => {
               state.sets[field] = selected ? chosen.filter((x) => key(x) !== key(item)) : [...chosen, item];
               redraw();
             },
-          }, content);
+          }, drawn ?? label(field, item, decision));
         })));
         if (!exact.length) return out;
         remaining = exact;
@@ -123,9 +123,11 @@ export function composer(moves, game, ctx, state, submit) {
           h("button", { class: "choice ok", type: "button", onclick: () => { state.picks[field] = sorted[at]; redraw(); } }, "OK")));
         return out;
       }
-      out.push(h("div", { class: `choices ${game.itemNode ? "cards" : ""}`, dataset: { field } }, distinct.map((value) =>
-        h("button", { class: "choice", type: "button", dataset: { value: key(value) }, onclick: () => { state.picks[field] = value; redraw(); } },
-          game.itemNode?.(field, value, ctx, decision) ?? label(field, value, decision)))));
+      out.push(h("div", { class: "choices", dataset: { field } }, distinct.map((value) => {
+        const drawn = game.itemNode?.(field, value, ctx, decision);
+        return h("button", { class: `choice${drawn ? " card-choice" : ""}`, type: "button", dataset: { value: key(value) }, onclick: () => { state.picks[field] = value; redraw(); } },
+          drawn ?? label(field, value, decision));
+      })));
       return out;
     }
     if (remaining.length) out.push(h("div", { class: "confirm" }, moveButton(remaining[0], decision, `Confirm: ${game.moveText(decision, remaining[0].params, ctx)}`)));

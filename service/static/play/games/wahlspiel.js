@@ -95,7 +95,7 @@ function board(view, k, ctx) {
     p.trades ? stat("trades", p.trades) : null, p.arrived ? h("b", {}, " at the goal") : null),
   h("ul", { class: "candidates" }, (k.candidates ?? []).filter((c) => (c.party ?? 0) === (p.party ?? 0)).map((c) =>
     h("li", { class: `candidate${c.inRace ? "" : " out"}`, dataset: { politician: c.politicianId } },
-      h("b", { class: "votes" }, String(c.votes ?? 0)), " votes · ", c.name || polName(ctx, c.politicianId),
+      h("b", { class: "votes" }, String(c.votes ?? 0)), (c.votes ?? 0) === 1 ? " vote · " : " votes · ", c.name || polName(ctx, c.politicianId),
       c.councillor ? " · national councillor" : "", c.inRace ? "" : " · out of the race"))))))));
   const extras = [];
   if (k.ballot?.card) {
@@ -121,7 +121,7 @@ function board(view, k, ctx) {
   }
   const played = k.eventDiscardCardIds ?? [];
   extras.push(h("div", { id: "played-events" }, h("h3", {}, `Events played (${played.length})`),
-    h("ul", { class: "small" }, played.slice(-3).reverse().map((id) => h("li", {}, cardText(ctx, id))))));
+    h("ul", { class: "small played-list" }, played.slice().reverse().map((id) => h("li", { dataset: { card: id } }, cardText(ctx, id))))));
   out.push(section("table-state", "On the table", extras));
   out.push(section("elections", "Elections", elections(ctx)));
   return out;

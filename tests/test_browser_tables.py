@@ -1,0 +1,441 @@
+"""The game tables at /play in headless Chromium: a full game of each kind played through the page
+by clicks alone against server-side bots, screenshots in progress and at the end (desktop and
+390 px), every public fact of a spectator's view found on the page, no sideways scrolling at
+390 px, and no console errors.
+
+Chromium is Debian's (``/usr/bin/chromium``), driven by Playwright; the ``browser`` fixture is in
+conftest.py. Screenshots go to a folder under pytest's tmp path (printed at the end of each test).
+"""
+
+from __future__ import annotations
+
+import pathlib
+import random
+import time
+import uuid
+from typing import Any, Callable, Iterator
+
+import pytest
+
+from rest_helpers import LiveRest
+from hustings.service.embedded_redis import EmbeddedRedis
+
+pytestmark = pytest.mark.slow
+
+WAIT_MS = 20_000
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+GAME_BUDGET_S = 110.0
+MAX_CLICKS = 2500
+# What a player may click in the move composer: one-click moves, decisions, and choices not yet made.
+CLICKABLE = (
+    "#moves button.move, #moves button.decision, #moves button.choice:not(.selected):not([disabled]), #moves button.step-up:not([disabled])"
+)
+# Handing Budget points is allowed at almost any moment of The Spin Doctors; a player who kept
+# doing it would only lengthen the game, so the clicking player leaves it out.
+SKIPPED = "[data-decision='handBudget']"
+
+
+@pytest.fixture(scope="module")
+def live(redis_server: EmbeddedRedis) -> Iterator[LiveRest]:
+    with LiveRest(redis_server.url) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
+    return tmp_path_factory.mktemp("table-screenshots")
+
+
+class Table:
+    """One browser page on the tables, recording console errors and failed requests."""
+
+    def __init__(self, browser: Any, live: LiveRest, viewport: dict[str, int]) -> None:
+        self.context = browser.new_context(viewport=viewport)
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(WAIT_MS)
+        self.live = live
+        self.errors: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
+
+    def close(self) -> None:
+        self.context.close()
+
+    def no_sideways_scroll(self) -> None:
+        widths = self.page.evaluate("[document.documentElement.scrollWidth, document.body.scrollWidth, window.innerWidth]")
+        assert max(widths[:2]) <= widths[2], f"the page scrolls sideways: {widths}"
+
+    def touch_targets(self) -> None:
+        """Every visible button, field and list on the page is at least 44 px high and wide."""
+        sizes = self.page.eval_on_selector_all(
+            "button, input, select",
+            "(ns) => ns.filter((n) => n.offsetParent).map((n) => [n.textContent.slice(0, 30), n.getBoundingClientRect().height, n.getBoundingClientRect().width])",
+        )
+        small = [s for s in sizes if s[1] < 44 or s[2] < 44]
+        assert sizes and not small, f"touch targets under 44 px: {small}"
+
+    def shot(self, folder: pathlib.Path, name: str) -> pathlib.Path:
+        path = folder / f"{name}.png"
+        self.page.screenshot(path=str(path), full_page=True)
+        assert path.stat().st_size > 10_000, "an empty screenshot"
+        return path
+
+    def finished(self) -> bool:
+        return bool(self.page.evaluate("document.getElementById('app').dataset.status === 'finished'"))
+
+    def version(self) -> str:
+        return str(self.page.evaluate("document.getElementById('app').dataset.version || ''"))
+
+
+def _start_against_bots(table: Table, kind: str, players: int) -> str:
+    """Lobby → name → kind and players → "Play against bots"; returns the game id."""
+    page = table.page
+    page.goto(table.live.base_url + "/play")
+    page.fill("#player-name", "Ada")
+    page.select_option("#new-kind", kind)
+    page.fill("#new-players", str(players))
+    page.dispatch_event("#new-players", "change")
+    page.click("#play-bots")
+    page.wait_for_url("**/play#/game/*")
+    page.wait_for_selector("#summary #you")
+    assert "seat 0" in page.inner_text("#you")
+    return page.url.rsplit("/", 1)[1]
+
+
+def _play_by_clicks(table: Table, rng: random.Random, on_click: Callable[[int], None]) -> int:
+    """Click through the composer until the game is over; returns the number of clicks."""
+    page = table.page
+    deadline = time.monotonic() + GAME_BUDGET_S
+    clicks = 0
+    while not table.finished():
+        assert clicks < MAX_CLICKS, "the game did not end within the click budget"
+        assert time.monotonic() < deadline, f"the game did not end within {GAME_BUDGET_S} s ({clicks} clicks)"
+        # Either something to click or the end of the game (bots move on their own meanwhile).
+        page.wait_for_function(
+            f"""() => document.getElementById('app').dataset.status === 'finished'
+                || document.getElementById('app').dataset.busy !== 'true'
+                   && [...document.querySelectorAll("{CLICKABLE}")].some((b) => !b.matches("{SKIPPED}"))"""
+        )
+        if table.finished():
+            break
+        candidates = page.locator(f":is({CLICKABLE}):not({SKIPPED})")
+        count = candidates.count()
+        if not count:
+            continue  # redrawn in between; look again
+        button = candidates.nth(rng.randrange(count))
+        submits = button.evaluate("(b) => b.classList.contains('move')")
+        before = table.version()
+        try:
+            button.click(timeout=5_000)
+        except Exception:  # the view moved on under the pointer (a redraw); look again
+            if not page.locator(CLICKABLE).count() and not table.finished():
+                page.wait_for_timeout(50)
+            continue
+        clicks += 1
+        if submits:
+            page.wait_for_function(
+                "(v) => document.getElementById('app').dataset.version !== v || !document.getElementById('error').hidden", arg=before
+            )
+            assert page.locator("#error").is_hidden(), page.inner_text("#error")
+        on_click(clicks)
+    return clicks
+
+
+def _full_game(browser: Any, live: LiveRest, shots: pathlib.Path, kind: str, players: int, seed: int) -> None:
+    """A whole game of `kind` through the page, at 390 px, with desktop shots of the same table."""
+    from playwright.sync_api import expect
+
+    phone = Table(browser, live, PHONE)
+    desk = Table(browser, live, DESKTOP)
+    try:
+        game_id = _start_against_bots(phone, kind, players)
+        # The desktop page resumes the same seat from the browser storage of its own context: give it the token.
+        seat = phone.page.evaluate("(id) => localStorage.getItem(`hustings.seat.${id}`)", game_id)
+        assert seat and "token" in seat
+        desk.page.goto(live.base_url + "/play")
+        desk.page.evaluate("([id, seat]) => localStorage.setItem(`hustings.seat.${id}`, seat)", [game_id, seat])
+        desk.page.goto(live.base_url + f"/play#/game/{game_id}")
+        expect(desk.page.locator("#you")).to_contain_text("seat 0")
+
+        taken: list[int] = []
+
+        def in_progress(clicks: int) -> None:
+            if clicks in (3, 25) and clicks not in taken:
+                taken.append(clicks)
+                phone.no_sideways_scroll()
+                phone.touch_targets()
+                phone.shot(shots, f"{kind}-{clicks:03d}-phone")
+                desk.page.wait_for_function("(v) => Number(document.getElementById('app').dataset.version) >= Number(v)", arg=phone.version())
+                desk.no_sideways_scroll()
+                desk.shot(shots, f"{kind}-{clicks:03d}-desktop")
+
+        started = time.monotonic()
+        clicks = _play_by_clicks(phone, random.Random(seed), in_progress)
+        elapsed = time.monotonic() - started
+        assert taken, "no screenshot in progress"
+
+        # The end: the result with every placing, on both pages (the desktop one followed live).
+        view = live.ok("GET", f"/v1/games/{game_id}/view")["view"]
+        assert view["status"] == "GAME_STATUS_FINISHED"
+        for table in (phone, desk):
+            expect(table.page.locator("#outcome")).to_be_visible()
+            expect(table.page.locator("#outcome .placings li")).to_have_count(len(view["outcome"]["placings"]))
+            for placing in view["outcome"]["placings"]:
+                expect(table.page.locator("#outcome")).to_contain_text(placing["name"])
+            expect(table.page.locator("#log li").first).to_be_visible()
+            table.no_sideways_scroll()
+        # The log speaks in words with names, not ids.
+        log = phone.page.inner_text("#log")
+        assert "Ada" in log and "Bot" in log
+        phone.shot(shots, f"{kind}-end-phone")
+        desk.shot(shots, f"{kind}-end-desktop")
+        print(f"\n{kind}: {clicks} clicks in {elapsed:.1f} s; screenshots in {shots}")
+        for table in (phone, desk):
+            assert not table.errors, table.errors
+    finally:
+        phone.close()
+        desk.close()
+
+
+def test_stimmvieh(browser: Any, live: LiveRest, shots: pathlib.Path) -> None:
+    _full_game(browser, live, shots, "stimmvieh", 3, seed=1)
+
+
+def test_wahlspiel(browser: Any, live: LiveRest, shots: pathlib.Path) -> None:
+    _full_game(browser, live, shots, "wahlspiel", 3, seed=2)
+
+
+def test_spin_doctors(browser: Any, live: LiveRest, shots: pathlib.Path) -> None:
+    _full_game(browser, live, shots, "spin_doctors", 3, seed=3)
+
+
+# --- every public fact of a spectator's view is on the page -------------------------------------
+
+
+def _game_in_progress(live: LiveRest, kind: str, players: int, moves: int, seed: int) -> str:
+    """A game with bots in every seat but the first, which makes `moves` random legal moves over the
+    API and then owes a decision (so the table stands still); returns its id."""
+    rng = random.Random(seed)
+    created = live.ok("POST", "/v1/games", {"kind": kind, "options": {"players": players}, "table": {"botSeats": list(range(1, players))}})
+    game_id = created["gameId"]
+    token = live.ok("POST", f"/v1/games/{game_id}:join", {"displayName": "Ada"})["seatToken"]
+    made = 0
+    deadline = time.monotonic() + 30
+    while made < moves and time.monotonic() < deadline:
+        view = live.ok("GET", f"/v1/games/{game_id}/view", token=token)["view"]
+        legal = [m for m in view.get("legalMoves", []) if "handBudget" not in str(m)]
+        if view["status"] != "GAME_STATUS_ACTIVE":
+            break
+        if not legal:  # the bots are still answering
+            time.sleep(0.02)
+            continue
+        body = {"move": rng.choice(legal), "expectedVersion": view["version"], "requestId": uuid.uuid4().hex}
+        answer = live.call("POST", f"/v1/games/{game_id}/moves", body, token=token)
+        assert answer.status_code in (200, 409), answer.text
+        made += answer.status_code == 200
+    assert made == moves, f"only {made} moves were made"
+    last = ""
+    while time.monotonic() < deadline:  # the bots answer; then the table waits for Ada alone
+        view = live.ok("GET", f"/v1/games/{game_id}/view", token=token)["view"]
+        if view["status"] != "GAME_STATUS_ACTIVE" or view.get("toAct") == [0] and view["version"] == last:
+            return game_id
+        last = view["version"]
+        time.sleep(0.2)
+    raise AssertionError("the table did not come back to Ada")
+
+
+def _seat_tokens(page: Any, selector: str) -> dict[int, int]:
+    """How many tokens of each seat a part of the page shows."""
+    seats = page.eval_on_selector_all(selector, "(nodes) => nodes.map((n) => Number(n.dataset.seat))")
+    counts: dict[int, int] = {}
+    for seat in seats:
+        counts[seat] = counts.get(seat, 0) + 1
+    return counts
+
+
+def _owners(tokens: list[int]) -> dict[int, int]:
+    counts: dict[int, int] = {}
+    for seat in tokens:
+        if seat >= 0:
+            counts[seat] = counts.get(seat, 0) + 1
+    return counts
+
+
+def _stimmvieh_facts(page: Any, view: dict[str, Any], catalogue: dict[str, Any]) -> int:
+    k = view["stimmvieh"]
+    checked = 0
+
+    def has(selector: str, text: str) -> None:
+        nonlocal checked
+        content = page.locator(selector).first.text_content() or ""
+        assert text in content, f"{text!r} is not in {selector}: {content[:300]!r}"
+        checked += 1
+
+    for card in k.get("display", []):
+        has("#display", card["label"])
+        has(f"#display [data-card='{card['cardId']}']", f"influence {card['influence']}")
+    has(".vote-stack", f"×{k.get('voteStackCount', 0)}")
+    has(".donation-stack", f"×{k.get('donationStackCount', 0)}")
+    for stack in ("voteStackTop", "donationStackTop"):
+        if k.get(stack):
+            has("#display-section", k[stack]["label"])
+    for p in k["parties"]:
+        panel = f"#parties .party[data-party='{p.get('party', 0)}']"
+        has(panel, p["name"])
+        for key, cls in (("votes", "votes"), ("donations", "donations")):
+            has(f"{panel} .stack.{cls}", f"×{p[key].get('count', 0)}")
+            if p[key].get("count"):
+                has(f"{panel} .stack.{cls}", p[key]["topCard"]["label"])
+        has(f"{panel} .backbencher-count", str(p.get("backbencherCount", 0)))
+        shown = page.eval_on_selector_all(f"{panel} .tops .politician", "(ns) => ns.map((n) => Number(n.dataset.influence))")
+        assert sorted(shown) == sorted(p.get("topCandidates", [])), (p["name"], shown, p.get("topCandidates"))
+        checked += 1
+        if p.get("angelus"):
+            backs = page.eval_on_selector_all(f"{panel} .backs .politician", "(ns) => ns.map((n) => Number(n.dataset.influence))")
+            assert sorted(backs) == sorted(p.get("backbenchers", [])), "Angelus's face-up backbenchers"
+            checked += 1
+    for number in k.get("topCandidateDiscards", []) + k.get("backbencherDiscards", []):
+        has(".played", str(number))
+    return checked
+
+
+def _wahlspiel_facts(page: Any, view: dict[str, Any], catalogue: dict[str, Any]) -> int:
+    k = view["wahlspiel"]
+    checked = 0
+
+    def has(selector: str, text: str) -> None:
+        nonlocal checked
+        content = page.locator(selector).first.text_content() or ""
+        assert text in content, f"{text!r} is not in {selector}: {content[:300]!r}"
+        checked += 1
+
+    names = {p["politician"]["politicianId"]: p["politician"]["name"] for p in catalogue["wahlspiel"]["politicians"]}
+    texts = {c["cardId"]: c["text"] for c in catalogue["wahlspiel"]["voters"] + catalogue["wahlspiel"]["events"]}
+    positions: dict[int, int] = {}
+    for p in k["parties"]:
+        panel = f"#parties .party[data-party='{p.get('party', 0)}']"
+        has(panel, p["name"])
+        has(f"{panel} .position", str(p.get("position", 0)))
+        has(f"{panel} .money", str(p.get("money", 0)))
+        has(f"{panel} .voter-count", str(p.get("voterCount", 0)))
+        has(f"{panel} .event-count", str(p.get("eventCount", 0)))
+        positions[p.get("position", 0)] = positions.get(p.get("position", 0), 0) + 1
+    for position, count in positions.items():
+        assert page.locator(f"#track .field[data-position='{position}'] .piece").count() == count, f"pieces on field {position}"
+        checked += 1
+    for c in k.get("candidates", []):
+        row = f"li.candidate[data-politician='{c['politicianId']}']"
+        has(row, names[c["politicianId"]])
+        assert (page.locator(f"{row} .votes").text_content() or "").strip() == str(c.get("votes", 0)), f"votes of {c['politicianId']}"
+        checked += 1
+    has("#board", f"voter stack {k.get('voterStackCount', 0)}")
+    has("#board", f"event stack {k.get('eventStackCount', 0)}")
+    has("#board", f"ballot box {len(k.get('ballotBoxCardIds', []))}")
+    for card_id in k.get("eventDiscardCardIds", []):
+        has(f"#played-events li[data-card='{card_id}']", texts[card_id])
+    for pid in k.get("cantonalCouncillorIds", []) + k.get("nationalCouncillorIds", []) + ([k["federalCouncillorId"]] if k.get("federalCouncillorId") else []):
+        has("#elections", names[pid])
+    return checked
+
+
+def _spin_doctors_facts(page: Any, view: dict[str, Any], catalogue: dict[str, Any]) -> int:
+    k = view["spinDoctors"]
+    cat = catalogue["spinDoctors"]
+    checked = 0
+
+    def has(selector: str, text: str) -> None:
+        nonlocal checked
+        content = page.locator(selector).first.text_content() or ""
+        assert text in content, f"{text!r} is not in {selector}: {content[:300]!r}"
+        checked += 1
+
+    topics = {t.get("topic", 0): t["name"] for t in cat["topics"]}
+    groups = {g.get("voterGroup", 0): g["name"] for g in cat["voterGroups"]}
+    topic_of = {c["cardId"]: c.get("topic", 0) for c in cat["topicCards"]}
+    group_of = {c["cardId"]: c.get("voterGroup", 0) for c in cat["turnoutCards"]}
+    localities = {loc.get("locality", 0): loc for loc in cat["localities"]}
+    staffers = {s.get("staffer", 0): s["name"] for s in cat["staffers"]}
+    for p in k["players"]:
+        row = f"#party-table tr[data-seat='{p.get('seat', 0)}']"
+        cells = page.eval_on_selector_all(f"{row} td.votes", "(ns) => ns.map((n) => Number(n.textContent))")
+        assert cells == [int(v) for v in p.get("votes", [])], (cells, p.get("votes"))
+        checked += 1
+        has(f"{row} td.budget", str(p.get("budget", 0)))
+        has(f"{row} td.supply", str(p.get("supply", 0)))
+        for card in p.get("programmeFaceUp", []):
+            programme = next(c for c in cat["programmeCards"] if c["cardId"] == card)
+            has(f".programmes [data-seat='{p.get('seat', 0)}']", topics[programme.get("topic", 0)])
+        for order in p.get("shownStaffers", []):
+            has(f".programmes [data-seat='{p.get('seat', 0)}']", staffers[order])
+    markers = page.eval_on_selector_all("#party-table td.turnout-marker", "(ns) => ns.map((n) => Number(n.textContent))")
+    assert markers == [int(m) for m in k.get("turnoutMarkers", [])]
+    checked += 1
+    has(f"#party-table tr[data-seat='{k.get('favourite', 0)}']", "★")
+    for loc in k["localities"]:
+        box = f".locality[data-locality='{loc.get('locality', 0)}']"
+        info = localities[loc.get("locality", 0)]
+        has(box, info["name"])
+        has(box, "/".join(str(v) for v in info["votes"]))
+        has(f"{box} .topic-card", topics[topic_of[loc["topicCard"]]])
+        has(f"{box} .turnout-card", groups[group_of[loc["turnoutCard"]]])
+        for part, tokens in (("turnout-card", loc.get("turnoutTokens", [])), ("slot.red", loc.get("redTokens", [])),
+                             ("slot.white", loc.get("whiteTokens", [])), ("activity", loc.get("activityTokens", []))):
+            assert _seat_tokens(page, f"{box} .{part} .token[data-seat]") == _owners(tokens), (box, part, tokens)
+            checked += 1
+    for i, card in enumerate(k.get("news", [])):
+        field = f"#news .news-field[data-index='{i}']"
+        if card:
+            news = next(c for c in cat["newsCards"] if c["cardId"] == card)
+            has(field, topics[news.get("topic", 0)] if card.startswith("N-") else "Scandal")
+        elif k.get("newsFaceDown", [])[i]:
+            has(field, "face down")
+    has("#media", f"News deck {k.get('newsDeckCount', 0)}")
+    has("#media", f"Topic deck {k.get('topicDeckCount', 0)}")
+    for b in k.get("boardStaffers", []):
+        if b.get("faceUp"):
+            where = "#media" if b.get("field", 0) == 1 else f".region[data-field='{b.get('field', 0)}']"
+            has(f"{where} .board-staffers", staffers[b.get("staffer", 0)])
+    return checked
+
+
+FACTS = {"stimmvieh": (3, 8, _stimmvieh_facts), "wahlspiel": (3, 20, _wahlspiel_facts), "spin_doctors": (3, 40, _spin_doctors_facts)}
+
+
+@pytest.mark.parametrize("kind", sorted(FACTS))
+def test_spectator_sees_every_public_fact(browser: Any, live: LiveRest, shots: pathlib.Path, kind: str) -> None:
+    from playwright.sync_api import expect
+
+    players, moves, check = FACTS[kind]
+    game_id = _game_in_progress(live, kind, players, moves, seed=7)
+    view = live.ok("GET", f"/v1/games/{game_id}/view")["view"]
+    catalogue = live.ok("GET", f"/v1/kinds/{kind}")
+    table = Table(browser, live, PHONE)
+    try:
+        table.page.goto(live.base_url + f"/play#/game/{game_id}")
+        expect(table.page.locator("#you")).to_contain_text("watching")
+        expect(table.page.locator("#app")).to_have_attribute("data-version", view["version"])
+        assert table.page.locator("#moves").count() == 0, "a spectator gets no moves"
+        checked = check(table.page, view, catalogue)
+        assert checked >= 20, f"only {checked} facts were checked"
+        table.no_sideways_scroll()
+        table.shot(shots, f"{kind}-spectator-phone")
+        assert not table.errors, table.errors
+        print(f"\n{kind}: {checked} public facts found on the spectator's page")
+    finally:
+        table.close()
+
+
+def test_lobby_on_a_phone(browser: Any, live: LiveRest, shots: pathlib.Path) -> None:
+    """The lobby fits 390 px, and every button on it is a 44 px touch target."""
+    live.ok("POST", "/v1/games", {"kind": "wahlspiel", "options": {"players": 4}, "table": {"botSeats": [3]}})
+    table = Table(browser, live, PHONE)
+    try:
+        table.page.goto(live.base_url + "/play")
+        table.page.wait_for_selector("#games .game-row")
+        table.no_sideways_scroll()
+        table.touch_targets()
+        table.shot(shots, "lobby-phone")
+        assert not table.errors, table.errors
+    finally:
+        table.close()
