@@ -81,7 +81,7 @@ class GameFeed:
         self.step = Step(first)
         self.tail: collections.deque[storage_pb2.LogEntry] = collections.deque(maxlen=TAIL_ENTRIES)
         self.watchers: set[asyncio.Event] = set()
-        self.failed = False
+        self.failure: ServiceError | None = None  # what ends every stream of the feed
         self.task: asyncio.Task[None] | None = None
 
     def publish(self, loaded: "Loaded", entries: list[storage_pb2.LogEntry]) -> None:
@@ -164,7 +164,7 @@ class Watchers:
             raise shutting_down()
         with self.limits.hold(client, token):
             feed = self._feeds.get(game_id)
-            if feed is not None and not feed.failed:
+            if feed is not None and feed.failure is None:
                 loaded = feed.step.loaded  # no read: the feed has the latest step it heard of
             else:
                 loaded = await self._shared(("load", game_id), lambda: self._load(game_id))
@@ -202,8 +202,9 @@ class Watchers:
                 step = feed.step
             while True:
                 wake.clear()
-                if feed.failed:
-                    raise ServiceError(grpc.StatusCode.INTERNAL, "INTERNAL", "internal error")
+                if feed.failure is not None:
+                    failure = feed.failure
+                    raise ServiceError(failure.code, failure.reason, failure.message, failure.metadata)
                 if self._closing():
                     raise shutting_down()
                 if step.version > last:
@@ -288,7 +289,8 @@ class Watchers:
                     feed.wake()
                     return
                 try:
-                    if fresh or await self._version(game_id) > feed.step.version:
+                    # A game gone (expired) reads as version 0: the load then says NOT_FOUND.
+                    if fresh or await self._version(game_id) not in range(1, feed.step.version + 1):
                         await self._advance(feed)
                     failures = 0
                 except (RedisError, OSError) as error:
@@ -301,16 +303,22 @@ class Watchers:
                     await asyncio.sleep(RETRY_S[min(failures, len(RETRY_S)) - 1])
                     fresh = True
                     continue
+                except ServiceError as error:  # e.g. the game expired: its streams end with NOT_FOUND
+                    self._fail(feed, error)
+                    return
                 except Exception:  # noqa: BLE001 - reported to the watchers as INTERNAL
                     log.exception("feed_failed", game_id=game_id)
-                    feed.failed = True
-                    if self._feeds.get(game_id) is feed:
-                        del self._feeds[game_id]  # the next watcher starts a new feed
-                    feed.wake()
+                    self._fail(feed, ServiceError(grpc.StatusCode.INTERNAL, "INTERNAL", "internal error"))
                     return
                 if feed.step.finished:
                     return
                 fresh = await _woken(announced, POLL_S)
+
+    def _fail(self, feed: GameFeed, error: ServiceError) -> None:
+        feed.failure = error
+        if self._feeds.get(feed.game_id) is feed:
+            del self._feeds[feed.game_id]  # the next watcher starts a new feed
+        feed.wake()
 
     async def _advance(self, feed: GameFeed) -> None:
         loaded = await self._load(feed.game_id)

@@ -403,3 +403,29 @@ def test_event_streams_past_the_cap_or_ahead_get_an_error_event(redis_server: Em
                 (refused,) = SseReader(second).events(1)
         assert refused.get("event") == "error"
         assert json.loads(refused["data"])["details"][0]["reason"] == "TOO_MANY_STREAMS_FOR_CLIENT"
+
+
+def test_the_streams_of_a_game_that_is_gone_end_with_not_found(redis_server: EmbeddedRedis) -> None:
+    """A game that expires while watched ends its streams with NOT_FOUND (the feed's poll sees
+    it), instead of leaving them open forever."""
+    from hustings.service.errors import ServiceError
+    from hustings.service.store import game_key
+
+    raw = sync_redis.Redis.from_url(redis_server.url)
+
+    async def scenario() -> None:
+        async with replica(redis_server.url) as one:
+            async with Client(f"127.0.0.1:{one.port}") as client:
+                seats = await new_game(client, 4)
+                game_id = seats[0].game_id
+                stream = one.host.watch(game_id, None, 0, "gone")
+                assert (await stream.__anext__()).version == 5
+                raw.delete(game_key(game_id))
+                with pytest.raises(ServiceError) as caught:
+                    await asyncio.wait_for(stream.__anext__(), WAIT_S)
+                assert caught.value.code == grpc.StatusCode.NOT_FOUND and caught.value.reason == "GAME_NOT_FOUND"
+
+    try:
+        run(scenario())
+    finally:
+        raw.close()
