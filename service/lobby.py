@@ -75,22 +75,31 @@ class LobbyRepair:
         self.ghost_grace_s = ghost_grace_s
         self._clock = clock
         self._task: asyncio.Task[None] | None = None
+        # The flag as well as the cancellation: the Redis client may turn a cancellation into a
+        # connection error, which the loop would otherwise survive.
+        self._stopping = False
 
     def start(self) -> None:
         """Repair in the background until ``stop``."""
         if self._task is None:
+            self._stopping = False
             self._task = asyncio.create_task(self._run(), name="hustings-lobby-repair")
 
     async def stop(self) -> None:
         """Stop repairing."""
         if self._task is not None:
-            self._task.cancel()
+            self._stopping = True
+            for _attempt in range(20):  # bounded: a cancellation swallowed by a Redis call is repeated
+                self._task.cancel()
+                await asyncio.wait({self._task}, timeout=0.5)
+                if self._task.done():
+                    break
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
 
     async def _run(self) -> None:
-        while True:
+        while not self._stopping:
             # Jitter keeps replicas from asking for the lease at the same instant.
             await asyncio.sleep(self.interval_s * random.uniform(0.5, 1.0))
             try:

@@ -347,3 +347,15 @@ def test_clockbench_prints_its_figures_and_applies_every_due_deadline() -> None:
     assert figures["moves_per_s_clocks_off"] > 0 and figures["moves_per_s_clocks_on"] > 0
     assert figures["due_decisions_applied"] == 60 * 3 and figures["due_games_not_done"] == 0
     assert figures["due_games_indexed"] >= 60
+
+
+def test_a_replica_stopped_right_after_it_started_stops(redis_server: EmbeddedRedis) -> None:
+    """Its background loops (deadlines, lobby repair) end even when a Redis call swallows the
+    cancellation."""
+
+    async def scenario() -> None:
+        for _ in range(5):
+            replica = await Replica(ReplicaConfig(redis_url=redis_server.url, address="127.0.0.1:0", grace_s=1.0)).start()
+            await asyncio.wait_for(replica.stop(), 15)
+
+    run(scenario(), timeout_s=120)
