@@ -32,6 +32,7 @@ from redis.exceptions import RedisError
 from hustings.service import metrics
 from hustings.service.errors import ServiceError, internal, invalid, store_error, unauthenticated
 from hustings.service.catalogue import rest_answer
+from hustings.service.grpc_api import RPC_DEADLINE_S
 from hustings.service.host import GameHost
 from hustings.service.rest_routes import HttpRule, build_request, http_rules, to_json
 from hustings.v1 import game_service_pb2
@@ -211,9 +212,14 @@ class RestServer:
             try:
                 body = await request.read() if rule.body else b""
                 message = build_request(rule, params, _query(request), body)
-                response = await call(self.host, message, bearer_token(request))
+                async with asyncio.timeout(RPC_DEADLINE_S):  # the same server deadline as gRPC
+                    response = await call(self.host, message, bearer_token(request))
             except web.HTTPRequestEntityTooLarge:
                 return _too_large()
+            except TimeoutError:
+                return error_response(
+                    ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, "SERVER_DEADLINE", "the call took too long; retry")
+                )
             except ServiceError as error:
                 return error_response(error)
             except RedisError as failure:
