@@ -112,6 +112,9 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("game_id", help="the id CreateGame answered (also in the lobby, ListGames)")
     verify.add_argument("--server", default=DEFAULT_ADDRESS, help="gRPC address of a server holding the game (default %(default)s)")
     verify.add_argument("--commitment", default=None, help="the seed commitment you recorded when the game began (any early view shows it)")
+    from hustings.ai import arena
+
+    arena.add_parser(sub, kinds)
     return parser
 
 
@@ -201,7 +204,8 @@ async def _bots(args: argparse.Namespace) -> int:
 async def _play(args: argparse.Namespace) -> int:
     from hustings.terminal import play_in_terminal
 
-    async with _server(args.server) as address:
+    # The embedded server's warnings would land between the table and the prompt: errors only.
+    async with _server(args.server, log_level="error") as address:
         return await play_in_terminal(address, args.kind, args.players, args.name)
 
 
@@ -235,10 +239,16 @@ async def _verify(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+async def _arena(args: argparse.Namespace) -> int:
+    from hustings.ai.arena import command
+
+    return await command(args)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``hustings`` command."""
     args = _parser().parse_args(argv)
-    command = {"serve": _serve, "bots": _bots, "play": _play, "loadtest": _loadtest, "clockbench": _clockbench, "verify": _verify}[args.command]
+    command = {"serve": _serve, "bots": _bots, "play": _play, "loadtest": _loadtest, "clockbench": _clockbench, "verify": _verify, "arena": _arena}[args.command]
     try:
         return asyncio.run(command(args))
     except KeyboardInterrupt:

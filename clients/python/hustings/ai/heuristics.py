@@ -1,0 +1,101 @@
+"""Per-game heuristics, side by side: how good a table looks for each seat, as one number each.
+
+A heuristic reads a full state, which for a bot is always a determinization of its own
+observation (``hustings.engine.base.sampler``), never the real table. ``standing`` turns the
+numbers into the reward the search maximises: 1 for the sole leader, 0 for the last, ties
+sharing; once the game is over the outcome's ranks decide instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from hustings.engine import Game
+from hustings.engine.spin_doctors.board import locality_votes
+from hustings.engine.spin_doctors.content import CONTENT as SPIN_CONTENT
+from hustings.engine.spin_doctors.scoring import scores as spin_scores
+from hustings.engine.stimmvieh.model import deck_of
+from hustings.engine.stimmvieh.scoring import doubling_parties
+from hustings.engine.wahlspiel.table import POLITICIANS as WAHLSPIEL_POLITICIANS
+
+Evaluation = Callable[[Any], list[float]]
+
+
+def stimmvieh(state: Any) -> list[float]:
+    """Donations as election night would count them now: doubled for the two parties with the
+    most votes; campaign points (several campaigns) outweigh any one campaign's donations."""
+    cards = deck_of(state.options)
+    votes = [sum(cards[c].amount for c in p.votes) for p in state.parties]
+    influence = [sum(cards[c].influence for c in p.votes) for p in state.parties]
+    moderator = state.options.moderator_seat if state.options.moderator else None
+    doubled = doubling_parties(votes, influence, moderator)
+    values = []
+    for index, party in enumerate(state.parties):
+        donations = sum(cards[c].amount for c in party.donations)
+        values.append(1000.0 * party.campaign_points + donations * (2 if index in doubled else 1) + 0.1 * votes[index])
+    return values[: state.options.players]
+
+
+def wahlspiel(state: Any) -> list[float]:
+    """The outcome's keys, weighted: the Federal Councillor, seats won, votes of candidates still
+    in the race, and the cards and money that buy votes later."""
+    owner = {p: i for i, party in enumerate(state.parties) for p in party.politicians}
+    values = []
+    for index, party in enumerate(state.parties):
+        value = 1000.0 if state.federal and owner.get(state.federal) == index else 0.0
+        value += 40.0 * sum(owner.get(p) == index for p in state.national)
+        value += 15.0 * sum(owner.get(p) == index for p in state.cantonal)
+        value += 3.0 * sum(c.votes for c in state.candidates if c.party == index and c.in_race)
+        value += 1.0 * len(party.voters) + 0.5 * len(party.events) + party.money / 2000.0
+        value += 0.2 * party.position
+        values.append(value)
+    return values
+
+
+def spin_doctors(state: Any) -> list[float]:
+    """Votes Cast as the Election would count them now, plus what each Locality would give if the
+    Poll came now (half weight: it can still change), then raw Votes and Budget as tie-breaks."""
+    projected = [0.0] * state.players
+    for index, spot in enumerate(state.spots):
+        turnout = [spot.turnout.count(s) for s in range(state.players)]
+        topic = [spot.red.count(s) + spot.white.count(s) for s in range(state.players)]
+        for seat, gain in enumerate(locality_votes(SPIN_CONTENT.localities[index].votes, turnout, topic)):
+            projected[seat] += gain
+    return [s.cast + 0.5 * projected[s.seat] + 0.05 * s.raw + 0.01 * s.budget for s in spin_scores(state)]
+
+
+EVALUATIONS: dict[str, Evaluation] = {"stimmvieh": stimmvieh, "wahlspiel": wahlspiel, "spin_doctors": spin_doctors}
+"""The heuristic of each kind; a kind without one is judged by its outcome only."""
+
+
+def standing(game: Game[Any, Any, Any], state: Any, seat: int) -> float:
+    """The reward of ``seat`` in ``state``, in [0, 1]: its share of the others it beats (ties
+    count half), by the outcome once the game is over, else by the kind's heuristic."""
+    outcome = game.outcome(state) if game.is_over(state) else None
+    if outcome is not None:
+        ranks = {p.seat: p.rank for p in outcome.placings if p.seat is not None}
+        others = [r for s, r in ranks.items() if s != seat]
+        mine = ranks[seat]
+        if mine == 1:
+            # A win is what counts: a shared first place is worth its share of one win.
+            return 1.0 / (1 + sum(r == 1 for r in others))
+        return 0.3 * sum((r > mine) + 0.5 * (r == mine) for r in others) / max(1, len(others))
+    evaluate = EVALUATIONS.get(game.info.kind)
+    if evaluate is None:
+        return 0.5
+    values = evaluate(state)
+    mine = values[seat]
+    others = [v for s, v in enumerate(values) if s != seat]
+    return sum((v < mine) + 0.5 * (v == mine) for v in others) / max(1, len(others))
+
+
+def margin(game: Game[Any, Any, Any], state: Any, seat: int) -> float:
+    """How far ``seat`` leads the best other seat by the kind's heuristic (the greedy bot's
+    measure: finer than a rank, so that one step of progress shows)."""
+    if game.is_over(state):
+        return 1e6 * standing(game, state, seat)
+    evaluate = EVALUATIONS.get(game.info.kind)
+    if evaluate is None:
+        return 0.0
+    values = evaluate(state)
+    return values[seat] - max(v for s, v in enumerate(values) if s != seat)

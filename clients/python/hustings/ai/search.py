@@ -1,0 +1,126 @@
+"""The search core shared by every game: determinized Monte Carlo search over a seat's
+information set (information-set MCTS with its tree cut at the seat's own decision).
+
+Each iteration draws a fresh determinization of what the seat knows, picks one of the seat's
+legal moves by UCB1 (the statistics are kept per move across determinizations, which is what
+makes this a search over the information set rather than over one guessed table), applies it,
+plays on with a cheap rollout policy for every seat up to a depth limit, and scores the result
+with the kind's heuristic (``heuristics.standing``). The budget is a number of iterations and a
+time limit, whichever runs out first.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from hustings.ai.heuristics import margin, standing
+from hustings.engine import Game, Rng
+from hustings.engine.base import sampler
+
+Policy = Callable[[Game[Any, Any, Any], Any, int, list[Any], Rng], Any]
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much one decision may cost: ``iterations`` determinized playouts, at most ``seconds``."""
+
+    iterations: int = 400
+    seconds: float = 1.0
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """Per-kind search settings: how deep a playout goes, and how many of a long move list the
+    search considers (the rest never looked better than these to the one-ply heuristic)."""
+
+    depth: int = 40
+    width: int = 16
+    exploration: float = 0.7
+
+
+TUNING: dict[str, Tuning] = {
+    "stimmvieh": Tuning(depth=60, width=24),  # a whole campaign is about 40 steps: play it out
+    "wahlspiel": Tuning(depth=30, width=12),
+    "spin_doctors": Tuning(depth=40, width=12),
+}
+RANKED_LIMIT = 200  # moves the one-ply ranking applies at most (a Spin Doctors Staff: 924)
+
+
+def random_policy(game: Game[Any, Any, Any], state: Any, seat: int, moves: list[Any], rng: Rng) -> Any:
+    """The rollout policy: any legal move, uniformly."""
+    return moves[rng.below(len(moves))]
+
+
+def one_ply(game: Game[Any, Any, Any], state: Any, seat: int, moves: list[Any], rng: Rng) -> list[tuple[float, int]]:
+    """(heuristic margin after the move, index) for the first ``RANKED_LIMIT`` moves, best first;
+    ties keep the game's own order (it lists sensible choices first)."""
+    ranked = []
+    for index, move in enumerate(moves[:RANKED_LIMIT]):
+        after, _ = game.apply(state, seat, move, Rng(rng.seed, rng.counter))
+        ranked.append((margin(game, after, seat), index))
+    ranked.sort(key=lambda pair: (-pair[0], pair[1]))
+    return ranked
+
+
+def playout(game: Game[Any, Any, Any], state: Any, seat: int, depth: int, rng: Rng, policy: Policy = random_policy) -> float:
+    """Play on from ``state`` for at most ``depth`` steps and score it for ``seat``."""
+    for _ in range(depth):
+        acting = game.to_act(state)
+        if not acting:
+            break
+        actor = min(acting)
+        moves = game.legal_moves(state, actor)
+        state, _ = game.apply(state, actor, policy(game, state, actor, moves, rng), rng)
+    return standing(game, state, seat)
+
+
+@dataclass
+class SearchReport:
+    """What a search did: iterations run, seconds spent, and the visits of the chosen move."""
+
+    iterations: int = 0
+    seconds: float = 0.0
+    visits: int = 0
+
+
+def search(game: Game[Any, Any, Any], observation: Any, seat: int, rng: Rng, budget: Budget) -> tuple[Any, SearchReport]:
+    """The move of ``seat`` that scored best over determinizations of ``observation`` (a state
+    that carries only what the seat knows: ``hustings.engine.base.observe``)."""
+    started = time.perf_counter()
+    moves = game.legal_moves(observation, seat)
+    report = SearchReport()
+    if len(moves) == 1:
+        return moves[0], report
+    tuning = TUNING.get(game.info.kind, Tuning())
+    if len(moves) > tuning.width:
+        ranked = one_ply(game, observation, seat, moves, rng)
+        moves = [moves[i] for _, i in ranked[: tuning.width]]
+    sample = sampler(game)
+    visits = [0] * len(moves)
+    totals = [0.0] * len(moves)
+    deadline = started + budget.seconds
+    for iteration in range(budget.iterations):
+        if iteration and time.perf_counter() > deadline:
+            break  # out of time: the moves not yet tried keep no visits and lose
+        if iteration < len(moves):
+            choice = iteration
+        else:
+            log_n = math.log(iteration)
+            choice = max(
+                range(len(moves)),
+                key=lambda i: totals[i] / visits[i] + tuning.exploration * math.sqrt(log_n / visits[i]),
+            )
+        world = sample(observation, seat, Rng(rng.seed + b"/world", rng.counter + iteration))
+        chance = Rng(rng.seed + b"/chance", rng.counter + iteration)
+        after, _ = game.apply(world, seat, moves[choice], chance)
+        reward = playout(game, after, seat, tuning.depth, chance)
+        visits[choice] += 1
+        totals[choice] += reward
+        report.iterations += 1
+    best = max(range(len(moves)), key=lambda i: (visits[i], totals[i]))
+    report.seconds = time.perf_counter() - started
+    report.visits = visits[best]
+    return moves[best], report
