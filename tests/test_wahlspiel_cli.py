@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 
 import pytest
+from terminal_helpers import PartsAnswerer, play_through_pty
 
 CLI = [sys.executable, "-m", "hustings.cli"]
 GAMES = 6  # the acceptance run is 30 games per player count; a few keep the suite quick
@@ -34,11 +36,11 @@ def test_bots_finish_wahlspiel_games_without_errors(players: int) -> None:
 
 
 def test_play_wahlspiel_in_the_terminal_to_the_end() -> None:
-    answers = "1\n" * 600
-    done = subprocess.run(
-        [*CLI, "play", "--kind", "wahlspiel", "--players", "3"], input=answers.encode(), capture_output=True, timeout=180
-    )
-    out = done.stdout.decode()
-    assert done.returncode == 0, done.stderr.decode()[-2000:]
-    assert "your move" in out and "nominate" in out
-    assert "Game over." in out and "Federal Councillor" in out
+    out = play_through_pty([*CLI, "play", "--kind", "wahlspiel", "--players", "3"], PartsAnswerer(random.Random(3)), max_answers=600)
+    assert out.returncode == 0, out.text[-3000:] + out.stderr[-2000:]
+    assert "your move at version" in out.text and "nominate" in out.text
+    assert "Game over." in out.text and "Federal Councillor" in out.text
+    assert "refused" not in out.text and "Traceback" not in out.text
+    # A compact board per prompt, not the whole view field by field.
+    screens = out.text.split("--- wahlspiel ")[1:]
+    assert screens and max(len(screen.split("Your legal moves")[0].splitlines()) for screen in screens) <= 60

@@ -4,7 +4,8 @@ A move is typed as its parts, e.g. ``6 7 8 9`` for Stimmvieh's four top candidat
 ``7 D03`` to play politician 7 and take card D03, instead of being picked from a numbered list of
 every combination. Moves of one kind share a shape (the fields of their message); only the
 fields whose values differ among the legal moves are typed, in the message's field order. Small
-groups are also numbered, so ``2`` picks the second listed move.
+groups are also numbered, so ``2`` (or ``[2]``) picks the second listed move; a lone number that
+could mean either a listed move or a move's one part is refused with both readings named.
 
 An answer is only ever matched against the view's legal moves, so it is the engine's own list
 that decides what is legal; a bad answer raises ``AnswerError`` with a sentence saying what is
@@ -13,6 +14,7 @@ wrong, and the player is asked again.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -137,19 +139,11 @@ class Menu:
         return " ".join([choice.kind, *parts])
 
     def describe(self, choice: Choice) -> str:
-        """A choice in words, e.g. ``play politician: influence 7, take card D03 (3k votes)``."""
+        """What the parts of ``choice`` stand for, e.g. ``85 k€ (influence 5)``; empty if plain."""
         group = next(g for g in self.groups if g.kind == choice.kind)
-        shown = group.varying or [f for f in group.fields if choice.parts[f.name] not in EMPTY_VALUES]
-        said = []
-        for field in shown:
-            value = choice.parts[field.name]
-            if value in EMPTY_VALUES and group.varying:
-                said.append(f"no {words(field.name)}")
-                continue
-            text = _field_text(field, value)
-            label = self._labels(field.name, value)
-            said.append(f"{words(field.name)} {text}{f' ({label})' if label else ''}")
-        return words(choice.kind) + (": " + ", ".join(said) if said else "")
+        shown = group.varying or group.fields
+        labels = [self._labels(f.name, choice.parts[f.name]) for f in shown if choice.parts[f.name] not in ("", -1, None, ())]
+        return "; ".join(label for label in labels if label)
 
     def _labels(self, name: str, value: Value) -> str:
         values = value if isinstance(value, tuple) else (value,)
@@ -160,7 +154,8 @@ class Menu:
         """The menu as lines: numbered small choices, then the shape of each typed group."""
         out = []
         for number, choice in enumerate(self.numbered, 1):
-            out.append(f"  [{number}] {self.typed_parts(choice)}  - {self.describe(choice)}")
+            meaning = self.describe(choice)
+            out.append(f"  [{number}] {self.typed_parts(choice)}" + (f"  - {meaning}" if meaning else ""))
         for group in self.typed:
             out.append(f"  {group.kind} " + " ".join(words(f.name).upper().replace(" ", "_") for f in group.varying))
             out.append("      " + self._hint(group))
@@ -198,11 +193,37 @@ class Menu:
         tokens = answer.replace(",", " ").split()
         if not tokens:
             raise AnswerError("type a move (its number or its parts), or q to quit")
+        explicit = re.fullmatch(r"\[(\d+)\]|#(\d+)", tokens[0]) if len(tokens) == 1 else None
+        if explicit:
+            return self._numbered(int(explicit.group(1) or explicit.group(2))).move
         if len(tokens) == 1 and tokens[0].isdigit() and self.numbered:
-            number = int(tokens[0])
-            if not 1 <= number <= len(self.numbered):
-                raise AnswerError(f"there is no move [{number}]; the numbers go from 1 to {len(self.numbered)}")
-            return self.numbered[number - 1].move
+            return self._number_or_parts(tokens)
+        return self._parts(tokens).move
+
+    def _numbered(self, number: int) -> Choice:
+        if not 1 <= number <= len(self.numbered):
+            raise AnswerError(f"there is no move [{number}]; the numbers go from 1 to {len(self.numbered)}")
+        return self.numbered[number - 1]
+
+    def _number_or_parts(self, tokens: list[str]) -> game_pb2.Move:
+        """A lone number: a listed move's number, or the one part of a move (politician 5)."""
+        number = int(tokens[0])
+        listed = self.numbered[number - 1] if 1 <= number <= len(self.numbered) else None
+        try:
+            typed: Choice | None = self._parts(tokens)
+        except AnswerError:
+            typed = None
+        if listed is not None and typed is not None and listed.move != typed.move:
+            raise AnswerError(
+                f"{number} may mean move [{number}] ({self.typed_parts(listed)}) or {self.typed_parts(typed)}; "
+                f"type [{number}] or {self.typed_parts(typed)}"
+            )
+        chosen = listed or typed
+        if chosen is None:
+            return self._numbered(number).move  # raises: no such number
+        return chosen.move
+
+    def _parts(self, tokens: list[str]) -> Choice:
         group = self._group_of(tokens[0])
         if group is not None:
             tokens = tokens[1:]
@@ -210,7 +231,7 @@ class Menu:
             group = self.groups[0]
         else:
             raise AnswerError(f"{tokens[0]!r} is not a move here; start with one of: " + ", ".join(g.kind for g in self.groups))
-        return self._match(group, tokens).move
+        return self._match(group, tokens)
 
     def _group_of(self, token: str) -> Group | None:
         token = token.lower()
@@ -240,7 +261,9 @@ class Menu:
         position = 0
         for field in fields:
             if field.is_repeated:
-                wanted[field.name] = tuple(self._convert(group, field, t) for t in tokens[position : position + spare])
+                given = tokens[position : position + spare]
+                none = given == [NONE_TOKEN]  # "-" for an empty list
+                wanted[field.name] = () if none else tuple(self._convert(group, field, t) for t in given)
                 self._check_repeated(group, field, wanted[field.name])  # type: ignore[arg-type]
                 position += spare
             elif position < len(tokens):
@@ -259,7 +282,8 @@ class Menu:
             if token == NONE_TOKEN and value in EMPTY_VALUES:
                 return value
         shown = sorted((_field_text(field, v) for v in possible), key=_natural)
-        raise AnswerError(f"{token!r} is not a possible {words(field.name)} now; possible: {_cut(', '.join(shown))}")
+        noun = words(field.name).removesuffix("s") if field.is_repeated else words(field.name)
+        raise AnswerError(f"{token!r} is not a possible {noun} now; possible: {_cut(', '.join(shown))}")
 
     def _check_repeated(self, group: Group, field: descriptor.FieldDescriptor, typed: tuple[Value, ...]) -> None:
         lengths = {len(c.parts[field.name]) for c in group.choices}  # type: ignore[arg-type]
@@ -307,5 +331,5 @@ def _natural(text: str) -> tuple[int, str]:
     return (int(text), "") if text.lstrip("-").isdigit() else (1 << 30, text)
 
 
-def _cut(text: str, limit: int = 300) -> str:
+def _cut(text: str, limit: int = 400) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -21,12 +21,12 @@ import grpc
 from hustings.bots import BotStats, RandomBot, play_seat
 from hustings.client import Client, HustingsError, Joined
 from hustings.move_entry import AnswerError, Menu
-from hustings.tables import game_text, seat_name
+from hustings.tables import fallback_tell, game_text, seat_name
 from hustings.v1 import game_pb2, game_service_pb2
 
 MAX_UPDATES = 50_000  # updates handled in one game; far above the longest game
 MAX_ANSWERS = 1_000  # typed answers to one prompt before the player is taken to have left
-IDLE_TIMEOUT_S = 300.0  # bots answer at once; this long without news means the game is stuck
+IDLE_TIMEOUT_S = 120.0  # bots answer at once; this long without news means the game is stuck
 MAX_RECONNECTS = 5
 REFUSALS = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED, grpc.StatusCode.INVALID_ARGUMENT)
 
@@ -42,10 +42,14 @@ async def ask_line(prompt: str) -> str | None:
     answer: asyncio.Future[str | None] = loop.create_future()
 
     def read() -> None:
+        # Not input(prompt): on a terminal it writes the prompt to stderr, away from the table.
+        sys.stdout.write(prompt)
+        sys.stdout.flush()
         try:
-            line: str | None = input(prompt)
-        except (EOFError, OSError):
-            line = None
+            line: str | None = sys.stdin.readline()
+        except (OSError, ValueError):
+            line = ""
+        line = line.rstrip("\r\n") if line else None
         if not loop.is_closed():
             loop.call_soon_threadsafe(lambda: answer.done() or answer.set_result(line))
 
@@ -78,7 +82,7 @@ def tell_entry(entry: game_pb2.HistoryEntry, view: game_pb2.GameView) -> list[st
             taken = event.seat_taken
             said.append(f"{taken.display_name} took seat {taken.seat}" + (" and the game began" if taken.game_started else ""))
             continue
-        sentence = text.tell(event, view)
+        sentence = text.tell(event, view) or fallback_tell(event, view)  # new kinds of event still get words
         if sentence:
             said.append(sentence)
     return [f"  v{entry.version}  {s[:1].upper()}{s[1:]}" for s in said]
@@ -226,10 +230,9 @@ async def play_in_terminal(
         created = await client.create_game(kind, players)
         me = await client.join(created.game_id, name)
         stats = BotStats()
-        bots = []
-        for i in range(1, players):
-            joined = await client.join(created.game_id, f"Bot {i}")
-            bots.append(asyncio.create_task(play_seat(client, joined, RandomBot(random.Random(rng.getrandbits(64))), stats)))
+        # Every seat is taken before any bot starts following the game.
+        seated = [await client.join(created.game_id, f"Bot {i}") for i in range(1, players)]
+        bots = [asyncio.create_task(play_seat(client, j, RandomBot(random.Random(rng.getrandbits(64))), stats)) for j in seated]
         print(f"You are {name}, seat {me.seat}, in {kind} game {created.game_id}.", file=out, flush=True)
         try:
             return await TerminalPlayer(client, me, name, out, ask).run()
