@@ -17,7 +17,6 @@ from hustings.client import Client, Joined
 from hustings.engine import Rng, get_game
 from hustings.move_entry import AnswerError, Menu
 from hustings.service.embedded_redis import EmbeddedRedis
-from hustings.tables import game_text
 from hustings.terminal import TerminalPlayer, render, tell_entry
 from hustings.v1 import game_pb2, stimmvieh_pb2
 

@@ -166,7 +166,8 @@ class Menu:
             field = group.varying[0]
             lengths = {len(c.parts[field.name]) for c in group.choices}  # type: ignore[arg-type]
             values = sorted({v for c in group.choices for v in c.parts[field.name]})  # type: ignore[attr-defined]
-            count = f"{lengths.pop()} different" if len(lengths) == 1 else "some"
+            distinct = all(len(set(c.parts[field.name])) == len(c.parts[field.name]) for c in group.choices)  # type: ignore[arg-type]
+            count = (f"{lengths.pop()}" if len(lengths) == 1 else "some") + (" different" if distinct else "")
             example = _field_text(field, group.choices[-1].parts[field.name])
             return f"{count} {words(field.name)} of: " + " ".join(_field_text(field, v) for v in values) + f'   e.g. "{example}"'
         if len(group.varying) == 2 and not any(f.is_repeated for f in group.varying):
