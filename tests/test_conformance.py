@@ -261,8 +261,9 @@ def test_bad_options_are_rejected(kind: str) -> None:
 
 NONINTERFERENCE_STATES = 200  # per game, spread over its option sets and kinds of secret
 CHOICES_PER_STATE = 8  # the first two and last two listed, the rest at random
-CONTINUATION_STEPS = 6  # the others' moves after the secret one, unless it is revealed sooner
 SEARCH_GAMES_PER_SET = 3  # random games per option set in which such states are found
+LONG_RUN = (1000, 24, 15)  # the slow variant: states, choices per state, games per option set
+CONTINUATION_STEPS = 6  # the others' moves after the secret one, unless it is revealed sooner
 
 
 @dataclass(frozen=True)
@@ -361,58 +362,54 @@ def _received(
     ]
 
 
-def _branch(
-    game: Game[Any, Any, Any], point: _SecretPoint, choice: Any, pick: Rng, viewers: list[int | None], encode: Encoder
-) -> tuple[list[list[tuple[bytes, bytes]]], str]:
-    """The secret ``choice``, then the others' moves picked by ``pick`` from their listed moves
-    (the same in every branch while their views are), until the choice is revealed, the seat owes
-    the next decision alone, or CONTINUATION_STEPS. Returns what each viewer received at each step
-    before the reveal, and how the branch ended."""
-    rng = _copy(point.rng)
-    state, seat, move = point.state, point.seat, choice
-    received = []
+def _check_secret_choice(game: Game[Any, Any, Any], point: _SecretPoint, number: int, tries: int, encode: Encoder) -> bool:
+    """Non-interference at one point, for ``tries`` of its alike choices, each the first step of a
+    branch. The branches go on in lock step with the same moves of the other seats (picked from
+    their listed moves, the same in every branch while their views are) until the choice is
+    revealed, the seats that know it are the only ones to act (a confidant may act while its
+    listed moves are the same in every branch), or CONTINUATION_STEPS. At every step before the
+    reveal, every other seat and spectators must receive the same in every branch, and the reveal
+    must come at the same step. True when some step before the reveal was compared."""
+    footprint = game.secret_footprint(point.state, point.seat, point.choices[0])
+    viewers = [v for v in _viewers(game, point.options) if v != point.seat and v not in footprint.confidants]
+    choices = _sample(point.choices, tries, Rng(b"choices", number))
+    pick = Rng(b"continue", number)
+    states, rngs = [point.state] * len(choices), [_copy(point.rng) for _ in choices]
+    seat, moves = point.seat, list(choices)
     for step in range(CONTINUATION_STEPS + 1):
-        state, events = game.apply(state, seat, move, rng)
-        if game.is_over(state) or any(event.reveals for event in events):
-            return received, f"revealed by step {step}"
-        received.append(_received(game, state, (seat, move, events), step + 2, viewers, encode))
-        others = sorted(game.to_act(state) - {point.seat})
-        if not others:
-            return received, f"seat {point.seat} alone to act after step {step}"
-        seat = others[pick.below(len(others))]
-        moves = game.legal_moves(state, seat)
-        move = moves[pick.below(len(moves))]
-    return received, "continuation ended"
-
-
-def _check_secret_choice(game: Game[Any, Any, Any], point: _SecretPoint, number: int, encode: Encoder) -> bool:
-    """Non-interference at one point. True when some step before the reveal was compared."""
-    confidants = game.secret_footprint(point.state, point.seat, point.choices[0]).confidants
-    viewers = [v for v in _viewers(game, point.options) if v != point.seat and v not in confidants]
-    choices = _sample(point.choices, CHOICES_PER_STATE, Rng(b"choices", number))
-    first, first_end = _branch(game, point, choices[0], Rng(b"continue", number), viewers, encode)
-    for choice in choices[1:]:
-        received, end = _branch(game, point, choice, Rng(b"continue", number), viewers, encode)
-        for step, (mine, theirs) in enumerate(zip(first, received)):
-            for viewer, (a, b) in zip(viewers, zip(mine, theirs)):
+        where = f"{step} step(s) after the choice ({point.label}, state {number})"
+        steps = [game.apply(state, seat, move, rng) for state, move, rng in zip(states, moves, rngs)]
+        states = [state for state, _ in steps]
+        revealed = [game.is_over(state) or any(event.reveals for event in events) for state, events in steps]
+        assert len(set(revealed)) == 1, f"{choices[0]} and {choices[revealed.index(not revealed[0])]} of seat {point.seat} are revealed at different steps ({where})"
+        if revealed[0]:
+            return step > 0
+        received = [_received(game, state, (seat, move, events), step + 2, viewers, encode) for (state, events), move in zip(steps, moves)]
+        for choice, theirs in zip(choices[1:], received[1:]):
+            for viewer, mine, other in zip(viewers, received[0], theirs):
                 who = "spectators" if viewer is None else f"seat {viewer}"
-                where = f"{step} step(s) after the choice ({point.label}, state {number})"
-                assert a[0] == b[0], f"{who} can tell {choices[0]} from {choice} of seat {point.seat} by the view {where}"
-                assert a[1] == b[1], f"{who} can tell {choices[0]} from {choice} of seat {point.seat} by the history {where}"
-        assert (len(received), end) == (len(first), first_end), (
-            f"{choices[0]} and {choice} of seat {point.seat} take different numbers of steps to their reveal "
-            f"({len(first)}, {first_end} / {len(received)}, {end}; {point.label}, state {number})"
-        )
-    return bool(first)
+                assert mine[0] == other[0], f"{who} can tell {choices[0]} from {choice} of seat {point.seat} by the view {where}"
+                assert mine[1] == other[1], f"{who} can tell {choices[0]} from {choice} of seat {point.seat} by the history {where}"
+        movers = []
+        for other_seat in sorted(game.to_act(states[0]) - {point.seat}):
+            listed = [game.legal_moves(state, other_seat) for state in states]
+            if all(moves_here == listed[0] for moves_here in listed):
+                movers.append((other_seat, listed[0]))
+        if not movers:
+            return True
+        seat, listed_here = movers[pick.below(len(movers))]
+        moves = [listed_here[pick.below(len(listed_here))]] * len(choices)
+    return True
 
 
-@pytest.mark.parametrize("kind", sorted(GAMES))
-def test_secret_choices_leave_no_trace(kind: str) -> None:
+def _check_non_interference(kind: str, states: int, tries: int, search_games: int, salt: str) -> None:
+    """Non-interference in ``states`` states of random games of ``kind`` (over every option set
+    and every kind of secret decision in turn), ``tries`` alike choices in each."""
     game = GAMES[kind]
     buckets: dict[str, list[_SecretPoint]] = {}
     for index, (label, options) in enumerate(game.sample_options()):
-        for number in range(SEARCH_GAMES_PER_SET):
-            seed = f"secret:{kind}:{index}:{number}".encode()
+        for number in range(search_games):
+            seed = f"{salt}:{kind}:{index}:{number}".encode()
             for point in _secret_points(game, options, f"{index}-{label}", seed):
                 buckets.setdefault(point.label, []).append(point)
     assert buckets, "random games never reached a secret decision with alike choices"
@@ -424,9 +421,20 @@ def test_secret_choices_leave_no_trace(kind: str) -> None:
     encode = _move_encoder(game)
     checked: dict[str, int] = {}
     for number, point in enumerate(order):
-        if sum(checked.values()) >= NONINTERFERENCE_STATES:
+        if sum(checked.values()) >= states:
             break
-        if _check_secret_choice(game, point, number, encode):
+        if _check_secret_choice(game, point, number, tries, encode):
             decision = point.label.rsplit(":", 1)[1]
             checked[decision] = checked.get(decision, 0) + 1
-    assert sum(checked.values()) >= NONINTERFERENCE_STATES, f"only {checked} states could be checked"
+    assert sum(checked.values()) >= states, f"only {checked} states could be checked"
+
+
+@pytest.mark.parametrize("kind", sorted(GAMES))
+def test_secret_choices_leave_no_trace(kind: str) -> None:
+    _check_non_interference(kind, NONINTERFERENCE_STATES, CHOICES_PER_STATE, SEARCH_GAMES_PER_SET, "secret")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", sorted(GAMES))
+def test_secret_choices_leave_no_trace_in_more_states(kind: str) -> None:
+    _check_non_interference(kind, *LONG_RUN, "secret-long")
