@@ -17,6 +17,7 @@ from hustings.client import Client, Joined
 from hustings.engine import Rng, get_game
 from hustings.move_entry import AnswerError, Menu
 from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.tables import game_text
 from hustings.terminal import TerminalPlayer, render, tell_entry
 from hustings.v1 import game_pb2, stimmvieh_pb2
 
@@ -272,6 +273,9 @@ def _check_words(history: list[game_pb2.HistoryEntry], view: game_pb2.GameView) 
     told = [line for entry in history for line in tell_entry(entry, view)]
     events = sum(len(entry.events) for entry in history)
     assert len(told) == events, (len(told), events)
+    tell = game_text(view).tell
+    untold = {str(e).split("{")[0] for entry in history for e in entry.events if e.WhichOneof("body") == view.kind and tell(e, view) is None}
+    assert not untold  # every kind of event met has its own sentence, not the field-by-field fallback
     text = "\n".join(told)
     assert "Bo" in text and ("You" in text or "you" in text)
     assert "{" not in text and "None" not in text and "seat_taken" not in text
@@ -389,3 +393,12 @@ def test_every_legal_move_round_trips_through_its_typed_parts(kind: str, players
         state, _ = game.apply(state, seat, chooser.choice(game.legal_moves(state, seat)), rng)
     assert checked > 200
 
+
+def test_seat_changes_are_told_with_the_name() -> None:
+    entry = game_pb2.HistoryEntry(version=9)
+    for change in game_pb2.SeatChanged.Change.values()[1:]:
+        event = entry.events.add()
+        event.seat_changed.seat, event.seat_changed.change, event.seat_changed.display_name = 2, change, "Bo"
+    lines = tell_entry(entry, game_pb2.GameView())
+    assert len(lines) == len(game_pb2.SeatChanged.Change.values()) - 1
+    assert all(line.startswith("  v9  Bo") for line in lines) and len(set(lines)) == len(lines), lines

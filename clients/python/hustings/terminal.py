@@ -78,14 +78,34 @@ def tell_entry(entry: game_pb2.HistoryEntry, view: game_pb2.GameView) -> list[st
     text = game_text(view)
     said = []
     for event in entry.events:
-        if event.WhichOneof("body") == "seat_taken":
+        body = event.WhichOneof("body")
+        if body == "seat_taken":
             taken = event.seat_taken
             said.append(f"{taken.display_name} took seat {taken.seat}" + (" and the game began" if taken.game_started else ""))
+            continue
+        if body == "seat_changed":
+            said.append(_seat_changed(event.seat_changed))
             continue
         sentence = text.tell(event, view) or fallback_tell(event, view)  # new kinds of event still get words
         if sentence:
             said.append(sentence)
     return [f"  v{entry.version}  {s[:1].upper()}{s[1:]}" for s in said]
+
+
+SEAT_CHANGES = {
+    "CHANGE_LEFT": "{name} left; a bot plays the seat until they return",
+    "CHANGE_RETURNED": "{name} is back",
+    "CHANGE_TIMED_OUT": "{name} ran out of time; a bot decided",
+    "CHANGE_ABSENT": "{name} timed out too often and is absent; a bot plays the seat",
+    "CHANGE_TAKEN_OVER": "{name} took over seat {seat}",
+    "CHANGE_BOT_ADDED": "{name}, a bot, took seat {seat}",
+}
+
+
+def _seat_changed(change: game_pb2.SeatChanged) -> str:
+    name = change.display_name or f"seat {change.seat}"
+    template = SEAT_CHANGES.get(game_pb2.SeatChanged.Change.Name(change.change), "{name}'s seat changed")
+    return template.format(name=name, seat=change.seat)
 
 
 class TerminalPlayer:
