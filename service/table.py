@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any, Iterable
 
+from hustings.ai.server import SERVER_DEFAULT_LEVEL, SERVER_LEVELS, server_move
 from hustings.engine import Game, Seat
 from hustings.service.errors import invalid
 from hustings.storage.v1 import storage_pb2
@@ -19,8 +20,8 @@ from hustings.v1 import game_pb2
 DEFAULT_ABSENT_AFTER = 2
 DEFAULT_OPEN_S = 24 * 3600
 MAX_SECONDS = 30 * 24 * 3600
-BOT_LEVELS = ("random",)
-BEST_BOT_LEVEL = "random"
+BOT_LEVELS = SERVER_LEVELS  # random, greedy, strong (hustings.ai)
+BEST_BOT_LEVEL = SERVER_DEFAULT_LEVEL
 
 
 def validate(table: game_pb2.TableSettings, seats: int) -> None:
@@ -114,11 +115,10 @@ def due_seats(stored: storage_pb2.StoredGame, acting: Iterable[Seat], now_ms: in
 
 
 def bot_move(game: Game[Any, Any, Any], state: Any, seat: Seat, level: str, rng: random.Random) -> Any:
-    """The decision a server-side bot of ``level`` makes for ``seat``, from its legal moves only."""
-    moves = list(game.legal_moves(state, seat))
-    if not moves:
+    """The decision a server-side bot of ``level`` makes for ``seat``, from what the seat knows only."""
+    if not game.legal_moves(state, seat):
         raise RuntimeError("a seat owing a decision has no legal move")
-    return rng.choice(moves)  # "random", the one level today
+    return server_move(game, state, seat, level, rng)
 
 
 def seat_to_proto(stored: storage_pb2.StoredSeat, target: game_pb2.Seat, present: bool) -> None:

@@ -1,0 +1,32 @@
+"""The server-side bots: what ``service/table.py`` asks for a bot seat or an absent player.
+
+The server applies a bot's decision inline, so the strong level gets a small budget here
+(``SERVER_BUDGET``). Its default level is ``greedy``: one ply of the kind's heuristic costs
+milliseconds, where the strong level spends its whole budget on every decision and tables made
+only of bots would then take minutes.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from hustings.ai.levels import LEVELS, EngineBot, decide, make_bot
+from hustings.ai.search import Budget
+from hustings.engine import Game, Rng
+
+SERVER_BUDGET = Budget(iterations=200, seconds=0.2)
+"""At most 0.2 s of search per server-side decision."""
+SERVER_LEVELS: tuple[str, ...] = LEVELS
+SERVER_DEFAULT_LEVEL = "greedy"
+
+_BOTS: dict[str, EngineBot] = {level: make_bot(level, SERVER_BUDGET) for level in SERVER_LEVELS}
+
+
+def server_move(game: Game[Any, Any, Any], state: Any, seat: int, level: str, rng: random.Random) -> Any:
+    """The decision of a server-side bot of ``level`` for ``seat``. The full ``state`` is only
+    reduced to what the seat knows (``levels.decide``); the bot never sees the rest."""
+    bot = _BOTS.get(level)
+    if bot is None:
+        raise ValueError(f"unknown bot level {level!r}")
+    return decide(game, state, seat, bot, Rng(rng.getrandbits(128).to_bytes(16, "big")))
