@@ -169,7 +169,9 @@ class Menu:
             distinct = all(len(set(c.parts[field.name])) == len(c.parts[field.name]) for c in group.choices)  # type: ignore[arg-type]
             count = (f"{lengths.pop()}" if len(lengths) == 1 else "some") + (" different" if distinct else "")
             example = _field_text(field, group.choices[-1].parts[field.name])
-            return f"{count} {words(field.name)} of: " + " ".join(_field_text(field, v) for v in values) + f'   e.g. "{example}"'
+            hint = f"{count} {words(field.name)} of: " + " ".join(_field_text(field, v) for v in values) + f'   e.g. "{example}"'
+            labels = [f"{_field_text(field, v)} {label}" for v in values if (label := self._labels(field.name, v))]
+            return hint + ("   (" + ", ".join(labels) + ")" if labels else "")
         if len(group.varying) == 2 and not any(f.is_repeated for f in group.varying):
             first, second = group.varying
             by_first: dict[str, list[str]] = {}

@@ -155,9 +155,7 @@ def tell(event: game_pb2.Event, view: game_pb2.GameView) -> str | None:
     cards = ", ".join(e.cards)
     k = e.kind
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_STAFFER_CHOSEN:
-        if e.amount == 6:
-            return f"{who} took ready-made Staff {e.staffer}" if e.staffer > 0 else f"{who} took a ready-made Staff"
-        return f"{who} chose a Staffer" + (f": {staffer(e.staffer)}" if e.staffer >= 0 else "")
+        return f"{who} chose a Staff"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_PROGRAMME_CHOSEN:
         return f"{who} chose a Programme card" + (f": {cards}" if cards else "")
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_STAFFS_CHOSEN:
@@ -172,13 +170,17 @@ def tell(event: game_pb2.Event, view: game_pb2.GameView) -> str | None:
         shown = staffer(e.staffer) if e.staffer >= 0 else "a Staffer"
         return f"{who} played {shown} on {field(e.field)}" + ("" if e.amount == 1 else " face down")
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_STAFFERS_REVEALED:
-        shown = []
-        for item in e.cards:
-            seat, order, on = (int(x) for x in item.split(":"))
-            shown.append(f"{seat_name(view, seat)} {staffer(order)} on {on}")
-        return "Staffers turned up: " + "; ".join(shown)
+        return "Staffers turned up: " + "; ".join(f"{seat_name(view, b.seat)} {staffer(b.staffer)} on {b.field}" for b in e.revealed)
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_ACTION:
-        targets = [locality(e.locality) if e.locality >= 0 else "", other, voter_group(e.voter_group) if e.voter_group >= 0 else "", cards]
+        targets = [
+            locality(e.locality) if e.locality >= 0 else "",
+            other,
+            f"{possessive(view, e.other_seat) if e.other_seat >= 0 else 'own'} {staffer(e.target_staffer)}" if e.target_staffer >= 0 else "",
+            voter_group(e.voter_group) if e.voter_group >= 0 else "",
+            _second(e.action, e.second),
+            f"turnout {e.step:+d}" if e.step else "",
+            cards,
+        ]
         said = ", ".join(t for t in targets if t)
         return f"{whose} {staffer(e.staffer)} used {action(e.action)}" + (f" on {said}" if said else "") + (f" for {e.amount} points" if e.amount else "")
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_DECLINED:
@@ -234,21 +236,24 @@ def tell(event: game_pb2.Event, view: game_pb2.GameView) -> str | None:
     return None
 
 
+def _second(action_id: str, second: int) -> str:
+    """The second target of an Action: a Voter Group for Realignment, else a Locality."""
+    if second < 0:
+        return ""
+    return voter_group(second) if action_id == "realignment" else locality(second)
+
+
 def labeller(view: game_pb2.GameView) -> Labeller:
     """Staffers, Actions, Localities, Voter Groups, fields, seats and cards by name."""
-    staffs = {s["id"]: ", ".join(staffer(o) for o in s["staffers"]) for s in content()["ready_made_staffs"]}
-
     def label(name: str, value: object) -> str | None:
         if isinstance(value, bool) or value is None or value == -1:
             return None
         if isinstance(value, str):
             return action(value) if name == "action" else (card(value) if value else None)
         assert isinstance(value, int)
-        if name in ("staffer", "discard", "take"):
+        if name in ("staffer", "staffers", "discard", "take"):
             return staffer(value)
-        if name == "staff":
-            return staffs.get(value)
-        if name in ("locality", "second"):
+        if name == "locality":
             return locality(value)
         if name == "voter_group":
             return voter_group(value)
