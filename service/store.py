@@ -43,6 +43,9 @@ _INDEX_LUA = (pathlib.Path(__file__).parent / "lua" / "index.lua").read_text()
 
 DEFAULT_MAX_CONNECTIONS = 64  # per replica; watchers share reads, so few are busy at once
 DEFAULT_POOL_TIMEOUT_S = 10.0  # below the 15 s server deadline of a unary call
+# How long one command may wait for Redis's answer: a pause of a few seconds (a fork for a
+# snapshot, a failover) is waited out rather than failing every command in flight.
+SOCKET_TIMEOUT_S = 10.0
 CLUSTER_PIPELINE_HEADROOM = 8
 
 
@@ -169,10 +172,16 @@ class Store:
                     max_connections=max_connections + CLUSTER_PIPELINE_HEADROOM,
                     command_slots=max_connections,
                     pool_timeout_s=pool_timeout_s,
+                    socket_timeout=SOCKET_TIMEOUT_S,
                 )
             )
         pool = aioredis.BlockingConnectionPool.from_url(
-            url, max_connections=max_connections, timeout=pool_timeout_s, decode_responses=False, health_check_interval=30
+            url,
+            max_connections=max_connections,
+            timeout=pool_timeout_s,
+            socket_timeout=SOCKET_TIMEOUT_S,
+            decode_responses=False,
+            health_check_interval=30,
         )
         return cls(aioredis.Redis.from_pool(pool))
 

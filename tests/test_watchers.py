@@ -108,8 +108,8 @@ async def wait_until(condition: "object", timeout_s: float = WAIT_S) -> None:
 
 # --- finding: Redis connections run out ----------------------------------------------------------
 def test_a_burst_waits_for_the_bounded_pool_instead_of_failing(tmp_path: pathlib.Path) -> None:
-    """300 GetView calls while Redis is paused: the pool (4 connections) makes them wait, none fails,
-    and the replica never opens more connections than its pool holds."""
+    """300 GetView calls while Redis pauses for 5.5 s: the pool (4 connections) makes them wait,
+    none fails, and the replica never opens more connections than its pool holds."""
     server = EmbeddedRedis(tmp_path, appendonly=False).start()
     raw = sync_redis.Redis.from_url(server.url)
 
@@ -118,7 +118,7 @@ def test_a_burst_waits_for_the_bounded_pool_instead_of_failing(tmp_path: pathlib
             async with Client(f"127.0.0.1:{one.port}") as client:
                 seats = await new_game(client, 4)
                 stub = game_service_pb2_grpc.GameServiceStub(client.channel)
-                raw.execute_command("CLIENT", "PAUSE", "1500", "ALL")
+                raw.execute_command("CLIENT", "PAUSE", "5500", "ALL")
                 request = game_service_pb2.GetViewRequest(game_id=seats[0].game_id)
                 results = await asyncio.gather(*(stub.GetView(request, timeout=30) for _ in range(300)), return_exceptions=True)
                 failures = [r for r in results if isinstance(r, BaseException)]
