@@ -429,3 +429,23 @@ def test_the_streams_of_a_game_that_is_gone_end_with_not_found(redis_server: Emb
         run(scenario())
     finally:
         raw.close()
+
+
+def test_a_cluster_client_waits_for_its_bounded_slots(tmp_path: pathlib.Path) -> None:
+    """RedisCluster has no blocking pool: with two slots, 300 commands at once over three
+    masters all succeed (they wait their turn) instead of failing with MaxConnectionsError."""
+    from conftest import redis_cluster
+    from hustings.service.store import Store
+
+    with redis_cluster(tmp_path, masters=3) as nodes:
+
+        async def scenario() -> None:
+            store = Store.from_url(f"redis+cluster://127.0.0.1:{nodes[0].port}", max_connections=2)
+            try:
+                await asyncio.gather(*(store.client.set(f"k{i}", i) for i in range(300)))
+                values = await asyncio.gather(*(store.client.get(f"k{i}") for i in range(300)))
+                assert [int(v) for v in values] == list(range(300))
+            finally:
+                await store.close()
+
+        run(scenario())
