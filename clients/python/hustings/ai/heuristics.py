@@ -8,6 +8,7 @@ sharing; once the game is over the outcome's ranks decide instead.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 from hustings.engine import Game
@@ -87,6 +88,20 @@ def standing(game: Game[Any, Any, Any], state: Any, seat: int) -> float:
     mine = values[seat]
     others = [v for s, v in enumerate(values) if s != seat]
     return sum((v < mine) + 0.5 * (v == mine) for v in others) / max(1, len(others))
+
+
+SCALES = {"stimmvieh": 10.0, "wahlspiel": 20.0, "spin_doctors": 4.0}
+"""A lead of about this much in a kind's heuristic is a clear lead (the playout reward's scale)."""
+
+
+def leaf_reward(game: Game[Any, Any, Any], state: Any, seat: int) -> float:
+    """The reward of a playout that stopped at ``state``: the outcome once the game is over, else
+    half the seat's rank among the others and half how far it leads (or trails) the best other
+    seat, squashed into (0, 1), so that a move that widens a lead counts before ranks change."""
+    if game.is_over(state) or game.info.kind not in EVALUATIONS:
+        return standing(game, state, seat)
+    lead = margin(game, state, seat) / SCALES.get(game.info.kind, 10.0)
+    return 0.5 * standing(game, state, seat) + 0.5 / (1.0 + math.exp(-max(-30.0, min(30.0, lead))))
 
 
 def margin(game: Game[Any, Any, Any], state: Any, seat: int) -> float:

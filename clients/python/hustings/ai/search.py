@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from hustings.ai.heuristics import margin, standing
+from hustings.ai.heuristics import leaf_reward, margin
 from hustings.engine import Game, Rng
 from hustings.engine.base import sampler
 
@@ -43,8 +43,9 @@ class Tuning:
 
 TUNING: dict[str, Tuning] = {
     "stimmvieh": Tuning(depth=60, width=24),  # a whole campaign is about 40 steps: play it out
-    "wahlspiel": Tuning(depth=30, width=12),
-    "spin_doctors": Tuning(depth=40, width=12),
+    # Long games: a short look ahead, then the heuristic (random play soon drowns one move's effect).
+    "wahlspiel": Tuning(depth=8, width=12),
+    "spin_doctors": Tuning(depth=8, width=12),
 }
 RANKED_LIMIT = 200  # moves the one-ply ranking applies at most (a Spin Doctors Staff: 924)
 
@@ -74,7 +75,7 @@ def playout(game: Game[Any, Any, Any], state: Any, seat: int, depth: int, rng: R
         actor = min(acting)
         moves = game.legal_moves(state, actor)
         state, _ = game.apply(state, actor, policy(game, state, actor, moves, rng), rng)
-    return standing(game, state, seat)
+    return leaf_reward(game, state, seat)
 
 
 @dataclass
