@@ -70,7 +70,9 @@ class Table:
         """Every visible button, field and list on the page is at least 44 px high and wide."""
         sizes = self.page.eval_on_selector_all(
             "button, input, select",
-            "(ns) => ns.filter((n) => n.offsetParent).map((n) => [n.textContent.slice(0, 30), n.getBoundingClientRect().height, n.getBoundingClientRect().width])",
+            # A check box is reached through its label, which is the touch target.
+            """(ns) => ns.filter((n) => n.offsetParent).map((n) => n.type === "checkbox" && n.closest("label") || n)
+                .map((n) => [n.textContent.slice(0, 30), n.getBoundingClientRect().height, n.getBoundingClientRect().width])""",
         )
         small = [s for s in sizes if s[1] < 44 or s[2] < 44]
         assert sizes and not small, f"touch targets under 44 px: {small}"
@@ -105,6 +107,8 @@ def _start_against_bots(table: Table, kind: str, players: int) -> str:
 
 def _play_by_clicks(table: Table, rng: random.Random, on_click: Callable[[int], None]) -> int:
     """Click through the composer until the game is over; returns the number of clicks."""
+    from playwright.sync_api import Error as PlaywrightError
+
     page = table.page
     deadline = time.monotonic() + GAME_BUDGET_S
     clicks = 0
@@ -123,14 +127,13 @@ def _play_by_clicks(table: Table, rng: random.Random, on_click: Callable[[int], 
         count = candidates.count()
         if not count:
             continue  # redrawn in between; look again
-        button = candidates.nth(rng.randrange(count))
-        submits = button.evaluate("(b) => b.classList.contains('move')")
         before = table.version()
         try:
+            # One element, held, so that what is clicked is what was looked at.
+            button = candidates.nth(rng.randrange(count)).element_handle(timeout=2_000)
+            submits = button.evaluate("(b) => b.classList.contains('move')")
             button.click(timeout=5_000)
-        except Exception:  # the view moved on under the pointer (a redraw); look again
-            if not page.locator(CLICKABLE).count() and not table.finished():
-                page.wait_for_timeout(50)
+        except PlaywrightError:  # redrawn under the pointer (the bots moved on): look again
             continue
         clicks += 1
         if submits:

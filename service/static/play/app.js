@@ -76,6 +76,18 @@ async function renderLobby(app) {
     players.value = n;
     bots.max = n - 1;
   };
+  const variants = h("div", { id: "new-options", class: "form" });
+  const syncOptions = () => {
+    const chosen = kinds.find((k) => k.kind === kind.value);
+    const described = Object.fromEntries((chosen?.variants ?? []).map((v) => [v.name, v.description]));
+    variants.replaceChildren(...(RENDERERS[kind.value]?.options ?? []).map((o) => {
+      const input = h("input", { type: o.type, name: o.key, class: "option", min: o.min, max: o.max, value: o.value });
+      const snake = o.key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+      return h("label", { title: described[snake] ?? described[o.key] ?? "" }, o.type === "checkbox" ? [input, o.label] : [o.label, " ", input]);
+    }));
+  };
+  kind.addEventListener("change", syncOptions);
+  syncOptions();
   kind.addEventListener("change", syncPlayers);
   players.addEventListener("change", syncPlayers);
   syncPlayers();
@@ -88,9 +100,15 @@ async function renderLobby(app) {
   };
   const create = async (botSeats) => {
     const n = Number(players.value);
+    const chosen = {};
+    for (const input of variants.querySelectorAll("input.option")) {
+      if (input.type === "checkbox") {
+        if (input.checked) chosen[input.name] = true;
+      } else if (input.value !== "") chosen[input.name] = Number(input.value);
+    }
     return api("POST", "/v1/games", {
       kind: kind.value,
-      options: { players: n },
+      options: { players: n, ...(Object.keys(chosen).length ? { [camel(kind.value)]: chosen } : {}) },
       table: { ...CLOCKS[clock.value], botSeats },
     });
   };
@@ -124,12 +142,12 @@ async function renderLobby(app) {
   const rows = games.map((game) => {
     const seated = mySeat(game.gameId);
     const seats = game.seats ?? [];
-    return h("li", { class: "game-row", dataset: { gameId: game.gameId } },
-      h("div", { class: "game-main" },
+    return h("tr", { class: "game-row", dataset: { gameId: game.gameId } },
+      h("td", { class: "game-main" },
         h("a", { href: `#/game/${game.gameId}` }, titles[game.kind] ?? game.kind),
         " ", h("span", { class: `status ${enumWords(game.status, "GAME_STATUS_")}` }, enumWords(game.status, "GAME_STATUS_")),
-        h("div", { class: "muted small" }, seats.map((s) => (s.taken ? `${s.displayName}${s.bot ? " (bot)" : ""}` : "free seat")).join(" · "))),
-      h("div", { class: "game-actions" },
+        h("div", { class: "muted small" }, seats.map((s) => (s.taken ? `${s.displayName}${s.bot && !/bot/i.test(s.displayName) ? " (bot)" : ""}` : "free seat")).join(" · "))),
+      h("td", { class: "game-actions" },
         game.status === "GAME_STATUS_OPEN" && !seated ? h("button", { class: "join", type: "button", onclick: () => join(game.gameId) }, "Join") : null,
         h("button", { class: "open", type: "button", onclick: () => { location.hash = `#/game/${game.gameId}`; } }, seated ? "Play" : "Watch")));
   });
@@ -138,11 +156,12 @@ async function renderLobby(app) {
     section("new-game", "New table",
       h("div", { class: "form" },
         h("label", {}, "Game ", kind), h("label", {}, "Players ", players), h("label", {}, "Bots ", bots), h("label", {}, "Clock ", clock)),
+      variants,
       h("div", { class: "row" }, playBots, createButton),
       h("p", { class: "muted small" }, "“Play against bots” seats bots in every other seat and you in the first; “Create table” leaves the free seats to people (bots take the last seats).")),
     section("lobby", null,
       h("h2", {}, "Tables ", h("button", { id: "refresh", type: "button", onclick: () => guarded(() => renderLobby(app)) }, "Refresh")),
-      games.length ? h("ul", { id: "games" }, rows) : h("p", { class: "muted" }, "No tables yet.")),
+      games.length ? h("table", { id: "games" }, h("tbody", {}, rows)) : h("p", { class: "muted" }, "No tables yet.")),
   );
 }
 
@@ -243,7 +262,7 @@ function renderGame(app, gameId) {
       h("span", { class: `dot ${presence}`, "aria-label": presence }),
       h("span", { class: "seat-name" }, s.taken ? ctx.seatName(s.seat) : `seat ${s.seat} free`),
       renderer().seatNote?.(s.seat, ctx) ?? null,
-      h("span", { class: "muted small" }, presence === "here" || presence === "free" ? "" : presence),
+      h("span", { class: "muted small" }, presence === "here" || presence === "free" || s.seat === view.seat ? "" : presence),
       s.timeouts ? h("span", { class: "muted small" }, ` ${s.timeouts}× late`) : null,
       h("span", { class: "clock", dataset: { seat: s.seat } }, clockText(s)));
     }));
@@ -299,7 +318,7 @@ function renderGame(app, gameId) {
     const header = section("summary", null,
       h("h2", {}, `${title} · ${status} · v`, h("span", { id: "version" }, view.version), " ", h("span", { id: "live", class: "live muted" }, live)),
       h("p", { id: "you" }, view.seat !== undefined ? `You are ${ctx.seatName(view.seat)} (seat ${view.seat}).` : "You are watching."),
-      game.headline?.(ctx) ?? null,
+      view.status === "GAME_STATUS_OPEN" ? h("p", { class: "headline" }, `Waiting for ${(view.seats ?? []).filter((s) => !s.taken).length} more players`) : game.headline?.(ctx) ?? null,
       toAct.length && view.status === "GAME_STATUS_ACTIVE" ? h("p", { id: "to-act", class: (view.toAct ?? []).includes(view.seat) ? "your-turn" : "" },
         (view.toAct ?? []).includes(view.seat) ? "Your decision" + (toAct.length > 1 ? ` (also ${toAct.filter((n) => n !== "you").join(", ")})` : "") : `Waiting for ${toAct.join(", ")}`) : null,
       seatStrip(ctx),

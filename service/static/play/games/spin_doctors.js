@@ -158,6 +158,8 @@ function board(view, k, ctx) {
 const NONE = (v) => v === -1 || v === "" || v === undefined || v === null;
 
 export default {
+  // Options offered when a table is created (names as in SpinDoctorsOptions' JSON).
+  options: [{ key: "scandalsSetAside", label: "Scandals set aside", type: "checkbox" }],
   headline(ctx) {
     const k = ctx.kindView;
     return h("p", { class: "headline" }, `Round ${k.round ?? 0} · ${enumWords(k.phase, "SPIN_DOCTORS_PHASE_")} · Favourite ${who(ctx, k.favourite ?? 0)}`);

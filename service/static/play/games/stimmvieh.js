@@ -100,6 +100,11 @@ function resultsTable(results, ctx) {
 const displayCard = (ctx, id) => (ctx.kindView.display ?? []).find((c) => c.cardId === id);
 
 export default {
+  // Options offered when a table is created (names as in StimmviehOptions' JSON).
+  options: [
+    { key: "campaigns", label: "Campaigns", type: "number", min: 1, max: 9, value: 1 },
+    { key: "moderator", label: "Moderator breaks ties", type: "checkbox" },
+  ],
   headline(ctx) {
     const k = ctx.kindView;
     const phase = enumWords(k.phase, "STIMMVIEH_PHASE_");

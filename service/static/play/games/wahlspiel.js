@@ -147,6 +147,11 @@ const CARD_FIELDS = new Set(["cardId", "giveCardId"]);
 const POLITICIAN_FIELDS = new Set(["politicianId", "politicianIds", "withdrawPoliticianId", "nominatePoliticianId"]);
 
 export default {
+  // Options offered when a table is created (names as in WahlspielOptions' JSON).
+  options: [
+    { key: "gnomes", label: "The Gnomes", type: "checkbox" },
+    { key: "singleNationalCandidate", label: "One national candidate (5–6 players)", type: "checkbox" },
+  ],
   headline(ctx) {
     const k = ctx.kindView;
     const who = k.currentParty !== undefined && k.step !== "WAHLSPIEL_STEP_FINISHED" ? ` · ${partyName(ctx, k.currentParty)} to play` : "";
