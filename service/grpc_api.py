@@ -245,9 +245,11 @@ def public_descriptors() -> descriptor_pool.DescriptorPool:
     return pool
 
 
-def build_server(host: GameHost, address: str) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
+def build_server(
+    host: GameHost, address: str, max_calls: int = DEFAULT_MAX_CALLS
+) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     """A gRPC server with GameService, health checking and reflection, bound to ``address``."""
-    servicer = GameServicer(host)
+    servicer = GameServicer(host, max_calls)
     max_rpcs = host.max_watchers + servicer.calls.max_calls + RPC_BACKSTOP_HEADROOM
     server = grpc.aio.server(
         maximum_concurrent_rpcs=max_rpcs,

@@ -16,6 +16,7 @@ from hustings.service.grpc_api import SERVICE_NAME, build_server
 from hustings.service.host import GameHost
 from hustings.service.notifier import Notifier
 from hustings.service.limits import (
+    DEFAULT_MAX_CALLS,
     DEFAULT_MAX_STREAMS,
     DEFAULT_MAX_STREAMS_PER_CLIENT,
     DEFAULT_MAX_STREAMS_PER_SEAT,
@@ -41,6 +42,7 @@ class ReplicaConfig:
     max_watchers: int = DEFAULT_MAX_STREAMS  # WatchGame streams on this replica
     max_streams_per_client: int = DEFAULT_MAX_STREAMS_PER_CLIENT  # per gRPC connection / SSE address
     max_streams_per_seat: int = DEFAULT_MAX_STREAMS_PER_SEAT  # per seat token
+    max_calls: int = DEFAULT_MAX_CALLS  # unary calls in flight on this replica
     redis_max_connections: int = DEFAULT_MAX_CONNECTIONS  # the bounded pool of this replica
     redis_pool_timeout_s: float = DEFAULT_POOL_TIMEOUT_S  # how long a command waits for a connection
     benchmark_floor: bool = False  # serve the loadtest's floor call too
@@ -78,7 +80,7 @@ class Replica:
                 keys=server_secret.Keys(secret),
                 retention_s=self.config.retention_s,
             )
-            server, port, health = build_server(host, self.config.address)
+            server, port, health = build_server(host, self.config.address, self.config.max_calls)
             if self.config.benchmark_floor:
                 from hustings.service.floor import floor_handler
 

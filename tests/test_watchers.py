@@ -23,7 +23,7 @@ from hustings.client import Client, Joined
 from hustings.service import watch as watch_module
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.replica import Replica, ReplicaConfig
-from hustings.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
+from hustings.v1 import game_service_pb2, game_service_pb2_grpc
 from service_helpers import new_game
 
 WAIT_S = 60.0  # bound on any wait for streams in these tests
@@ -449,3 +449,35 @@ def test_a_cluster_client_waits_for_its_bounded_slots(tmp_path: pathlib.Path) ->
                 await store.close()
 
         run(scenario())
+
+
+def test_unary_calls_have_a_cap_of_their_own_that_streams_do_not_use(tmp_path: pathlib.Path) -> None:
+    """With room for two unary calls in flight, a third waiting call is refused TOO_MANY_CALLS,
+    while streams, counted apart, still open."""
+    server = EmbeddedRedis(tmp_path, appendonly=False).start()
+    raw = sync_redis.Redis.from_url(server.url)
+
+    async def scenario() -> None:
+        async with replica(server.url, max_calls=2) as one:
+            address = f"127.0.0.1:{one.port}"
+            async with Client(address) as setup, own_channel(address) as channel:
+                seats = await new_game(setup, 4)
+                game_id = seats[0].game_id
+                stub = game_service_pb2_grpc.GameServiceStub(channel)
+                streams = [Follower(stub, game_id, 0) for _ in range(5)]
+                await wait_until(lambda: all(f.opened.is_set() for f in streams))
+                raw.execute_command("CLIENT", "PAUSE", "1000", "ALL")  # the first two calls wait for Redis
+                request = game_service_pb2.GetViewRequest(game_id=game_id)
+                results = await asyncio.gather(*(stub.GetView(request, timeout=30) for _ in range(3)), return_exceptions=True)
+                refused = [r for r in results if isinstance(r, grpc.aio.AioRpcError)]
+                assert len(refused) == 1 and reason_of(refused[0]) == "TOO_MANY_CALLS"
+                assert refused[0].code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                assert [f.error for f in streams if f.error] == []
+                for f in streams:
+                    await f.close()
+
+    try:
+        run(scenario())
+    finally:
+        raw.close()
+        server.stop()
