@@ -31,8 +31,25 @@ def _seat(page: Any, game_id: str) -> dict[str, Any]:
     return stored  # type: ignore[no-any-return]
 
 
-def _chips(page: Any, selector: str) -> list[str]:
-    return [c.strip() for c in page.locator(f"{selector} .chip").all_inner_texts()]
+def _influences(page: Any, selector: str) -> list[int]:
+    return [int(n) for n in page.locator(f"{selector} .politician").evaluate_all("(ns) => ns.map((n) => n.dataset.influence)")]
+
+
+def _party(view: dict[str, Any], seat: int) -> dict[str, Any]:
+    (party,) = [p for p in view["stimmvieh"]["parties"] if p.get("seat") == seat and not p.get("angelus")]
+    return party
+
+
+def _choose_top_candidates(page: Any) -> None:
+    """Compose the secret choice in the move panel: four politicians, then confirm (bounded)."""
+    moves = page.locator("#moves")
+    for _click in range(12):
+        confirm = moves.locator("button.move")
+        if confirm.count():
+            confirm.first.click()
+            return
+        moves.locator("button.choice:not(.selected):not([disabled])").first.click()
+    raise AssertionError("no confirm button after twelve choices")
 
 
 def test_two_players_in_two_browsers(browser: Any, live: LiveRest) -> None:
@@ -45,7 +62,7 @@ def test_two_players_in_two_browsers(browser: Any, live: LiveRest) -> None:
             page.set_default_timeout(WAIT_MS)
         expect.set_options(timeout=WAIT_MS)
 
-        # Ada creates a three-seat game in the lobby and joins it from the game page.
+        # Ada creates a three-seat table in the lobby and joins it from the table's page.
         ada.goto(live.base_url + "/play")
         ada.fill("#player-name", "Ada")
         ada.select_option("#new-kind", "stimmvieh")
@@ -53,12 +70,13 @@ def test_two_players_in_two_browsers(browser: Any, live: LiveRest) -> None:
         ada.click("#create-game")
         ada.wait_for_url("**/play#/game/*")
         game_id = ada.url.rsplit("/", 1)[1]
+        ada.fill("#join-name", "Ada")
         ada.click("#join-game")
         expect(ada.locator("#you")).to_contain_text("seat 0")
 
         # Bo finds it in the lobby; joining without a name is refused plainly.
         bo.goto(live.base_url + "/play")
-        row = bo.locator(f"#games tr[data-game-id='{game_id}']")
+        row = bo.locator(f"[data-game-id='{game_id}']")
         row.locator("button.join").click()
         expect(bo.locator("#error")).to_be_visible()
         expect(bo.locator("#error")).to_contain_text("name")
@@ -72,36 +90,33 @@ def test_two_players_in_two_browsers(browser: Any, live: LiveRest) -> None:
         live.ok("POST", f"/v1/games/{game_id}:join", {"displayName": "Cy"})
         for page in (ada, bo):
             expect(page.locator("#summary h2")).to_contain_text("active")
-            expect(page.locator("button.move").first).to_be_visible()
+            expect(page.locator("#moves")).to_be_visible()
 
         # Each page shows its own hand, exactly as that seat's view has it, and no other hand.
-        for page, seat in ((ada, 0), (bo, 1)):
+        for page, seat, other in ((ada, 0, 1), (bo, 1, 0)):
             token = _seat(page, game_id)["token"]
             view = live.ok("GET", f"/v1/games/{game_id}/view", token=token)["view"]
-            (party,) = [p for p in view["stimmvieh"]["parties"] if p.get("seat") == seat]
-            expect(page.locator("#hand h2")).to_contain_text(party["name"])
-            assert _chips(page, "#hand .backbenchers") == [str(b) for b in party["backbenchers"]]
+            mine, theirs = _party(view, seat), _party(view, other)
+            expect(page.locator("#hand h2")).to_contain_text(mine["name"])
+            assert _influences(page, "#hand .backbenchers") == list(mine["backbenchers"])
             assert page.locator("#hand").count() == 1
+            assert _influences(page, f".party[data-party='{theirs.get('party', 0)}'] .backs") == []
 
         # Bo chooses top candidates (a secret): Bo's hand shows them; Ada's page learns, live,
         # only that Bo has chosen.
+        bo_party = _party(live.ok("GET", f"/v1/games/{game_id}/view", token=_seat(bo, game_id)["token"])["view"], 1)
         version_before = ada.locator("#version").inner_text()
-        chosen = bo.locator("button.move").first.inner_text()
-        bo.locator("button.move").first.click()
-        expect(bo.locator("#hand .top-candidates .chip")).to_have_count(4)
-        bo_top = _chips(bo, "#hand .top-candidates")
-        assert all(number in chosen for number in bo_top)
+        _choose_top_candidates(bo)
+        expect(bo.locator("#hand .top-candidates .politician")).to_have_count(4)
         expect(ada.locator("#version")).not_to_have_text(version_before)
-        bo_row = ada.locator("#parties tr[data-party='1'] td.chosen")
-        expect(bo_row).to_have_text("chosen")
-        assert _chips(ada, "#hand .top-candidates") == []
+        expect(ada.locator(f".party[data-party='{bo_party.get('party', 0)}'] .tops")).to_contain_text("chosen, face down")
+        assert _influences(ada, "#hand .top-candidates") == []
 
         # And Ada's move reaches Bo's page the same way.
         bo_version = bo.locator("#version").inner_text()
-        ada.locator("button.move").first.click()
-        expect(ada.locator("#hand .top-candidates .chip")).to_have_count(4)
+        _choose_top_candidates(ada)
+        expect(ada.locator("#hand .top-candidates .politician")).to_have_count(4)
         expect(bo.locator("#version")).not_to_have_text(bo_version)
-        expect(bo.locator("#parties tr[data-party='0'] td.chosen")).to_have_text("chosen")
         expect(bo.locator("#log li").first).to_contain_text("top candidates chosen")
 
         for page in (ada, bo):
