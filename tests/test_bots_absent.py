@@ -188,12 +188,12 @@ def test_run_bots_counts_every_timeout_in_the_histories(tmp_path: pathlib.Path) 
     """Games played at once each add their timeouts; the line's figure is the histories' sum."""
     from hustings.bots import run_bots, timeouts_in
 
-    games = 6
+    games = 5  # at once: their counts land together, which is what could lose some
 
     async def scenario(redis_url: str) -> None:
         async with running_replica(redis_url) as replica, Client(f"127.0.0.1:{replica.port}") as client:  # type: ignore[attr-defined]
             address = f"127.0.0.1:{replica.port}"  # type: ignore[attr-defined]
-            summary = await run_bots(address, "stimmvieh", games, 4, seed=9, absent_seats=1, move_seconds=1)
+            summary = await run_bots(address, "stimmvieh", games, 3, seed=9, absent_seats=1, move_seconds=1)
             assert summary["games_finished"] == games and summary["errors"] == 0, summary
             game_ids = [g.game_id for g in (await client.games(page_size=50)).games]  # this Redis holds only these
             assert len(game_ids) == games
@@ -202,4 +202,4 @@ def test_run_bots_counts_every_timeout_in_the_histories(tmp_path: pathlib.Path) 
             assert summary["timeouts"] == sum(counted)
 
     with EmbeddedRedis(tmp_path, port=free_port(), appendonly=False) as server:
-        run(scenario(server.url))
+        run(scenario(server.url), timeout_s=240)

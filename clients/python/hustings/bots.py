@@ -176,10 +176,12 @@ async def play_seat(
         try:
             while True:
                 try:
-                    update = await asyncio.wait_for(stream.__anext__(), idle_s)
+                    # asyncio.timeout, not wait_for: no extra task per update on the hot path.
+                    async with asyncio.timeout(idle_s):
+                        update = await stream.__anext__()
                 except StopAsyncIteration:
                     break
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     rereads += 1
                     stats.rereads += 1
                     break  # quiet too long: read the view again from a new stream
