@@ -6,12 +6,15 @@ unchanged against any version of the engine."""
 
 from __future__ import annotations
 
+import json
 from typing import Any, Callable
 
 import pytest
+import requests
 
 from conftest import run, running_replica
 from hustings.client import Client, HustingsError
+from rest_helpers import LiveRest, SseReader
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.v1 import game_pb2, spin_doctors_pb2
 
@@ -71,6 +74,52 @@ def test_a_ready_made_staff_looks_like_any_other_to_the_table(redis_server: Embe
                 assert ready_made[f"{name} watch"] == own_choice[f"{name} watch"], f"{name}'s stream tells them apart"
 
     run(scenario())
+
+
+def _rest_seen(view: dict[str, Any]) -> tuple[Any, ...]:
+    """What a JSON view says about the game itself (not its id, seats or clocks)."""
+    return view["version"], view["status"], view.get("toAct", []), view.get("legalMoves", []), view["spinDoctors"]
+
+
+def _rest_choosing(live: LiveRest, pick: Callable[[list[Any]], Any]) -> dict[str, Any]:
+    """As ``_play_choosing``, over REST/JSON, with the Server-Sent-Events stream of WatchGame."""
+    game_id = live.ok("POST", "/v1/games", {"kind": "spin_doctors", "options": {"players": 3}, "seed": SEED})["gameId"]
+    tokens = [live.ok("POST", f"/v1/games/{game_id}:join", {"displayName": f"P{i}"})["seatToken"] for i in range(3)]
+    observers = {"seat 1": tokens[1], "spectator": None}
+    received: dict[str, Any] = {name: [] for name in observers}
+    chosen = False
+    for number in range(MAX_CHOOSING_MOVES):
+        table = live.ok("GET", f"/v1/games/{game_id}/view")["view"]
+        if table["spinDoctors"]["phase"] != "SPIN_DOCTORS_PHASE_CHOOSING":
+            break
+        seat = 0 if 0 in table["toAct"] and not chosen else min(table["toAct"])
+        mine = live.ok("GET", f"/v1/games/{game_id}/view", token=tokens[seat])["view"]
+        choices = [m for m in mine["legalMoves"] if "handBudget" not in m["spinDoctors"]]
+        move = pick(choices) if seat == 0 and not chosen else choices[0]
+        chosen = chosen or seat == 0
+        body = {"move": move, "requestId": f"r{number}", "expectedVersion": mine["version"]}
+        live.ok("POST", f"/v1/games/{game_id}/moves", body, token=tokens[seat])
+        for name, token in observers.items():
+            received[name].append(_rest_seen(live.ok("GET", f"/v1/games/{game_id}/view", token=token)["view"]))
+    else:
+        raise AssertionError("the choosing did not end")
+    for name, token in observers.items():
+        received[f"{name} history"] = live.ok("GET", f"/v1/games/{game_id}/history", token=token)["entries"]
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        with requests.get(f"{live.base_url}/v1/games/{game_id}:watch", headers=headers, stream=True, timeout=20) as response:
+            (first,) = SseReader(response).events(1)
+        update = json.loads(first["data"])
+        received[f"{name} stream"] = (first["id"], update["entries"], _rest_seen(update["view"]))
+    return received
+
+
+def test_a_ready_made_staff_looks_like_any_other_over_rest_and_sse(redis_server: EmbeddedRedis) -> None:
+    with LiveRest(redis_server.url, allow_client_seed=True) as live:
+        ready_made = _rest_choosing(live, lambda staffs: staffs[0])
+        own_choice = _rest_choosing(live, lambda staffs: staffs[-1])
+    assert ready_made["seat 1"], "no move was made"
+    for key in ready_made:
+        assert ready_made[key] == own_choice[key], f"{key} tells a ready-made Staff from another"
 
 
 def test_a_staff_of_the_wrong_shape_is_refused_through_the_service(redis_server: EmbeddedRedis) -> None:
