@@ -52,15 +52,12 @@ class StreamLimits:
         self._by_client: dict[str, int] = {}
         self._by_seat: dict[str, int] = {}
 
-    def held_by(self, client: str) -> int:
-        """How many streams ``client`` holds now."""
-        return self._by_client.get(client, 0)
+    def check(self, client: str, token: str | None) -> None:
+        """Refuse now, before a stream starts, what ``hold`` would refuse (a face that must
+        answer before streaming, like Server-Sent Events, asks first)."""
+        self._refuse_over_cap(client, seat_key(token) if token else None)
 
-    @contextlib.contextmanager
-    def hold(self, client: str, token: str | None) -> Iterator[None]:
-        """Count one stream of ``client`` (with ``token``, if any) while the block runs; refuse
-        it with RESOURCE_EXHAUSTED when a cap is reached."""
-        seat = seat_key(token) if token else None
+    def _refuse_over_cap(self, client: str, seat: str | None) -> None:
         if self.open >= self.max_streams:
             raise exhausted(
                 "TOO_MANY_WATCHERS",
@@ -76,6 +73,17 @@ class StreamLimits:
                 "TOO_MANY_STREAMS_FOR_SEAT",
                 f"this seat token holds its maximum of {self.max_per_seat} streams; close one first",
             )
+
+    def held_by(self, client: str) -> int:
+        """How many streams ``client`` holds now."""
+        return self._by_client.get(client, 0)
+
+    @contextlib.contextmanager
+    def hold(self, client: str, token: str | None) -> Iterator[None]:
+        """Count one stream of ``client`` (with ``token``, if any) while the block runs; refuse
+        it with RESOURCE_EXHAUSTED when a cap is reached."""
+        seat = seat_key(token) if token else None
+        self._refuse_over_cap(client, seat)
         self.open += 1
         self._by_client[client] = self._by_client.get(client, 0) + 1
         if seat is not None:

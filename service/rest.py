@@ -34,6 +34,7 @@ from hustings.service.errors import ServiceError, internal, invalid, store_error
 from hustings.service.catalogue import rest_answer
 from hustings.service.grpc_api import RPC_DEADLINE_S
 from hustings.service.host import GameHost
+from hustings.service.watch import from_version_ahead
 from hustings.service.rest_routes import HttpRule, build_request, http_rules, to_json
 from hustings.v1 import game_service_pb2
 
@@ -245,8 +246,12 @@ class RestServer:
                 if message.from_version < 0:
                     raise invalid("BAD_FROM_VERSION", "from_version must be 0 or more")
                 token = _seat_token(bearer_token(request))
-                # Refuse an unknown game or a foreign token with a plain error, before the stream.
-                await self.host.get_view(message.game_id, token)
+                # Refuse with a plain HTTP error, before the stream starts, what the stream would
+                # refuse: an unknown game, a foreign token, a version ahead, a client at its cap.
+                view = await self.host.get_view(message.game_id, token)
+                if message.from_version > view.version:
+                    raise from_version_ahead(view.version)
+                self.host.watchers.limits.check(_stream_client(request), token)
             except ServiceError as error:
                 return error_response(error)
             except RedisError as failure:
@@ -276,7 +281,7 @@ class RestServer:
 
         async def produce() -> None:
             try:
-                async for update in self.host.watch(message.game_id, token, message.from_version, f"rest:{request.remote}"):
+                async for update in self.host.watch(message.game_id, token, message.from_version, _stream_client(request)):
                     await queue.put(("update", update))
                 await queue.put(("end", None))
             except ServiceError as error:
@@ -355,6 +360,12 @@ def _counted(rule: HttpRule, handler: Callable[[web.Request], Awaitable[web.Stre
                 level("stream_ended", code=code, reason=outcome.reason)
 
     return handle
+
+
+def _stream_client(request: web.Request) -> str:
+    """Who holds an event stream, for the per-client cap: its remote address (each stream has
+    an HTTP/1.1 connection of its own, so a port would count every stream apart)."""
+    return f"rest:{request.remote}"
 
 
 def _path_params(rule: HttpRule, request: web.Request) -> dict[str, str]:

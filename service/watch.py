@@ -53,6 +53,16 @@ def shutting_down() -> ServiceError:
     return ServiceError(grpc.StatusCode.UNAVAILABLE, "REPLICA_SHUTTING_DOWN", "this replica is stopping; reconnect to resume")
 
 
+def from_version_ahead(version: int) -> ServiceError:
+    """OUT_OF_RANGE: a stream asked to start after the game's current version."""
+    return ServiceError(
+        grpc.StatusCode.OUT_OF_RANGE,
+        "FROM_VERSION_AHEAD",
+        f"the game is at version {version}; from_version must not be beyond it",
+        {"version": str(version)},
+    )
+
+
 @dataclass
 class Step:
     """A version of a game as read once for every local watcher, with the responses built so far
@@ -171,12 +181,7 @@ class Watchers:
             if from_version > loaded.version and feed is not None:
                 loaded = await self._load(game_id)  # the feed may not have heard of the newest step yet
             if from_version > loaded.version:
-                raise ServiceError(
-                    grpc.StatusCode.OUT_OF_RANGE,
-                    "FROM_VERSION_AHEAD",
-                    f"the game is at version {loaded.version}; from_version must not be beyond it",
-                    {"version": str(loaded.version)},
-                )
+                raise from_version_ahead(loaded.version)
             seat = self._seat_of(loaded, token)
             metrics.WATCHERS.inc()
             try:

@@ -379,9 +379,9 @@ def test_loadtest_reports_the_watcher_figures() -> None:
     assert summary["watch_replica_rss_kib_per_stream"] is not None
 
 
-def test_event_streams_past_the_cap_or_ahead_get_an_error_event(redis_server: EmbeddedRedis) -> None:
-    """Over REST a client is its remote address: its second event stream is refused with
-    TOO_MANY_STREAMS_FOR_CLIENT in an error event; from_version ahead is OUT_OF_RANGE."""
+def test_event_streams_past_the_cap_or_ahead_are_refused_before_streaming(redis_server: EmbeddedRedis) -> None:
+    """Over REST a client is its remote address: its second event stream is refused with a plain
+    429 TOO_MANY_STREAMS_FOR_CLIENT before any event; from_version ahead is a 400 OUT_OF_RANGE."""
     import requests
 
     from rest_helpers import LiveRest, SseReader
@@ -391,18 +391,16 @@ def test_event_streams_past_the_cap_or_ahead_get_an_error_event(redis_server: Em
     with live:
         game_id, _joined = live.new_game(players=3)
         url = f"{live.base_url}/v1/games/{game_id}:watch"
-        with requests.get(url + "?fromVersion=40", stream=True, timeout=20) as ahead:
-            (error,) = SseReader(ahead).events(1)
-        assert error.get("event") == "error"
-        assert json.loads(error["data"])["code"] == grpc.StatusCode.OUT_OF_RANGE.value[0]
-        assert json.loads(error["data"])["details"][0]["reason"] == "FROM_VERSION_AHEAD"
+        ahead = requests.get(url + "?fromVersion=40", timeout=20)
+        assert ahead.status_code == 400 and ahead.headers["Access-Control-Allow-Origin"] == "*"
+        assert ahead.json()["code"] == grpc.StatusCode.OUT_OF_RANGE.value[0]
+        assert ahead.json()["details"][0]["reason"] == "FROM_VERSION_AHEAD"
         with requests.get(url + "?fromVersion=3", stream=True, timeout=20) as first:
             (update,) = SseReader(first).events(1)
             assert update["id"] == "4"
-            with requests.get(url + "?fromVersion=3", stream=True, timeout=20) as second:
-                (refused,) = SseReader(second).events(1)
-        assert refused.get("event") == "error"
-        assert json.loads(refused["data"])["details"][0]["reason"] == "TOO_MANY_STREAMS_FOR_CLIENT"
+            refused = requests.get(url + "?fromVersion=3", timeout=20)
+        assert refused.status_code == 429
+        assert refused.json()["details"][0]["reason"] == "TOO_MANY_STREAMS_FOR_CLIENT"
 
 
 def test_the_streams_of_a_game_that_is_gone_end_with_not_found(redis_server: EmbeddedRedis) -> None:
