@@ -215,6 +215,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             error = store_error(failure)
             code = error.code.name
             await _abort(context, error)
+        except asyncio.CancelledError:
+            code = "CANCELLED"  # the client went away (REST counts its streams the same way)
+            raise
         except Exception:
             code = "INTERNAL"
             log.exception("rpc_failed")
