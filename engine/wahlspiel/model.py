@@ -16,7 +16,6 @@ ROUNDS = 3
 DIE_SIDES = 6
 GOAL_BONUS_VOTES = 2
 GNOMES_VOTES = 17
-MAX_PURCHASE = 5  # voters or events bought on one field: the cap that keeps random play short
 MAX_OFFERS = 3  # offers per coalition visit
 OFFER_MONEY = (1000, 2000)
 CORE_VOTERS = 4

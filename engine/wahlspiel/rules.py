@@ -41,7 +41,6 @@ from hustings.engine.wahlspiel.model import (
     GOAL_VOTES,
     MAX_OFFERS,
     MAX_PLAYERS,
-    MAX_PURCHASE,
     MIN_PLAYERS,
     MOVE_TYPES,
     NOMINATING,
@@ -223,9 +222,9 @@ def legal_moves(state: WahlspielState, seat: Seat) -> list[Move]:
     if step == NOMINATING:
         return [Nominate(p) for p in available(state, seat)]
     if step == BUYING_VOTERS:
-        return [BuyVoters(n) for n in range(min(own.money // CONTENT.voter_price, MAX_PURCHASE) + 1)]
+        return [BuyVoters(n) for n in range(turns.purchasable(state, seat, step) + 1)]
     if step == BUYING_EVENTS:
-        return [BuyEvents(n) for n in range(min(own.money // CONTENT.event_price, MAX_PURCHASE) + 1)]
+        return [BuyEvents(n) for n in range(turns.purchasable(state, seat, step) + 1)]
     moves: list[Move] = []
     if step == VOTING:
         moves.extend(CastVoter(c) for c in own.voters)
@@ -303,13 +302,13 @@ def _nominate(state: WahlspielState, seat: Seat, move: Nominate, rng: Rng, event
 
 def _buy_voters(state: WahlspielState, seat: Seat, move: BuyVoters, rng: Rng, events: list[Event]) -> WahlspielState:
     if move.count:
-        state = draw_cards(state, seat, move.count, 0, "BOUGHT", move.count * CONTENT.voter_price, rng, events)
+        state = draw_cards(state, seat, move.count, 0, "BOUGHT", CONTENT.voter_price, rng, events)
     return turns.end_turn(state, rng, events)
 
 
 def _buy_events(state: WahlspielState, seat: Seat, move: BuyEvents, rng: Rng, events: list[Event]) -> WahlspielState:
     if move.count:
-        state = draw_cards(state, seat, 0, move.count, "BOUGHT", move.count * CONTENT.event_price, rng, events)
+        state = draw_cards(state, seat, 0, move.count, "BOUGHT", CONTENT.event_price, rng, events)
     return turns.end_turn(state, rng, events)
 
 

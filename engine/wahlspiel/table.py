@@ -131,12 +131,24 @@ def _draw(stack: tuple[str, ...], discards: tuple[str, ...], count: int, rng: Rn
     return drawn, stack, discards
 
 
+def deliverable_voters(state: WahlspielState) -> int:
+    """Voter cards that can still be drawn: the stack, and the ballot box shuffled into it."""
+    return len(state.voter_stack) + len(state.ballot_box)
+
+
+def deliverable_events(state: WahlspielState) -> int:
+    """Event cards that can still be drawn: the stack, and the played events shuffled into it."""
+    return len(state.event_stack) + len(state.event_discards)
+
+
 def draw_cards(
-    state: WahlspielState, party: int, voters: int, events_count: int, reason: str, cost: int, rng: Rng, events: list[Event]
+    state: WahlspielState, party: int, voters: int, events_count: int, reason: str, price: int, rng: Rng, events: list[Event]
 ) -> WahlspielState:
-    """``party`` takes cards blind from the stacks: it sees them, the others see how many."""
+    """``party`` takes cards blind from the stacks: it sees them, the others see how many. It pays
+    ``price`` for each card it actually receives, never for a card the stacks could not deliver."""
     new_voters, voter_stack, box = _draw(state.voter_stack, state.ballot_box, voters, rng)
     new_events, event_stack, discards = _draw(state.event_stack, state.event_discards, events_count, rng)
+    cost = price * (len(new_voters) + len(new_events))
     owner = state.parties[party]
     state = replace(state, voter_stack=voter_stack, ballot_box=box, event_stack=event_stack, event_discards=discards)
     state = with_party(

@@ -43,7 +43,17 @@ from hustings.engine.wahlspiel.model import (
     GoalReached,
     WahlspielState,
 )
-from hustings.engine.wahlspiel.table import available, draw_cards, in_race, nominees, turn_order, with_party, replace
+from hustings.engine.wahlspiel.table import (
+    available,
+    deliverable_events,
+    deliverable_voters,
+    draw_cards,
+    in_race,
+    nominees,
+    replace,
+    turn_order,
+    with_party,
+)
 
 _FIELD_STEPS = {
     VOTER_PURCHASE: BUYING_VOTERS,
@@ -113,14 +123,22 @@ def next_round(state: WahlspielState, rng: Rng, events: list[Event]) -> Wahlspie
     return begin_round(state, state.round + 1, max(state.first_arrived, 0), rng, events)
 
 
+def purchasable(state: WahlspielState, party: int, step: str) -> int:
+    """The most cards ``party`` may buy on its purchase field: "as many as it likes" of what it can
+    pay for, and no more than the stack (with its discards shuffled in) can deliver, so nobody
+    pays for a card that is not there."""
+    money = state.parties[party].money
+    if step == BUYING_VOTERS:
+        return min(money // CONTENT.voter_price, deliverable_voters(state))
+    return min(money // CONTENT.event_price, deliverable_events(state))
+
+
 def has_decision(state: WahlspielState, party: int, step: str) -> bool:
     """True if ``party`` has more than "no, thanks" to choose from at ``step`` (public facts only:
-    money, hand sizes, candidates)."""
+    money, hand sizes, the sizes of the stacks, candidates)."""
     own = state.parties[party]
-    if step == BUYING_VOTERS:
-        return own.money >= CONTENT.voter_price
-    if step == BUYING_EVENTS:
-        return own.money >= CONTENT.event_price
+    if step in (BUYING_VOTERS, BUYING_EVENTS):
+        return purchasable(state, party, step) > 0
     if step == VOTING_STEP:
         return bool(own.voters)
     if step == SENSATION_STEP:
