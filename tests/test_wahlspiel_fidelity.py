@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from hustings.engine import Event, Rng
@@ -48,3 +49,40 @@ def test_only_deliverable_cards_are_offered_and_paid_for() -> None:
     assert moved.parties[0].money == 9000
     assert not (moved.current == 0 and moved.step == BUYING_EVENTS)
     assert not [d for d in payloads(events_seen, CardsDrawn) if d.party == 0]
+
+
+_SEX_WORDS = {"man": "m", "men": "m", "woman": "f", "women": "f"}
+
+
+def _printed_property(text: str) -> tuple[str, int, int]:
+    """The sex and age bounds a card's text names: the first of man/men/woman/women, "over N"
+    (older than N), "N and over", "under N" (younger than N)."""
+    words = re.findall(r"[a-z]+", text.lower())
+    sex = next((_SEX_WORDS[w] for w in words if w in _SEX_WORDS), "")
+    over = re.search(r"\bover (\d+)", text)
+    and_over = re.search(r"(\d+) and over", text)
+    under = re.search(r"\bunder (\d+)", text)
+    age_min = int(over.group(1)) + 1 if over else int(and_over.group(1)) if and_over else 0
+    age_max = int(under.group(1)) - 1 if under else 0
+    return sex, age_min, age_max
+
+
+def test_every_card_requires_exactly_the_sex_and_age_its_text_names() -> None:
+    """"The voter ... judges purely on human grounds, by the sex, age, name, occupation or the
+    picture of the candidates" and "The player who plays the card may decide which candidate (a
+    woman) the card refers to": a card that says men or women requires that sex, and "over 50"
+    means older than 50, in the data as in the text."""
+    cards = [(v.card_id, v.text, v.condition) for v in CONTENT.voters.values()]
+    cards += [(e.card_id, e.text, e.condition) for e in CONTENT.events.values()]
+    wrong = [
+        card_id for card_id, text, condition in cards
+        if _printed_property(text) != (condition.sex, condition.age_min, condition.age_max)
+    ]
+    assert wrong == []
+    for card_id in ("V106", "V107", "V125", "E18"):  # the bearded men: a man is required
+        condition = CONTENT.voters[card_id].condition if card_id in CONTENT.voters else CONTENT.events[card_id].condition
+        assert condition.sex == "m" and condition.traits == ("beard",)
+    woman = next(p for p in CONTENT.politicians.values() if p.sex == "f")
+    over_50 = CONTENT.voters["V119"].condition
+    assert not over_50.matches(replace(woman, age=50)) and over_50.matches(replace(woman, age=51))
+    assert not CONTENT.voters["V106"].condition.matches(replace(woman, traits=frozenset({"beard"}) | woman.traits))
