@@ -127,7 +127,7 @@ function board(view, k, ctx) {
     const onBoard = new Set((k.boardStaffers ?? []).filter((b) => b.seat === ctx.me).map((b) => b.staffer));
     out.push(section("hand", `Your campaign · ${me.colour}`,
       h("div", { class: "row" }, stat("budget", me.budget ?? 0), stat("supply", me.supply ?? 0), stat("staffers in hand", me.handCount ?? 0)),
-      h("div", { class: "small" }, "Staff: ", (me.staff ?? []).length ? (me.staff ?? []).map((o) => h("span", { class: `staffer-name${onBoard.has(o) ? " muted" : ""}` }, staffer(ctx, o), " ")) : "not chosen yet"),
+      h("div", { class: "small" }, "Staff: ", (me.staff ?? []).length ? (me.staff ?? []).map((o, i) => [i ? ", " : "", h("span", { class: `staffer-name${onBoard.has(o) ? " muted" : ""}`, title: onBoard.has(o) ? "on the board" : "in hand" }, staffer(ctx, o))]) : "not chosen yet"),
       h("div", { class: "small" }, "Programme: ",
         [...(me.programmeFaceUp ?? []).map((c) => `${cardText(ctx, c)} (face up)`), ...(me.programmeFaceDown ?? []).map((c) => `${cardText(ctx, c)} (face down)`)].join("; ") || "none")));
   }
