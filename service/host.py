@@ -550,7 +550,8 @@ class GameHost:
             move = loaded.game.move_from_proto(request.move)
         except EngineError as error:
             raise ServiceError.from_engine(error) from None
-        structlog.contextvars.bind_contextvars(game_id=game_id, seat=seat, request_id=request.request_id)
+        # The keyed hash, never the request id: it tells a retry's lines apart without revealing it.
+        structlog.contextvars.bind_contextvars(game_id=game_id, seat=seat, request_key=key[:16])
         fresh = cached is None
         async with self._game_lock(game_id):
             if not fresh and self._cache.get(game_id) is not loaded:

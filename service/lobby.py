@@ -75,6 +75,11 @@ class LobbyRepair:
         self.ghost_grace_s = ghost_grace_s
         self._clock = clock
         self._task: asyncio.Task[None] | None = None
+        # Where the next pass starts, in the live set and in the whole lobby: passes are capped,
+        # so each goes on where the last one stopped (else a big lobby's newest entries are never
+        # looked at), and starts over once it has reached the end.
+        self._live_from = 0
+        self._prune_from = 0
         # The flag as well as the cancellation: the Redis client may turn a cancellation into a
         # connection error, which the loop would otherwise survive.
         self._stopping = False
@@ -111,12 +116,18 @@ class LobbyRepair:
     async def repair_once(self) -> int:
         """One pass over the unfinished games of the lobby; returns how many entries it fixed."""
         fixed = 0
-        offset = 0
-        while offset < REPAIR_MAX_PER_PASS:
+        offset = self._live_from
+        scanned = 0
+        while scanned < REPAIR_MAX_PER_PASS:
             batch = await self.store.live_games(offset, REPAIR_BATCH)
             if not batch:
+                if offset and not scanned:  # the last pass stopped at the very end: start over now
+                    offset = 0
+                    continue
+                offset = 0  # the end: the next pass starts over
                 break
             offset += len(batch)
+            scanned += len(batch)
             heads = await self.store.heads([game_id for game_id, _ in batch])
             for game_id, indexed in batch:
                 head = heads.get(game_id)
@@ -131,19 +142,23 @@ class LobbyRepair:
                         fixed += 1
                         if stored.status == game_pb2.GAME_STATUS_FINISHED:
                             offset -= 1
+        self._live_from = offset
         fixed += await self._prune_expired()
         if fixed:
             log.info("lobby_repaired", entries=fixed)
         return fixed
 
     async def _prune_expired(self) -> int:
-        """Drop the oldest entries whose games have expired (kept games stay; bounded per pass)."""
+        """Drop entries whose games have expired, one batch of the lobby per pass from the
+        oldest on (kept games stay; running games never expire, so the batch moves on past them)."""
         dropped = 0
-        ids = await self.store.oldest_lobby_ids(REPAIR_BATCH)
+        ids = await self.store.oldest_lobby_ids(REPAIR_BATCH, self._prune_from)
         heads = await self.store.heads(ids)
         for game_id in ids:
             if game_id not in heads and await self._drop_ghost(game_id):
                 dropped += 1
+        # A dropped entry's followers moved up by one; a short batch was the end.
+        self._prune_from = self._prune_from + len(ids) - dropped if len(ids) == REPAIR_BATCH else 0
         return dropped
 
     async def _drop_ghost(self, game_id: str) -> bool:

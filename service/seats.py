@@ -103,12 +103,13 @@ class SeatLifecycle:
 
         def change(stored: storage_pb2.StoredGame, seat: Seat, entry: storage_pb2.LogEntry) -> None:
             place = stored.seats[seat]
+            name = place.display_name  # the event names who left, also when the seat is freed
             if stored.status == game_pb2.GAME_STATUS_OPEN:
                 place.display_name = ""
                 place.token_sha256 = ""
             else:
                 place.absent = True
-            table.changed_event(entry, seat, Change.CHANGE_LEFT, place.display_name)
+            table.changed_event(entry, seat, Change.CHANGE_LEFT, name)
 
         loaded, seat = await self._change(game_id, token, change, lambda s: not s.absent, "ALREADY_ABSENT")
         return game_service_pb2.LeaveGameResponse(view=self.host._view(loaded, seat))

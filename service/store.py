@@ -342,9 +342,9 @@ class Store:
         summaries = await self.lobby_summaries(ids)
         return [summaries[i] for i in ids if i in summaries]
 
-    async def oldest_lobby_ids(self, count: int) -> list[str]:
-        """Game ids of the lobby, oldest first."""
-        return [i.decode() for i in await self.client.zrange(LOBBY_KEY, 0, count - 1)]
+    async def oldest_lobby_ids(self, count: int, offset: int = 0) -> list[str]:
+        """Game ids of the lobby, oldest first, from the ``offset``-th."""
+        return [i.decode() for i in await self.client.zrange(LOBBY_KEY, offset, offset + count - 1)]
 
     async def lobby_summaries(self, game_ids: list[str]) -> dict[str, game_pb2.GameSummary]:
         """The indexed summaries of some games, by game id (missing ones left out)."""
