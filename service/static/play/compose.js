@@ -73,19 +73,26 @@ export function composer(moves, game, ctx, state, submit) {
       const values = remaining.map((e) => e.params[field]);
       if (Array.isArray(values[0]) || values.some(Array.isArray)) {
         const lists = values.map((v) => v ?? []);
-        const distinct = new Set(lists.map((v) => key([...v].sort())));
+        // A list is ordered when two legal moves hold the same items in another order (News laid
+        // on the Red fields): then the order of selection is the order sent.
+        const ordered = lists.some((a) => lists.some((b) => sameSet(a, b) && key(a) !== key(b)));
+        const distinct = new Set(lists.map((v) => key(ordered ? v : [...v].sort())));
         if (distinct.size === 1) continue;
-        const chosen = (state.sets[field] ?? []).filter((x) => lists.some((l) => covers(l, [x])));
+        const fits = ordered
+          ? (list, picked) => picked.every((x, i) => key(list[i]) === key(x))
+          : (list, picked) => covers(list, picked);
+        const chosen = [];
+        for (const x of state.sets[field] ?? []) if (lists.some((l) => fits(l, [...chosen, x]))) chosen.push(x);
         state.sets[field] = chosen;
         const items = [];
         for (const list of lists) for (const x of list) if (!items.some((y) => key(y) === key(x))) items.push(x);
-        const exact = remaining.filter((e) => sameSet(e.params[field] ?? [], chosen));
-        const most = Math.max(...lists.filter((l) => covers(l, chosen)).map((l) => l.length));
+        const exact = remaining.filter((e) => (ordered ? key(e.params[field] ?? []) === key(chosen) : sameSet(e.params[field] ?? [], chosen)));
+        const most = Math.max(...lists.filter((l) => fits(l, chosen)).map((l) => l.length));
         out.push(h("div", { class: "field-prompt" }, capital(game.fieldPrompt(field, decision, ctx)),
           h("span", { class: "muted" }, ` (${chosen.length} chosen${exact.length ? "" : `, up to ${most}`})`)));
         out.push(h("div", { class: "choices set", dataset: { field } }, items.map((item) => {
           const selected = chosen.some((x) => key(x) === key(item));
-          const possible = selected || lists.some((l) => covers(l, [...chosen, item]));
+          const possible = selected || lists.some((l) => fits(l, [...chosen, item]));
           const drawn = game.itemNode?.(field, item, ctx, decision);
           return h("button", {
             class: `choice${selected ? " selected" : ""}${drawn ? " card-choice" : ""}`, type: "button", disabled: !possible,
@@ -94,7 +101,8 @@ export function composer(moves, game, ctx, state, submit) {
               state.sets[field] = selected ? chosen.filter((x) => key(x) !== key(item)) : [...chosen, item];
               redraw();
             },
-          }, drawn ?? label(field, item, decision));
+          }, ordered && selected ? h("span", { class: "order" }, `${chosen.findIndex((x) => key(x) === key(item)) + 1}. `) : null,
+          drawn ?? label(field, item, decision));
         })));
         if (!exact.length) return out;
         remaining = exact;
