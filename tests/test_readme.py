@@ -1,6 +1,7 @@
 """The README, run as a newcomer runs it: its first command from a fresh empty folder with no
-options but free ports, its ``hustings bots``, its Python example verbatim and its ``buf curl``
-session, each against a real server and a real Redis."""
+options but free ports, its ``hustings bots``, its Python, Node.js and TypeScript examples and its
+``buf curl`` and curl sessions verbatim (only the address swapped), each against a real server and
+a real Redis, each reaching a first move."""
 
 from __future__ import annotations
 
@@ -25,11 +26,14 @@ import requests
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from conftest import REPO, serve_process
-from hustings.service.embedded_redis import EmbeddedRedis, free_port
+from hustings.service.embedded_redis import EmbeddedRedis, free_port, wait_for_port
 
 README = REPO / "README.md"
 BIN = pathlib.Path(sys.executable).parent
 README_ADDRESS = "127.0.0.1:50051"
+README_HTTP_ADDRESS = "127.0.0.1:8080"
+REST_SECTION = "REST/JSON, OpenAPI, TypeScript and the browser"
+CURL_TIMED_OUT = 28  # curl's exit code when --max-time ends a transfer
 START_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 30.0
 
@@ -231,10 +235,37 @@ def served(redis_server: EmbeddedRedis) -> Iterator[str]:
         yield f"127.0.0.1:{port}"
 
 
-def _at(block: str, address: str) -> str:
-    """``block`` aimed at ``address`` instead of the README's default one (nothing else changes)."""
-    assert README_ADDRESS in block
-    return block.replace(README_ADDRESS, address)
+@pytest.fixture()
+def served_http(redis_server: EmbeddedRedis) -> Iterator[str]:
+    """A ``hustings serve`` process with its REST/JSON face on; yields that face's host:port."""
+    http_port = free_port()
+    with serve_process("--redis-url", redis_server.url, "--http-address", f"127.0.0.1:{http_port}"):
+        wait_for_port(http_port)
+        yield f"127.0.0.1:{http_port}"
+
+
+def _at(block: str, address: str, default: str = README_ADDRESS) -> str:
+    """``block`` aimed at ``address`` instead of the README's ``default`` one (nothing else changes)."""
+    assert default in block
+    return block.replace(default, address)
+
+
+def _with_venv_on_path() -> dict[str, str]:
+    """This environment with the venv's bin first on PATH, as after ``. .venv/bin/activate``."""
+    return {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+
+def _sample_outputs_hold(block: str, printed: list[str]) -> None:
+    """Every whole-line ``# …`` comment of a shell block is a line the block printed; a comment
+    with an ellipsis (…) stands for a line that starts with the text before it."""
+    samples = [line.strip()[2:] for line in block.splitlines() if line.strip().startswith("# ")]
+    assert samples, "the block shows no sample output"
+    for sample in samples:
+        if "…" in sample:
+            head = sample.split("…", 1)[0]
+            assert any(line.startswith(head) for line in printed), (sample, printed)
+        else:
+            assert sample in printed, (sample, printed)
 
 
 def test_the_python_example_reaches_a_move(served: str) -> None:
@@ -252,7 +283,7 @@ def test_the_buf_curl_session_reaches_a_move(served: str) -> None:
     section = _section("Call it with buf curl or grpcurl")
     session = _blocks(section, "sh")[0]
     assert "pip install buf-bin" in section and "@bufbuild/buf" in section
-    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env = _with_venv_on_path()
     assert shutil.which("buf", path=env["PATH"]), "the buf CLI is missing: python3 -m pip install -e '.[test]' (buf-bin)"
     done = subprocess.run(
         ["bash", "-euo", "pipefail", "-c", _at(session, served)], capture_output=True, text=True, timeout=120, env=env
@@ -262,6 +293,41 @@ def test_the_buf_curl_session_reaches_a_move(served: str) -> None:
     assert "hustings.v1.GameService/SubmitMove" in out  # --list-methods
     assert '"topCandidatesChosen"' in out and '"version": "5"' in out  # the move was applied
     assert '"status": "SERVING"' in out
+
+
+def test_the_curl_session_reaches_a_move(served_http: str) -> None:
+    session = _blocks(_section(REST_SECTION), "sh")[0]
+    assert "--max-time" in session, "the watch in the session must end by itself"
+    done = subprocess.run(
+        ["sh", "-eu", "-c", _at(session, served_http, README_HTTP_ADDRESS)],
+        capture_output=True, text=True, timeout=60, env=_with_venv_on_path(),
+    )
+    # -e: every command before the watch succeeded; the watch itself is ended by --max-time.
+    assert done.returncode == CURL_TIMED_OUT, (done.returncode, done.stdout[-2000:], done.stderr[-2000:])
+    printed = done.stdout.splitlines()
+    assert printed[0] == "[0, 1, 2]", printed[:3]
+    shown = re.fullmatch(r"version (\d+), Ada plays (\{.*\})", printed[1])
+    assert shown, printed[1]
+    assert "chooseTopCandidates" in json.loads(shown.group(2))["stimmvieh"]
+    new_version = str(int(shown.group(1)) + 1)
+    assert printed[2] == new_version  # the move's answer: the game moved on by one step
+    _sample_outputs_hold(session, printed)
+
+    # Bo's stream: the update of that version, Ada's choice in it without its candidates.
+    data = [line.removeprefix("data: ") for line in printed if line.startswith("data: ")]
+    assert len(data) == 1 and f"id: {new_version}" in printed, printed[3:]
+    update = json.loads(data[0])
+    assert update["version"] == new_version and update["view"]["seat"] == 1
+    chosen = [
+        event["stimmvieh"]["topCandidatesChosen"]
+        for entry in update["entries"] for event in entry["events"]
+        if "topCandidatesChosen" in event.get("stimmvieh", {})
+    ]
+    assert chosen == [{"party": 0, "influences": []}]
+    # The server itself, asked as a spectator, is at that version with Bo and Cy still to choose.
+    game_id = update["view"]["gameId"]
+    view = requests.get(f"http://{served_http}/v1/games/{game_id}/view", timeout=10).json()["view"]
+    assert view["version"] == new_version and view["toAct"] == [1, 2]
 
 
 def test_ci_runs_the_readme_second_command() -> None:
