@@ -5,7 +5,7 @@ Each iteration draws a fresh determinization of what the seat knows, picks one o
 legal moves by UCB1 (the statistics are kept per move across determinizations, which is what
 makes this a search over the information set rather than over one guessed table), applies it,
 plays on with a cheap rollout policy for every seat up to a depth limit, and scores the result
-with the kind's heuristic (``heuristics.standing``). The budget is a number of iterations and a
+with the kind's heuristic (``heuristics.leaf_reward``). The budget is a number of iterations and a
 time limit, whichever runs out first.
 """
 

@@ -1,9 +1,10 @@
 """The server-side bots: what ``service/table.py`` asks for a bot seat or an absent player.
 
 The server applies a bot's decision inline, so the strong level gets a small budget here
-(``SERVER_BUDGET``). Its default level is ``greedy``: one ply of the kind's heuristic costs
-milliseconds, where the strong level spends its whole budget on every decision and tables made
-only of bots would then take minutes.
+(``SERVER_BUDGET``). A table that names no level gets ``random``, as before: the server decides
+for every bot seat and absent player inline, and tables made only of bots are expected to finish
+in moments; ``greedy`` (milliseconds per decision) and ``strong`` (up to 0.2 s) are there for
+whoever asks for them (``bot_level`` at creation, ``AddBot``'s level).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from hustings.engine import Game, Rng
 SERVER_BUDGET = Budget(iterations=200, seconds=0.2)
 """At most 0.2 s of search per server-side decision."""
 SERVER_LEVELS: tuple[str, ...] = LEVELS
-SERVER_DEFAULT_LEVEL = "greedy"
+SERVER_DEFAULT_LEVEL = "random"
 
 _BOTS: dict[str, EngineBot] = {level: make_bot(level, SERVER_BUDGET) for level in SERVER_LEVELS}
 
