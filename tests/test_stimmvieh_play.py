@@ -63,7 +63,7 @@ def test_cards_are_conserved_and_unique() -> None:
 def test_nine_rounds_and_every_politician_once() -> None:
     for n, options in enumerate(OPTION_SETS * 3):
         states, steps = play(options, b"rounds%d" % n)
-        campaigns: list[list[PoliticianPlayed]] = [[]]
+        campaigns: list[list[PoliticianPlayed]] = []  # every campaign, the first too, opens with CampaignStarted
         passes = 0
         for seat, _, events in steps:
             for event in events:

@@ -13,6 +13,7 @@ from hustings.engine.stimmvieh.content import CONTENT, DONATION, VOTE, Card
 from hustings.engine.stimmvieh.model import (
     CAMPAIGN,
     AngelusCardPassed,
+    CampaignStarted,
     DisplayRefilled,
     ElectionNight,
     PartyState,
@@ -251,7 +252,8 @@ def test_choosing_is_secret_and_simultaneous() -> None:
     rejects(state, 0, ChooseTopCandidates((1, 1, 2, 3)), "BAD_TOP_CANDIDATES")
     rejects(state, 0, ChooseTopCandidates((0, 1, 2, 3)), "BAD_TOP_CANDIDATES")
     state, events = GAME.apply(state, 2, ChooseTopCandidates((9, 1, 5, 3)), rng)
-    [event] = events
+    [dealt, event] = events  # the game's first decision also logs the first campaign's deal
+    assert isinstance(dealt.payload, CampaignStarted) and dealt.payload.campaign == 1
     assert event.for_seat(2) == TopCandidatesChosen(2, (1, 3, 5, 9))
     assert event.for_seat(0) == TopCandidatesChosen(2) and event.for_seat(None) == TopCandidatesChosen(2)
     assert GAME.to_act(state) == {0, 1, 3}

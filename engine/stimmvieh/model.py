@@ -162,7 +162,8 @@ def party_name(options: StimmviehOptions, party: int) -> str:
 
 @dataclass(frozen=True)
 class CampaignStarted:
-    """A new campaign was dealt (from the second campaign on; the first is the setup)."""
+    """A campaign was dealt: the display and the visible stack tops. The first campaign's deal is
+    logged with the game's first decision (the setup records no events)."""
 
     campaign: int
     display: tuple[Card, ...]

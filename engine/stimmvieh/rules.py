@@ -217,12 +217,22 @@ def apply(state: StimmviehState, seat: Seat, move: object, rng: Rng) -> tuple[St
     return _play(state, seat, move, rng)
 
 
+def first_move_of_game(state: StimmviehState) -> bool:
+    """True before any seat has chosen in the first campaign: the next move is the game's first."""
+    return state.campaign == 1 and not any(state.parties[s].chosen for s in range(state.options.players))
+
+
 def _choose(state: StimmviehState, seat: Seat, move: ChooseTopCandidates, rng: Rng) -> tuple[StimmviehState, list[Event]]:
+    events: list[Event] = []
+    if first_move_of_game(state):
+        # The setup itself records no events, so the first campaign's deal opens the log with the
+        # game's first decision: a finished game can be refereed from its history alone.
+        events.append(Event(campaign_started(state)))
     chosen = tuple(sorted(move.influences))
     parties = list(state.parties)
     parties[seat] = replace(parties[seat], chosen=chosen)
     state = replace(state, parties=tuple(parties))
-    events = [Event(TopCandidatesChosen(seat, chosen), visible_to=frozenset((seat,)), redacted=TopCandidatesChosen(seat))]
+    events.append(Event(TopCandidatesChosen(seat, chosen), visible_to=frozenset((seat,)), redacted=TopCandidatesChosen(seat)))
     if not to_act(state):
         state, more = _reveal(state, rng)
         events.extend(more)
