@@ -6,10 +6,10 @@ import re
 from dataclasses import replace
 
 from hustings.engine import Event, Rng
-from hustings.engine.wahlspiel import GAME
+from hustings.engine.wahlspiel import GAME, WahlspielOptions
 from hustings.engine.wahlspiel import turns
 from hustings.engine.wahlspiel.content import CONTENT
-from hustings.engine.wahlspiel.model import BUYING_EVENTS, BUYING_VOTERS, BuyEvents, BuyVoters, CardsDrawn, DieRolled
+from hustings.engine.wahlspiel.model import BUYING_EVENTS, BUYING_VOTERS, NOMINATING, BuyEvents, BuyVoters, CardsDrawn, DieRolled
 from tests.test_wahlspiel_rules import payloads, rolling, table
 
 
@@ -86,3 +86,22 @@ def test_every_card_requires_exactly_the_sex_and_age_its_text_names() -> None:
     over_50 = CONTENT.voters["V119"].condition
     assert not over_50.matches(replace(woman, age=50)) and over_50.matches(replace(woman, age=51))
     assert not CONTENT.voters["V106"].condition.matches(replace(woman, traits=frozenset({"beard"}) | woman.traits))
+
+
+def test_two_players_contest_the_cantonal_election() -> None:
+    """"The election of 5 cantonal councillors" and "Elected are the candidates who have collected
+    the most votes after the election round": with two players the designed rule (four cantonal
+    candidates each, as "admit three candidates each" is printed for three players) leaves 8
+    candidates for the 5 seats, so the election is not decided before it starts."""
+    state = GAME.setup(WahlspielOptions(2), Rng(b"two"))
+    rng = Rng(b"two-play")
+    for _ in range(20):
+        if state.step != NOMINATING:
+            break
+        [seat] = GAME.to_act(state)
+        state, _ = GAME.apply(state, seat, GAME.legal_moves(state, seat)[0], rng)
+    assert [len(turns.nominees(state, p)) for p in (0, 1)] == [4, 4]
+    assert len(state.candidates) == 8 > CONTENT.elections[0].seats == 5
+    assert turns.candidates_required(replace(state, options=WahlspielOptions(3))) == 3
+    assert turns.candidates_required(replace(state, options=WahlspielOptions(4))) == 2
+    assert turns.candidates_required(replace(state, round=2)) == 2

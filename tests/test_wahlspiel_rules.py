@@ -143,7 +143,7 @@ def test_bad_options_are_refused(options: WahlspielOptions, reason: str) -> None
     assert error.value.reason == reason
 
 
-@pytest.mark.parametrize(("players", "first_round"), [(2, 2), (3, 3), (4, 2), (6, 2)])
+@pytest.mark.parametrize(("players", "first_round"), [(2, 4), (3, 3), (4, 2), (6, 2)])
 def test_each_party_names_its_candidates_in_turn_then_the_die_rolls(players: int, first_round: int) -> None:
     state = GAME.setup(WahlspielOptions(players), Rng(b"nominate"))
     rng = Rng(b"nominate-play")

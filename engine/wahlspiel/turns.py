@@ -55,6 +55,10 @@ from hustings.engine.wahlspiel.table import (
     with_party,
 )
 
+# Cantonal candidates per party by player count: three players field three (printed); two
+# players field four (designed: with two each, 4 candidates for 5 seats would all be elected).
+CANTONAL_CANDIDATES = {2: 4, 3: 3}
+
 _FIELD_STEPS = {
     VOTER_PURCHASE: BUYING_VOTERS,
     EVENT_PURCHASE: BUYING_EVENTS,
@@ -66,10 +70,12 @@ _FIELD_STEPS = {
 
 
 def candidates_required(state: WahlspielState) -> int:
-    """Candidates each party names this round: 2 (3 with three players in the cantonal round; 1
-    in the national round with the 5-6 player variant; 1 for the Federal Council)."""
+    """Candidates each party names this round: 2 (3 with three players in the cantonal round, as
+    printed; 4 with two players, designed so that 8 candidates contest the 5 cantonal seats as in a
+    four-player game; 1 in the national round with the 5-6 player variant; 1 for the Federal
+    Council)."""
     if state.round == 1:
-        return 3 if state.options.players == 3 else 2
+        return CANTONAL_CANDIDATES.get(state.options.players, 2)
     if state.round == 2:
         return 1 if state.options.single_national_candidate else 2
     return 1
