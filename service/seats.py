@@ -11,6 +11,7 @@ from __future__ import annotations
 import hmac
 import random
 import secrets
+import time
 from typing import TYPE_CHECKING, Callable
 
 import grpc
@@ -18,7 +19,7 @@ import structlog
 from redis.exceptions import RedisError
 
 from hustings.engine import EngineError, Seat
-from hustings.service import metrics, table
+from hustings.service import deadlines, metrics, table
 from hustings.service.errors import ServiceError, aborted, invalid, precondition, unauthenticated
 from hustings.service.lobby import index_quietly
 from hustings.service.server_secret import fingerprint
@@ -53,7 +54,14 @@ class SeatLifecycle:
         """Make every decision of ``game_id`` that is due now; returns the game's next deadline
         (0 for none) and the version it last saw."""
         host = self.host
-        for _step in range(MAX_DUE_STEPS):
+        # A quarter of the claim's lease at most: a longer pass (slow bots) would let another
+        # replica claim the game as well and compute the same decisions again. The caller
+        # looks again at once (the index still holds the game's deadline).
+        budget_s = deadlines.LEASE_MS / 4000
+        started = time.monotonic()
+        for step in range(MAX_DUE_STEPS):
+            if step and time.monotonic() - started > budget_s:
+                break
             async with host._game_lock(game_id):
                 try:
                     loaded = await host._load_fresh(game_id)

@@ -5,6 +5,7 @@ serve` as a process where its log lines are read).
 
 from __future__ import annotations
 
+import asyncio
 import pathlib
 import time
 
@@ -13,7 +14,7 @@ import pytest
 from conftest import run, running_replica, serve_process
 from service_helpers import choose_top_candidates, new_game, stimmvieh_options
 from hustings.client import Client, HustingsError
-from hustings.service import lobby
+from hustings.service import deadlines, lobby
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.lobby import LobbyRepair
 from hustings.service.store import Store
@@ -148,5 +149,35 @@ def test_leaving_an_open_game_names_who_left(redis_server: EmbeddedRedis) -> Non
                 assert [(c.seat, c.display_name) for c in left] == [(ada.seat, "Ada")]
                 view = await client.view(created.game_id)
                 assert not view.seats[ada.seat].taken and view.seats[ada.seat].display_name == ""
+
+    run(scenario())
+
+
+def test_a_pass_over_due_decisions_stays_within_its_lease(redis_server: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A replica that claims a due game holds it for one lease; a pass that went on past it
+    (200 decisions of 0.2 s bots are 40 s against a 10 s lease) let other replicas claim the
+    game too and compute the same decisions again. With no lease at all, a pass makes one
+    decision and asks for the next look at once, where it used to play the whole game."""
+    lease_ms = deadlines.LEASE_MS
+    monkeypatch.setattr(deadlines, "LEASE_MS", 0)
+
+    async def scenario() -> None:
+        async with running_replica(redis_server.url) as replica:
+            async with Client(f"127.0.0.1:{replica.port}") as client:
+                table = game_pb2.TableSettings(bot_seats=[0, 1, 2], bot_level="random")
+                created = await client.create_game("stimmvieh", 3, stimmvieh_options(3), table=table)
+                game_id = created.game_id
+                before = time.time() * 1000
+                next_due, _seen = await replica.host.seats.apply_due(game_id)
+                view = await client.view(game_id)
+                assert view.status == game_pb2.GAME_STATUS_ACTIVE, "the whole game was played in one pass"
+                assert next_due >= before  # look again at once
+                # With its lease back, the runner brings the game to its end from where it stood.
+                monkeypatch.setattr(deadlines, "LEASE_MS", lease_ms)
+                for _look in range(600):
+                    if (await client.view(game_id)).status == game_pb2.GAME_STATUS_FINISHED:
+                        break
+                    await asyncio.sleep(0.05)
+                assert (await client.view(game_id)).status == game_pb2.GAME_STATUS_FINISHED
 
     run(scenario())
