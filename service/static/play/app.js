@@ -13,6 +13,7 @@ import spinDoctors from "./games/spin_doctors.js";
 
 const RENDERERS = { stimmvieh, wahlspiel, spin_doctors: spinDoctors };
 const MAX_LOG = 200;
+const LATEST = 3;
 const CLOCKS = {
   none: {},
   decision: { decisionSeconds: 60, absentAfterTimeouts: 3, allowTakeover: true },
@@ -177,6 +178,8 @@ function renderGame(app, gameId) {
   let controller = null;
   let ticker = null;
   const logList = h("ol", { id: "log", reversed: true });
+  // The latest few lines of the log, under the summary: what just happened, without scrolling.
+  const latest = h("ol", { id: "latest", class: "small" });
 
   const renderer = () => RENDERERS[page.view?.kind] ?? GENERIC;
 
@@ -312,7 +315,8 @@ function renderGame(app, gameId) {
     const ctx = context();
     const game = renderer();
     const title = page.cat?.kind?.title ?? view.kind;
-    document.title = `hustings · ${title}`;
+    const mine = (view.toAct ?? []).includes(view.seat) && view.status === "GAME_STATUS_ACTIVE";
+    document.title = `${mine ? "● your move · " : ""}${title} · hustings`;
     const toAct = (view.toAct ?? []).map((s) => (s === view.seat ? "you" : ctx.seatName(s)));
     const status = enumWords(view.status, "GAME_STATUS_");
     const header = section("summary", null,
@@ -322,7 +326,8 @@ function renderGame(app, gameId) {
       toAct.length && view.status === "GAME_STATUS_ACTIVE" ? h("p", { id: "to-act", class: (view.toAct ?? []).includes(view.seat) ? "your-turn" : "" },
         (view.toAct ?? []).includes(view.seat) ? "Your decision" + (toAct.length > 1 ? ` (also ${toAct.filter((n) => n !== "you").join(", ")})` : "") : `Waiting for ${toAct.join(", ")}`) : null,
       seatStrip(ctx),
-      tableActions());
+      tableActions(),
+      latest);
     const parts = [header];
     const moves = view.legalMoves ?? [];
     if (moves.length) {
@@ -378,6 +383,7 @@ function renderGame(app, gameId) {
       }
     }
     logList.replaceChildren(...items);
+    latest.replaceChildren(...items.slice(0, LATEST).map((item) => item.cloneNode(true)));
   }
 
   function addEntries(entries) {
