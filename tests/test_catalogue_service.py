@@ -101,8 +101,8 @@ def test_a_game_of_retired_content_is_refused_and_outcomes_carry_their_tie_break
     from hustings.client import Client
 
     async def scenario() -> None:
-        async with running_replica(redis_server.url) as replica, running_replica(redis_server.url) as other:
-            async with Client(f"127.0.0.1:{replica.port}") as client, Client(f"127.0.0.1:{other.port}") as fresh:
+        async with running_replica(redis_server.url) as replica:
+            async with Client(f"127.0.0.1:{replica.port}") as client:
                 request = game_service_pb2.CreateGameRequest(kind="stimmvieh", options=game_pb2.GameOptions(players=3))
                 request.table.bot_seats.extend([0, 1, 2])  # bots play it to the end at once
                 created = await client.stub.CreateGame(request)
@@ -122,8 +122,10 @@ def test_a_game_of_retired_content_is_refused_and_outcomes_carry_their_tie_break
                     raw.hset(game_key(created.game_id), "snapshot", stored.SerializeToString())
                 finally:
                     raw.close()
-                with pytest.raises(HustingsError) as refused:
-                    await fresh.view(created.game_id)  # a replica without it cached reads it anew
+                # A replica started now has nothing cached: it decodes the game anew.
+                async with running_replica(redis_server.url) as other, Client(f"127.0.0.1:{other.port}") as fresh:
+                    with pytest.raises(HustingsError) as refused:
+                        await fresh.view(created.game_id)
                 assert refused.value.code == grpc.StatusCode.FAILED_PRECONDITION
                 assert refused.value.reason == "CONTENT_VERSION_RETIRED"
 
