@@ -330,6 +330,31 @@ def test_the_curl_session_reaches_a_move(served_http: str) -> None:
     assert view["version"] == new_version and view["toAct"] == [1, 2]
 
 
+@pytest.mark.slow
+def test_the_typescript_example_builds_from_a_fresh_copy_and_reaches_a_move(served_http: str, tmp_path: pathlib.Path) -> None:
+    (steps,) = [block for block in _blocks(_section(REST_SECTION), "sh") if "npm ci" in block]
+    assert _commands(steps)[0].startswith("cd clients/typescript && npm ci && npm run build")
+    # A fresh clone's part of the tree: the proto and the client, without what a build leaves.
+    clone = tmp_path / "clone"
+    shutil.copytree(REPO / "proto", clone / "proto")
+    build_outputs = shutil.ignore_patterns("node_modules", "dist", "gen")
+    shutil.copytree(REPO / "clients" / "typescript", clone / "clients" / "typescript", ignore=build_outputs)
+    # npm's own settings through its environment, so that the commands stay as written.
+    quiet = {"npm_config_audit": "false", "npm_config_fund": "false", "npm_config_update_notifier": "false"}
+    done = subprocess.run(
+        ["sh", "-eu", "-c", _at(steps, served_http, README_HTTP_ADDRESS)],
+        cwd=clone, capture_output=True, text=True, timeout=600, env={**_with_venv_on_path(), **quiet},
+    )
+    assert done.returncode == 0, (done.stdout[-3000:], done.stderr[-3000:])
+    printed = done.stdout.splitlines()
+    _sample_outputs_hold(steps, printed)
+    line = json.loads(printed[-1])
+    assert line["seats"] == [0, 1, 2] and line["refused"] == "STALE_VERSION"
+    assert int(line["version"]) == int(line["movedFrom"]) + 1 and line["events"] >= 1
+    view = requests.get(f"http://{served_http}/v1/games/{line['gameId']}/view", timeout=10).json()["view"]
+    assert view["version"] == line["version"]
+
+
 def test_ci_runs_the_readme_second_command() -> None:
     first, *_ = _blocks(_section("Two commands"), "sh")
     (second,) = [c for c in _commands(first) if c.endswith("python3 -m pytest")]
