@@ -24,7 +24,7 @@ from hustings.v1 import game_pb2, stimmvieh_pb2
 SCREEN_LINES = 60  # a table, its header and "to act" fit on one screen
 SCREEN_WIDTH = 120
 SAMPLED_CHOICES = 12  # legal moves per view checked by the round trip (Spin Doctors lists hundreds)
-REFUSALS = ("refused", "WRONG_PHASE", "ALREADY_CHOSEN", "NOT_YOUR_TURN", "STALE_VERSION", "Traceback")
+REFUSALS = ("refused: ", "WRONG_PHASE", "ALREADY_CHOSEN", "NOT_YOUR_TURN", "STALE_VERSION", "Traceback")
 
 
 # --- a whole Stimmvieh game through a pseudo-terminal -------------------------------------------
@@ -152,7 +152,7 @@ def test_no_second_prompt_from_updates_queued_during_a_simultaneous_choice(redis
                 finally:
                     leave.cancel()
                 text = screen.getvalue()
-                assert "refused" not in text and "not a move" not in text, text
+                assert "refused: " not in text and "not a move" not in text, text
                 assert len(prompts) == 2, prompts
                 first, second = (int(re.search(r"version (\d+)", p).group(1)) for p in prompts)  # type: ignore[union-attr]
                 assert first == 4 and second >= 7  # 5, 6: the others' choices; 7: Ada's
@@ -181,7 +181,7 @@ async def _leave_when_the_campaign_needs_the_others(client: Client, game_id: str
 async def _game_midway(address: str, kind: str, players: int, moves: int, seed: int) -> tuple[Client, list[Joined]]:
     """A game of ``kind`` played ``moves`` random legal steps in, seats named Ada, Bo, Cy…"""
     client = Client(address)
-    created = await client.create_game(kind, players)
+    created = await client.create_game(kind, players, seed=f"{seed:064x}")  # the same game every run
     names = ["Ada", "Bo", "Cy", "Di", "Ed", "Flo"]
     seats = [await client.join(created.game_id, names[i]) for i in range(players)]
     rng = random.Random(seed)
@@ -205,7 +205,7 @@ def _check_screen(view: game_pb2.GameView) -> str:
     return screen
 
 
-@pytest.mark.parametrize("players,moves", [(3, 60), (6, 150)])
+@pytest.mark.parametrize("players,moves", [(3, 60), (6, 90)])
 def test_wahlspiel_table_is_a_screenful_with_the_key_facts(redis_server: EmbeddedRedis, players: int, moves: int) -> None:
     async def main() -> None:
         async with running_replica(redis_server.url) as replica:
@@ -289,8 +289,12 @@ def _legal_moves(kind: str, players: int, steps: int, seed: int) -> list[game_pb
     rng, chooser = Rng(b"typed%d" % seed), random.Random(seed)
     state = game.setup(game.options_from_proto(game_pb2.GameOptions(players=players)), rng)
     for _ in range(steps):
+        if game.is_over(state):
+            return []
         seat = chooser.choice(sorted(game.to_act(state)))
         state, _ = game.apply(state, seat, chooser.choice(game.legal_moves(state, seat)), rng)
+    if game.is_over(state):
+        return []
     seat = min(game.to_act(state))
     moves = []
     for move in game.legal_moves(state, seat):
@@ -343,13 +347,17 @@ def test_stimmvieh_play_politician_parts_and_numbers() -> None:
 
 
 def test_several_kinds_of_move_need_the_kind_and_small_ones_are_numbered() -> None:
-    for steps in range(0, 400, 7):
-        moves = _legal_moves("wahlspiel", 3, steps, 3)
+    # The Spin Doctors lists Budget handovers beside the decision owed; Wahlspiel mixes kinds too.
+    candidates = [("spin_doctors", 3, steps) for steps in range(0, 60, 3)] + [("wahlspiel", 3, steps) for steps in range(0, 400, 7)]
+    for kind, players, steps in candidates:
+        moves = _legal_moves(kind, players, steps, 3)
+        if not moves:
+            continue
         menu = Menu(moves)
         if len(menu.groups) > 1 and menu.typed:
             break
     else:
-        pytest.fail("no Wahlspiel view with several kinds of move and a large one")
+        pytest.fail("no view with several kinds of move and a large one")
     kinds = [g.kind for g in menu.groups]
     with pytest.raises(AnswerError, match="is not a move here; start with one of: " + re.escape(", ".join(kinds))):
         menu.parse("bogus 1 2")

@@ -40,9 +40,10 @@ def possessive(view: game_pb2.GameView, seat: int) -> str:
 
 
 def wrap(lines: list[str]) -> str:
-    """Lines joined, each longer than WIDTH wrapped with an indented continuation."""
+    """Lines joined, each longer than WIDTH wrapped with an indented continuation (an item
+    holding several lines is taken line by line)."""
     out: list[str] = []
-    for line in lines:
+    for line in (part for text in lines for part in text.split("\n")):
         indent = " " * (len(line) - len(line.lstrip()) + 4)
         out.extend(textwrap.wrap(line, WIDTH, subsequent_indent=indent, break_on_hyphens=False) or [""])
     return "\n".join(out)

@@ -21,7 +21,7 @@ import grpc
 from hustings.bots import BotStats, RandomBot, play_seat
 from hustings.client import Client, HustingsError, Joined
 from hustings.move_entry import AnswerError, Menu
-from hustings.tables import fallback_tell, game_text, seat_name
+from hustings.tables import fallback_tell, game_text, seat_name, wrap
 from hustings.v1 import game_pb2, game_service_pb2
 
 MAX_UPDATES = 50_000  # updates handled in one game; far above the longest game
@@ -69,8 +69,9 @@ def render(view: game_pb2.GameView) -> str:
         lines.append("Game over.")
         for placing in view.outcome.placings:
             lines.append(f"  {placing.rank}. {placing.name}: {placing.score} {placing.detail}")
-        lines.append(f"seed {view.seed} (commitment {view.seed_commitment})")
-    return "\n".join(lines)
+        lines.append(f"seed {view.seed}")
+        lines.append(f"  (commitment {view.seed_commitment})")
+    return wrap(lines)
 
 
 def tell_entry(entry: game_pb2.HistoryEntry, view: game_pb2.GameView) -> list[str]:
