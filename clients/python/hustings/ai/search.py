@@ -39,13 +39,19 @@ class Tuning:
     depth: int = 40
     width: int = 16
     exploration: float = 0.7
+    paired: bool = False
+    """Try every move on each drawn table (common random numbers) instead of UCB1: the moves'
+    differences then show through the noise of what the drawn tables hide, at the price of
+    fewer tables per decision."""
 
 
 TUNING: dict[str, Tuning] = {
     "stimmvieh": Tuning(depth=60, width=24),  # a whole campaign is about 40 steps: play it out
     # Long games: a short look ahead, then the heuristic (random play soon drowns one move's effect).
     "wahlspiel": Tuning(depth=8, width=12),
-    "spin_doctors": Tuning(depth=8, width=12),
+    # The Spin Doctors: random play even a few steps on buries a move's worth (a random seat hands
+    # its Budget away); the heuristic judges each move on the drawn tables directly, paired.
+    "spin_doctors": Tuning(depth=0, width=12, paired=True),
 }
 RANKED_LIMIT = 200  # moves the one-ply ranking applies at most (a Spin Doctors Staff: 924)
 
@@ -99,6 +105,9 @@ def search(game: Game[Any, Any, Any], observation: Any, seat: int, rng: Rng, bud
     if len(moves) > tuning.width:
         ranked = one_ply(game, observation, seat, moves, rng)
         moves = [moves[i] for _, i in ranked[: tuning.width]]
+    if tuning.paired:
+        return _paired(game, observation, seat, rng, moves, tuning, deadline=started + budget.seconds,
+                       rounds=max(1, budget.iterations // len(moves)), report=report, started=started)
     sample = sampler(game)
     visits = [0] * len(moves)
     totals = [0.0] * len(moves)
@@ -124,4 +133,26 @@ def search(game: Game[Any, Any, Any], observation: Any, seat: int, rng: Rng, bud
     best = max(range(len(moves)), key=lambda i: (visits[i], totals[i]))
     report.seconds = time.perf_counter() - started
     report.visits = visits[best]
+    return moves[best], report
+
+
+def _paired(game: Game[Any, Any, Any], observation: Any, seat: int, rng: Rng, moves: list[Any], tuning: Tuning,
+            deadline: float, rounds: int, report: SearchReport, started: float) -> tuple[Any, SearchReport]:
+    """Rounds of one drawn table each, on which every move is tried with the same chance: the
+    move with the best total wins; equal totals go to the move listed first (``moves`` come
+    best first by one ply of the heuristic when the list was cut)."""
+    sample = sampler(game)
+    totals = [0.0] * len(moves)
+    for number in range(rounds):
+        if number and time.perf_counter() > deadline:
+            break
+        world = sample(observation, seat, Rng(rng.seed + b"/world", rng.counter + number))
+        for index, move in enumerate(moves):
+            chance = Rng(rng.seed + b"/chance", rng.counter + number)
+            after, _ = game.apply(world, seat, move, chance)
+            totals[index] += playout(game, after, seat, tuning.depth, chance)
+            report.iterations += 1
+    best = max(range(len(moves)), key=lambda i: (totals[i], -i))
+    report.seconds = time.perf_counter() - started
+    report.visits = report.iterations // len(moves)
     return moves[best], report
