@@ -120,22 +120,27 @@ class TerminalPlayer:
         self.ask = ask
         self.latest = me.view
         self.told_upto = 0
-        self.stream_done = False
 
     def write(self, text: str) -> None:
         """Show ``text`` at once."""
         print(text, file=self.out, flush=True)
 
     async def _follow(self, updates: "asyncio.Queue[game_service_pb2.WatchGameResponse | BaseException | None]") -> None:
-        """Put every update of the stream on the queue; None when the game is over."""
+        """Put every update of the stream on the queue; None when the game is over.
+
+        A stream that ends or breaks before the game does is resumed after the last version
+        seen (a replica stopping, a server that closes quiet streams), a few times at most.
+        """
         seen = 0
         for _ in range(MAX_RECONNECTS):
             try:
                 async for update in self.client.watch(self.me.game_id, self.me.token, from_version=seen):
                     seen = update.version
                     await updates.put(update)
-                await updates.put(None)
-                return
+                    if update.view.status == game_pb2.GAME_STATUS_FINISHED:
+                        await updates.put(None)
+                        return
+                await asyncio.sleep(0.2)
             except HustingsError as error:
                 if error.code not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
                     await updates.put(error)
@@ -144,11 +149,10 @@ class TerminalPlayer:
             except BaseException as error:  # noqa: BLE001 - handed to the player's loop, which raises it
                 await updates.put(error)
                 raise
-        await updates.put(HustingsError(grpc.StatusCode.UNAVAILABLE, "STREAM_LOST", "the game's stream broke too often"))
+        await updates.put(HustingsError(grpc.StatusCode.UNAVAILABLE, "STREAM_LOST", "the game's stream ended too often"))
 
     def _take(self, item: "game_service_pb2.WatchGameResponse | BaseException | None") -> None:
-        if item is None:
-            self.stream_done = True
+        if item is None:  # the game is over; its last update came just before
             return
         if isinstance(item, BaseException):
             raise item
@@ -183,9 +187,6 @@ class TerminalPlayer:
                 if view.status == game_pb2.GAME_STATUS_FINISHED:
                     self.write(render(view))
                     return 0
-                if self.stream_done:
-                    self.write("The game's stream ended before the game did.")
-                    return 1
                 if view.version < moved_at or self.me.seat not in view.to_act or not view.legal_moves:
                     continue
                 current = await self.client.view(self.me.game_id, self.me.token)
