@@ -8,6 +8,7 @@ claims it, and never after the seat moved in time (the move changed the version 
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import random
 import secrets
@@ -41,6 +42,7 @@ class SeatLifecycle:
     def __init__(self, host: "GameHost") -> None:
         self.host = host
         self._rng = random.Random(secrets.randbits(64))
+        self._thinking = asyncio.Semaphore(1)
 
     # --- due decisions --------------------------------------------------------------------------
     async def apply_due_quietly(self, game_id: str) -> None:
@@ -83,8 +85,13 @@ class SeatLifecycle:
         host, game = self.host, loaded.game
         stored_seat = loaded.stored.seats[seat]
         timed_out = not table.bot_decides(stored_seat)
-        level = table.check_level(loaded.stored.table.bot_level)
-        move = table.bot_move(game, loaded.state, seat, level, self._rng)
+        level = table.check_level(stored_seat.bot_level or loaded.stored.table.bot_level)
+        # A bot may think for a while: off the event loop, one decision at a time per replica,
+        # so that every other call of this replica keeps being served meanwhile.
+        async with self._thinking:
+            move = await asyncio.to_thread(
+                table.bot_move, game, loaded.state, seat, level, random.Random(self._rng.getrandbits(64))
+            )
         move_proto = game_pb2.Move()
         game.move_to_proto(move, move_proto)
         new, entry = host._advance(loaded, seat, move, move_proto, by_bot=True)
@@ -210,7 +217,6 @@ class SeatLifecycle:
     async def add_bot(self, request: game_service_pb2.AddBotRequest) -> game_service_pb2.AddBotResponse:
         """A server-side bot takes a free seat of an open game."""
         host = self.host
-        level = table.check_level(request.level)
         game_id = request.game_id
         async with host._game_lock(game_id):
             for _attempt in range(8):
@@ -229,9 +235,8 @@ class SeatLifecycle:
                     seat = free[0]
                 new, entry = self._table_step(loaded, seat)
                 place = new.stored.seats[seat]
-                place.bot, place.display_name = True, table.bot_name(level)
-                if level != table.check_level(new.stored.table.bot_level):
-                    new.stored.table.bot_level = level
+                level = table.check_level(request.level or stored.table.bot_level)
+                place.bot, place.display_name, place.bot_level = True, table.bot_name(level), level
                 if all(table.is_taken(s) for s in new.stored.seats):
                     new.stored.status = game_pb2.GAME_STATUS_ACTIVE
                     table.settle(new.stored, loaded.game.to_act(loaded.state), None, host._now_ms())

@@ -359,3 +359,19 @@ def test_a_replica_stopped_right_after_it_started_stops(redis_server: EmbeddedRe
             await asyncio.wait_for(replica.stop(), 15)
 
     run(scenario(), timeout_s=120)
+
+
+def test_a_bot_added_at_its_own_level_leaves_the_tables_level_alone(redis_server: EmbeddedRedis) -> None:
+    async def scenario() -> None:
+        async with _replica(redis_server.url) as (_, client):
+            game_id = await _create(client, players=3, bot_seats=[0], bot_level="greedy")
+            await client.stub.AddBot(game_service_pb2.AddBotRequest(game_id=game_id, seat=1, level="random"))
+            view = await client.view(game_id)
+            assert view.table.bot_level == "greedy"
+            assert [s.display_name for s in view.seats[:2]] == ["Bot (greedy)", "Bot (random)"]
+            with pytest.raises(grpc.aio.AioRpcError) as unknown:
+                await client.stub.AddBot(game_service_pb2.AddBotRequest(game_id=game_id, seat=2, level="grandmaster"))
+            assert unknown.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert not (await client.view(game_id)).seats[2].taken  # nothing changed
+
+    run(scenario())
