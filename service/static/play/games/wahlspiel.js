@@ -58,6 +58,18 @@ function politicianLine(ctx, id) {
   return `${p.name} (${p.sex}, ${p.age}, ${p.occupation}; ${(p.symbols ?? []).join(" ")}${(p.traits ?? []).length ? `; ${(p.traits ?? []).join(", ").replace(/_/g, " ")}` : ""})`;
 }
 
+/** A politician as a card: what voter cards and events ask about (sex, age, occupation, symbols, traits). */
+function politicianCard(ctx, id) {
+  const p = index(ctx).politicians.get(id);
+  if (!p) return null;
+  const votes = (ctx.kindView.candidates ?? []).find((c) => c.politicianId === id)?.votes;
+  return h("span", { class: "card pcard", dataset: { politician: id } },
+    h("span", { class: "card-amount" }, p.name),
+    h("span", { class: "card-label" }, `${p.sex === "f" ? "woman" : "man"}, ${p.age}, ${p.occupation}`),
+    h("span", { class: "card-cost" }, [...(p.symbols ?? []), ...(p.traits ?? []).map((t) => t.replace(/_/g, " "))].join(" · ")),
+    votes !== undefined ? h("span", { class: "small" }, `${votes} votes`) : null);
+}
+
 function wcard(ctx, card, extra = "") {
   const c = typeof card === "string" ? { cardId: card, ...index(ctx).cards.get(card) } : card;
   const event = c.cardId?.startsWith("E");
@@ -200,6 +212,7 @@ export default {
   },
   itemNode(field, value, ctx) {
     if (CARD_FIELDS.has(field) && value) return wcard(ctx, value);
+    if (POLITICIAN_FIELDS.has(field) && value) return politicianCard(ctx, value);
     return null;
   },
   moveText(decision, p, ctx) {
