@@ -351,6 +351,8 @@ def test_the_typescript_example_builds_from_a_fresh_copy_and_reaches_a_move(serv
     line = json.loads(printed[-1])
     assert line["seats"] == [0, 1, 2] and line["refused"] == "STALE_VERSION"
     assert int(line["version"]) == int(line["movedFrom"]) + 1 and line["events"] >= 1
+    (sample,) = [s.strip()[2:] for s in steps.splitlines() if s.strip().startswith("# {")]
+    assert json.loads(sample.replace('"g…"', json.dumps(line["gameId"]))) == line  # the README's line is true
     view = requests.get(f"http://{served_http}/v1/games/{line['gameId']}/view", timeout=10).json()["view"]
     assert view["version"] == line["version"]
 
