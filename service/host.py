@@ -55,6 +55,7 @@ log = structlog.get_logger("hustings.host")
 GAME_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 REQUEST_ID_RE = re.compile(r"^[\x21-\x7e]{1,64}$")
 MAX_DISPLAY_NAME = 40
+MIN_SECRET_REQUEST_ID = 16
 DEFAULT_RETENTION_S = 30 * 24 * 3600
 MAX_COMMIT_ATTEMPTS = 32
 COMMIT_BUDGET_S = 5.0  # within the 15 s server deadline of a call
@@ -102,6 +103,16 @@ def _same_request(recorded: str, current: str) -> None:
     if recorded and not hmac.compare_digest(recorded, current):
         raise precondition(
             "REQUEST_ID_REUSED", "this request_id was used for a different request; use a new request_id"
+        )
+
+
+def _check_secret_request_id(request_id: str) -> None:
+    """A request id that hands out a seat token (JoinGame, TakeOverSeat) is as secret as the
+    token: a short one could be guessed and replayed."""
+    if request_id and len(request_id) < MIN_SECRET_REQUEST_ID:
+        raise invalid(
+            "BAD_REQUEST_ID",
+            f"this request_id gives out a seat token: use at least {MIN_SECRET_REQUEST_ID} random characters (a UUID)",
         )
 
 
@@ -406,6 +417,7 @@ class GameHost:
         if not name or len(name) > MAX_DISPLAY_NAME or not name.isprintable():
             raise invalid("BAD_DISPLAY_NAME", f"display_name must be 1 to {MAX_DISPLAY_NAME} printable characters")
         _check_request_id(request.request_id, required=False)
+        _check_secret_request_id(request.request_id)
         game_id = request.game_id
         loaded = await self._load_fresh(game_id)
         key = token = request_fingerprint = ""
@@ -517,6 +529,7 @@ class GameHost:
     async def take_over_seat(self, request: game_service_pb2.TakeOverSeatRequest) -> game_service_pb2.TakeOverSeatResponse:
         """A newcomer takes over an absent seat where the table allows it."""
         _check_request_id(request.request_id, required=True)
+        _check_secret_request_id(request.request_id)
         _check_game_id(request.game_id)
         return await self.seats.take_over(request)
 

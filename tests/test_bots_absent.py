@@ -85,8 +85,8 @@ def test_client_creates_a_table_leaves_returns_and_takes_over(redis_server: Embe
                 await client.take_over(game_id, 0, "Dee")
             assert present.value.reason == "SEAT_NOT_ABSENT"
             await client.leave(game_id, ada)
-            dee = await client.take_over(game_id, 0, "Dee", request_id="dee-takes-over")
-            retried = await client.take_over(game_id, 0, "Dee", request_id="dee-takes-over")
+            dee = await client.take_over(game_id, 0, "Dee", request_id="dee-takes-over-4f9c2e")
+            retried = await client.take_over(game_id, 0, "Dee", request_id="dee-takes-over-4f9c2e")
             assert (dee.seat, retried.token) == (0, dee.token) and dee.view.seats[0].display_name == "Dee"
             mine = await client.view(game_id, dee.token)
             assert mine.seat == 0 and not mine.seats[0].absent

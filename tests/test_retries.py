@@ -62,7 +62,7 @@ def test_one_join_sent_to_three_replicas_at_once_answers_one_working_token(redis
                 game_id = created.game_id
                 for n, name in enumerate(("Ada", "Bo", "Cy")):
                     before = _version(redis_server.url, game_id)
-                    request = game_service_pb2.JoinGameRequest(game_id=game_id, display_name=name, request_id=f"j{round_}-{n}-x7Qz")
+                    request = game_service_pb2.JoinGameRequest(game_id=game_id, display_name=name, request_id=f"join-{round_}-{n}-x7Qz-b41e")
                     answers = await asyncio.gather(*(c.stub.JoinGame(request) for c in clients))
                     assert len({a.seat for a in answers}) == 1
                     assert len({a.seat_token for a in answers}) == 1
@@ -82,7 +82,7 @@ def test_a_retried_join_changes_nothing_and_a_finished_game_refuses_joins(redis_
             async with Client(f"127.0.0.1:{replica.port}") as client:
                 created = await client.create_game("stimmvieh", 3, stimmvieh_options(3))
                 game_id = created.game_id
-                request = game_service_pb2.JoinGameRequest(game_id=game_id, display_name="Ada", request_id="join-ada-Zq81")
+                request = game_service_pb2.JoinGameRequest(game_id=game_id, display_name="Ada", request_id="join-ada-Zq81-7c3e9a")
                 first = await client.stub.JoinGame(request)
                 watch = client.watch(game_id)
                 opened = await watch.__anext__()
@@ -94,7 +94,7 @@ def test_a_retried_join_changes_nothing_and_a_finished_game_refuses_joins(redis_
                 update = await asyncio.wait_for(watch.__anext__(), 10)
                 assert update.version >= 3 and [e.version for e in update.entries][0] == 3
                 # The same request id with another name is a different request.
-                other = game_service_pb2.JoinGameRequest(game_id=game_id, display_name="Eve", request_id="join-ada-Zq81")
+                other = game_service_pb2.JoinGameRequest(game_id=game_id, display_name="Eve", request_id="join-ada-Zq81-7c3e9a")
                 with pytest.raises(grpc.aio.AioRpcError) as reused:
                     await client.stub.JoinGame(other)
                 assert reused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
@@ -181,7 +181,7 @@ def _every_byte_in_redis(url: str) -> bytes:
 
 
 def test_request_ids_are_kept_only_as_keyed_hashes(tmp_path: pathlib.Path) -> None:
-    join_id, move_id, create_id = "JOINsecret4711", "MOVEsecret4712", "CREATEsecret4713"
+    join_id, move_id, create_id = "JOINsecret4711-e0c2b9", "MOVEsecret4712", "CREATEsecret4713"
 
     async def scenario(url: str) -> None:
         async with running_replica(url) as replica:
@@ -331,3 +331,22 @@ def test_simultaneous_choices_through_three_replicas_never_abort(redis_server: E
         assert metrics.CONFLICTS._value.get() > conflicts_before
 
     run(scenario(), timeout_s=400)
+
+
+def test_a_short_join_request_id_is_refused(redis_server: EmbeddedRedis) -> None:
+    """A join's request id hands out its seat token to whoever repeats it: a guessable one is
+    refused before anything changes."""
+
+    async def scenario() -> None:
+        async with running_replica(redis_server.url) as replica:
+            async with Client(f"127.0.0.1:{replica.port}") as client:
+                created = await client.create_game("stimmvieh", 3, stimmvieh_options(3))
+                for request_id in ("1", "join-ada-1", "x" * 15):
+                    request = game_service_pb2.JoinGameRequest(game_id=created.game_id, display_name="Ada", request_id=request_id)
+                    with pytest.raises(grpc.aio.AioRpcError) as refused:
+                        await client.stub.JoinGame(request)
+                    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+                    assert "BAD_REQUEST_ID" in str(refused.value.trailing_metadata())
+                assert _version(redis_server.url, created.game_id) == 1
+
+    run(scenario())

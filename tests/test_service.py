@@ -285,7 +285,7 @@ def test_retried_join_gets_the_same_seat_and_the_same_token(redis_server: Embedd
         async with running_replica(redis_server.url) as replica:
             async with Client(f"127.0.0.1:{replica.port}") as client:
                 created = await client.create_game("stimmvieh", 3, stimmvieh_options(3))
-                request = game_service_pb2.JoinGameRequest(game_id=created.game_id, display_name="Ada", request_id="join-ada-1")
+                request = game_service_pb2.JoinGameRequest(game_id=created.game_id, display_name="Ada", request_id="join-ada-1-93be7c")
                 first = await client.stub.JoinGame(request)
                 second = await client.stub.JoinGame(request)
                 assert (second.seat, second.seat_token) == (first.seat, first.seat_token)
@@ -303,7 +303,7 @@ def test_a_retried_join_on_another_replica_keeps_the_token_working(redis_server:
         async with running_replica(redis_server.url) as one, running_replica(redis_server.url) as two:
             async with Client(f"127.0.0.1:{one.port}") as first, Client(f"127.0.0.1:{two.port}") as second:
                 created = await first.create_game("stimmvieh", 3, stimmvieh_options(3))
-                request = game_service_pb2.JoinGameRequest(game_id=created.game_id, display_name="Ada", request_id="join-ada-2")
+                request = game_service_pb2.JoinGameRequest(game_id=created.game_id, display_name="Ada", request_id="join-ada-2-51d0aa")
                 old = await first.stub.JoinGame(request)
                 await first.join(created.game_id, "Bo")
                 await first.join(created.game_id, "Cy")

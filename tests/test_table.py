@@ -204,7 +204,7 @@ def test_an_absent_seat_taken_over_by_a_newcomer(redis_server: EmbeddedRedis) ->
             for gid in (closed, game_id):
                 seats = [await client.join(gid, name) for name in ("Ada", "Bo", "Cy")]
                 await client.stub.LeaveGame(game_service_pb2.LeaveGameRequest(game_id=gid), metadata=_auth(seats[0].token))
-            request = game_service_pb2.TakeOverSeatRequest(game_id=closed, seat=0, display_name="Dee", request_id="take-1")
+            request = game_service_pb2.TakeOverSeatRequest(game_id=closed, seat=0, display_name="Dee", request_id="take-over-1-8d2f6c")
             with pytest.raises(grpc.aio.AioRpcError) as refused:
                 await client.stub.TakeOverSeat(request)
             assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
@@ -218,7 +218,7 @@ def test_an_absent_seat_taken_over_by_a_newcomer(redis_server: EmbeddedRedis) ->
             with pytest.raises(HustingsError) as old:
                 await client.view(game_id, old_token)
             assert old.value.code == grpc.StatusCode.UNAUTHENTICATED
-            busy = game_service_pb2.TakeOverSeatRequest(game_id=game_id, seat=1, display_name="Eve", request_id="take-2")
+            busy = game_service_pb2.TakeOverSeatRequest(game_id=game_id, seat=1, display_name="Eve", request_id="take-over-2-0b7e44")
             with pytest.raises(grpc.aio.AioRpcError) as present:
                 await client.stub.TakeOverSeat(busy)
             assert present.value.code() == grpc.StatusCode.FAILED_PRECONDITION
