@@ -47,8 +47,9 @@ class Tuning:
 
 TUNING: dict[str, Tuning] = {
     "stimmvieh": Tuning(depth=60, width=24),  # a whole campaign is about 40 steps: play it out
-    # Long games: a short look ahead, then the heuristic (random play soon drowns one move's effect).
-    "wahlspiel": Tuning(depth=8, width=12),
+    # Wahlspiel: 8 random steps judged by UCB1 won 45% against random bots but 15% against greedy
+    # ones; the moves judged paired on the drawn tables, as in The Spin Doctors, do better.
+    "wahlspiel": Tuning(depth=0, width=12, paired=True),
     # The Spin Doctors: random play even a few steps on buries a move's worth (a random seat hands
     # its Budget away); the heuristic judges each move on the drawn tables directly, paired.
     "spin_doctors": Tuning(depth=0, width=12, paired=True),
@@ -139,8 +140,7 @@ def search(game: Game[Any, Any, Any], observation: Any, seat: int, rng: Rng, bud
 def _paired(game: Game[Any, Any, Any], observation: Any, seat: int, rng: Rng, moves: list[Any], tuning: Tuning,
             deadline: float, rounds: int, report: SearchReport, started: float) -> tuple[Any, SearchReport]:
     """Rounds of one drawn table each, on which every move is tried with the same chance: the
-    move with the best total wins; equal totals go to the move listed first (``moves`` come
-    best first by one ply of the heuristic when the list was cut)."""
+    move with the best total wins, equal ones drawn at random."""
     sample = sampler(game)
     totals = [0.0] * len(moves)
     for number in range(rounds):
@@ -152,7 +152,11 @@ def _paired(game: Game[Any, Any, Any], observation: Any, seat: int, rng: Rng, mo
             after, _ = game.apply(world, seat, move, chance)
             totals[index] += playout(game, after, seat, tuning.depth, chance)
             report.iterations += 1
-    best = max(range(len(moves)), key=lambda i: (totals[i], -i))
+    top = max(totals)
+    # Equal moves (every Staff before the game looks alike to the heuristic) are drawn at
+    # random, as the greedy bot does: always the first listed would make the bot predictable.
+    tied = [i for i, total in enumerate(totals) if total >= top - 1e-9]
+    best = tied[rng.below(len(tied))]
     report.seconds = time.perf_counter() - started
     report.visits = report.iterations // len(moves)
     return moves[best], report
