@@ -207,6 +207,10 @@ export default {
   },
   itemNode(field, value, ctx, decision) {
     if (field === "staffers" || (field === "staffer" && decision === "playStaffer")) return stafferCard(ctx, value);
+    if (field === "action" && index(ctx).actions.has(value)) {
+      const a = index(ctx).actions.get(value);
+      return h("span", { class: "card action-card" }, h("span", { class: "card-amount" }, a.name), h("span", { class: "card-label small" }, a.text ?? ""));
+    }
     return null;
   },
   moveText(decision, p, ctx) {
