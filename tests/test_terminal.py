@@ -271,7 +271,7 @@ def test_stimmvieh_table_and_words(redis_server: EmbeddedRedis) -> None:
 def _check_words(history: list[game_pb2.HistoryEntry], view: game_pb2.GameView) -> None:
     """Every step of the history is told in sentences that name players, never a raw proto."""
     told = [line for entry in history for line in tell_entry(entry, view)]
-    events = sum(len(entry.events) for entry in history)
+    events = sum(len(entry.events) or entry.HasField("seat") for entry in history)  # a step without events gets a line
     assert len(told) == events, (len(told), events)
     tell = game_text(view).tell
     untold = {str(e).split("{")[0] for entry in history for e in entry.events if e.WhichOneof("body") == view.kind and tell(e, view) is None}
@@ -410,3 +410,12 @@ def test_seat_changes_are_told_with_the_name() -> None:
     lines = tell_entry(entry, game_pb2.GameView())
     assert len(lines) == len(game_pb2.SeatChanged.Change.values()) - 1
     assert all(line.startswith("  v9  Bo") for line in lines) and len(set(lines)) == len(lines), lines
+
+
+def test_a_step_without_events_is_still_told() -> None:
+    view = game_pb2.GameView(seats=[game_pb2.Seat(seat=1, display_name="Bo", taken=True)])
+    passed = game_pb2.HistoryEntry(version=9, seat=1)
+    getattr(passed.move.wahlspiel, "pass").SetInParent()
+    secret = game_pb2.HistoryEntry(version=10, seat=1)  # the move is not shown to this seat
+    assert tell_entry(passed, view) == ["  v9  Bo: pass"]
+    assert tell_entry(secret, view) == ["  v10  Bo made a secret choice"]

@@ -88,6 +88,14 @@ def split(move: game_pb2.Move) -> Choice:
     return Choice(move, kind, {f.name: _value(message, f) for f in message.DESCRIPTOR.fields})
 
 
+def move_text(move: game_pb2.Move) -> str:
+    """A move in one line for people: its kind and every part it sets, e.g. ``play_politician 7 D03``."""
+    choice = split(move)
+    _, message = _inner(move)
+    parts = [_field_text(f, choice.parts[f.name]) for f in message.DESCRIPTOR.fields if choice.parts[f.name] not in EMPTY_VALUES]
+    return " ".join([choice.kind, *parts]) if choice.kind else "nothing"
+
+
 def _field_text(field: descriptor.FieldDescriptor, value: Value) -> str:
     """A value as it is typed."""
     if isinstance(value, tuple):

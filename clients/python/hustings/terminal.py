@@ -20,7 +20,7 @@ import grpc
 
 from hustings.bots import BotStats, RandomBot, play_seat
 from hustings.client import Client, HustingsError, Joined
-from hustings.move_entry import AnswerError, Menu
+from hustings.move_entry import AnswerError, Menu, move_text
 from hustings.tables import fallback_tell, game_text, seat_name, wrap
 from hustings.v1 import game_pb2, game_service_pb2
 
@@ -90,6 +90,9 @@ def tell_entry(entry: game_pb2.HistoryEntry, view: game_pb2.GameView) -> list[st
         sentence = text.tell(event, view) or fallback_tell(event, view)  # new kinds of event still get words
         if sentence:
             said.append(sentence)
+    if not said and entry.HasField("seat"):  # a step without events of its own still happened
+        who = seat_name(view, entry.seat)
+        said.append(f"{who}: {move_text(entry.move)}" if entry.move.WhichOneof("game") else f"{who} made a secret choice")
     return [f"  v{entry.version}  {s[:1].upper()}{s[1:]}" for s in said]
 
 
