@@ -80,6 +80,7 @@ def wahlspiel_table() -> tuple[Table, Callable[[str, Message], None]]:
         "opinion": {v.opinion for v in cat.voters},
         "name": NOT_AN_ID, "reason": NOT_AN_ID, "text": NOT_AN_ID,
         "party": parties, "current_party": parties, "start_party": parties, "partner": parties, "target_party": parties,
+        "proposer": parties,
         "WahlspielParty.position": set(range(len(cat.board))),
     }
 
@@ -118,7 +119,6 @@ def spin_doctors_table() -> tuple[Table, Callable[[str, Message], None]]:
         "action": set(actions) | {""}, "colour": {c.id for c in cat.colours}, "kind": NOT_AN_ID,
         "staffer": staffers | {-1}, "shown_staffers": staffers, "SpinDoctorsPlayer.staff": staffers,
         "SpinDoctorsSwapStaffer.discard": staffers | {-1}, "SpinDoctorsSwapStaffer.take": staffers | {-1},
-        "SpinDoctorsChooseReadyMadeStaff.staff": {s.staff for s in cat.ready_made_staffs},
         "SpinDoctorsChooseStaff.staffers": staffers,
         "locality": localities | {-1}, "voter_group": groups | {-1}, "field": fields | {-1},
         "target_staffer": staffers | {-1},
