@@ -53,7 +53,7 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
 
 
 class Table:
-    """One browser page on the tables, recording console errors and failed requests."""
+    """One browser page on the tables, recording console errors (a failed request logs one) and page errors."""
 
     def __init__(self, browser: Any, live: LiveRest, viewport: dict[str, int]) -> None:
         self.context = browser.new_context(viewport=viewport)
@@ -68,8 +68,14 @@ class Table:
         self.context.close()
 
     def no_sideways_scroll(self) -> None:
+        """The page is no wider than the window, and no element reaches past its right edge."""
         widths = self.page.evaluate("[document.documentElement.scrollWidth, document.body.scrollWidth, window.innerWidth]")
         assert max(widths[:2]) <= widths[2], f"the page scrolls sideways: {widths}"
+        beyond = self.page.evaluate(
+            """() => [...document.querySelectorAll("body *")].filter((n) => n.offsetParent && !n.closest(".scroll, #log"))
+                .filter((n) => n.getBoundingClientRect().right > window.innerWidth + 0.5).map((n) => n.tagName + "." + n.className).slice(0, 5)"""
+        )
+        assert not beyond, f"elements reach past the right edge: {beyond}"
 
     def touch_targets(self) -> int:
         """Every visible button, field and list on the page is at least 44 px high and wide;
@@ -492,7 +498,9 @@ def test_seats_are_filled_from_the_page_and_resumed_in_another_tab(browser: Any,
         expect(page.locator("#you")).to_contain_text("seat 0")
         expect(page.locator("#moves button").first).to_be_visible()
         table.no_sideways_scroll()
-        assert table.touch_targets() >= 2, "the moves and the table's actions"
+        page.wait_for_function("() => document.querySelector('#moves button')?.offsetParent")
+        buttons = page.evaluate("[...document.querySelectorAll('button')].map((b) => [b.textContent.slice(0, 20), !!b.offsetParent])")
+        assert table.touch_targets() >= 2, f"the moves and the table's actions: {buttons}"
         assert not table.errors, table.errors
     finally:
         table.close()
