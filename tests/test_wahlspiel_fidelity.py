@@ -5,11 +5,31 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from hustings.engine import Event, Rng
+import pytest
+
+from hustings.engine import EngineError, Event, IllegalMoveError, Rng
 from hustings.engine.wahlspiel import GAME, WahlspielOptions
 from hustings.engine.wahlspiel import turns
 from hustings.engine.wahlspiel.content import CONTENT
-from hustings.engine.wahlspiel.model import BUYING_EVENTS, BUYING_VOTERS, NOMINATING, BuyEvents, BuyVoters, CardsDrawn, DieRolled
+from hustings.engine.wahlspiel.model import (
+    BUYING_EVENTS,
+    BUYING_VOTERS,
+    CHOOSING_PARTNER,
+    HANDING_OVER,
+    MAX_PROPOSALS,
+    NOMINATING,
+    OFFERING,
+    AnswerTrade,
+    BuyEvents,
+    BuyVoters,
+    CardsDrawn,
+    ChoosePartner,
+    CoalitionChanged,
+    DieRolled,
+    OfferTrade,
+    ProposeOffer,
+    TradeAnswered,
+)
 from tests.test_wahlspiel_rules import payloads, rolling, table
 
 
@@ -105,3 +125,94 @@ def test_two_players_contest_the_cantonal_election() -> None:
     assert turns.candidates_required(replace(state, options=WahlspielOptions(3))) == 3
     assert turns.candidates_required(replace(state, options=WahlspielOptions(4))) == 2
     assert turns.candidates_required(replace(state, round=2)) == 2
+
+
+def test_coalition_partners_exchange_any_bundle_with_counter_offers_in_bounded_rounds() -> None:
+    """"The party may choose a coalition partner among the other players: one other player with
+    whom it may immediately exchange any number of event cards and voter cards. Purchase and
+    exchange deals are also permitted." An offer is any bundle of cards and francs each way,
+    drafted one item per decision; the other side accepts, or declines and may counter-offer;
+    at most MAX_PROPOSALS offers are put in one visit."""
+    hands = {0: (("V001", "V002"), ("E01",)), 2: (("V003", "V004"), ("E02", "E03"))}
+    state = table(3, step=CHOOSING_PARTNER, hands=hands, money={0: 4000, 2: 5000})
+    rng = Rng(b"bundle")
+    state, _ = GAME.apply(state, 0, ChoosePartner(2), rng)
+    # Two voters, an event and 2000 francs for two events and 1000 francs: one offer.
+    items = [OfferTrade(give_card="V001"), OfferTrade(give_card="V002"), OfferTrade(give_card="E01"),
+             OfferTrade(give_money=1000), OfferTrade(give_money=1000), OfferTrade(ask_kind="event"),
+             OfferTrade(ask_kind="event"), OfferTrade(ask_money=1000)]
+    for item in items:
+        assert item in GAME.legal_moves(state, 0)
+        state, _ = GAME.apply(state, 0, item, rng)
+    legal = GAME.legal_moves(state, 0)
+    assert OfferTrade(ask_kind="event") not in legal  # the partner holds only two events
+    assert ProposeOffer() in legal
+    seen = GAME.view(state, 1).coalition
+    assert seen is not None and seen.draft.give_cards == () and (seen.draft.give_voters, seen.draft.give_events) == (2, 1)
+    assert GAME.view(state, 2).coalition.draft.give_cards == ("V001", "V002", "E01")
+    put, events = GAME.apply(state, 0, ProposeOffer(), rng)
+    assert GAME.to_act(put) == frozenset({2})
+    # The partner declines and counter-offers: one voter for 3000 francs.
+    countered, events = GAME.apply(put, 2, AnswerTrade(False), rng)
+    assert countered.step == OFFERING and GAME.to_act(countered) == frozenset({2})
+    assert countered.parties == put.parties
+    for item in (OfferTrade(give_card="V003"), *[OfferTrade(ask_money=1000)] * 3, ProposeOffer()):
+        countered, _ = GAME.apply(countered, 2, item, rng)
+    assert GAME.to_act(countered) == frozenset({0})
+    after, events = GAME.apply(countered, 0, AnswerTrade(True), rng)
+    assert "V003" in after.parties[0].voters and after.parties[0].money == 1000 and after.parties[2].money == 8000
+    answered = payloads(events, TradeAnswered, 1)[0]
+    assert answered.accepted and answered.given_count == 1 and answered.given_cards == ()
+    assert payloads(events, TradeAnswered, 0)[0].given_cards == ("V003",)
+    # The first offer again, now accepted: the asked events are handed over one at a time.
+    state = put
+    state, _ = GAME.apply(state, 2, AnswerTrade(True), rng)
+    assert state.step == HANDING_OVER and GAME.legal_moves(state, 2) == [AnswerTrade(True, "E02"), AnswerTrade(True, "E03")]
+    state, _ = GAME.apply(state, 2, AnswerTrade(True, "E03"), rng)
+    assert GAME.legal_moves(state, 2) == [AnswerTrade(True, "E02")]
+    state, _ = GAME.apply(state, 2, AnswerTrade(True, "E02"), rng)
+    assert state.parties[0].voters == () and state.parties[0].events == ("E02", "E03")
+    assert state.parties[2].voters == ("V001", "V002", "V003", "V004") and state.parties[2].events == ("E01",)
+    assert (state.parties[0].money, state.parties[2].money) == (3000, 6000)
+    assert state.step == OFFERING and GAME.to_act(state) == frozenset({0})  # the party on the field goes on
+    # Bounded: once MAX_PROPOSALS offers have been put, the visit ends.
+    assert state.coalition is not None and state.coalition.offers == 1
+    proposals = 1
+    for _ in range(MAX_PROPOSALS):
+        proposer = min(GAME.to_act(state))
+        state, _ = GAME.apply(state, proposer, OfferTrade(ask_money=1000), rng)
+        state, _ = GAME.apply(state, proposer, ProposeOffer(), rng)
+        proposals += 1
+        state, events = GAME.apply(state, min(GAME.to_act(state)), AnswerTrade(False), rng)
+        if payloads(events, CoalitionChanged):
+            break
+    assert proposals == MAX_PROPOSALS
+    ended = payloads(events, CoalitionChanged)[0]
+    assert ended.ended and (ended.party, ended.partner) == (0, 2)
+
+
+def test_parties_name_themselves_and_choose_their_colour() -> None:
+    """"Each player now has their party together, which they may name freely, for example "Free
+    Christian People's Party" ... Each player also chooses a matching party colour, then one of
+    the 6 game pieces": a party's chosen name and colour (one of the pieces') are what every seat
+    sees and what the outcome names; colours never clash."""
+    state = GAME.setup(WahlspielOptions(3), Rng(b"found"))
+    assert [p.name for p in GAME.view(state, None).parties] == list(CONTENT.party_names[:3])
+    state = GAME.name_party(state, 1, "Party of the Lake Shore", "red")
+    state = GAME.name_party(state, 2, "", "white")  # keeps its default name
+    for viewer in (0, 1, 2, None):
+        parties = GAME.view(state, viewer).parties
+        assert [p.name for p in parties] == [CONTENT.party_names[0], "Party of the Lake Shore", CONTENT.party_names[2]]
+        colours = [p.colour for p in parties]
+        assert colours[1:] == ["red", "white"] and len(set(colours)) == 3 and colours[0] != "red"
+    with pytest.raises(IllegalMoveError) as taken:
+        GAME.name_party(state, 0, "Red Alliance", "red")
+    assert taken.value.reason == "COLOUR_TAKEN"
+    for name, colour, reason in (("x" * 61, "", "BAD_PARTY_NAME"), ("Tab\tParty", "", "BAD_PARTY_NAME"), ("Ok", "purple", "BAD_COLOUR")):
+        with pytest.raises(EngineError) as refused:
+            GAME.name_party(state, 0, name, colour)
+        assert refused.value.reason == reason
+    assert GAME.load_state(GAME.dump_state(state)) == state
+    finished = replace(state, step="FINISHED", federal="", round=3)
+    outcome = GAME.outcome(finished)
+    assert outcome is not None and {p.name for p in outcome.placings} >= {"Party of the Lake Shore"}

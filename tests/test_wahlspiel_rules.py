@@ -41,6 +41,7 @@ from hustings.engine.wahlspiel.model import (
     OfferTrade,
     Pass,
     PlayEvent,
+    ProposeOffer,
     RunoffCardTurned,
     RunoffVotersRevealed,
     SendRunoffVoter,
@@ -358,21 +359,24 @@ def test_a_coalition_trade_happens_only_when_both_agree() -> None:
     rng = Rng(b"coalition")
     state, _ = GAME.apply(state, 0, ChoosePartner(2), rng)
     assert state.step == OFFERING
-    offer = OfferTrade(give_card="V001", ask_money=2000)
-    state, events = GAME.apply(state, 0, offer, rng)
+    for item in (OfferTrade(give_card="V001"), OfferTrade(ask_money=1000), OfferTrade(ask_money=1000)):
+        state, _ = GAME.apply(state, 0, item, rng)
+    state, events = GAME.apply(state, 0, ProposeOffer(), rng)
     assert state.step == ANSWERING and GAME.to_act(state) == frozenset({2})
-    assert payloads(events, TradeOffered, 2)[0].give_card == "V001"
-    assert payloads(events, TradeOffered, 1)[0].give_card == "" and payloads(events, TradeOffered, 1)[0].give_kind == "voter"
+    assert payloads(events, TradeOffered, 2)[0].give_cards == ("V001",)
+    assert payloads(events, TradeOffered, 1)[0].give_cards == () and payloads(events, TradeOffered, 1)[0].give_voters == 1
     refused, _ = GAME.apply(state, 2, AnswerTrade(False), rng)
-    assert refused.parties == state.parties and refused.step == OFFERING
+    assert refused.parties == state.parties and refused.step == OFFERING and GAME.to_act(refused) == frozenset({2})
     agreed, _ = GAME.apply(state, 2, AnswerTrade(True), rng)
     assert agreed.parties[0].voters == () and agreed.parties[2].voters == ("V001", "V002")
     assert agreed.parties[0].money == 3000 and agreed.parties[2].money == 1000
-    asked = OfferTrade(give_money=1000, ask_kind="event")
-    state, _ = GAME.apply(refused, 0, asked, rng)
-    assert GAME.legal_moves(state, 2) == [AnswerTrade(True, "E02"), AnswerTrade(False)]
+    state, _ = GAME.apply(agreed, 0, OfferTrade(give_money=1000), rng)
+    state, _ = GAME.apply(state, 0, OfferTrade(ask_kind="event"), rng)
+    state, _ = GAME.apply(state, 0, ProposeOffer(), rng)
+    state, _ = GAME.apply(state, 2, AnswerTrade(True), rng)
+    assert GAME.legal_moves(state, 2) == [AnswerTrade(True, "E02")]
     state, _ = GAME.apply(state, 2, AnswerTrade(True, "E02"), rng)
-    assert state.parties[0].events[-1:] == ("E02",) and state.parties[2].money == 4000
+    assert state.parties[0].events[-1:] == ("E02",) and state.parties[2].money == 2000
 
 
 def test_trading_outside_a_coalition_is_refused() -> None:
@@ -500,6 +504,9 @@ def test_state_storage_round_trips() -> None:
     state, _ = GAME.apply(state, 0, OfferTrade(give_card="V001"), Rng(b"s"))
     data = GAME.dump_state(state)
     assert GAME.load_state(data) == state and GAME.dump_state(GAME.load_state(data)) == data
+    state, _ = GAME.apply(state, 0, ProposeOffer(), Rng(b"s"))
+    data = GAME.dump_state(state)
+    assert GAME.load_state(data) == state and GAME.dump_state(GAME.load_state(data)) == data
 
 
 @pytest.mark.parametrize(
@@ -508,7 +515,7 @@ def test_state_storage_round_trips() -> None:
         Nominate("P01"), BuyVoters(0), BuyVoters(3), CastVoter("V001"), PlayEvent("E01", ("P02",)),
         PlayEvent("E70", party=0), ChangeCandidate("P01", "P02"), ChoosePartner(0),
         OfferTrade("V001", 0, "event", 1000), AnswerTrade(True, "E02"), AnswerTrade(False), Judge("P03", False),
-        GoalVote("P04"), SendRunoffVoter(), SendRunoffVoter("V002"), Pass(),
+        GoalVote("P04"), SendRunoffVoter(), SendRunoffVoter("V002"), Pass(), ProposeOffer(),
     ],
 )
 def test_moves_round_trip_through_the_proto(move: Any) -> None:

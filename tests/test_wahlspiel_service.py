@@ -32,16 +32,21 @@ def test_wahlspiel_is_listed_with_its_options(redis_server: EmbeddedRedis) -> No
     run(scenario())
 
 
-def _trade_cards(history: list[game_pb2.HistoryEntry]) -> set[str]:
-    """Cards a seat legitimately saw change hands with it in a coalition trade."""
+def _trade_cards(history: list[game_pb2.HistoryEntry], view: game_pb2.GameView) -> set[str]:
+    """Cards a seat legitimately saw as one side of a coalition: put in an offer to it, added to a
+    draft or handed over by the other side (in its history's moves and events, and in its view)."""
     seen = set()
     for entry in history:
+        move = entry.move.wahlspiel
+        seen |= {move.offer_trade.give_card_id, move.answer_trade.card_id}
         for event in entry.events:
             own = event.wahlspiel
             if own.HasField("trade_offered"):
-                seen.add(own.trade_offered.offer.give_card.card_id)
+                seen |= {c.card_id for c in own.trade_offered.offer.give_cards}
             if own.HasField("trade_answered"):
-                seen |= {own.trade_answered.given_card.card_id, own.trade_answered.received_card.card_id}
+                seen |= {c.card_id for c in [*own.trade_answered.given_cards, *own.trade_answered.received_cards]}
+    coalition = view.wahlspiel.coalition
+    seen |= {c.card_id for c in [*coalition.draft.give_cards, *coalition.pending.give_cards, *coalition.handed_cards]}
     return seen - {""}
 
 
@@ -63,7 +68,7 @@ def test_no_seat_sees_another_seats_hand(redis_server: EmbeddedRedis) -> None:
                     for a in range(PLAYERS):
                         history = await client.history(game_id, seats[a].token)
                         shown = views[a].SerializeToString() + b"".join(e.SerializeToString() for e in history)
-                        traded = _trade_cards(history)
+                        traded = _trade_cards(history, views[a])
                         for b in range(PLAYERS):
                             if b != a:
                                 assert views[a].wahlspiel.parties[b].voter_count == len(views[b].wahlspiel.parties[b].voters)

@@ -82,6 +82,7 @@ _DECODE: dict[str, Callable[[Any], m.Move]] = {
     "goal_vote": lambda x: m.GoalVote(_text(x.politician_id, "politician_id")),
     "send_runoff_voter": lambda x: m.SendRunoffVoter(_card_id(x.card_id)),
     "pass": lambda x: m.Pass(),
+    "propose_offer": lambda x: m.ProposeOffer(),
 }
 
 
@@ -138,6 +139,8 @@ def move_to_proto(move: m.Move, out: game_pb2.Move) -> None:
         own.send_runoff_voter.card_id = move.card
     elif isinstance(move, m.Pass):
         getattr(own, "pass").SetInParent()
+    elif isinstance(move, m.ProposeOffer):
+        own.propose_offer.SetInParent()
     else:
         raise TypeError(f"not a Wahlspiel move: {move!r}")
 
@@ -220,9 +223,13 @@ def view_to_proto(view: TableView, out: game_pb2.GameView) -> None:
     if view.coalition is not None:
         c = own.coalition
         c.SetInParent()
-        c.party, c.partner, c.offers = view.coalition.party, view.coalition.partner, view.coalition.offers
-        if view.coalition.pending is not None:
-            _offer(view.coalition.pending.give_kind, view.coalition.pending.give_card, view.coalition.pending, c.pending)
+        coalition = view.coalition
+        c.party, c.partner, c.offers, c.proposer = coalition.party, coalition.partner, coalition.offers, coalition.proposer
+        _offer(coalition.draft, c.draft)
+        if coalition.pending is not None:
+            _offer(coalition.pending, c.pending)
+        c.handed_count = coalition.handed_count
+        _cards(coalition.handed, c.handed_cards)
     if view.runoff is not None:
         r = own.runoff
         r.SetInParent()
@@ -233,12 +240,12 @@ def view_to_proto(view: TableView, out: game_pb2.GameView) -> None:
             _card(view.runoff.sent_card, r.sent_card)
 
 
-def _offer(give_kind: str, give_card: str, offer: Any, out: pb.WahlspielOffer) -> None:
+def _offer(offer: Any, out: pb.WahlspielOffer) -> None:
+    """Fill a WahlspielOffer from an OfferView or a TradeOffered payload (same field names)."""
     out.SetInParent()
-    out.give_kind = _KINDS[give_kind]
-    if give_card:
-        _card(give_card, out.give_card)
-    out.give_money, out.ask_kind, out.ask_money = offer.give_money, _KINDS[offer.ask_kind], offer.ask_money
+    _cards(offer.give_cards, out.give_cards)
+    out.give_voter_count, out.give_event_count, out.give_money = offer.give_voters, offer.give_events, offer.give_money
+    out.ask_voter_count, out.ask_event_count, out.ask_money = offer.ask_voters, offer.ask_events, offer.ask_money
 
 
 def event_to_proto(payload: Any, out: game_pb2.Event) -> None:
@@ -307,15 +314,14 @@ def event_to_proto(payload: Any, out: game_pb2.Event) -> None:
         own.trade_offered.SetInParent()
         e = own.trade_offered
         e.party, e.partner = payload.party, payload.partner
-        _offer(payload.give_kind, payload.give_card, payload, e.offer)
+        _offer(payload, e.offer)
     elif isinstance(payload, m.TradeAnswered):
         own.trade_answered.SetInParent()
         e = own.trade_answered
         e.party, e.partner, e.accepted = payload.party, payload.partner, payload.accepted
-        if payload.given_card:
-            _card(payload.given_card, e.given_card)
-        if payload.received_card:
-            _card(payload.received_card, e.received_card)
+        e.given_count, e.received_count = payload.given_count, payload.received_count
+        _cards(payload.given_cards, e.given_cards)
+        _cards(payload.received_cards, e.received_cards)
     elif isinstance(payload, m.GoalReached):
         own.goal_reached.SetInParent()
         own.goal_reached.party, own.goal_reached.goal, own.goal_reached.first = (

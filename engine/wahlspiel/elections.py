@@ -12,6 +12,7 @@ from typing import Sequence
 from hustings.engine.base import Event, Outcome, Placing
 from hustings.engine.rng import Rng
 from hustings.engine.wahlspiel.content import CONTENT
+from hustings.engine.wahlspiel.founding import party_names
 from hustings.engine.wahlspiel.model import (
     RUNOFF,
     RUNOFF_CARD_LIMIT,
@@ -135,6 +136,7 @@ def outcome_of(state: WahlspielState) -> Outcome:
     cantonal = [sum(owner[p] == i for p in state.cantonal) for i in range(players)]
     keys = {i: (i == winner, best[i], national[i], cantonal[i], state.parties[i].money) for i in range(players)}
     order = sorted(range(players), key=lambda i: keys[i], reverse=True)
+    names = party_names(state)
     placings = []
     for i in order:
         rank = 1 + sum(1 for j in range(players) if keys[j] > keys[i])
@@ -143,5 +145,5 @@ def outcome_of(state: WahlspielState) -> Outcome:
             + f"{national[i]} national, {cantonal[i]} cantonal seats, {state.parties[i].money} francs"
         )
         ranked_by = tuple(zip(("federal_councillor", "best_candidate_votes", "national_seats", "cantonal_seats", "money"), map(int, keys[i])))
-        placings.append(Placing(rank=rank, seat=i, name=CONTENT.party_names[i], score=best[i], detail=detail, ranked_by=ranked_by))
+        placings.append(Placing(rank=rank, seat=i, name=names[i], score=best[i], detail=detail, ranked_by=ranked_by))
     return Outcome(tuple(placings))

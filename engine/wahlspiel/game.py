@@ -6,7 +6,7 @@ from typing import Any
 
 from hustings.engine.base import Event, Footprint, GameInfo, Outcome, Seat, Variant
 from hustings.engine.rng import Rng
-from hustings.engine.wahlspiel import codec, rules, serial, views
+from hustings.engine.wahlspiel import codec, founding, rules, serial, views
 from hustings.engine.wahlspiel.elections import outcome_of
 from hustings.engine.wahlspiel.model import (
     FINISHED,
@@ -80,16 +80,25 @@ class WahlspielGame:
         return not isinstance(move, SECRET_MOVES)
 
     def secret_footprint(self, state: WahlspielState, seat: Seat, move: Move) -> Footprint:
-        """A trade offer shows the table its kinds and money, an answer whether it was accepted
-        (the partners see the cards); a run-off party is seen sending a voter face down, or none."""
-        if isinstance(move, OfferTrade):
+        """An item added to a coalition offer shows the table its kind and money, an answer whether
+        it was accepted and a card handed over its kind (the other coalition side sees the cards);
+        a run-off party is seen sending a voter face down, or none."""
+        if isinstance(move, (OfferTrade, AnswerTrade)):
             assert state.coalition is not None
-            kind = card_kind(move.give_card) if move.give_card else ""
-            return Footprint((kind, move.give_money, move.ask_kind, move.ask_money), frozenset((state.coalition.partner,)))
-        if isinstance(move, AnswerTrade):
-            return Footprint(move.accept, frozenset((state.current,)))
+            other = state.coalition.partner if seat == state.current else state.current
+            if isinstance(move, OfferTrade):
+                kind = card_kind(move.give_card) if move.give_card else ""
+                return Footprint((kind, move.give_money, move.ask_kind, move.ask_money), frozenset((other,)))
+            kind = card_kind(move.card) if move.card else ""
+            return Footprint((move.accept, kind), frozenset((other,)))
         assert isinstance(move, SendRunoffVoter)
         return Footprint(bool(move.card))
+
+    def name_party(self, state: WahlspielState, seat: Seat, name: str, colour: str) -> WahlspielState:
+        """The party of ``seat`` names itself and chooses its colour (one of the pieces'), as its
+        player joins; empty keeps the default. Raises an EngineError (BAD_PARTY_NAME, BAD_COLOUR,
+        COLOUR_TAKEN) and changes nothing when refused."""
+        return founding.found_party(state, seat, name, colour)
 
     # --- storage ----------------------------------------------------------------------------
     def dump_state(self, state: WahlspielState) -> bytes:

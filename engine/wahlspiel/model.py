@@ -16,8 +16,8 @@ ROUNDS = 3
 DIE_SIDES = 6
 GOAL_BONUS_VOTES = 2
 GNOMES_VOTES = 17
-MAX_OFFERS = 3  # offers per coalition visit
-OFFER_MONEY = (1000, 2000)
+MAX_PROPOSALS = 6  # offers and counter-offers put to a partner in one coalition visit (designed bound)
+MONEY_STEP = 1000  # francs added to an offer per decision: every sum in the game is a multiple of it
 CORE_VOTERS = 4
 START_EVENTS = 2
 RUNOFF_CARD_LIMIT = 25  # voter-stack cards turned up before a run-off falls back to drawing lots
@@ -33,13 +33,16 @@ CHANGING_CANDIDATE = "CHANGING_CANDIDATE"
 CHOOSING_PARTNER = "CHOOSING_PARTNER"
 OFFERING = "OFFERING"
 ANSWERING = "ANSWERING"
+HANDING_OVER = "HANDING_OVER"
 GOAL_VOTES = "GOAL_VOTES"
 RUNOFF = "RUNOFF"
 FINISHED = "FINISHED"
 STEPS = (
     NOMINATING, BUYING_VOTERS, BUYING_EVENTS, VOTING, BALLOT, SENSATION, CHANGING_CANDIDATE,
-    CHOOSING_PARTNER, OFFERING, ANSWERING, GOAL_VOTES, RUNOFF, FINISHED,
+    CHOOSING_PARTNER, OFFERING, ANSWERING, GOAL_VOTES, RUNOFF, FINISHED, HANDING_OVER,
 )
+
+PARTY_NAME_LIMIT = 60  # characters of a party's chosen name
 
 VOTER = "voter"
 EVENT = "event"
@@ -111,7 +114,9 @@ class ChoosePartner:
 
 @dataclass(frozen=True)
 class OfferTrade:
-    """To the coalition partner: give one card or money, ask for a card (of a kind) or money."""
+    """Add one item to the offer being drafted for the other coalition side: one card of your
+    own (``give_card``), 1000 francs more given (``give_money``), one more card of a kind asked
+    for (``ask_kind``; the other side chooses which) or 1000 francs more asked (``ask_money``)."""
 
     give_card: str = ""
     give_money: int = 0
@@ -120,8 +125,14 @@ class OfferTrade:
 
 
 @dataclass(frozen=True)
+class ProposeOffer:
+    """Put the drafted offer (a bundle of cards and money given and asked) to the other side."""
+
+
+@dataclass(frozen=True)
 class AnswerTrade:
-    """The partner's answer; accepting a request for a card names the card given."""
+    """The answer to an offer (accept or decline; a decline lets the decliner counter-offer),
+    or, after accepting an offer that asks for cards, one card handed over (``card``)."""
 
     accept: bool
     card: str = ""
@@ -156,11 +167,11 @@ class Pass:
 
 Move = Union[
     Nominate, BuyVoters, BuyEvents, CastVoter, PlayEvent, ChangeCandidate, ChoosePartner,
-    OfferTrade, AnswerTrade, Judge, GoalVote, SendRunoffVoter, Pass,
+    OfferTrade, AnswerTrade, Judge, GoalVote, SendRunoffVoter, Pass, ProposeOffer,
 ]
 MOVE_TYPES = (
     Nominate, BuyVoters, BuyEvents, CastVoter, PlayEvent, ChangeCandidate, ChoosePartner,
-    OfferTrade, AnswerTrade, Judge, GoalVote, SendRunoffVoter, Pass,
+    OfferTrade, AnswerTrade, Judge, GoalVote, SendRunoffVoter, Pass, ProposeOffer,
 )
 SECRET_MOVES = (OfferTrade, AnswerTrade, SendRunoffVoter)
 
@@ -169,8 +180,9 @@ SECRET_MOVES = (OfferTrade, AnswerTrade, SendRunoffVoter)
 
 @dataclass(frozen=True)
 class Party:
-    """One party: its politicians (public), money, piece, secret hands (sorted card ids), and how
-    many coalition trades it has agreed to (the table sees cards change hands)."""
+    """One party: its politicians (public), money, piece, secret hands (sorted card ids), how
+    many coalition trades it has agreed to (the table sees cards change hands), and the name and
+    colour it chose ("" until it chooses: the content's defaults stand in)."""
 
     politicians: tuple[str, ...]
     money: int
@@ -179,6 +191,8 @@ class Party:
     events: tuple[str, ...] = ()
     arrived: bool = False
     trades: int = 0
+    name: str = ""
+    colour: str = ""
 
 
 @dataclass(frozen=True)
@@ -214,12 +228,33 @@ class Ballot:
 
 
 @dataclass(frozen=True)
+class Offer:
+    """A bundle between the coalition sides: cards and francs the proposer gives, how many voter
+    and event cards (the other side chooses which) and francs it asks for."""
+
+    give_cards: tuple[str, ...] = ()
+    give_money: int = 0
+    ask_voters: int = 0
+    ask_events: int = 0
+    ask_money: int = 0
+
+    def is_empty(self) -> bool:
+        """True when the offer gives and asks nothing."""
+        return not (self.give_cards or self.give_money or self.ask_voters or self.ask_events or self.ask_money)
+
+
+@dataclass(frozen=True)
 class Coalition:
-    """A coalition visit: the partner (-1 while choosing), offers made, the open offer."""
+    """A coalition visit: the partner (-1 while choosing), the side drafting or proposing
+    (``proposer``, -1 for the party on the field), offers put so far, the offer being drafted,
+    the offer put to the other side, and the cards handed over for an accepted offer so far."""
 
     partner: int = -1
     offers: int = 0
-    pending: OfferTrade | None = None
+    proposer: int = -1
+    draft: Offer = Offer()
+    pending: Offer | None = None
+    handed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -404,26 +439,32 @@ class CoalitionChanged:
 
 @dataclass(frozen=True)
 class TradeOffered:
-    """An offer between the partners. Others see ``give_kind`` instead of ``give_card``."""
+    """An offer put from ``party`` to ``partner`` (either coalition side). Others see how many
+    voter and event cards it gives; the cards only in the two sides' copies."""
 
     party: int
     partner: int
-    give_kind: str
+    give_voters: int
+    give_events: int
     give_money: int
-    ask_kind: str
+    ask_voters: int
+    ask_events: int
     ask_money: int
-    give_card: str = ""
+    give_cards: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class TradeAnswered:
-    """The partner's answer; the cards only in the partners' copies."""
+    """The answer to ``party``'s offer by ``partner``; once accepted and done, the cards each side
+    gave only in the two sides' copies (others see the counts)."""
 
     party: int
     partner: int
     accepted: bool
-    given_card: str = ""
-    received_card: str = ""
+    given_cards: tuple[str, ...] = ()
+    received_cards: tuple[str, ...] = ()
+    given_count: int = 0
+    received_count: int = 0
 
 
 @dataclass(frozen=True)

@@ -39,12 +39,13 @@ from hustings.engine.wahlspiel.model import (
     EVENT,
     FINISHED,
     GOAL_VOTES,
-    MAX_OFFERS,
+    HANDING_OVER,
+    MAX_PROPOSALS,
+    MONEY_STEP,
     MAX_PLAYERS,
     MIN_PLAYERS,
     MOVE_TYPES,
     NOMINATING,
-    OFFER_MONEY,
     OFFERING,
     RUNOFF,
     SENSATION,
@@ -71,8 +72,10 @@ from hustings.engine.wahlspiel.model import (
     Move,
     Nominate,
     Nominated,
+    Offer,
     OfferTrade,
     Party,
+    ProposeOffer,
     Pass,
     PlayEvent,
     RunoffSent,
@@ -159,9 +162,10 @@ def to_act(state: WahlspielState) -> frozenset[Seat]:
     """The seats owing a decision now."""
     if state.step == FINISHED:
         return frozenset()
-    if state.step == ANSWERING:
+    if state.step in (OFFERING, ANSWERING, HANDING_OVER):
         assert state.coalition is not None
-        return frozenset((state.coalition.partner,))
+        proposer = proposing_side(state)
+        return frozenset((proposer if state.step == OFFERING else other_side(state, proposer),))
     if state.step == BALLOT:
         assert state.ballot is not None
         ballot = state.ballot
@@ -197,21 +201,51 @@ def event_moves(state: WahlspielState, party: int) -> list[Move]:
     return moves
 
 
-def offer_moves(state: WahlspielState, party: int, partner: int) -> list[Move]:
-    """Every offer ``party`` can make: one of its cards or some money, for a card of a kind the
-    partner holds or money the partner has (either side may be empty, not both)."""
-    own, other = state.parties[party], state.parties[partner]
-    gives = [("", 0)] + [(c, 0) for c in own.voters + own.events] + [("", m) for m in OFFER_MONEY if own.money >= m]
-    asks = [("", 0)]
-    asks += [(VOTER, 0)] if other.voters else []
-    asks += [(EVENT, 0)] if other.events else []
-    asks += [("", m) for m in OFFER_MONEY if other.money >= m]
-    return [
-        OfferTrade(card, money, kind, ask_money)
-        for card, money in gives
-        for kind, ask_money in asks
-        if card or money or kind or ask_money
-    ]
+def proposing_side(state: WahlspielState) -> int:
+    """The coalition side drafting (or having put) the current offer."""
+    assert state.coalition is not None
+    return state.current if state.coalition.proposer < 0 else state.coalition.proposer
+
+
+def other_side(state: WahlspielState, party: int) -> int:
+    """The coalition side facing ``party``."""
+    assert state.coalition is not None
+    return state.coalition.partner if party == state.current else state.current
+
+
+def offer_moves(state: WahlspielState, party: int) -> list[Move]:
+    """What ``party`` may add to its draft, one item per decision: a card of its own not yet in
+    it, 1000 francs more that it has, one more card of a kind the other side holds more of than
+    already asked, 1000 francs more that the other side has; or put a non-empty draft."""
+    assert state.coalition is not None
+    draft = state.coalition.draft
+    own, other = state.parties[party], state.parties[other_side(state, party)]
+    moves: list[Move] = [OfferTrade(give_card=c) for c in own.voters + own.events if c not in draft.give_cards]
+    if own.money >= draft.give_money + MONEY_STEP:
+        moves.append(OfferTrade(give_money=MONEY_STEP))
+    if len(other.voters) > draft.ask_voters:
+        moves.append(OfferTrade(ask_kind=VOTER))
+    if len(other.events) > draft.ask_events:
+        moves.append(OfferTrade(ask_kind=EVENT))
+    if other.money >= draft.ask_money + MONEY_STEP:
+        moves.append(OfferTrade(ask_money=MONEY_STEP))
+    if not draft.is_empty():
+        moves.append(ProposeOffer())
+    return moves
+
+
+def handing_moves(state: WahlspielState, party: int) -> list[Move]:
+    """The cards ``party`` may hand over next for the accepted offer: any of its cards of a kind
+    still owed."""
+    assert state.coalition is not None and state.coalition.pending is not None
+    offer, handed = state.coalition.pending, state.coalition.handed
+    own = state.parties[party]
+    moves: list[Move] = []
+    if sum(c in VOTERS for c in handed) < offer.ask_voters:
+        moves.extend(AnswerTrade(True, c) for c in own.voters if c not in handed)
+    if sum(c in EVENTS for c in handed) < offer.ask_events:
+        moves.extend(AnswerTrade(True, c) for c in own.events if c not in handed)
+    return moves
 
 
 def legal_moves(state: WahlspielState, seat: Seat) -> list[Move]:
@@ -238,17 +272,11 @@ def legal_moves(state: WahlspielState, seat: Seat) -> list[Move]:
         moves.extend(ChoosePartner(p) for p in range(state.options.players) if p != seat)
         return moves + [Pass()]
     if step == OFFERING:
-        assert state.coalition is not None
-        return offer_moves(state, seat, state.coalition.partner) + [Pass()]
+        return offer_moves(state, seat) + [Pass()]
     if step == ANSWERING:
-        assert state.coalition is not None and state.coalition.pending is not None
-        kind = state.coalition.pending.ask_kind
-        hand = own.voters if kind == VOTER else own.events if kind == EVENT else ()
-        if kind:
-            moves.extend(AnswerTrade(True, c) for c in hand)
-        else:
-            moves.append(AnswerTrade(True))
-        return moves + [AnswerTrade(False)]
+        return [AnswerTrade(True), AnswerTrade(False)]
+    if step == HANDING_OVER:
+        return handing_moves(state, seat)
     if step == BALLOT:
         assert state.ballot is not None
         politician = _next_in_question(state.ballot, seat)
@@ -287,7 +315,7 @@ def _reason(state: WahlspielState, seat: Seat, move: Move, legal: list[Move]) ->
     own = state.parties[seat]
     if card and card not in own.voters + own.events:
         return "CARD_NOT_IN_HAND"
-    if isinstance(move, (BuyVoters, BuyEvents, OfferTrade)):
+    if isinstance(move, (BuyVoters, BuyEvents)) or (isinstance(move, OfferTrade) and move.give_money):
         return "NOT_ENOUGH_MONEY"
     return "ILLEGAL_MOVE"
 
@@ -412,42 +440,85 @@ def _choose_partner(state: WahlspielState, seat: Seat, move: ChoosePartner, rng:
 
 
 def _offer(state: WahlspielState, seat: Seat, move: OfferTrade, rng: Rng, events: list[Event]) -> WahlspielState:
-    assert state.coalition is not None
-    partner = state.coalition.partner
-    kind = card_kind(move.give_card) if move.give_card else ""
-    public = TradeOffered(seat, partner, kind, move.give_money, move.ask_kind, move.ask_money)
-    full = replace(public, give_card=move.give_card)
-    events.append(Event(full, visible_to=frozenset((seat, partner)), redacted=public))
-    return replace(state, step=ANSWERING, coalition=replace(state.coalition, pending=move))
+    coalition = state.coalition
+    assert coalition is not None
+    draft = coalition.draft
+    draft = replace(
+        draft,
+        give_cards=draft.give_cards + ((move.give_card,) if move.give_card else ()),
+        give_money=draft.give_money + move.give_money,
+        ask_voters=draft.ask_voters + (move.ask_kind == VOTER),
+        ask_events=draft.ask_events + (move.ask_kind == EVENT),
+        ask_money=draft.ask_money + move.ask_money,
+    )
+    return replace(state, coalition=replace(coalition, draft=draft))
+
+
+def _propose(state: WahlspielState, seat: Seat, move: ProposeOffer, rng: Rng, events: list[Event]) -> WahlspielState:
+    coalition = state.coalition
+    assert coalition is not None
+    offer, other = coalition.draft, other_side(state, seat)
+    voters = sum(c in VOTERS for c in offer.give_cards)
+    public = TradeOffered(
+        seat, other, voters, len(offer.give_cards) - voters, offer.give_money,
+        offer.ask_voters, offer.ask_events, offer.ask_money,
+    )
+    full = replace(public, give_cards=offer.give_cards)
+    events.append(Event(full, visible_to=frozenset((seat, other)), redacted=public))
+    coalition = replace(coalition, proposer=seat, offers=coalition.offers + 1, draft=Offer(), pending=offer)
+    return replace(state, step=ANSWERING, coalition=coalition)
 
 
 def _answer(state: WahlspielState, seat: Seat, move: AnswerTrade, rng: Rng, events: list[Event]) -> WahlspielState:
     coalition = state.coalition
     assert coalition is not None and coalition.pending is not None
-    offer, proposer = coalition.pending, state.current
-    public = TradeAnswered(proposer, seat, move.accept)
-    full = replace(public, given_card=offer.give_card, received_card=move.card)
-    events.append(Event(full, visible_to=frozenset((proposer, seat)), redacted=public))
-    if move.accept:
-        giver, taker = state.parties[proposer], state.parties[seat]
-        if offer.give_card:
-            giver, taker = remove_card(giver, offer.give_card), add_card(taker, offer.give_card)
-        if move.card:
-            taker, giver = remove_card(taker, move.card), add_card(giver, move.card)
-        parties = list(state.parties)
-        parties[proposer] = replace(giver, trades=giver.trades + 1)
-        parties[seat] = replace(taker, trades=taker.trades + 1)
-        state = replace(state, parties=tuple(parties))
-        if offer.give_money:
-            state = change_money(state, proposer, -offer.give_money, "TRADE", events)
-            state = change_money(state, seat, offer.give_money, "TRADE", events)
-        if offer.ask_money:
-            state = change_money(state, seat, -offer.ask_money, "TRADE", events)
-            state = change_money(state, proposer, offer.ask_money, "TRADE", events)
-    coalition = Coalition(coalition.partner, coalition.offers + 1)
-    if coalition.offers >= MAX_OFFERS:
-        events.append(Event(CoalitionChanged(proposer, coalition.partner, ended=True)))
+    proposer, offer = proposing_side(state), coalition.pending
+    if not move.accept:
+        events.append(Event(TradeAnswered(proposer, seat, False)))
+        # The decliner may counter-offer, while proposals are left.
+        return _next_proposal(state, seat, rng, events)
+    if move.card:
+        coalition = replace(coalition, handed=coalition.handed + (move.card,))
+        state = replace(state, coalition=coalition)
+    if len(coalition.handed) < offer.ask_voters + offer.ask_events:
+        return replace(state, step=HANDING_OVER)
+    return _trade(state, proposer, seat, offer, coalition.handed, rng, events)
+
+
+def _trade(
+    state: WahlspielState, proposer: int, taker: int, offer: Offer, handed: tuple[str, ...], rng: Rng, events: list[Event]
+) -> WahlspielState:
+    """An accepted offer takes effect at once: the bundles change hands (binding, as agreed)."""
+    public = TradeAnswered(proposer, taker, True, given_count=len(offer.give_cards), received_count=len(handed))
+    full = replace(public, given_cards=offer.give_cards, received_cards=handed)
+    events.append(Event(full, visible_to=frozenset((proposer, taker)), redacted=public))
+    giver, receiver = state.parties[proposer], state.parties[taker]
+    for card in offer.give_cards:
+        giver, receiver = remove_card(giver, card), add_card(receiver, card)
+    for card in handed:
+        receiver, giver = remove_card(receiver, card), add_card(giver, card)
+    parties = list(state.parties)
+    parties[proposer] = replace(giver, trades=giver.trades + 1)
+    parties[taker] = replace(receiver, trades=receiver.trades + 1)
+    state = replace(state, parties=tuple(parties))
+    if offer.give_money:
+        state = change_money(state, proposer, -offer.give_money, "TRADE", events)
+        state = change_money(state, taker, offer.give_money, "TRADE", events)
+    if offer.ask_money:
+        state = change_money(state, taker, -offer.ask_money, "TRADE", events)
+        state = change_money(state, proposer, offer.ask_money, "TRADE", events)
+    # After a deal the party on the field may propose again.
+    return _next_proposal(state, state.current, rng, events)
+
+
+def _next_proposal(state: WahlspielState, proposer: int, rng: Rng, events: list[Event]) -> WahlspielState:
+    """``proposer`` drafts the next offer, or the visit ends once MAX_PROPOSALS have been put."""
+    coalition = state.coalition
+    assert coalition is not None
+    if coalition.offers >= MAX_PROPOSALS:
+        events.append(Event(CoalitionChanged(state.current, coalition.partner, ended=True)))
         return turns.end_turn(state, rng, events)
+    coalition = replace(coalition, proposer=proposer, draft=Offer(), pending=None, handed=())
     return replace(state, step=OFFERING, coalition=coalition)
 
 
@@ -474,8 +545,9 @@ def _send_runoff(state: WahlspielState, seat: Seat, move: SendRunoffVoter, rng: 
 
 def _pass(state: WahlspielState, seat: Seat, move: Pass, rng: Rng, events: list[Event]) -> WahlspielState:
     if state.step == OFFERING:
+        # Either side ends the coalition by passing instead of proposing; the visit is over.
         assert state.coalition is not None
-        events.append(Event(CoalitionChanged(seat, state.coalition.partner, ended=True)))
+        events.append(Event(CoalitionChanged(state.current, state.coalition.partner, ended=True)))
     return turns.end_turn(state, rng, events)
 
 
@@ -490,6 +562,7 @@ _HANDLERS: dict[type, _Handler] = {
     ChangeCandidate: _change,
     ChoosePartner: _choose_partner,
     OfferTrade: _offer,
+    ProposeOffer: _propose,
     AnswerTrade: _answer,
     GoalVote: _goal_vote,
     SendRunoffVoter: _send_runoff,

@@ -9,7 +9,7 @@ from hustings.engine.wahlspiel.model import (
     Ballot,
     Candidate,
     Coalition,
-    OfferTrade,
+    Offer,
     Party,
     Runoff,
     RunoffSent,
@@ -18,7 +18,7 @@ from hustings.engine.wahlspiel.model import (
     WahlspielState,
 )
 
-FORMAT = 1
+FORMAT = 2  # 2: coalition offers are bundles (Offer), drafted and proposed by either side
 
 # Which nested values each stored class holds: field name -> class (single value or tuple of them).
 _NESTED: dict[type, dict[str, type]] = {
@@ -26,7 +26,7 @@ _NESTED: dict[type, dict[str, type]] = {
         "options": WahlspielOptions, "parties": Party, "candidates": Candidate,
         "coalition": Coalition, "ballot": Ballot, "runoff": Runoff,
     },
-    Coalition: {"pending": OfferTrade},
+    Coalition: {"pending": Offer, "draft": Offer},
     Ballot: {"verdicts": Verdict},
     Runoff: {"sent": RunoffSent},
 }

@@ -19,9 +19,10 @@ from hustings.engine.wahlspiel.model import (
     FINISHED,
     Ballot,
     Candidate,
-    OfferTrade,
+    Offer,
     WahlspielState,
 )
+from hustings.engine.wahlspiel.founding import party_colours, party_names
 from hustings.engine.wahlspiel.rules import to_act
 from hustings.engine.wahlspiel.table import POLITICIANS, card_kind, replace
 
@@ -46,23 +47,30 @@ class PartyView:
 
 @dataclass(frozen=True)
 class OfferView:
-    """An open offer; ``give_card`` only for the two partners."""
+    """A drafted or pending offer; ``give_cards`` only for the two partners (others see counts)."""
 
-    give_kind: str
-    give_card: str
+    give_voters: int
+    give_events: int
+    give_cards: tuple[str, ...]
     give_money: int
-    ask_kind: str
+    ask_voters: int
+    ask_events: int
     ask_money: int
 
 
 @dataclass(frozen=True)
 class CoalitionView:
-    """The coalition of the current party."""
+    """The coalition of the current party: who proposes, the draft, the pending offer and the
+    cards handed over for it (the cards only for the two partners)."""
 
     party: int
     partner: int
     offers: int
+    proposer: int
+    draft: OfferView
     pending: OfferView | None
+    handed_count: int
+    handed: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -107,9 +115,12 @@ class TableView:
     viewer: int
 
 
-def _offer(offer: OfferTrade, full: bool) -> OfferView:
-    kind = card_kind(offer.give_card) if offer.give_card else ""
-    return OfferView(kind, offer.give_card if full else "", offer.give_money, offer.ask_kind, offer.ask_money)
+def _offer(offer: Offer, full: bool) -> OfferView:
+    voters = sum(card_kind(c) == "voter" for c in offer.give_cards)
+    return OfferView(
+        voters, len(offer.give_cards) - voters, offer.give_cards if full else (), offer.give_money,
+        offer.ask_voters, offer.ask_events, offer.ask_money,
+    )
 
 
 @lru_cache(maxsize=256)
@@ -124,11 +135,12 @@ def _politicians(dealt: tuple[str, ...]) -> tuple[Politician, ...]:
 
 def view(state: WahlspielState, seat: Seat | None) -> TableView:
     """The table as ``seat`` (None: a spectator) may see it."""
+    names, colours = party_names(state), party_colours(state)
     parties = tuple(
         PartyView(
             party=i,
-            name=CONTENT.party_names[i],
-            colour=CONTENT.party_colours[i],
+            name=names[i],
+            colour=colours[i],
             position=p.position,
             money=p.money,
             arrived=p.arrived,
@@ -145,7 +157,11 @@ def view(state: WahlspielState, seat: Seat | None) -> TableView:
     if state.coalition is not None and state.coalition.partner >= 0:
         c = state.coalition
         partners = seat is not None and seat in (state.current, c.partner)
-        coalition = CoalitionView(state.current, c.partner, c.offers, _offer(c.pending, partners) if c.pending else None)
+        coalition = CoalitionView(
+            state.current, c.partner, c.offers, state.current if c.proposer < 0 else c.proposer,
+            _offer(c.draft, partners), _offer(c.pending, partners) if c.pending else None,
+            len(c.handed), c.handed if partners else (),
+        )
     runoff = None
     if state.runoff is not None:
         r = state.runoff
@@ -183,15 +199,21 @@ def view(state: WahlspielState, seat: Seat | None) -> TableView:
 def secret_twin(state: WahlspielState, seat: Seat, rng: Rng) -> WahlspielState:
     """A state that differs from ``state`` only in what ``seat`` alone knows and what nobody knows:
     the seat's hands (same sizes, other cards) and the order of both stacks. A seat that owes a
-    decision keeps its hands, since its listed moves name its cards; a card it has offered its
-    coalition partner is known to the partner and stays."""
+    decision keeps its hands, since its listed moves name its cards; cards it has put in a
+    coalition offer or handed over are known to the other side and stay."""
     if state.step == FINISHED:
         return state
     party = state.parties[seat]
     keep_hand = seat in to_act(state)
     shown: set[str] = set()
-    if state.coalition is not None and state.coalition.pending is not None and state.current == seat:
-        shown.add(state.coalition.pending.give_card)
+    coalition = state.coalition
+    if coalition is not None and coalition.partner >= 0 and seat in (state.current, coalition.partner):
+        proposer = state.current if coalition.proposer < 0 else coalition.proposer
+        if proposer == seat:
+            shown.update(coalition.draft.give_cards)
+            shown.update(coalition.pending.give_cards if coalition.pending else ())
+        else:
+            shown.update(coalition.handed)
     hands = {}
     stacks = {}
     for hand_name, stack_name in (("voters", "voter_stack"), ("events", "event_stack")):

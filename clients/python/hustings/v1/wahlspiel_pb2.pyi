@@ -44,6 +44,7 @@ class WahlspielStep(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     WAHLSPIEL_STEP_GOAL_VOTES: _ClassVar[WahlspielStep]
     WAHLSPIEL_STEP_RUNOFF: _ClassVar[WahlspielStep]
     WAHLSPIEL_STEP_FINISHED: _ClassVar[WahlspielStep]
+    WAHLSPIEL_STEP_HANDING_OVER: _ClassVar[WahlspielStep]
 WAHLSPIEL_FIELD_KIND_UNSPECIFIED: WahlspielFieldKind
 WAHLSPIEL_FIELD_KIND_START: WahlspielFieldKind
 WAHLSPIEL_FIELD_KIND_VOTER_PURCHASE: WahlspielFieldKind
@@ -73,6 +74,7 @@ WAHLSPIEL_STEP_ANSWERING: WahlspielStep
 WAHLSPIEL_STEP_GOAL_VOTES: WahlspielStep
 WAHLSPIEL_STEP_RUNOFF: WahlspielStep
 WAHLSPIEL_STEP_FINISHED: WahlspielStep
+WAHLSPIEL_STEP_HANDING_OVER: WahlspielStep
 
 class WahlspielOptions(_message.Message):
     __slots__ = ("gnomes", "single_national_candidate")
@@ -125,7 +127,7 @@ class WahlspielCard(_message.Message):
     def __init__(self, card_id: _Optional[str] = ..., kind: _Optional[_Union[WahlspielCardKind, str]] = ..., text: _Optional[str] = ..., symbols: _Optional[_Iterable[str]] = ..., opinion: _Optional[str] = ...) -> None: ...
 
 class WahlspielMove(_message.Message):
-    __slots__ = ("nominate", "buy_voters", "buy_events", "cast_voter", "play_event", "change_candidate", "choose_partner", "offer_trade", "answer_trade", "judge", "goal_vote", "send_runoff_voter")
+    __slots__ = ("nominate", "buy_voters", "buy_events", "cast_voter", "play_event", "change_candidate", "choose_partner", "offer_trade", "answer_trade", "judge", "goal_vote", "send_runoff_voter", "propose_offer")
     NOMINATE_FIELD_NUMBER: _ClassVar[int]
     BUY_VOTERS_FIELD_NUMBER: _ClassVar[int]
     BUY_EVENTS_FIELD_NUMBER: _ClassVar[int]
@@ -139,6 +141,7 @@ class WahlspielMove(_message.Message):
     GOAL_VOTE_FIELD_NUMBER: _ClassVar[int]
     SEND_RUNOFF_VOTER_FIELD_NUMBER: _ClassVar[int]
     PASS_FIELD_NUMBER: _ClassVar[int]
+    PROPOSE_OFFER_FIELD_NUMBER: _ClassVar[int]
     nominate: WahlspielNominate
     buy_voters: WahlspielBuy
     buy_events: WahlspielBuy
@@ -151,7 +154,8 @@ class WahlspielMove(_message.Message):
     judge: WahlspielJudge
     goal_vote: WahlspielGoalVote
     send_runoff_voter: WahlspielSendRunoffVoter
-    def __init__(self, nominate: _Optional[_Union[WahlspielNominate, _Mapping]] = ..., buy_voters: _Optional[_Union[WahlspielBuy, _Mapping]] = ..., buy_events: _Optional[_Union[WahlspielBuy, _Mapping]] = ..., cast_voter: _Optional[_Union[WahlspielCastVoter, _Mapping]] = ..., play_event: _Optional[_Union[WahlspielPlayEvent, _Mapping]] = ..., change_candidate: _Optional[_Union[WahlspielChangeCandidate, _Mapping]] = ..., choose_partner: _Optional[_Union[WahlspielChoosePartner, _Mapping]] = ..., offer_trade: _Optional[_Union[WahlspielOfferTrade, _Mapping]] = ..., answer_trade: _Optional[_Union[WahlspielAnswerTrade, _Mapping]] = ..., judge: _Optional[_Union[WahlspielJudge, _Mapping]] = ..., goal_vote: _Optional[_Union[WahlspielGoalVote, _Mapping]] = ..., send_runoff_voter: _Optional[_Union[WahlspielSendRunoffVoter, _Mapping]] = ..., **kwargs) -> None: ...
+    propose_offer: WahlspielProposeOffer
+    def __init__(self, nominate: _Optional[_Union[WahlspielNominate, _Mapping]] = ..., buy_voters: _Optional[_Union[WahlspielBuy, _Mapping]] = ..., buy_events: _Optional[_Union[WahlspielBuy, _Mapping]] = ..., cast_voter: _Optional[_Union[WahlspielCastVoter, _Mapping]] = ..., play_event: _Optional[_Union[WahlspielPlayEvent, _Mapping]] = ..., change_candidate: _Optional[_Union[WahlspielChangeCandidate, _Mapping]] = ..., choose_partner: _Optional[_Union[WahlspielChoosePartner, _Mapping]] = ..., offer_trade: _Optional[_Union[WahlspielOfferTrade, _Mapping]] = ..., answer_trade: _Optional[_Union[WahlspielAnswerTrade, _Mapping]] = ..., judge: _Optional[_Union[WahlspielJudge, _Mapping]] = ..., goal_vote: _Optional[_Union[WahlspielGoalVote, _Mapping]] = ..., send_runoff_voter: _Optional[_Union[WahlspielSendRunoffVoter, _Mapping]] = ..., propose_offer: _Optional[_Union[WahlspielProposeOffer, _Mapping]] = ..., **kwargs) -> None: ...
 
 class WahlspielNominate(_message.Message):
     __slots__ = ("politician_id",)
@@ -206,6 +210,10 @@ class WahlspielOfferTrade(_message.Message):
     ask_kind: WahlspielCardKind
     ask_money: int
     def __init__(self, give_card_id: _Optional[str] = ..., give_money: _Optional[int] = ..., ask_kind: _Optional[_Union[WahlspielCardKind, str]] = ..., ask_money: _Optional[int] = ...) -> None: ...
+
+class WahlspielProposeOffer(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
 
 class WahlspielAnswerTrade(_message.Message):
     __slots__ = ("accept", "card_id")
@@ -308,30 +316,48 @@ class WahlspielBallot(_message.Message):
     def __init__(self, card: _Optional[_Union[WahlspielCard, _Mapping]] = ..., caster: _Optional[int] = ..., politician_ids: _Optional[_Iterable[str]] = ..., judges: _Optional[_Iterable[int]] = ..., verdicts: _Optional[_Iterable[_Union[WahlspielVerdict, _Mapping]]] = ...) -> None: ...
 
 class WahlspielOffer(_message.Message):
-    __slots__ = ("give_kind", "give_card", "give_money", "ask_kind", "ask_money")
+    __slots__ = ("give_kind", "give_card", "give_money", "ask_kind", "ask_money", "give_cards", "give_voter_count", "give_event_count", "ask_voter_count", "ask_event_count")
     GIVE_KIND_FIELD_NUMBER: _ClassVar[int]
     GIVE_CARD_FIELD_NUMBER: _ClassVar[int]
     GIVE_MONEY_FIELD_NUMBER: _ClassVar[int]
     ASK_KIND_FIELD_NUMBER: _ClassVar[int]
     ASK_MONEY_FIELD_NUMBER: _ClassVar[int]
+    GIVE_CARDS_FIELD_NUMBER: _ClassVar[int]
+    GIVE_VOTER_COUNT_FIELD_NUMBER: _ClassVar[int]
+    GIVE_EVENT_COUNT_FIELD_NUMBER: _ClassVar[int]
+    ASK_VOTER_COUNT_FIELD_NUMBER: _ClassVar[int]
+    ASK_EVENT_COUNT_FIELD_NUMBER: _ClassVar[int]
     give_kind: WahlspielCardKind
     give_card: WahlspielCard
     give_money: int
     ask_kind: WahlspielCardKind
     ask_money: int
-    def __init__(self, give_kind: _Optional[_Union[WahlspielCardKind, str]] = ..., give_card: _Optional[_Union[WahlspielCard, _Mapping]] = ..., give_money: _Optional[int] = ..., ask_kind: _Optional[_Union[WahlspielCardKind, str]] = ..., ask_money: _Optional[int] = ...) -> None: ...
+    give_cards: _containers.RepeatedCompositeFieldContainer[WahlspielCard]
+    give_voter_count: int
+    give_event_count: int
+    ask_voter_count: int
+    ask_event_count: int
+    def __init__(self, give_kind: _Optional[_Union[WahlspielCardKind, str]] = ..., give_card: _Optional[_Union[WahlspielCard, _Mapping]] = ..., give_money: _Optional[int] = ..., ask_kind: _Optional[_Union[WahlspielCardKind, str]] = ..., ask_money: _Optional[int] = ..., give_cards: _Optional[_Iterable[_Union[WahlspielCard, _Mapping]]] = ..., give_voter_count: _Optional[int] = ..., give_event_count: _Optional[int] = ..., ask_voter_count: _Optional[int] = ..., ask_event_count: _Optional[int] = ...) -> None: ...
 
 class WahlspielCoalition(_message.Message):
-    __slots__ = ("party", "partner", "offers", "pending")
+    __slots__ = ("party", "partner", "offers", "pending", "proposer", "draft", "handed_count", "handed_cards")
     PARTY_FIELD_NUMBER: _ClassVar[int]
     PARTNER_FIELD_NUMBER: _ClassVar[int]
     OFFERS_FIELD_NUMBER: _ClassVar[int]
     PENDING_FIELD_NUMBER: _ClassVar[int]
+    PROPOSER_FIELD_NUMBER: _ClassVar[int]
+    DRAFT_FIELD_NUMBER: _ClassVar[int]
+    HANDED_COUNT_FIELD_NUMBER: _ClassVar[int]
+    HANDED_CARDS_FIELD_NUMBER: _ClassVar[int]
     party: int
     partner: int
     offers: int
     pending: WahlspielOffer
-    def __init__(self, party: _Optional[int] = ..., partner: _Optional[int] = ..., offers: _Optional[int] = ..., pending: _Optional[_Union[WahlspielOffer, _Mapping]] = ...) -> None: ...
+    proposer: int
+    draft: WahlspielOffer
+    handed_count: int
+    handed_cards: _containers.RepeatedCompositeFieldContainer[WahlspielCard]
+    def __init__(self, party: _Optional[int] = ..., partner: _Optional[int] = ..., offers: _Optional[int] = ..., pending: _Optional[_Union[WahlspielOffer, _Mapping]] = ..., proposer: _Optional[int] = ..., draft: _Optional[_Union[WahlspielOffer, _Mapping]] = ..., handed_count: _Optional[int] = ..., handed_cards: _Optional[_Iterable[_Union[WahlspielCard, _Mapping]]] = ...) -> None: ...
 
 class WahlspielRunoff(_message.Message):
     __slots__ = ("politician_ids", "seats", "elected_politician_ids", "parties", "decided_parties", "sent_card")
@@ -590,18 +616,26 @@ class WahlspielTradeOffered(_message.Message):
     def __init__(self, party: _Optional[int] = ..., partner: _Optional[int] = ..., offer: _Optional[_Union[WahlspielOffer, _Mapping]] = ...) -> None: ...
 
 class WahlspielTradeAnswered(_message.Message):
-    __slots__ = ("party", "partner", "accepted", "given_card", "received_card")
+    __slots__ = ("party", "partner", "accepted", "given_card", "received_card", "given_cards", "received_cards", "given_count", "received_count")
     PARTY_FIELD_NUMBER: _ClassVar[int]
     PARTNER_FIELD_NUMBER: _ClassVar[int]
     ACCEPTED_FIELD_NUMBER: _ClassVar[int]
     GIVEN_CARD_FIELD_NUMBER: _ClassVar[int]
     RECEIVED_CARD_FIELD_NUMBER: _ClassVar[int]
+    GIVEN_CARDS_FIELD_NUMBER: _ClassVar[int]
+    RECEIVED_CARDS_FIELD_NUMBER: _ClassVar[int]
+    GIVEN_COUNT_FIELD_NUMBER: _ClassVar[int]
+    RECEIVED_COUNT_FIELD_NUMBER: _ClassVar[int]
     party: int
     partner: int
     accepted: bool
     given_card: WahlspielCard
     received_card: WahlspielCard
-    def __init__(self, party: _Optional[int] = ..., partner: _Optional[int] = ..., accepted: _Optional[bool] = ..., given_card: _Optional[_Union[WahlspielCard, _Mapping]] = ..., received_card: _Optional[_Union[WahlspielCard, _Mapping]] = ...) -> None: ...
+    given_cards: _containers.RepeatedCompositeFieldContainer[WahlspielCard]
+    received_cards: _containers.RepeatedCompositeFieldContainer[WahlspielCard]
+    given_count: int
+    received_count: int
+    def __init__(self, party: _Optional[int] = ..., partner: _Optional[int] = ..., accepted: _Optional[bool] = ..., given_card: _Optional[_Union[WahlspielCard, _Mapping]] = ..., received_card: _Optional[_Union[WahlspielCard, _Mapping]] = ..., given_cards: _Optional[_Iterable[_Union[WahlspielCard, _Mapping]]] = ..., received_cards: _Optional[_Iterable[_Union[WahlspielCard, _Mapping]]] = ..., given_count: _Optional[int] = ..., received_count: _Optional[int] = ...) -> None: ...
 
 class WahlspielGoalReached(_message.Message):
     __slots__ = ("party", "goal", "first")
