@@ -94,7 +94,7 @@ function resultsTable(results, ctx) {
   return (results ?? []).map((night) => h("div", { class: "night" },
     h("h3", {}, `Campaign ${night.campaign ?? ""}`),
     h("ol", {}, (night.results ?? []).slice().sort((a, b) => (a.rank ?? 0) - (b.rank ?? 0)).map((r) =>
-      h("li", {}, `${partyName(ctx, r.party ?? 0)}: ${r.votes ?? 0}k votes, ${r.finalDonations ?? 0} k€${r.doubled ? " (doubled)" : ""}, ${r.points ?? 0} points`)))));
+      h("li", {}, `${partyName(ctx, r.party ?? 0)}: ${r.votes ?? 0}k votes, ${r.finalDonations ?? 0} k€${r.doubled ? " (doubled)" : ""}, ${r.points ?? 0} ${(r.points ?? 0) === 1 ? "point" : "points"}`)))));
 }
 
 const displayCard = (ctx, id) => (ctx.kindView.display ?? []).find((c) => c.cardId === id);
