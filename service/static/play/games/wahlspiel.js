@@ -119,10 +119,13 @@ function board(view, k, ctx) {
   }
   if (k.coalition && (k.coalition.partner !== undefined || k.coalition.party !== undefined)) {
     const c = k.coalition;
-    const o = c.pending;
+    const proposer = c.proposer ?? c.party ?? 0;
     extras.push(h("div", { id: "coalition" }, h("h3", {}, `Coalition of ${partyName(ctx, c.party ?? 0)} and ${partyName(ctx, c.partner ?? 0)}`),
-      h("p", { class: "small" }, `${c.offers ?? 0} offers answered`),
-      o ? h("p", {}, `Open offer: gives ${o.giveCard?.cardId ? `“${o.giveCard.text}”` : o.giveKind ? `a ${cardKind(o.giveKind)} card` : "no card"}${o.giveMoney ? ` and ${o.giveMoney} francs` : ""} for ${o.askKind && o.askKind !== "WAHLSPIEL_CARD_KIND_UNSPECIFIED" ? `a ${cardKind(o.askKind)} card` : "no card"}${o.askMoney ? ` and ${o.askMoney} francs` : ""}`) : null));
+      h("p", { class: "small" }, `${c.offers ?? 0} offers made`),
+      c.draft ? h("p", { class: "draft" }, `${partyName(ctx, proposer)} is drafting: ${offerText(ctx, c.draft)}`) : null,
+      c.pending ? h("p", { class: "pending-offer" }, `Open offer of ${partyName(ctx, proposer)}: ${offerText(ctx, c.pending)}`) : null,
+      c.handedCount ? h("p", { class: "small" }, `${c.handedCount} asked cards handed over`) : null,
+      (c.handedCards ?? []).length ? h("div", { class: "cards-row" }, c.handedCards.map((card) => wcard(ctx, card))) : null));
   }
   if ((k.runoff?.politicianIds ?? []).length) {
     const r = k.runoff;
@@ -155,6 +158,19 @@ function elections(ctx) {
     h("h3", {}, title), ids.length ? h("ul", {}, ids.map((id) => h("li", {}, polName(ctx, id), owner(id)))) : h("p", { class: "muted small" }, "not yet elected"))));
 }
 
+/** An offer (a bundle of cards and francs each way) in words; cards are named only where the view shows them. */
+function offerText(ctx, o) {
+  const count = (n, what) => (n ? `${n} ${what}${n === 1 ? "" : "s"}` : "");
+  const gives = [
+    ...(o.giveCards ?? []).map((c) => `“${c.text ?? cardText(ctx, c.cardId)}”`),
+    (o.giveCards ?? []).length ? "" : count(o.giveVoterCount, "voter card"),
+    (o.giveCards ?? []).length ? "" : count(o.giveEventCount, "event card"),
+    o.giveMoney ? `${o.giveMoney} francs` : "",
+  ].filter(Boolean);
+  const asks = [count(o.askVoterCount, "voter card"), count(o.askEventCount, "event card"), o.askMoney ? `${o.askMoney} francs` : ""].filter(Boolean);
+  return `gives ${listWords(gives) || "nothing"} for ${listWords(asks) || "nothing"}`;
+}
+
 const CARD_FIELDS = new Set(["cardId", "giveCardId"]);
 const POLITICIAN_FIELDS = new Set(["politicianId", "politicianIds", "withdrawPoliticianId", "nominatePoliticianId"]);
 
@@ -176,17 +192,18 @@ export default {
   board,
   dialog(moves, ctx) {
     const decision = Object.keys(Object.values(moves[0])[0] ?? {})[0];
-    if (decision === "answerTrade") return `${partyName(ctx, ctx.kindView.coalition?.party ?? 0)} offers you a trade`;
+    const c = ctx.kindView.coalition ?? {};
+    if (decision === "answerTrade") return c.pending ? `${partyName(ctx, c.proposer ?? c.party ?? 0)} offers you a trade` : "Hand over the cards asked for";
     if (decision === "judge") return "Opinion ballot: your verdict";
     if (decision === "sendRunoffVoter") return "Run-off: send a voter?";
-    if (decision === "offerTrade") return "Coalition: make an offer";
+    if (decision === "offerTrade" || decision === "proposeOffer") return "Coalition: draft an offer, one item at a time";
     return null;
   },
   decisionTitle(decision) {
     return {
       nominate: "nominate a candidate", buyVoters: "buy voters", buyEvents: "buy events", castVoter: "cast a voter card",
       playEvent: "play an event", changeCandidate: "change a candidate", choosePartner: "choose a coalition partner",
-      offerTrade: "offer a trade", answerTrade: "answer the offer", judge: "judge a candidate", goalVote: "give a goal vote",
+      offerTrade: "add to the offer", proposeOffer: "make the offer", answerTrade: "answer the offer", judge: "judge a candidate", goalVote: "give a goal vote",
       sendRunoffVoter: "send a run-off voter", pass: "pass",
     }[decision] ?? decision;
   },
@@ -228,8 +245,9 @@ export default {
       case "offerTrade": {
         const gives = [p.giveCardId ? `“${cardText(ctx, p.giveCardId)}”` : "", p.giveMoney ? `${p.giveMoney} francs` : ""].filter(Boolean).join(" and ") || "nothing";
         const asks = [p.askKind && p.askKind !== "WAHLSPIEL_CARD_KIND_UNSPECIFIED" ? `a ${cardKind(p.askKind)} card` : "", p.askMoney ? `${p.askMoney} francs` : ""].filter(Boolean).join(" and ") || "nothing";
-        return `offer ${gives} for ${asks}`;
+        return `add to the offer: give ${gives}, ask ${asks}`;
       }
+      case "proposeOffer": return "make the offer as drafted";
       case "answerTrade": return p.accept ? `accept${p.cardId ? `, giving “${cardText(ctx, p.cardId)}”` : ""}` : "refuse";
       case "judge": return `${p.verdict ? "yes" : "no"}${p.politicianId ? ` on ${pol(p.politicianId)}` : ""}`;
       case "goalVote": return `goal vote for ${pol(p.politicianId)}`;
@@ -258,12 +276,7 @@ export default {
       case "candidateChanged": return `${p(d.party)} withdrew ${pol(d.withdrawnPoliticianId)} and fielded ${pol(d.nominatedPoliticianId)}`;
       case "candidateRetired": return `${pol(d.politicianId)} leaves the race (${String(d.reason ?? "").toLowerCase().replace(/_/g, " ")})`;
       case "coalitionChanged": return `The coalition of ${p(d.party)} and ${p(d.partner)} ${d.ended ? "ends" : "is formed"}`;
-      case "tradeOffered": {
-        const o = d.offer ?? {};
-        const gives = o.giveCard?.cardId ? `“${o.giveCard.text}”` : o.giveKind ? `a ${cardKind(o.giveKind)} card` : "no card";
-        const asks = o.askKind && o.askKind !== "WAHLSPIEL_CARD_KIND_UNSPECIFIED" ? `a ${cardKind(o.askKind)} card` : "no card";
-        return `${p(d.party)} offers ${p(d.partner)} ${gives} and ${o.giveMoney ?? 0} francs for ${asks} and ${o.askMoney ?? 0} francs`;
-      }
+      case "tradeOffered": return `${p(d.party)} offers ${p(d.partner)} a trade: ${offerText(ctx, d.offer ?? {})}`;
       case "tradeAnswered": return `${p(d.partner)} ${d.accepted ? "accepts" : "refuses"} the offer of ${p(d.party)}`;
       case "goalReached": return `${p(d.party)} reached the ${fieldName(d.goal)} goal${d.first ? " first" : ""}`;
       case "runoffOpened": return `A run-off for ${d.seats ?? 1} seat(s) among ${pols(d.politicianIds)}`;
