@@ -182,7 +182,14 @@ class Watchers:
                 loaded = await self._load(game_id)  # the feed may not have heard of the newest step yet
             if from_version > loaded.version:
                 raise from_version_ahead(loaded.version)
-            seat = self._seat_of(loaded, token)
+            try:
+                seat = self._seat_of(loaded, token)
+            except ServiceError:
+                if feed is None:
+                    raise
+                # The seat may have been taken after the feed's last step: ask the game itself.
+                loaded = await self._load(game_id)
+                seat = self._seat_of(loaded, token)
             metrics.WATCHERS.inc()
             try:
                 if loaded.stored.status == game_pb2.GAME_STATUS_FINISHED:

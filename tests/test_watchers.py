@@ -479,3 +479,27 @@ def test_unary_calls_have_a_cap_of_their_own_that_streams_do_not_use(tmp_path: p
     finally:
         raw.close()
         server.stop()
+
+
+def test_a_seat_joined_while_others_watch_can_watch_at_once(redis_server: EmbeddedRedis) -> None:
+    """The shared feed of a watched game may not have heard of a join yet (it hears of it
+    through pub/sub, a moment later): a new seat's stream must still be let in at once."""
+
+    async def scenario() -> None:
+        async with replica(redis_server.url) as one, replica(redis_server.url) as two:
+            async with Client(f"127.0.0.1:{one.port}") as watcher_side, Client(f"127.0.0.1:{two.port}") as join_side:
+                for _game in range(12):
+                    created = await join_side.create_game("stimmvieh", 4)
+                    game_id = created.game_id
+                    first = await join_side.join(game_id, "Ada")
+                    watching = watcher_side.watch(game_id, first.token)
+                    await watching.__anext__()  # the game now has a feed on replica one
+                    for name in ("Bo", "Cy", "Dee"):
+                        joined = await join_side.join(game_id, name)  # through the other replica
+                        stream = watcher_side.watch(game_id, joined.token)
+                        update = await asyncio.wait_for(stream.__anext__(), 20)
+                        assert update.view.seat == joined.seat
+                        await stream.aclose()
+                    await watching.aclose()
+
+    run(scenario())
