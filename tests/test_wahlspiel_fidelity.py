@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from hustings.engine import EngineError, Event, IllegalMoveError, Rng
+from hustings.engine.base import sampler
 from hustings.engine.wahlspiel import GAME, WahlspielOptions
 from hustings.engine.wahlspiel import turns
 from hustings.engine.wahlspiel.content import CONTENT
@@ -216,3 +217,29 @@ def test_parties_name_themselves_and_choose_their_colour() -> None:
     finished = replace(state, step="FINISHED", federal="", round=3)
     outcome = GAME.outcome(finished)
     assert outcome is not None and {p.name for p in outcome.placings} >= {"Party of the Lake Shore"}
+
+
+def test_a_sample_keeps_what_each_seat_saw_of_a_bundle_offer() -> None:
+    """"It is advisable not to show these cards openly": a bundle offer's cards and the cards
+    handed over for it are seen by the two coalition sides only, so a determinization for any
+    seat shows it exactly its own view, the others seeing only kinds and counts."""
+    hands = {0: (("V001", "V002"), ("E01",)), 2: (("V003",), ("E02", "E03"))}
+    state = table(3, step=CHOOSING_PARTNER, hands=hands, money={0: 4000, 2: 5000})
+    rng = Rng(b"sample")
+    state, _ = GAME.apply(state, 0, ChoosePartner(2), rng)
+    for item in (OfferTrade(give_card="V002"), OfferTrade(give_card="E01"), OfferTrade(ask_kind="event"),
+                 OfferTrade(ask_kind="event"), ProposeOffer(), AnswerTrade(True), AnswerTrade(True, "E03")):
+        seat = min(GAME.to_act(state))
+        state, _ = GAME.apply(state, seat, item, rng)
+    assert state.step == HANDING_OVER and state.coalition is not None and state.coalition.handed == ("E03",)
+    sample = sampler(GAME)
+    for seat in (0, 1, 2):
+        for n in range(6):
+            drawn = sample(state, seat, Rng(b"draw", n))
+            assert GAME.view(drawn, seat) == GAME.view(state, seat)
+            assert drawn.coalition is not None and drawn.coalition.pending is not None
+            pending, handed = drawn.coalition.pending.give_cards, drawn.coalition.handed
+            assert set(pending) <= set(drawn.parties[0].voters + drawn.parties[0].events)
+            assert set(handed) <= set(drawn.parties[2].events) and len(set(pending)) == 2
+            if seat in (0, 2):
+                assert (pending, handed) == (("V002", "E01"), ("E03",))
