@@ -514,8 +514,8 @@ class GameHost:
         """The caller's view."""
         loaded = await self._load_fresh(game_id)
         seat = self.seat_of(loaded, token)
-        self.presence.touch(game_id, seat)
         await self.presence.refresh(game_id)
+        self.presence.touch(game_id, seat)  # after the read, so the caller sees itself present
         return self._view(loaded, seat)
 
     async def leave_game(self, game_id: str, token: str | None) -> game_service_pb2.LeaveGameResponse:

@@ -325,7 +325,8 @@ def test_views_show_who_is_present(redis_server: EmbeddedRedis) -> None:
         async with _replica(redis_server.url) as (_, one), _replica(redis_server.url) as (_, two):
             game_id = await _create(one, players=3, bot_seats=[2])
             seats = [await one.join(game_id, name) for name in ("Ada", "Bo")]
-            await one.view(game_id, seats[0].token)  # Ada calls; Bo never does
+            mine = await one.view(game_id, seats[0].token)  # Ada calls; Bo never does
+            assert mine.seats[0].present  # the caller sees itself present at once
             await asyncio.sleep(0.3)  # presence is written in the background
             view = await two.view(game_id)  # another replica reads it from Redis
             assert [s.present for s in view.seats] == [True, False, True]  # a bot is always there
