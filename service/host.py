@@ -360,7 +360,7 @@ class GameHost:
         table.start_banks(stored)
         if all(table.is_taken(s) for s in stored.seats):  # a table of bots only
             stored.status = game_pb2.GAME_STATUS_ACTIVE
-            table.settle(stored, game.to_act(state), None, deadlines.now_ms())
+            table.settle(stored, game.to_act(state), None, self._now_ms())
         entry = storage_pb2.LogEntry(version=1, seat=-1, state_digest=state_digest(game, state))
         # Indexed before the commit, so a created game is never missing from the lobby (an entry
         # whose commit never happens is dropped by the lobby repair).
