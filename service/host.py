@@ -164,6 +164,7 @@ class GameHost:
             seat_of=self.seat_of,
             closing=lambda: self.closing,
             limits=StreamLimits(max_watchers, max_streams_per_client, max_streams_per_seat),
+            seen=lambda game_id, seat: self.presence.touch(game_id, seat),
         )
         self.closing = False
         self._cache: OrderedDict[str, Loaded] = OrderedDict()

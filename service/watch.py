@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("hustings.watch")
 
+SEEN_EVERY_S = 10.0  # how often a seat's open stream renews its presence
 POLL_S = 2.0  # pub/sub is at-most-once: a feed also checks the version this often
 RETRY_S = (0.1, 0.25, 0.5, 1.0, 2.0)  # a feed's pauses after failed reads, then POLL_S
 TAIL_ENTRIES = 256  # log entries a feed keeps, so that watchers a little behind need no read
@@ -130,6 +131,7 @@ class Watchers:
         seat_of: SeatOf,
         closing: Callable[[], bool],
         limits: StreamLimits,
+        seen: Callable[[str, "Seat | None"], None] = lambda game_id, seat: None,
     ) -> None:
         self._store = store
         self._notifier = notifier
@@ -137,6 +139,7 @@ class Watchers:
         self._view = view
         self._seat_of = seat_of
         self._closing = closing
+        self._seen = seen
         self.limits = limits
         self._feeds: dict[str, GameFeed] = {}
         self._reads: dict[tuple[str, ...], asyncio.Future[Any]] = {}
@@ -228,7 +231,11 @@ class Watchers:
                 if step.finished:
                     return
                 if feed.step.version <= last:
-                    await wake.wait()
+                    if seat is None:
+                        await wake.wait()
+                    else:  # a seat holding a stream is present: say so now and then
+                        self._seen(game_id, seat)
+                        await _woken(wake, SEEN_EVERY_S)
                 step = feed.step
         finally:
             self._leave(feed, wake)

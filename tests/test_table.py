@@ -376,3 +376,21 @@ def test_a_bot_added_at_its_own_level_leaves_the_tables_level_alone(redis_server
             assert not (await client.view(game_id)).seats[2].taken  # nothing changed
 
     run(scenario())
+
+
+def test_a_seat_holding_a_stream_is_present(redis_server: EmbeddedRedis) -> None:
+    async def scenario() -> None:
+        async with _replica(redis_server.url) as (_, one), _replica(redis_server.url) as (_, two):
+            game_id = await _create(one, players=3)
+            seats = [await one.join(game_id, name) for name in ("Ada", "Bo", "Cy")]
+            stream = one.watch(game_id, seats[1].token)  # Bo only watches; he never calls
+            await asyncio.wait_for(stream.__anext__(), 20)
+            deadline = time.monotonic() + 20
+            view = await two.view(game_id)
+            while not view.seats[1].present and time.monotonic() < deadline:
+                await asyncio.sleep(0.3)
+                view = await two.view(game_id)
+            assert view.seats[1].present and not view.seats[2].present
+            await stream.aclose()
+
+    run(scenario())
