@@ -98,6 +98,17 @@ def _attempts(limit: int = MAX_COMMIT_ATTEMPTS, budget_s: float = COMMIT_BUDGET_
         yield asyncio.sleep(0 if n < 2 else random.uniform(0, min(0.1, 0.002 * 2**n)))
 
 
+def _found_party(game: Game[Any, Any, Any], state: Any, seat: Seat, name: str, colour: str) -> Any:
+    """The state after the joining player names its party (where the game lets parties be named)."""
+    name_party = getattr(game, "name_party", None)
+    if name_party is None:
+        raise invalid("PARTY_NAME_UNSUPPORTED", "parties of this game cannot be named at joining")
+    try:
+        return name_party(state, seat, name, colour)
+    except EngineError as error:
+        raise ServiceError.from_engine(error) from None
+
+
 def _same_request(recorded: str, current: str) -> None:
     """Refuse a request id reused for a different request (a retry must repeat its request)."""
     if recorded and not hmac.compare_digest(recorded, current):
@@ -426,7 +437,9 @@ class GameHost:
             key = self.keys.request_key(f"{game_id}:join", request.request_id)
             token = self.keys.join_token(game_id, request.request_id)
             wanted = str(request.seat) if request.HasField("seat") else ""
-            request_fingerprint = fingerprint(b"join", name.encode(), wanted.encode())
+            request_fingerprint = fingerprint(
+                b"join", name.encode(), wanted.encode(), request.party_name.encode(), request.party_colour.encode()
+            )
         async with self._game_lock(game_id):
             for attempt in _attempts():
                 await attempt
@@ -453,7 +466,7 @@ class GameHost:
                 else:
                     seat = free[0]
                 seat_token = token or secrets.token_urlsafe(32)
-                new, entry = self._seated(loaded, seat, name, seat_token)
+                new, entry = self._seated(loaded, seat, name, seat_token, request.party_name, request.party_colour)
                 await self._schedule(new.stored)
                 result = await self.store.commit(
                     new.stored, stored.version, entry, key, request_fingerprint, expire_s=self._expiry(new.stored)
@@ -470,8 +483,12 @@ class GameHost:
                 loaded = await self._reloaded(game_id, result.snapshot)
         raise aborted("TOO_MUCH_CONTENTION", "the game changed too often while joining; retry")
 
-    def _seated(self, loaded: Loaded, seat: Seat, name: str, token: str) -> tuple[Loaded, storage_pb2.LogEntry]:
-        stored = loaded.stored
+    def _seated(
+        self, loaded: Loaded, seat: Seat, name: str, token: str, party_name: str = "", party_colour: str = ""
+    ) -> tuple[Loaded, storage_pb2.LogEntry]:
+        stored, state = loaded.stored, loaded.state
+        if party_name or party_colour:
+            state = _found_party(loaded.game, state, seat, party_name, party_colour)
         new = storage_pb2.StoredGame()
         new.CopyFrom(stored)
         new.version = stored.version + 1
@@ -480,15 +497,19 @@ class GameHost:
         started = all(table.is_taken(s) for s in new.seats)
         if started:
             new.status = game_pb2.GAME_STATUS_ACTIVE
-            table.settle(new, loaded.game.to_act(loaded.state), None, self._now_ms())
-        entry = storage_pb2.LogEntry(version=new.version, seat=seat, state_digest=state_digest(loaded.game, loaded.state))
+            table.settle(new, loaded.game.to_act(state), None, self._now_ms())
+        if state is not loaded.state:
+            new.engine_state = loaded.game.dump_state(state)
+        entry = storage_pb2.LogEntry(version=new.version, seat=seat, state_digest=state_digest(loaded.game, state))
         event = entry.events.add(public=True)
         event.event.version = new.version
         event.event.seat = seat
         event.event.seat_taken.seat = seat
         event.event.seat_taken.display_name = name
         event.event.seat_taken.game_started = started
-        return Loaded(new, loaded.game, loaded.state), entry
+        event.event.seat_taken.party_name = party_name
+        event.event.seat_taken.party_colour = party_colour
+        return Loaded(new, loaded.game, state), entry
 
     async def _rejoin(
         self, loaded: Loaded, recorded: Recorded, request_fingerprint: str, token: str

@@ -241,16 +241,27 @@ class Client:
         return await self._call("CreateGame", request)  # type: ignore[return-value]
 
     async def join(
-        self, game_id: str, display_name: str, seat: int | None = None, request_id: str | None = None
+        self,
+        game_id: str,
+        display_name: str,
+        seat: int | None = None,
+        request_id: str | None = None,
+        party_name: str = "",
+        party_colour: str = "",
     ) -> Joined:
-        """Take a seat (the lowest free one unless ``seat`` is given).
+        """Take a seat (the lowest free one unless ``seat`` is given); in Wahlspiel the party may
+        take ``party_name`` and ``party_colour``.
 
         Every attempt sends one request id (``request_id``, or a fresh one), so a retry takes the
         seat the first attempt took. The token returned is the one of the last answer, which is
         the one that works even on a server that reissues the token on every retry.
         """
         request = game_service_pb2.JoinGameRequest(
-            game_id=game_id, display_name=display_name, request_id=request_id or new_request_id()
+            game_id=game_id,
+            display_name=display_name,
+            request_id=request_id or new_request_id(),
+            party_name=party_name,
+            party_colour=party_colour,
         )
         if seat is not None:
             request.seat = seat

@@ -87,6 +87,13 @@ def verify_log(
             if replayed != logged:
                 return fail("the logged events differ from the replay", entry.version, steps, rng.counter)
             steps += 1
+        for event in entry.events:  # a joining player may name its party (Wahlspiel)
+            taken = event.seat_taken
+            if event.HasField("seat_taken") and (taken.party_name or taken.party_colour):
+                try:
+                    state = game.name_party(state, taken.seat, taken.party_name, taken.party_colour)  # type: ignore[attr-defined]
+                except (AttributeError, EngineError):
+                    return fail("a logged party name is not possible on replay", entry.version, steps, rng.counter)
         if entry.state_digest != state_digest(game, state):
             return fail("the state after this step differs from the replay", entry.version, steps, rng.counter)
     if not game.is_over(state):

@@ -84,14 +84,18 @@ class Event(_message.Message):
     def __init__(self, version: _Optional[int] = ..., seat: _Optional[int] = ..., seat_taken: _Optional[_Union[SeatTaken, _Mapping]] = ..., seat_changed: _Optional[_Union[SeatChanged, _Mapping]] = ..., stimmvieh: _Optional[_Union[_stimmvieh_pb2.StimmviehEvent, _Mapping]] = ..., wahlspiel: _Optional[_Union[_wahlspiel_pb2.WahlspielEvent, _Mapping]] = ..., spin_doctors: _Optional[_Union[_spin_doctors_pb2.SpinDoctorsEvent, _Mapping]] = ...) -> None: ...
 
 class SeatTaken(_message.Message):
-    __slots__ = ("seat", "display_name", "game_started")
+    __slots__ = ("seat", "display_name", "game_started", "party_name", "party_colour")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     GAME_STARTED_FIELD_NUMBER: _ClassVar[int]
+    PARTY_NAME_FIELD_NUMBER: _ClassVar[int]
+    PARTY_COLOUR_FIELD_NUMBER: _ClassVar[int]
     seat: int
     display_name: str
     game_started: bool
-    def __init__(self, seat: _Optional[int] = ..., display_name: _Optional[str] = ..., game_started: _Optional[bool] = ...) -> None: ...
+    party_name: str
+    party_colour: str
+    def __init__(self, seat: _Optional[int] = ..., display_name: _Optional[str] = ..., game_started: _Optional[bool] = ..., party_name: _Optional[str] = ..., party_colour: _Optional[str] = ...) -> None: ...
 
 class SeatChanged(_message.Message):
     __slots__ = ("seat", "change", "display_name")

@@ -29,7 +29,7 @@ from hustings.v1 import stimmvieh_catalogue_pb2 as hustings_dot_v1_dot_stimmvieh
 from hustings.v1 import wahlspiel_catalogue_pb2 as hustings_dot_v1_dot_wahlspiel__catalogue__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ehustings/v1/game_service.proto\x12\x0bhustings.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x16hustings/v1/game.proto\x1a(hustings/v1/spin_doctors_catalogue.proto\x1a%hustings/v1/stimmvieh_catalogue.proto\x1a%hustings/v1/wahlspiel_catalogue.proto\"\x16\n\x14ListGameKindsRequest\"=\n\x15ListGameKindsResponse\x12$\n\x05kinds\x18\x01 \x03(\x0b\x32\x15.hustings.v1.GameKind\"\x99\x01\n\x11\x43reateGameRequest\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12)\n\x07options\x18\x02 \x01(\x0b\x32\x18.hustings.v1.GameOptions\x12\x0c\n\x04seed\x18\x03 \x01(\t\x12\x12\n\nrequest_id\x18\x04 \x01(\t\x12)\n\x05table\x18\x05 \x01(\x0b\x32\x1a.hustings.v1.TableSettings\"J\n\x12\x43reateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12#\n\x04view\x18\x02 \x01(\x0b\x32\x15.hustings.v1.GameView\"h\n\x0fJoinGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x12\n\nrequest_id\x18\x04 \x01(\tB\x07\n\x05_seat\"Y\n\x10JoinGameResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12#\n\x04view\x18\x03 \x01(\x0b\x32\x15.hustings.v1.GameView\"!\n\x0eGetViewRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"6\n\x0fGetViewResponse\x12#\n\x04view\x18\x01 \x01(\x0b\x32\x15.hustings.v1.GameView\"\x8d\x01\n\x11SubmitMoveRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x1f\n\x04move\x18\x02 \x01(\x0b\x32\x11.hustings.v1.Move\x12\x1d\n\x10\x65xpected_version\x18\x03 \x01(\x03H\x00\x88\x01\x01\x12\x12\n\nrequest_id\x18\x04 \x01(\tB\x13\n\x11_expected_version\"I\n\x12SubmitMoveResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\"\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x12.hustings.v1.Event\"9\n\x10WatchGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x03\"u\n\x11WatchGameResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12*\n\x07\x65ntries\x18\x02 \x03(\x0b\x32\x19.hustings.v1.HistoryEntry\x12#\n\x04view\x18\x03 \x01(\x0b\x32\x15.hustings.v1.GameView\"$\n\x11GetHistoryRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"@\n\x12GetHistoryResponse\x12*\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x19.hustings.v1.HistoryEntry\"p\n\x10ListGamesRequest\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\'\n\x06status\x18\x02 \x01(\x0e\x32\x17.hustings.v1.GameStatus\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\"U\n\x11ListGamesResponse\x12\'\n\x05games\x18\x01 \x03(\x0b\x32\x18.hustings.v1.GameSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\"\n\x12GetGameKindRequest\x12\x0c\n\x04kind\x18\x01 \x01(\t\"\x87\x02\n\x13GetGameKindResponse\x12#\n\x04kind\x18\x01 \x01(\x0b\x32\x15.hustings.v1.GameKind\x12\x17\n\x0f\x63ontent_version\x18\x02 \x01(\t\x12\x34\n\tstimmvieh\x18\n \x01(\x0b\x32\x1f.hustings.v1.StimmviehCatalogueH\x00\x12\x34\n\twahlspiel\x18\x0b \x01(\x0b\x32\x1f.hustings.v1.WahlspielCatalogueH\x00\x12\x39\n\x0cspin_doctors\x18\x0c \x01(\x0b\x32!.hustings.v1.SpinDoctorsCatalogueH\x00\x42\x0b\n\tcatalogue\"#\n\x10LeaveGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"8\n\x11LeaveGameResponse\x12#\n\x04view\x18\x01 \x01(\x0b\x32\x15.hustings.v1.GameView\"&\n\x13ReturnToGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\";\n\x14ReturnToGameResponse\x12#\n\x04view\x18\x01 \x01(\x0b\x32\x15.hustings.v1.GameView\"^\n\x13TakeOverSeatRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x14\n\x0c\x64isplay_name\x18\x03 \x01(\t\x12\x12\n\nrequest_id\x18\x04 \x01(\t\"]\n\x14TakeOverSeatResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12#\n\x04view\x18\x03 \x01(\x0b\x32\x15.hustings.v1.GameView\"K\n\rAddBotRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\r\n\x05level\x18\x03 \x01(\tB\x07\n\x05_seat\"C\n\x0e\x41\x64\x64\x42otResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12#\n\x04view\x18\x02 \x01(\x0b\x32\x15.hustings.v1.GameView2\xae\x0b\n\x0bGameService\x12i\n\rListGameKinds\x12!.hustings.v1.ListGameKindsRequest\x1a\".hustings.v1.ListGameKindsResponse\"\x11\x82\xd3\xe4\x93\x02\x0b\x12\t/v1/kinds\x12\x63\n\nCreateGame\x12\x1e.hustings.v1.CreateGameRequest\x1a\x1f.hustings.v1.CreateGameResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\"\t/v1/games:\x01*\x12l\n\x08JoinGame\x12\x1c.hustings.v1.JoinGameRequest\x1a\x1d.hustings.v1.JoinGameResponse\"#\x82\xd3\xe4\x93\x02\x1d\"\x18/v1/games/{game_id}:join:\x01*\x12\x66\n\x07GetView\x12\x1b.hustings.v1.GetViewRequest\x1a\x1c.hustings.v1.GetViewResponse\" \x82\xd3\xe4\x93\x02\x1a\x12\x18/v1/games/{game_id}/view\x12s\n\nSubmitMove\x12\x1e.hustings.v1.SubmitMoveRequest\x1a\x1f.hustings.v1.SubmitMoveResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/games/{game_id}/moves:\x01*\x12o\n\tWatchGame\x12\x1d.hustings.v1.WatchGameRequest\x1a\x1e.hustings.v1.WatchGameResponse\"!\x82\xd3\xe4\x93\x02\x1b\x12\x19/v1/games/{game_id}:watch0\x01\x12r\n\nGetHistory\x12\x1e.hustings.v1.GetHistoryRequest\x1a\x1f.hustings.v1.GetHistoryResponse\"#\x82\xd3\xe4\x93\x02\x1d\x12\x1b/v1/games/{game_id}/history\x12]\n\tListGames\x12\x1d.hustings.v1.ListGamesRequest\x1a\x1e.hustings.v1.ListGamesResponse\"\x11\x82\xd3\xe4\x93\x02\x0b\x12\t/v1/games\x12j\n\x0bGetGameKind\x12\x1f.hustings.v1.GetGameKindRequest\x1a .hustings.v1.GetGameKindResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/kinds/{kind}\x12p\n\tLeaveGame\x12\x1d.hustings.v1.LeaveGameRequest\x1a\x1e.hustings.v1.LeaveGameResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/games/{game_id}:leave:\x01*\x12z\n\x0cReturnToGame\x12 .hustings.v1.ReturnToGameRequest\x1a!.hustings.v1.ReturnToGameResponse\"%\x82\xd3\xe4\x93\x02\x1f\"\x1a/v1/games/{game_id}:return:\x01*\x12|\n\x0cTakeOverSeat\x12 .hustings.v1.TakeOverSeatRequest\x1a!.hustings.v1.TakeOverSeatResponse\"\'\x82\xd3\xe4\x93\x02!\"\x1c/v1/games/{game_id}:takeOver:\x01*\x12h\n\x06\x41\x64\x64\x42ot\x12\x1a.hustings.v1.AddBotRequest\x1a\x1b.hustings.v1.AddBotResponse\"%\x82\xd3\xe4\x93\x02\x1f\"\x1a/v1/games/{game_id}:addBot:\x01*b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ehustings/v1/game_service.proto\x12\x0bhustings.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x16hustings/v1/game.proto\x1a(hustings/v1/spin_doctors_catalogue.proto\x1a%hustings/v1/stimmvieh_catalogue.proto\x1a%hustings/v1/wahlspiel_catalogue.proto\"\x16\n\x14ListGameKindsRequest\"=\n\x15ListGameKindsResponse\x12$\n\x05kinds\x18\x01 \x03(\x0b\x32\x15.hustings.v1.GameKind\"\x99\x01\n\x11\x43reateGameRequest\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12)\n\x07options\x18\x02 \x01(\x0b\x32\x18.hustings.v1.GameOptions\x12\x0c\n\x04seed\x18\x03 \x01(\t\x12\x12\n\nrequest_id\x18\x04 \x01(\t\x12)\n\x05table\x18\x05 \x01(\x0b\x32\x1a.hustings.v1.TableSettings\"J\n\x12\x43reateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12#\n\x04view\x18\x02 \x01(\x0b\x32\x15.hustings.v1.GameView\"\x92\x01\n\x0fJoinGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x12\n\nrequest_id\x18\x04 \x01(\t\x12\x12\n\nparty_name\x18\x05 \x01(\t\x12\x14\n\x0cparty_colour\x18\x06 \x01(\tB\x07\n\x05_seat\"Y\n\x10JoinGameResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12#\n\x04view\x18\x03 \x01(\x0b\x32\x15.hustings.v1.GameView\"!\n\x0eGetViewRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"6\n\x0fGetViewResponse\x12#\n\x04view\x18\x01 \x01(\x0b\x32\x15.hustings.v1.GameView\"\x8d\x01\n\x11SubmitMoveRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x1f\n\x04move\x18\x02 \x01(\x0b\x32\x11.hustings.v1.Move\x12\x1d\n\x10\x65xpected_version\x18\x03 \x01(\x03H\x00\x88\x01\x01\x12\x12\n\nrequest_id\x18\x04 \x01(\tB\x13\n\x11_expected_version\"I\n\x12SubmitMoveResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\"\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x12.hustings.v1.Event\"9\n\x10WatchGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x03\"u\n\x11WatchGameResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12*\n\x07\x65ntries\x18\x02 \x03(\x0b\x32\x19.hustings.v1.HistoryEntry\x12#\n\x04view\x18\x03 \x01(\x0b\x32\x15.hustings.v1.GameView\"$\n\x11GetHistoryRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"@\n\x12GetHistoryResponse\x12*\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x19.hustings.v1.HistoryEntry\"p\n\x10ListGamesRequest\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\'\n\x06status\x18\x02 \x01(\x0e\x32\x17.hustings.v1.GameStatus\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\"U\n\x11ListGamesResponse\x12\'\n\x05games\x18\x01 \x03(\x0b\x32\x18.hustings.v1.GameSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\"\n\x12GetGameKindRequest\x12\x0c\n\x04kind\x18\x01 \x01(\t\"\x87\x02\n\x13GetGameKindResponse\x12#\n\x04kind\x18\x01 \x01(\x0b\x32\x15.hustings.v1.GameKind\x12\x17\n\x0f\x63ontent_version\x18\x02 \x01(\t\x12\x34\n\tstimmvieh\x18\n \x01(\x0b\x32\x1f.hustings.v1.StimmviehCatalogueH\x00\x12\x34\n\twahlspiel\x18\x0b \x01(\x0b\x32\x1f.hustings.v1.WahlspielCatalogueH\x00\x12\x39\n\x0cspin_doctors\x18\x0c \x01(\x0b\x32!.hustings.v1.SpinDoctorsCatalogueH\x00\x42\x0b\n\tcatalogue\"#\n\x10LeaveGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"8\n\x11LeaveGameResponse\x12#\n\x04view\x18\x01 \x01(\x0b\x32\x15.hustings.v1.GameView\"&\n\x13ReturnToGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\";\n\x14ReturnToGameResponse\x12#\n\x04view\x18\x01 \x01(\x0b\x32\x15.hustings.v1.GameView\"^\n\x13TakeOverSeatRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x14\n\x0c\x64isplay_name\x18\x03 \x01(\t\x12\x12\n\nrequest_id\x18\x04 \x01(\t\"]\n\x14TakeOverSeatResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12#\n\x04view\x18\x03 \x01(\x0b\x32\x15.hustings.v1.GameView\"K\n\rAddBotRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\r\n\x05level\x18\x03 \x01(\tB\x07\n\x05_seat\"C\n\x0e\x41\x64\x64\x42otResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12#\n\x04view\x18\x02 \x01(\x0b\x32\x15.hustings.v1.GameView2\xae\x0b\n\x0bGameService\x12i\n\rListGameKinds\x12!.hustings.v1.ListGameKindsRequest\x1a\".hustings.v1.ListGameKindsResponse\"\x11\x82\xd3\xe4\x93\x02\x0b\x12\t/v1/kinds\x12\x63\n\nCreateGame\x12\x1e.hustings.v1.CreateGameRequest\x1a\x1f.hustings.v1.CreateGameResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\"\t/v1/games:\x01*\x12l\n\x08JoinGame\x12\x1c.hustings.v1.JoinGameRequest\x1a\x1d.hustings.v1.JoinGameResponse\"#\x82\xd3\xe4\x93\x02\x1d\"\x18/v1/games/{game_id}:join:\x01*\x12\x66\n\x07GetView\x12\x1b.hustings.v1.GetViewRequest\x1a\x1c.hustings.v1.GetViewResponse\" \x82\xd3\xe4\x93\x02\x1a\x12\x18/v1/games/{game_id}/view\x12s\n\nSubmitMove\x12\x1e.hustings.v1.SubmitMoveRequest\x1a\x1f.hustings.v1.SubmitMoveResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/games/{game_id}/moves:\x01*\x12o\n\tWatchGame\x12\x1d.hustings.v1.WatchGameRequest\x1a\x1e.hustings.v1.WatchGameResponse\"!\x82\xd3\xe4\x93\x02\x1b\x12\x19/v1/games/{game_id}:watch0\x01\x12r\n\nGetHistory\x12\x1e.hustings.v1.GetHistoryRequest\x1a\x1f.hustings.v1.GetHistoryResponse\"#\x82\xd3\xe4\x93\x02\x1d\x12\x1b/v1/games/{game_id}/history\x12]\n\tListGames\x12\x1d.hustings.v1.ListGamesRequest\x1a\x1e.hustings.v1.ListGamesResponse\"\x11\x82\xd3\xe4\x93\x02\x0b\x12\t/v1/games\x12j\n\x0bGetGameKind\x12\x1f.hustings.v1.GetGameKindRequest\x1a .hustings.v1.GetGameKindResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/kinds/{kind}\x12p\n\tLeaveGame\x12\x1d.hustings.v1.LeaveGameRequest\x1a\x1e.hustings.v1.LeaveGameResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/games/{game_id}:leave:\x01*\x12z\n\x0cReturnToGame\x12 .hustings.v1.ReturnToGameRequest\x1a!.hustings.v1.ReturnToGameResponse\"%\x82\xd3\xe4\x93\x02\x1f\"\x1a/v1/games/{game_id}:return:\x01*\x12|\n\x0cTakeOverSeat\x12 .hustings.v1.TakeOverSeatRequest\x1a!.hustings.v1.TakeOverSeatResponse\"\'\x82\xd3\xe4\x93\x02!\"\x1c/v1/games/{game_id}:takeOver:\x01*\x12h\n\x06\x41\x64\x64\x42ot\x12\x1a.hustings.v1.AddBotRequest\x1a\x1b.hustings.v1.AddBotResponse\"%\x82\xd3\xe4\x93\x02\x1f\"\x1a/v1/games/{game_id}:addBot:\x01*b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -70,50 +70,50 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CREATEGAMEREQUEST']._serialized_end=462
   _globals['_CREATEGAMERESPONSE']._serialized_start=464
   _globals['_CREATEGAMERESPONSE']._serialized_end=538
-  _globals['_JOINGAMEREQUEST']._serialized_start=540
-  _globals['_JOINGAMEREQUEST']._serialized_end=644
-  _globals['_JOINGAMERESPONSE']._serialized_start=646
-  _globals['_JOINGAMERESPONSE']._serialized_end=735
-  _globals['_GETVIEWREQUEST']._serialized_start=737
-  _globals['_GETVIEWREQUEST']._serialized_end=770
-  _globals['_GETVIEWRESPONSE']._serialized_start=772
-  _globals['_GETVIEWRESPONSE']._serialized_end=826
-  _globals['_SUBMITMOVEREQUEST']._serialized_start=829
-  _globals['_SUBMITMOVEREQUEST']._serialized_end=970
-  _globals['_SUBMITMOVERESPONSE']._serialized_start=972
-  _globals['_SUBMITMOVERESPONSE']._serialized_end=1045
-  _globals['_WATCHGAMEREQUEST']._serialized_start=1047
-  _globals['_WATCHGAMEREQUEST']._serialized_end=1104
-  _globals['_WATCHGAMERESPONSE']._serialized_start=1106
-  _globals['_WATCHGAMERESPONSE']._serialized_end=1223
-  _globals['_GETHISTORYREQUEST']._serialized_start=1225
-  _globals['_GETHISTORYREQUEST']._serialized_end=1261
-  _globals['_GETHISTORYRESPONSE']._serialized_start=1263
-  _globals['_GETHISTORYRESPONSE']._serialized_end=1327
-  _globals['_LISTGAMESREQUEST']._serialized_start=1329
-  _globals['_LISTGAMESREQUEST']._serialized_end=1441
-  _globals['_LISTGAMESRESPONSE']._serialized_start=1443
-  _globals['_LISTGAMESRESPONSE']._serialized_end=1528
-  _globals['_GETGAMEKINDREQUEST']._serialized_start=1530
-  _globals['_GETGAMEKINDREQUEST']._serialized_end=1564
-  _globals['_GETGAMEKINDRESPONSE']._serialized_start=1567
-  _globals['_GETGAMEKINDRESPONSE']._serialized_end=1830
-  _globals['_LEAVEGAMEREQUEST']._serialized_start=1832
-  _globals['_LEAVEGAMEREQUEST']._serialized_end=1867
-  _globals['_LEAVEGAMERESPONSE']._serialized_start=1869
-  _globals['_LEAVEGAMERESPONSE']._serialized_end=1925
-  _globals['_RETURNTOGAMEREQUEST']._serialized_start=1927
-  _globals['_RETURNTOGAMEREQUEST']._serialized_end=1965
-  _globals['_RETURNTOGAMERESPONSE']._serialized_start=1967
-  _globals['_RETURNTOGAMERESPONSE']._serialized_end=2026
-  _globals['_TAKEOVERSEATREQUEST']._serialized_start=2028
-  _globals['_TAKEOVERSEATREQUEST']._serialized_end=2122
-  _globals['_TAKEOVERSEATRESPONSE']._serialized_start=2124
-  _globals['_TAKEOVERSEATRESPONSE']._serialized_end=2217
-  _globals['_ADDBOTREQUEST']._serialized_start=2219
-  _globals['_ADDBOTREQUEST']._serialized_end=2294
-  _globals['_ADDBOTRESPONSE']._serialized_start=2296
-  _globals['_ADDBOTRESPONSE']._serialized_end=2363
-  _globals['_GAMESERVICE']._serialized_start=2366
-  _globals['_GAMESERVICE']._serialized_end=3820
+  _globals['_JOINGAMEREQUEST']._serialized_start=541
+  _globals['_JOINGAMEREQUEST']._serialized_end=687
+  _globals['_JOINGAMERESPONSE']._serialized_start=689
+  _globals['_JOINGAMERESPONSE']._serialized_end=778
+  _globals['_GETVIEWREQUEST']._serialized_start=780
+  _globals['_GETVIEWREQUEST']._serialized_end=813
+  _globals['_GETVIEWRESPONSE']._serialized_start=815
+  _globals['_GETVIEWRESPONSE']._serialized_end=869
+  _globals['_SUBMITMOVEREQUEST']._serialized_start=872
+  _globals['_SUBMITMOVEREQUEST']._serialized_end=1013
+  _globals['_SUBMITMOVERESPONSE']._serialized_start=1015
+  _globals['_SUBMITMOVERESPONSE']._serialized_end=1088
+  _globals['_WATCHGAMEREQUEST']._serialized_start=1090
+  _globals['_WATCHGAMEREQUEST']._serialized_end=1147
+  _globals['_WATCHGAMERESPONSE']._serialized_start=1149
+  _globals['_WATCHGAMERESPONSE']._serialized_end=1266
+  _globals['_GETHISTORYREQUEST']._serialized_start=1268
+  _globals['_GETHISTORYREQUEST']._serialized_end=1304
+  _globals['_GETHISTORYRESPONSE']._serialized_start=1306
+  _globals['_GETHISTORYRESPONSE']._serialized_end=1370
+  _globals['_LISTGAMESREQUEST']._serialized_start=1372
+  _globals['_LISTGAMESREQUEST']._serialized_end=1484
+  _globals['_LISTGAMESRESPONSE']._serialized_start=1486
+  _globals['_LISTGAMESRESPONSE']._serialized_end=1571
+  _globals['_GETGAMEKINDREQUEST']._serialized_start=1573
+  _globals['_GETGAMEKINDREQUEST']._serialized_end=1607
+  _globals['_GETGAMEKINDRESPONSE']._serialized_start=1610
+  _globals['_GETGAMEKINDRESPONSE']._serialized_end=1873
+  _globals['_LEAVEGAMEREQUEST']._serialized_start=1875
+  _globals['_LEAVEGAMEREQUEST']._serialized_end=1910
+  _globals['_LEAVEGAMERESPONSE']._serialized_start=1912
+  _globals['_LEAVEGAMERESPONSE']._serialized_end=1968
+  _globals['_RETURNTOGAMEREQUEST']._serialized_start=1970
+  _globals['_RETURNTOGAMEREQUEST']._serialized_end=2008
+  _globals['_RETURNTOGAMERESPONSE']._serialized_start=2010
+  _globals['_RETURNTOGAMERESPONSE']._serialized_end=2069
+  _globals['_TAKEOVERSEATREQUEST']._serialized_start=2071
+  _globals['_TAKEOVERSEATREQUEST']._serialized_end=2165
+  _globals['_TAKEOVERSEATRESPONSE']._serialized_start=2167
+  _globals['_TAKEOVERSEATRESPONSE']._serialized_end=2260
+  _globals['_ADDBOTREQUEST']._serialized_start=2262
+  _globals['_ADDBOTREQUEST']._serialized_end=2337
+  _globals['_ADDBOTRESPONSE']._serialized_start=2339
+  _globals['_ADDBOTRESPONSE']._serialized_end=2406
+  _globals['_GAMESERVICE']._serialized_start=2409
+  _globals['_GAMESERVICE']._serialized_end=3863
 # @@protoc_insertion_point(module_scope)

@@ -44,16 +44,20 @@ class CreateGameResponse(_message.Message):
     def __init__(self, game_id: _Optional[str] = ..., view: _Optional[_Union[_game_pb2.GameView, _Mapping]] = ...) -> None: ...
 
 class JoinGameRequest(_message.Message):
-    __slots__ = ("game_id", "display_name", "seat", "request_id")
+    __slots__ = ("game_id", "display_name", "seat", "request_id", "party_name", "party_colour")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    PARTY_NAME_FIELD_NUMBER: _ClassVar[int]
+    PARTY_COLOUR_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     display_name: str
     seat: int
     request_id: str
-    def __init__(self, game_id: _Optional[str] = ..., display_name: _Optional[str] = ..., seat: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
+    party_name: str
+    party_colour: str
+    def __init__(self, game_id: _Optional[str] = ..., display_name: _Optional[str] = ..., seat: _Optional[int] = ..., request_id: _Optional[str] = ..., party_name: _Optional[str] = ..., party_colour: _Optional[str] = ...) -> None: ...
 
 class JoinGameResponse(_message.Message):
     __slots__ = ("seat", "seat_token", "view")

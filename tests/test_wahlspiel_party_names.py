@@ -1,0 +1,56 @@
+"""Wahlspiel parties name themselves and choose their colour as their players join, through the
+service: the names reach every view, a taken colour is refused and changes nothing, other kinds
+refuse a party name, and a finished game's log replays with the names.
+
+"Each player now has their party together, which they may name freely, for example "Free
+Christian People's Party" ... Each player also chooses a matching party colour, then one of the 6
+game pieces" (the rulebook, setup).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+import pytest
+
+from conftest import run, running_replica
+from hustings.client import Client, HustingsError
+from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.v1 import game_pb2, game_service_pb2
+from hustings.verify import verify_log
+
+
+def test_parties_take_their_names_and_colours_at_joining(redis_server: EmbeddedRedis) -> None:
+    async def scenario() -> None:
+        async with running_replica(redis_server.url) as replica:
+            async with Client(f"127.0.0.1:{replica.port}") as client:
+                request = game_service_pb2.CreateGameRequest(kind="wahlspiel", options=game_pb2.GameOptions(players=3))
+                request.table.bot_seats.extend([2])
+                game_id = (await client.stub.CreateGame(request)).game_id
+                ada = await client.join(game_id, "Ada", party_name="Party of the Lakes", party_colour="blue")
+                with pytest.raises(HustingsError) as taken:
+                    await client.join(game_id, "Bo", party_name="Mountain List", party_colour="blue")
+                assert (taken.value.code, taken.value.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "COLOUR_TAKEN")
+                assert [s.taken for s in (await client.view(game_id)).seats] == [True, False, True]  # nothing changed
+                bo = await client.join(game_id, "Bo", party_name="Mountain List", party_colour="green")
+                view = await client.view(game_id, bo.token)
+                parties = {p.party: p for p in view.wahlspiel.parties}
+                assert (parties[ada.seat].name, parties[ada.seat].colour) == ("Party of the Lakes", "blue")
+                assert (parties[bo.seat].name, parties[bo.seat].colour) == ("Mountain List", "green")
+                other = await client.create_game("stimmvieh", 3)
+                with pytest.raises(HustingsError) as unsupported:
+                    await client.join(other.game_id, "Cy", party_name="Anything")
+                assert unsupported.value.reason == "PARTY_NAME_UNSUPPORTED"
+                # The humans leave; their bots finish the game; the log replays with the names.
+                for joined in (ada, bo):
+                    await client.leave(game_id, joined.token)
+                for _ in range(1200):
+                    view = await client.view(game_id)
+                    if view.status == game_pb2.GAME_STATUS_FINISHED:
+                        break
+                    await asyncio.sleep(0.05)
+                assert view.status == game_pb2.GAME_STATUS_FINISHED
+                assert verify_log(view, await client.history(game_id)).ok
+
+    run(scenario(), timeout_s=180)
