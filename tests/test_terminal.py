@@ -419,3 +419,17 @@ def test_a_step_without_events_is_still_told() -> None:
     secret = game_pb2.HistoryEntry(version=10, seat=1)  # the move is not shown to this seat
     assert tell_entry(passed, view) == ["  v9  Bo: pass"]
     assert tell_entry(secret, view) == ["  v10  Bo made a secret choice"]
+
+
+def test_a_wahlspiel_offer_is_told_as_its_bundle() -> None:
+    """Coalition offers are bundles: the terminal tells every card, count and franc of one."""
+    from hustings.table_wahlspiel import _offer
+    from hustings.v1 import wahlspiel_pb2
+
+    offer = wahlspiel_pb2.WahlspielOffer(give_money=2000, ask_voter_count=2, ask_money=1000)
+    offer.give_cards.add(card_id="V012")
+    offer.give_cards.add(card_id="E044")
+    assert _offer(offer) == "V012, E044, 2000 francs for 2 voter card(s), 1000 francs"
+    hidden = wahlspiel_pb2.WahlspielOffer(give_voter_count=1, give_event_count=3, ask_event_count=1)
+    assert _offer(hidden) == "1 voter card(s), 3 event card(s) for 1 event card(s)"
+    assert _offer(wahlspiel_pb2.WahlspielOffer()) == "nothing for nothing"

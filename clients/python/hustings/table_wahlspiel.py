@@ -114,10 +114,13 @@ def wahlspiel_table(view: game_pb2.GameView) -> str:
         c = w.coalition
         pending = ""
         if c.HasField("pending"):
-            o = c.pending
-            gives = o.give_card.card_id or (_kind(o.give_kind) if o.give_kind else "")
-            pending = f"; open offer: gives {gives or 'no card'} and {o.give_money} francs for {_kind(o.ask_kind) or 'no card'} and {o.ask_money} francs"
-        lines.append(f"Coalition: {party_name(view, c.party)} with {party_name(view, c.partner)}, {c.offers} offers answered{pending}")
+            pending = f"; open offer by {party_name(view, c.proposer)}: {_offer(c.pending)}"
+        if c.draft.ByteSize():
+            pending += f"; drafting: {_offer(c.draft)}"
+        if c.handed_cards or c.handed_count:
+            handed = ", ".join(card.card_id for card in c.handed_cards) or f"{c.handed_count} card(s)"
+            pending += f"; handed over so far: {handed}"
+        lines.append(f"Coalition: {party_name(view, c.party)} with {party_name(view, c.partner)}, {c.offers} offers put{pending}")
     if w.HasField("runoff"):
         r = w.runoff
         sent = f"; you sent {r.sent_card.card_id}" if r.sent_card.card_id else ""
@@ -126,10 +129,6 @@ def wahlspiel_table(view: game_pb2.GameView) -> str:
             f"parties {', '.join(party_name(view, p) for p in r.parties)}, decided {', '.join(party_name(view, p) for p in r.decided_parties) or 'none'}{sent}"
         )
     return wrap(lines)
-
-
-def _kind(kind: int) -> str:
-    return wahlspiel_pb2.WahlspielCardKind.Name(kind).removeprefix("WAHLSPIEL_CARD_KIND_").lower() if kind else ""
 
 
 def tell(event: game_pb2.Event, view: game_pb2.GameView) -> str | None:
@@ -185,9 +184,7 @@ def tell(event: game_pb2.Event, view: game_pb2.GameView) -> str | None:
         return f"The coalition of {p(d.party)} and {p(d.partner)} {'ends' if d.ended else 'is formed'}"
     if kind == "trade_offered":
         d = e.trade_offered
-        o = d.offer
-        gives = o.give_card.card_id or _kind(o.give_kind) or "no card"
-        return f"{p(d.party)} offers {p(d.partner)} {gives} and {o.give_money} francs for {_kind(o.ask_kind) or 'no card'} and {o.ask_money} francs"
+        return f"{p(d.party)} offers {p(d.partner)} {_offer(d.offer)}"
     if kind == "trade_answered":
         d = e.trade_answered
         return f"{p(d.partner)} {'accepts' if d.accepted else 'refuses'} the offer of {p(d.party)}"
@@ -233,3 +230,17 @@ def labeller(view: game_pb2.GameView) -> Labeller:
 
 
 TEXT = GameText(wahlspiel_table, tell, labeller)
+
+
+def _offer(o: "wahlspiel_pb2.WahlspielOffer") -> str:
+    """An offer in words: the bundle given (cards by id where this seat may see them, else by
+    kind and count) for the bundle asked."""
+    given = [card.card_id for card in o.give_cards]
+    if not given:
+        given = [f"{n} {word}" for n, word in ((o.give_voter_count, "voter card(s)"), (o.give_event_count, "event card(s)")) if n]
+    if o.give_money:
+        given.append(f"{o.give_money} francs")
+    asked = [f"{n} {word}" for n, word in ((o.ask_voter_count, "voter card(s)"), (o.ask_event_count, "event card(s)")) if n]
+    if o.ask_money:
+        asked.append(f"{o.ask_money} francs")
+    return f"{', '.join(given) or 'nothing'} for {', '.join(asked) or 'nothing'}"
