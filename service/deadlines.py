@@ -19,7 +19,6 @@ never after the seat moved in time.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import random
 import time
 import zlib
@@ -27,6 +26,8 @@ from typing import Awaitable, Callable
 
 import structlog
 from redis.exceptions import RedisError
+
+from hustings.service.background import BackgroundLoop
 
 log = structlog.get_logger("hustings.deadlines")
 
@@ -100,9 +101,11 @@ class DeadlineIndex:
         return total
 
 
-class DeadlineRunner:
+class DeadlineRunner(BackgroundLoop):
     """Polls the index and hands due games to ``apply_due`` (which applies what is due and
     returns the game's next deadline and the version it last saw), on every replica."""
+
+    task_name = "hustings-deadlines"
 
     def __init__(
         self,
@@ -116,29 +119,7 @@ class DeadlineRunner:
         self.apply_due = apply_due
         self.version_of = version_of
         self.poll_s = poll_s
-        self._task: asyncio.Task[None] | None = None
-        # The flag as well as the cancellation: the Redis client may turn a cancellation into a
-        # connection error, which the loop would otherwise survive.
-        self._stopping = False
-
-    def start(self) -> None:
-        """Run in the background until ``stop``."""
-        if self._task is None:
-            self._stopping = False
-            self._task = asyncio.create_task(self._run(), name="hustings-deadlines")
-
-    async def stop(self) -> None:
-        """Stop; claimed games not yet applied return to others when their lease runs out."""
-        if self._task is not None:
-            self._stopping = True
-            for _attempt in range(20):  # bounded: a cancellation swallowed by a Redis call is repeated
-                self._task.cancel()
-                await asyncio.wait({self._task}, timeout=0.5)
-                if self._task.done():
-                    break
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        super().__init__()
 
     async def _run(self) -> None:
         while not self._stopping:

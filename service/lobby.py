@@ -16,7 +16,6 @@ once, whatever the index says.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import random
 import time
 from typing import Callable
@@ -25,6 +24,7 @@ import structlog
 from redis.exceptions import RedisError
 
 from hustings.service import table
+from hustings.service.background import BackgroundLoop
 from hustings.service.store import Store
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2
@@ -59,8 +59,10 @@ async def index_quietly(store: Store, stored: storage_pb2.StoredGame) -> None:
         log.warning("lobby_write_deferred", game_id=stored.game_id, version=stored.version, cause=type(error).__name__)
 
 
-class LobbyRepair:
+class LobbyRepair(BackgroundLoop):
     """Brings the lobby in line with the games, one replica at a time, every ``interval_s``."""
+
+    task_name = "hustings-lobby-repair"
 
     def __init__(
         self,
@@ -74,34 +76,12 @@ class LobbyRepair:
         self.interval_s = interval_s
         self.ghost_grace_s = ghost_grace_s
         self._clock = clock
-        self._task: asyncio.Task[None] | None = None
+        super().__init__()
         # Where the next pass starts, in the live set and in the whole lobby: passes are capped,
         # so each goes on where the last one stopped (else a big lobby's newest entries are never
         # looked at), and starts over once it has reached the end.
         self._live_from = 0
         self._prune_from = 0
-        # The flag as well as the cancellation: the Redis client may turn a cancellation into a
-        # connection error, which the loop would otherwise survive.
-        self._stopping = False
-
-    def start(self) -> None:
-        """Repair in the background until ``stop``."""
-        if self._task is None:
-            self._stopping = False
-            self._task = asyncio.create_task(self._run(), name="hustings-lobby-repair")
-
-    async def stop(self) -> None:
-        """Stop repairing."""
-        if self._task is not None:
-            self._stopping = True
-            for _attempt in range(20):  # bounded: a cancellation swallowed by a Redis call is repeated
-                self._task.cancel()
-                await asyncio.wait({self._task}, timeout=0.5)
-                if self._task.done():
-                    break
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
 
     async def _run(self) -> None:
         while not self._stopping:

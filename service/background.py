@@ -1,0 +1,46 @@
+"""A replica's background loops (deadlines, lobby repair): started with the replica, and
+stopped for sure when it stops."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+STOP_ATTEMPTS = 20
+STOP_WAIT_S = 0.5
+
+
+class BackgroundLoop:
+    """Runs ``_run`` as a task from ``start`` until ``stop``; ``_run`` loops while not
+    ``_stopping``."""
+
+    task_name = "hustings-background"
+
+    def __init__(self) -> None:
+        self._task: asyncio.Task[None] | None = None
+        # The flag as well as the cancellation: the Redis client may turn a cancellation into a
+        # connection error, which the loop would otherwise survive.
+        self._stopping = False
+
+    def start(self) -> None:
+        """Run in the background until ``stop``."""
+        if self._task is None:
+            self._stopping = False
+            self._task = asyncio.create_task(self._run(), name=self.task_name)
+
+    async def stop(self) -> None:
+        """Stop the loop; a cancellation swallowed by a Redis call is repeated (bounded)."""
+        if self._task is None:
+            return
+        self._stopping = True
+        for _attempt in range(STOP_ATTEMPTS):
+            self._task.cancel()
+            await asyncio.wait({self._task}, timeout=STOP_WAIT_S)
+            if self._task.done():
+                break
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+        self._task = None
+
+    async def _run(self) -> None:
+        raise NotImplementedError
