@@ -452,19 +452,14 @@ class GameHost:
                         if recorded is not None:
                             return await self._rejoin(loaded, recorded, request_fingerprint, token)
                     raise precondition("GAME_FULL", "every seat of this game is taken")
-                free = [s.seat for s in stored.seats if not table.is_taken(s)]
-                if request.HasField("seat"):
-                    if not 0 <= request.seat < len(stored.seats):
-                        raise invalid("BAD_SEAT", f"seat must be 0 to {len(stored.seats) - 1}")
-                    if request.seat not in free:
-                        if key:
-                            recorded = await self.store.recorded(game_id, key)
-                            if recorded is not None:
-                                return await self._rejoin(loaded, recorded, request_fingerprint, token)
-                        raise precondition("SEAT_TAKEN", f"seat {request.seat} is taken")
-                    seat = request.seat
-                else:
-                    seat = free[0]
+                try:
+                    seat = table.seat_to_take(stored, request.seat if request.HasField("seat") else None)
+                except ServiceError as error:
+                    if key and error.reason == "SEAT_TAKEN":  # perhaps taken by this very join
+                        recorded = await self.store.recorded(game_id, key)
+                        if recorded is not None:
+                            return await self._rejoin(loaded, recorded, request_fingerprint, token)
+                    raise
                 seat_token = token or secrets.token_urlsafe(32)
                 new, entry = self._seated(loaded, seat, name, seat_token, request.party_name, request.party_colour)
                 await self._schedule(new.stored)

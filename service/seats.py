@@ -224,15 +224,7 @@ class SeatLifecycle:
                 stored = loaded.stored
                 if stored.status != game_pb2.GAME_STATUS_OPEN:
                     raise precondition("GAME_FULL", "bots join open games only")
-                free = [s.seat for s in stored.seats if not table.is_taken(s)]
-                if request.HasField("seat"):
-                    if not 0 <= request.seat < len(stored.seats):
-                        raise invalid("BAD_SEAT", f"seat must be 0 to {len(stored.seats) - 1}")
-                    if request.seat not in free:
-                        raise precondition("SEAT_TAKEN", f"seat {request.seat} is taken")
-                    seat = request.seat
-                else:
-                    seat = free[0]
+                seat = table.seat_to_take(stored, request.seat if request.HasField("seat") else None)
                 new, entry = self._table_step(loaded, seat)
                 place = new.stored.seats[seat]
                 level = table.check_level(request.level or stored.table.bot_level)

@@ -13,7 +13,7 @@ from typing import Any, Iterable
 
 from hustings.ai.server import SERVER_DEFAULT_LEVEL, SERVER_LEVELS, server_move
 from hustings.engine import Game, Seat
-from hustings.service.errors import invalid
+from hustings.service.errors import invalid, precondition
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2
 
@@ -54,6 +54,18 @@ def bot_name(level: str) -> str:
 def is_taken(seat: storage_pb2.StoredSeat) -> bool:
     """A seat held by a player or a bot."""
     return bool(seat.token_sha256) or seat.bot
+
+
+def seat_to_take(stored: storage_pb2.StoredGame, requested: int | None) -> Seat:
+    """The seat a joining player or bot takes in an open game: ``requested``, or the lowest
+    free one."""
+    if requested is None:
+        return next(s.seat for s in stored.seats if not is_taken(s))
+    if not 0 <= requested < len(stored.seats):
+        raise invalid("BAD_SEAT", f"seat must be 0 to {len(stored.seats) - 1}")
+    if is_taken(stored.seats[requested]):
+        raise precondition("SEAT_TAKEN", f"seat {requested} is taken")
+    return requested
 
 
 def absent_after(table: game_pb2.TableSettings) -> int:
