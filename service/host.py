@@ -213,10 +213,11 @@ class GameHost:
             self._kicks.add(task)
             task.add_done_callback(self._kicks.discard)
 
-    async def _after_commit(self, new: Loaded, kick: bool = True) -> None:
+    async def _after_commit(self, new: Loaded, kick: bool = True, index: bool = True) -> None:
         """After a table step or a due decision: keep it, update the lobby, act on what is due."""
         self._remember(new)
-        await index_quietly(self.store, new.stored)
+        if index:
+            await index_quietly(self.store, new.stored)
         if kick:
             self._kick_if_due(new.stored)
 

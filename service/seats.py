@@ -78,7 +78,11 @@ class SeatLifecycle:
                     return table.next_due(stored), stored.version
                 committed = await self._decide_for(loaded, due[0], now)
             if committed is not None:
-                await host._after_commit(committed, kick=False)
+                # The lobby shows seats and status: a plain bot decision changes neither.
+                changed = committed.stored.status != game_pb2.GAME_STATUS_ACTIVE or any(
+                    a.absent != b.absent for a, b in zip(committed.stored.seats, stored.seats)
+                )
+                await host._after_commit(committed, kick=False, index=changed)
         return host._now_ms(), 0
 
     async def _decide_for(self, loaded: "Loaded", seat: Seat, now: int) -> "Loaded | None":

@@ -26,6 +26,7 @@ PLAYERS = 4
 DUE_PLAYERS = 3
 MAX_MOVES_PER_GAME = 400
 WAIT_DUE_S = 600.0
+POLL_S = 0.5
 
 
 @contextlib.asynccontextmanager
@@ -89,7 +90,7 @@ async def _due_deadlines(replica: Any, client: Client, games: int) -> dict[str, 
     while left and time.monotonic() - started < WAIT_DUE_S:
         heads = await host.store.heads(sorted(left))
         left = {g for g, (version, _status) in heads.items() if version < target}
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(POLL_S)  # the replica shares this process: look rarely
     elapsed = time.monotonic() - started
     decisions = (len(game_ids) - len(left)) * DUE_PLAYERS
     return {
