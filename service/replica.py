@@ -4,8 +4,10 @@ stopped together. Any number of replicas may share one Redis deployment."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import pathlib
 from dataclasses import dataclass, field
+from typing import AsyncIterator
 
 import structlog
 from grpc_health.v1 import health_pb2
@@ -167,3 +169,28 @@ def start_embedded_redis(data_dir: pathlib.Path = DEFAULT_DATA_DIR) -> EmbeddedR
     taken from the current directory.
     """
     return EmbeddedRedis(data_dir=data_dir, private=True).start()
+
+
+@contextlib.asynccontextmanager
+async def server_at(address: str = "", log_level: str = "warning") -> AsyncIterator[str]:
+    """Yield ``address``, or, when it is empty, the address of a replica of our own on a free
+    port over a private embedded Redis in a temporary folder (a unix socket, no TCP port open
+    to anyone), stopped afterwards. For tools and examples that may run without a server."""
+    if address:
+        yield address
+        return
+    import tempfile
+
+    from hustings.service import logs
+
+    logs.configure(log_level)
+    with tempfile.TemporaryDirectory(prefix="hustings-") as folder:
+        redis = EmbeddedRedis(pathlib.Path(folder), appendonly=False, private=True).start()
+        try:
+            replica = await Replica(ReplicaConfig(redis_url=redis.url, address="127.0.0.1:0")).start()
+            try:
+                yield f"127.0.0.1:{replica.port}"
+            finally:
+                await replica.stop()
+        finally:
+            redis.stop()

@@ -22,7 +22,6 @@ from redis.exceptions import RedisError
 from hustings.engine import EngineError, Seat
 from hustings.service import deadlines, metrics, table
 from hustings.service.errors import ServiceError, aborted, invalid, precondition, unauthenticated
-from hustings.service.lobby import index_quietly
 from hustings.service.server_secret import fingerprint
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2, game_service_pb2

@@ -10,8 +10,7 @@ import os
 import pathlib
 import signal
 import sys
-import tempfile
-from typing import AsyncIterator, NoReturn, Sequence
+from typing import NoReturn, Sequence
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 DEFAULT_HTTP_ADDRESS = "127.0.0.1:8080"
@@ -118,28 +117,11 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-@contextlib.asynccontextmanager
-async def _server(address: str, log_level: str = "warning") -> AsyncIterator[str]:
-    """Yield ``address``, or start an embedded Redis and replica on free ports when it is empty."""
-    if address:
-        yield address
-        return
-    from hustings.service import logs
-    from hustings.service.embedded_redis import EmbeddedRedis
-    from hustings.service.replica import Replica, ReplicaConfig
+def _server(address: str, log_level: str = "warning") -> "contextlib.AbstractAsyncContextManager[str]":
+    """``address``, or an embedded replica and Redis of our own when it is empty."""
+    from hustings.service.replica import server_at
 
-    logs.configure(log_level)
-    with tempfile.TemporaryDirectory(prefix="hustings-") as folder:
-        # Private: on a unix socket in the temporary folder, no TCP port open to anyone.
-        redis = EmbeddedRedis(pathlib.Path(folder), appendonly=False, private=True).start()
-        try:
-            replica = await Replica(ReplicaConfig(redis_url=redis.url, address="127.0.0.1:0")).start()
-            try:
-                yield f"127.0.0.1:{replica.port}"
-            finally:
-                await replica.stop()
-        finally:
-            redis.stop()
+    return server_at(address, log_level)
 
 
 async def _serve(args: argparse.Namespace) -> int:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import random
 from typing import AsyncIterator
@@ -95,36 +94,12 @@ async def _quiet_guard(stream: AsyncIterator[object]) -> AsyncIterator[object]:
         await stream.aclose()  # type: ignore[attr-defined]
 
 
-@contextlib.asynccontextmanager
-async def _server(address: str) -> AsyncIterator[str]:
-    """``address``, or an embedded server of our own (Redis included) when it is empty."""
-    if address:
-        yield address
-        return
-    import pathlib
-    import tempfile
-
-    from hustings.service import logs
-    from hustings.service.embedded_redis import EmbeddedRedis
-    from hustings.service.replica import Replica, ReplicaConfig
-
-    logs.configure("warning")
-    with tempfile.TemporaryDirectory(prefix="hustings-") as folder:
-        redis = EmbeddedRedis(pathlib.Path(folder), appendonly=False, private=True).start()
-        try:
-            replica = await Replica(ReplicaConfig(redis_url=redis.url, address="127.0.0.1:0")).start()
-            try:
-                yield f"127.0.0.1:{replica.port}"
-            finally:
-                await replica.stop()
-        finally:
-            redis.stop()
-
-
 async def main(args: argparse.Namespace) -> int:
     """Join (or create, with server-side bots in the other seats) and play one game."""
     rng = random.Random(args.seed)
-    async with _server(args.server) as address, Client(address) as client:
+    from hustings.service.replica import server_at  # without --server: an embedded server of our own
+
+    async with server_at(args.server) as address, Client(address) as client:
         game_id = args.game
         if not game_id:
             table = game_pb2.TableSettings(bot_seats=range(1, args.players), bot_level=args.bot_level)
