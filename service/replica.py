@@ -72,6 +72,8 @@ class Replica:
             await store.client.ping()
             await notifier.start()
             secret = self.config.secret or await server_secret.from_redis(store.client)
+            guard = server_secret.SecretGuard(store.client, server_secret.Keys(secret))
+            await guard.check()
             host = GameHost(
                 store,
                 notifier,
@@ -96,6 +98,8 @@ class Replica:
             await health.set(service, health_pb2.HealthCheckResponse.SERVING)
         self.port = port
         self._parts = {"store": store, "notifier": notifier, "host": host, "server": server, "health": health}
+        self._parts["guard"] = guard
+        guard.start()
         host.lobby_repair.start()
         host.deadline_runner.start()
         if self.config.http_address:
@@ -131,6 +135,7 @@ class Replica:
         self.host.begin_shutdown()
         await self.host.lobby_repair.stop()
         await self.host.deadline_runner.stop()
+        await self._parts["guard"].stop()  # type: ignore[attr-defined]
         notifier: Notifier = self._parts["notifier"]  # type: ignore[assignment]
         server = self._parts["server"]
         await notifier.stop()

@@ -11,10 +11,17 @@ Where the secret comes from, first match wins: ``--secret-file`` / ``HUSTINGS_SE
 in its data folder; otherwise a secret kept in Redis itself (created once by whichever replica
 starts first). The last one keeps the replicas consistent with no setup, but then reading Redis
 gives the key too: deployments should pass a secret of their own.
+
+Replicas with different secrets would disagree on every stored request id and join token (a
+join retried on another replica would take a second seat), so :class:`SecretGuard` keeps a keyed
+check value of the secret in Redis while any replica runs: a replica started with another secret
+refuses to start (``SecretMismatch``). To change the secret, stop every replica and start them
+again with the new one once the check value has lapsed (``CHECK_TTL_S`` after the last stopped).
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import hmac
@@ -24,10 +31,34 @@ import secrets
 
 import structlog
 
+from hustings.service.background import BackgroundLoop
+
 log = structlog.get_logger("hustings.secret")
 
 SECRET_BYTES = 32
 REDIS_SECRET_KEY = "hustings:server-secret"
+CHECK_KEY = "hustings:server-secret-check"
+CHECK_TTL_S = 30  # how long the check value outlives the last running replica
+CHECK_EVERY_S = 10.0
+
+# KEYS[1] the check key; ARGV[1] this replica's check value, ARGV[2] the TTL. Sets the value when
+# none is kept, refreshes it when it is ours; returns the value kept (ours unless another
+# secret is in use).
+_CLAIM = """
+local kept = redis.call('GET', KEYS[1])
+if not kept then
+  redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+  return ARGV[1]
+end
+if kept == ARGV[1] then
+  redis.call('EXPIRE', KEYS[1], ARGV[2])
+end
+return kept
+"""
+
+
+class SecretMismatch(RuntimeError):
+    """Another replica on this Redis uses a different server secret."""
 
 
 def read_or_create_file(path: pathlib.Path) -> bytes:
@@ -89,6 +120,10 @@ class Keys:
         """The stored form of a request id in ``scope`` (e.g. a game and seat): a keyed hash."""
         return self._mac("request", scope, request_id)[:20].hex()
 
+    def check_value(self) -> str:
+        """A keyed value that tells whether two replicas hold the same secret, and nothing of it."""
+        return self._mac("secret-check")[:16].hex()
+
     def join_token(self, game_id: str, request_id: str) -> str:
         """The seat token of a JoinGame request: the same for every attempt of that request."""
         return base64.urlsafe_b64encode(self._mac("join-token", game_id, request_id)).rstrip(b"=").decode()
@@ -115,3 +150,35 @@ def resolve(secret_file: str, embedded_data_dir: pathlib.Path | None) -> bytes |
     if embedded_data_dir is not None:
         return read_or_create_file(embedded_data_dir / "secret")
     return None
+
+
+class SecretGuard(BackgroundLoop):
+    """Keeps this replica's check value in Redis while it runs (see the module doc)."""
+
+    task_name = "hustings-secret-guard"
+
+    def __init__(self, client: object, keys: Keys) -> None:
+        super().__init__()
+        self._client = client
+        self._value = keys.check_value()
+
+    async def _claim(self) -> bool:
+        kept = await self._client.eval(_CLAIM, 1, CHECK_KEY, self._value, CHECK_TTL_S)  # type: ignore[attr-defined]
+        return (kept.decode() if isinstance(kept, bytes) else str(kept)) == self._value
+
+    async def check(self) -> None:
+        """Claim the check value at start; ``SecretMismatch`` when another secret is in use."""
+        if not await self._claim():
+            raise SecretMismatch(
+                "another replica on this Redis uses a different server secret: give every replica the"
+                f" same --secret-file / HUSTINGS_SECRET (to change it, stop them all and wait {CHECK_TTL_S} s)"
+            )
+
+    async def _run(self) -> None:
+        while not self._stopping:
+            await asyncio.sleep(CHECK_EVERY_S)
+            try:
+                if not await self._claim():
+                    log.error("server_secret_mismatch", hint="replicas on this Redis use different secrets")
+            except Exception as error:  # Redis briefly away: the next round tries again
+                log.warning("server_secret_check_failed", error=type(error).__name__)

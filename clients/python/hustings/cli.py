@@ -238,11 +238,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # noqa: BLE001 - the command line shows a clean message
         from hustings.client import HustingsError
         from hustings.service.embedded_redis import EmbeddedRedisError
+        from hustings.service.server_secret import SecretMismatch
 
         if isinstance(error, HustingsError):
             print(f"hustings: {error}", file=sys.stderr)
             return 2
-        if isinstance(error, EmbeddedRedisError):
+        if isinstance(error, (EmbeddedRedisError, SecretMismatch)):
             print(f"hustings: {error}", file=sys.stderr)
             return 1
         raise
