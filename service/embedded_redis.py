@@ -134,6 +134,7 @@ class EmbeddedRedis:
     data_dir: pathlib.Path
     port: int = 0
     appendonly: bool = True
+    appendfsync: str = "everysec"  # with appendonly: "everysec" (as ``serve`` runs), "always" or "no"
     extra_args: list[str] = field(default_factory=list)
     private: bool = False
     _process: subprocess.Popen[bytes] | None = None
@@ -199,7 +200,7 @@ class EmbeddedRedis:
             "--dir", str(self.data_dir),
             "--pidfile", str(self._pidfile),
             "--appendonly", "yes" if self.appendonly else "no",
-            "--appendfsync", "everysec",
+            "--appendfsync", self.appendfsync,
             "--save", "",
             "--daemonize", "no",
             "--protected-mode", "yes",

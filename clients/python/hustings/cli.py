@@ -94,12 +94,18 @@ def _parser() -> argparse.ArgumentParser:
     load = sub.add_parser("loadtest", help="measure SubmitMove through several replicas against a floor call")
     load.add_argument("--replicas", type=int, default=3, help="replica processes started (default %(default)s)")
     load.add_argument("--clients", type=int, default=16, help="concurrent clients, each with one move in flight")
-    load.add_argument("--seconds", type=float, default=15.0, help="length of each phase (floor, then moves)")
+    load.add_argument("--seconds", type=float, default=15.0, help="length of each phase (floor, then moves); 0 skips both")
     load.add_argument("--kind", default="stimmvieh", choices=kinds, help=kind_help)
     load.add_argument("--players", type=int, default=4, help="seats per game (default %(default)s)")
-    load.add_argument("--redis-url", default="", help="external Redis; without it an embedded one is started")
+    load.add_argument("--redis-url", default="", help="external Redis; without it an embedded one is started, without an append-only file unless --aof asks for one")
+    load.add_argument("--aof", choices=("no", "everysec", "always"), default="no", help="the embedded Redis's append-only file: no (default), or fsynced everysec as 'hustings serve' runs it, or always")
+    load.add_argument("--base-port", type=int, default=0, help="fixed ports: the embedded Redis on P, the replicas on P+1, P+2, ... (default: free ones)")
     load.add_argument("--routing", choices=("game", "random"), default="game", help="moves of a game to one replica (a balancer hashing x-hustings-game) or to any")
     load.add_argument("--watchers", type=int, default=1_000, help="WatchGame streams held in the watcher phase, 0 skips it (default %(default)s)")
+    load.add_argument("--watch-games", type=int, default=0, help="games the streams watch (default: one per 10 streams)")
+    load.add_argument("--watch-moves-per-s", type=float, default=500.0, help="moves per second, spread over the watched games, while the streams are held (default %(default)s)")
+    load.add_argument("--watch-seconds", type=float, default=5.0, help="length of the watcher phase's moves (default %(default)s)")
+    load.add_argument("--watch-processes", type=int, default=3, help="client processes reading the streams (default %(default)s)")
 
     clocks = sub.add_parser("clockbench", help="measure what table clocks cost: moves/s with clocks on and off, and applying due deadlines")
     clocks.add_argument("--clients", type=int, default=8, help="concurrent clients playing games (default %(default)s)")
@@ -192,9 +198,17 @@ async def _play(args: argparse.Namespace) -> int:
 
 
 async def _loadtest(args: argparse.Namespace) -> int:
-    from hustings.loadtest import loadtest
+    from hustings.loadtest import LoadtestError, loadtest
+    from hustings.loadtest_watch import WatchPlan
 
-    summary = await loadtest(args.replicas, args.clients, args.seconds, args.kind, args.players, args.redis_url, args.routing, args.watchers)
+    try:
+        watch = WatchPlan(args.watchers, args.watch_games or max(1, args.watchers // 10), args.watch_moves_per_s, args.watch_seconds, args.watch_processes)
+        summary = await loadtest(
+            args.replicas, args.clients, args.seconds, args.kind, args.players, args.redis_url, args.routing, watch, args.aof, args.base_port
+        )
+    except LoadtestError as error:
+        print(f"hustings: {error}", file=sys.stderr)
+        return 1
     print(json.dumps(summary), flush=True)
     return 0 if summary["errors"] == 0 else 1
 

@@ -6,9 +6,13 @@ replicas). Each of C clients drives whole games of its own (it holds every seat'
 chose the seed, so it knows the legal moves by running the same engine in lockstep), which keeps
 exactly C moves in flight, each one SubmitMove and nothing else.
 
-The watcher phase holds W WatchGame streams from WATCH_CLIENTS channels over a few games and
-reports how many the replicas held, the replicas' memory per stream, and the fan-out latency of
-each update (from sending the move to its arrival on each stream).
+The watcher phase (``hustings.loadtest_watch``) holds W WatchGame streams over G games while
+moves run at a steady rate, and reports how many the replicas held, the replicas' memory per
+stream, and the delay from each move to its arrival on every stream.
+
+The embedded Redis runs without an append-only file unless ``aof`` asks for one ("everysec" is
+how ``hustings serve`` runs it); with ``base_port`` P it listens on P and the replicas on P + 1,
+P + 2, …, so that the test can run beside other services.
 """
 
 from __future__ import annotations
@@ -19,38 +23,62 @@ import os
 import pathlib
 import random
 import secrets
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import zlib
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator
 
 import grpc
 
 from hustings.client import Client, HustingsError
 from hustings.engine import Rng, get_game
 from hustings.service.embedded_redis import free_port, wait_for_port
-from hustings.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
+from hustings.v1 import game_pb2
+
+if TYPE_CHECKING:
+    from hustings.loadtest_watch import WatchPlan
 
 FLOOR_METHOD = "/hustings.bench.Floor/RoundTrip"
 START_TIMEOUT_S = 30.0
-WATCH_CLIENTS = 30  # channels the watcher phase spreads its streams over
-WATCHERS_PER_GAME = 100
-WATCH_ROUNDS = 5  # moves per game in the watcher phase
-WATCH_WAIT_S = 60.0  # bound on waiting for streams to open or for one update to reach them all
+
+
+def port_is_free(port: int) -> bool:
+    """Whether nothing listens on 127.0.0.1:``port`` (a fixed port must be checked before use:
+    waiting for it to answer would otherwise take another service's answer for ours)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def fixed_port(port: int, what: str) -> int:
+    """``port``, or a clear error naming ``what`` when it is taken."""
+    if not port_is_free(port):
+        raise LoadtestError(f"port {port} for {what} is in use: choose another --base-port")
+    return port
+
+
+class LoadtestError(Exception):
+    """The load test cannot run as asked (a port in use, a replica that did not start)."""
 
 
 @contextlib.contextmanager
-def replica_processes(redis_url: str, count: int) -> Iterator[list[tuple[str, int]]]:
-    """``count`` replica processes serving the floor call too; yields (address, pid) pairs."""
+def replica_processes(redis_url: str, count: int, base_port: int = 0) -> Iterator[list[tuple[str, int]]]:
+    """``count`` replica processes serving the floor call too, on ports ``base_port`` + 1, + 2, …
+    (or free ones when ``base_port`` is 0); yields (address, pid) pairs."""
     processes = []
     addresses = []
     try:
-        for _ in range(count):
-            port = free_port()
+        for i in range(count):
+            port = fixed_port(base_port + 1 + i, f"replica {i + 1}") if base_port else free_port()
             processes.append(
                 subprocess.Popen(
                     [sys.executable, "-m", "hustings.cli", "serve", "--address", f"127.0.0.1:{port}", "--http-address", "",
@@ -60,8 +88,10 @@ def replica_processes(redis_url: str, count: int) -> Iterator[list[tuple[str, in
                 )
             )
             addresses.append(f"127.0.0.1:{port}")
-        for address in addresses:
+        for address, process in zip(addresses, processes):
             wait_for_port(int(address.rsplit(":", 1)[1]), START_TIMEOUT_S)
+            if process.poll() is not None:
+                raise LoadtestError(f"the replica at {address} exited with status {process.returncode}")
         yield [(address, process.pid) for address, process in zip(addresses, processes)]
     finally:
         for process in processes:
@@ -142,9 +172,10 @@ class PreparedGame:
     moves: list[tuple[int, game_pb2.Move]]
 
 
-async def _prepare(pool: list[Client], kind: str, players: int, rng: random.Random) -> PreparedGame:
+async def _prepare(pool: list[Client], kind: str, players: int, rng: random.Random, max_moves: int | None = None) -> PreparedGame:
     """Create and seat a game with a seed of ours, and play it through locally with the same
-    engine, so that the timed phase sends nothing but SubmitMove."""
+    engine (to its end, or its first ``max_moves`` moves), so that the timed phase sends nothing
+    but SubmitMove."""
     game = get_game(kind)
     assert game is not None
     seed = secrets.token_bytes(32)
@@ -154,7 +185,7 @@ async def _prepare(pool: list[Client], kind: str, players: int, rng: random.Rand
     local_rng = Rng(seed)
     state = game.setup(game.options_from_proto(options), local_rng)
     moves = []
-    while not game.is_over(state):
+    while not game.is_over(state) and (max_moves is None or len(moves) < max_moves):
         seat = min(game.to_act(state))
         move = rng.choice(game.legal_moves(state, seat))
         message = game_pb2.Move()
@@ -237,115 +268,41 @@ def rss_bytes(pids: list[int]) -> int | None:
     return total
 
 
-@dataclass
-class WatchFigures:
-    """What the watcher phase saw."""
-
-    held: int = 0
-    rss_per_stream_kib: float | None = None
-    fanout: Sampler = field(default_factory=Sampler)
-    missed: int = 0  # updates some stream never saw
-    cpu_ms_per_update: float | None = None  # replica CPU per update delivered to one stream
-
-
-async def _watch_phase(addresses: list[str], pids: list[int], watchers: int, kind: str, players: int) -> WatchFigures:
-    """Hold ``watchers`` spectator streams over a few games, move every game WATCH_ROUNDS times,
-    and time each update's arrival on every stream."""
-    figures = WatchFigures()
-    rng = random.Random(11)
-    pool = [Client(a) for a in addresses]
-    games = [await _prepare(pool, kind, players, rng) for _ in range(max(1, watchers // WATCHERS_PER_GAME))]
-    start = players + 1  # the version once every seat is taken
-    # Each on a connection of its own (gRPC would share one among a process's channels to one
-    # address), as clients on other machines would be; the replicas count streams per connection.
-    channels = [
-        grpc.aio.insecure_channel(addresses[i % len(addresses)], options=[("grpc.use_local_subchannel_pool", 1)])
-        for i in range(WATCH_CLIENTS)
-    ]
-    stubs = [game_service_pb2_grpc.GameServiceStub(c) for c in channels]
-    seen: list[dict[int, float]] = [{} for _ in range(watchers)]
-    opened = asyncio.Semaphore(0)
-
-    async def follow(i: int) -> None:
-        prepared = games[i % len(games)]
-        # From one version back: the first update arrives at once and shows the stream is open.
-        request = game_service_pb2.WatchGameRequest(game_id=prepared.game_id, from_version=start - 1)
-        call = stubs[i % len(stubs)].WatchGame(request)
-        first = True
-        try:
-            async for update in call:
-                now = time.perf_counter()
-                for entry in update.entries:
-                    seen[i][entry.version] = now
-                if first:
-                    first = False
-                    opened.release()
-        except grpc.aio.AioRpcError as error:
-            figures.fanout.error(error.code().name)
-            if first:
-                opened.release()
-
-    before = rss_bytes(pids)
-    tasks = [asyncio.create_task(follow(i)) for i in range(watchers)]
-    try:
-        async with asyncio.timeout(WATCH_WAIT_S):
-            for _ in range(watchers):
-                await opened.acquire()
-        figures.held = sum(1 for s in seen if start in s)
-        after = rss_bytes(pids)
-        if before is not None and after is not None and figures.held:
-            figures.rss_per_stream_kib = round((after - before) / figures.held / 1024, 2)
-        cpu_before = cpu_seconds(pids)
-        for round_ in range(WATCH_ROUNDS):
-            version = start + round_ + 1
-            sent: dict[str, float] = {}
-
-            async def move(prepared: PreparedGame) -> None:
-                seat, message = prepared.moves[round_]
-                sent[prepared.game_id] = time.perf_counter()
-                await pool[0].move(prepared.game_id, prepared.tokens[seat], message)
-
-            await asyncio.gather(*(move(g) for g in games))
-            deadline = time.perf_counter() + WATCH_WAIT_S
-            while time.perf_counter() < deadline and any(version not in s for s in seen if start in s):
-                await asyncio.sleep(0.05)
-            for i, s in enumerate(seen):
-                if start not in s:
-                    continue
-                arrived = s.get(version)
-                if arrived is None:
-                    figures.missed += 1
-                else:
-                    figures.fanout.latencies.append(arrived - sent[games[i % len(games)].game_id])
-        cpu_after = cpu_seconds(pids)
-        if cpu_before is not None and cpu_after is not None:
-            figures.cpu_ms_per_update = _per_call_ms(cpu_after - cpu_before, len(figures.fanout.latencies))
-    except (TimeoutError, HustingsError) as error:
-        figures.fanout.error(getattr(error, "reason", "") or type(error).__name__)
-    finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        for channel in channels:
-            await channel.close()
-        for client in pool:
-            await client.close()
-    return figures
-
-
 @contextlib.asynccontextmanager
-async def _redis(url: str) -> AsyncIterator[str]:
+async def _redis(url: str, aof: str, base_port: int) -> AsyncIterator[str]:
+    """``url``, or an embedded Redis on loopback (on ``base_port`` when given): without an
+    append-only file when ``aof`` is "no" (the default), else with one fsynced as ``aof`` says
+    ("everysec" is how ``hustings serve`` runs its embedded Redis)."""
     if url:
         yield url
         return
     from hustings.service.embedded_redis import EmbeddedRedis
 
+    port = fixed_port(base_port, "Redis") if base_port else 0
     with tempfile.TemporaryDirectory(prefix="hustings-load-") as folder:
-        server = EmbeddedRedis(pathlib.Path(folder), appendonly=False).start()
+        server = EmbeddedRedis(pathlib.Path(folder), port=port, appendonly=aof != "no", appendfsync=aof if aof != "no" else "everysec").start()
         try:
             yield server.url
         finally:
             server.stop()
+
+
+def redis_persistence(url: str) -> str:
+    """How the Redis at ``url`` keeps its append-only file, as it says itself: "no", or the fsync
+    policy ("everysec", "always", "no-fsync"); "unknown" when it does not tell (CONFIG refused)."""
+    import redis
+
+    client = redis.Redis.from_url(url, socket_timeout=5)
+    try:
+        config = client.config_get("append*")
+    except redis.RedisError:
+        return "unknown"
+    finally:
+        client.close()
+    if config.get("appendonly") != "yes":
+        return "no"
+    fsync = config.get("appendfsync", "unknown")
+    return "no-fsync" if fsync == "no" else fsync
 
 
 def _per_call_ms(cpu: float | None, calls: int) -> float | None:
@@ -360,28 +317,44 @@ async def loadtest(
     players: int = 4,
     redis_url: str = "",
     routing: str = "game",
-    watchers: int = 1_000,
+    watch: WatchPlan | None = None,
+    aof: str = "no",
+    base_port: int = 0,
 ) -> dict[str, Any]:
-    """Run the floor phase, the move phase, then the watcher phase (unless ``watchers`` is 0);
-    the summary as one JSON-ready dict."""
-    async with _redis(redis_url) as url:
-        with replica_processes(url, replicas) as started:
+    """Run the floor phase and the move phase (unless ``seconds`` is 0), then the watcher phase
+    (unless ``watch`` is None or holds no streams); the summary as one JSON-ready dict."""
+    from hustings.loadtest_watch import WatchFigures, watch_phase  # it builds on this module's parts
+
+    floor, moves = Sampler(), Sampler()
+    floor_s = moves_s = 0.0
+    count = finished = 0
+    floor_cpu = moves_cpu = None
+    plan = watch if watch is not None and watch.streams > 0 else None
+    async with _redis(redis_url, aof, base_port) as url:
+        persistence = redis_persistence(url)
+        redis_port = urllib.parse.urlsplit(url).port if not redis_url else None  # an external URL may hold a password
+        with replica_processes(url, replicas, base_port) as started:
             addresses = [address for address, _ in started]
             pids = [pid for _, pid in started]
-            floor, floor_s, floor_cpu = await _floor_phase(addresses, clients, seconds, pids)
-            floor_rate = len(floor.latencies) / floor_s if floor_s else 0.0
-            moves, moves_s, count, finished, moves_cpu = await _move_phase(
-                addresses, clients, seconds, kind, players, floor_rate, pids, routing
-            )
-            watch = await _watch_phase(addresses, pids, watchers, kind, players) if watchers > 0 else WatchFigures()
+            if seconds > 0:
+                floor, floor_s, floor_cpu = await _floor_phase(addresses, clients, seconds, pids)
+                moves, moves_s, count, finished, moves_cpu = await _move_phase(
+                    addresses, clients, seconds, kind, players, len(floor.latencies) / floor_s if floor_s else 0.0, pids, routing
+                )
+            figures = await watch_phase(addresses, pids, plan, kind, players) if plan is not None else WatchFigures()
+    floor_rate = len(floor.latencies) / floor_s if floor_s else 0.0
     move_rate = count / moves_s if moves_s else 0.0
     floor_p99 = floor.percentile_ms(0.99)
+    watch_errors = figures.delivery.errors + figures.moves.errors + figures.missed
     return {
         "replicas": replicas,
         "clients": clients,
         "seconds_per_phase": seconds,
         "routing": routing,
         "kind": kind,
+        "redis_aof": persistence,
+        "redis_port": redis_port,
+        "replica_addresses": addresses,
         "moves": count,
         "games_finished": finished,
         "moves_per_s": round(move_rate, 1),
@@ -397,13 +370,12 @@ async def loadtest(
         "submit_mean_ms": round(statistics.fmean(moves.latencies) * 1000, 3) if moves.latencies else 0.0,
         "floor_replica_cpu_ms_per_call": _per_call_ms(floor_cpu, len(floor.latencies)),
         "submit_replica_cpu_ms_per_move": _per_call_ms(moves_cpu, count),
-        "watch_streams": watchers,
-        "watch_streams_held": watch.held,
-        "watch_replica_rss_kib_per_stream": watch.rss_per_stream_kib,
-        "watch_fanout_p50_ms": watch.fanout.percentile_ms(0.50),
-        "watch_fanout_p99_ms": watch.fanout.percentile_ms(0.99),
-        "watch_updates_missed": watch.missed,
-        "watch_replica_cpu_ms_per_update": watch.cpu_ms_per_update,
-        "errors": moves.errors + floor.errors + watch.fanout.errors + watch.missed,
-        "error_reasons": {**floor.error_reasons, **moves.error_reasons, **{f"watch_{k}": v for k, v in watch.fanout.error_reasons.items()}},
+        **(figures.as_dict(plan) if plan is not None else {"watch_streams": 0}),
+        "errors": moves.errors + floor.errors + watch_errors,
+        "error_reasons": {
+            **floor.error_reasons,
+            **moves.error_reasons,
+            **{f"watch_{k}": v for k, v in figures.delivery.error_reasons.items()},
+            **{f"watch_move_{k}": v for k, v in figures.moves.error_reasons.items()},
+        },
     }

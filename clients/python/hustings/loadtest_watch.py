@@ -1,0 +1,265 @@
+"""The watcher phase of ``hustings loadtest``: WatchGame streams held while moves run at a
+steady rate.
+
+W spectator streams are spread over G games (stream i watches game i mod G) and read by P
+client processes of their own (``--watch-processes``), so that reading the streams is not
+bounded by one Python process. Once every stream is open, one mover sends SubmitMove at a
+steady R per second spread round-robin over the games (the k-th move is sent at k/R seconds,
+whether or not earlier answers have come back), each to the replica that serves the game, and
+stamps the moment it sends each move. Every reader stamps the arrival of each step on each
+stream. Delivery delay is arrival minus send: an upper bound on commit-to-delivery, since the
+move's own trip to the replica and Redis is counted in.
+
+All stamps are ``time.monotonic()``, one clock for every process on the machine (Linux's
+CLOCK_MONOTONIC).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import multiprocessing.connection
+import random
+import time
+import zlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+
+from hustings.client import Client, HustingsError
+from hustings.loadtest import LoadtestError, PreparedGame, Sampler, _per_call_ms, _prepare, cpu_seconds, rss_bytes
+from hustings.v1 import game_service_pb2, game_service_pb2_grpc
+
+CHANNELS_PER_PROCESS = 8  # connections of one reader: the replicas cap streams per connection
+PREPARE_AT_ONCE = 32  # games created and seated at once before the phase
+WAIT_S = 120.0  # bound on waiting for streams to open or for the last steps to arrive
+
+# One stream's arrivals: version -> arrival stamp.
+Arrivals = dict[int, float]
+
+
+@dataclass
+class WatchPlan:
+    """What the watcher phase does."""
+
+    streams: int
+    games: int
+    moves_per_s: float
+    seconds: float
+    processes: int
+
+    def __post_init__(self) -> None:
+        if self.streams < 0 or self.games < 1 or self.processes < 1 or self.moves_per_s <= 0 or self.seconds <= 0:
+            raise LoadtestError("the watcher phase needs streams >= 0, games >= 1, processes >= 1, and moves per second and seconds above 0")
+
+
+@dataclass
+class WatchFigures:
+    """What the watcher phase saw."""
+
+    held: int = 0
+    rss_per_stream_kib: float | None = None
+    delivery: Sampler = field(default_factory=Sampler)  # arrival on a stream minus send of the move
+    moves: Sampler = field(default_factory=Sampler)  # the paced SubmitMove calls themselves
+    moves_per_s: float = 0.0  # achieved
+    missed: int = 0  # steps some held stream never saw
+    cpu_ms_per_update: float | None = None  # replica CPU per update delivered to one stream
+
+    def as_dict(self, plan: WatchPlan) -> dict[str, Any]:
+        """The figures as the summary's ``watch_*`` entries."""
+        return {
+            "watch_streams": plan.streams,
+            "watch_games": plan.games,
+            "watch_processes": plan.processes,
+            "watch_streams_held": self.held,
+            "watch_replica_rss_kib_per_stream": self.rss_per_stream_kib,
+            "watch_moves_per_s_target": plan.moves_per_s,
+            "watch_moves_per_s": round(self.moves_per_s, 1),
+            "watch_move_p99_ms": self.moves.percentile_ms(0.99),
+            "watch_delivery_p50_ms": self.delivery.percentile_ms(0.50),
+            "watch_delivery_p99_ms": self.delivery.percentile_ms(0.99),
+            "watch_delivery_max_ms": self.delivery.percentile_ms(1.0),
+            "watch_updates_delivered": len(self.delivery.latencies),
+            "watch_updates_missed": self.missed,
+            "watch_replica_cpu_ms_per_update": self.cpu_ms_per_update,
+        }
+
+
+def _read_streams(conn: multiprocessing.connection.Connection, addresses: list[str], streams: list[tuple[str, int]]) -> None:
+    """A reader process: hold ``streams`` ((game id, from version) each), report when all are
+    open, then stamp every arrival until told the last version of each game."""
+    asyncio.run(_reader(conn, addresses, streams))
+
+
+async def _reader(conn: multiprocessing.connection.Connection, addresses: list[str], streams: list[tuple[str, int]]) -> None:
+    # Each channel on a connection of its own (gRPC would share one among a process's channels
+    # to one address), as clients on other machines would be.
+    channels = [
+        grpc.aio.insecure_channel(addresses[i % len(addresses)], options=[("grpc.use_local_subchannel_pool", 1)])
+        for i in range(CHANNELS_PER_PROCESS)
+    ]
+    stubs = [game_service_pb2_grpc.GameServiceStub(c) for c in channels]
+    seen: list[Arrivals] = [{} for _ in streams]
+    errors: dict[str, int] = {}
+    opened = asyncio.Semaphore(0)
+
+    async def follow(i: int, game_id: str, from_version: int) -> None:
+        call = stubs[i % len(stubs)].WatchGame(game_service_pb2.WatchGameRequest(game_id=game_id, from_version=from_version))
+        arrivals = seen[i]
+        first = True
+        try:
+            async for update in call:
+                now = time.monotonic()
+                for entry in update.entries:
+                    arrivals[entry.version] = now
+                if first:
+                    first = False
+                    opened.release()
+        except grpc.aio.AioRpcError as error:
+            errors[error.code().name] = errors.get(error.code().name, 0) + 1
+            if first:
+                opened.release()
+
+    tasks = [asyncio.create_task(follow(i, g, v)) for i, (g, v) in enumerate(streams)]
+    try:
+        try:
+            async with asyncio.timeout(WAIT_S):
+                for _ in streams:
+                    await opened.acquire()
+        except TimeoutError:
+            errors["OPEN_TIMEOUT"] = errors.get("OPEN_TIMEOUT", 0) + 1
+        conn.send(("opened", sum(1 for s in seen if s)))
+        last: dict[str, int] = await asyncio.get_running_loop().run_in_executor(None, conn.recv)
+        # Until every held stream has seen its game's last step (bounded; a stream that missed
+        # a step is counted by the mover).
+        deadline = time.monotonic() + WAIT_S
+        while time.monotonic() < deadline and any(s and last[g] not in s for s, (g, _v) in zip(seen, streams)):
+            await asyncio.sleep(0.05)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for channel in channels:
+            await channel.close()
+    conn.send(("done", seen, errors))
+
+
+async def _prepare_games(pool: list[Client], plan: WatchPlan, kind: str, players: int, moves_per_game: int) -> list[PreparedGame]:
+    """G created and seated games, each with its first ``moves_per_game`` moves worked out."""
+    rng = random.Random(11)
+    at_once = asyncio.Semaphore(PREPARE_AT_ONCE)
+
+    async def one(seed: int) -> PreparedGame:
+        async with at_once:
+            return await _prepare(pool, kind, players, random.Random(seed), moves_per_game)
+
+    return list(await asyncio.gather(*(one(rng.getrandbits(32)) for _ in range(plan.games))))
+
+
+async def _paced_moves(pool: list[Client], games: list[PreparedGame], plan: WatchPlan, figures: WatchFigures) -> list[Arrivals]:
+    """Send moves at ``plan.moves_per_s`` round-robin over the games for ``plan.seconds``; for
+    each game, the send stamp of every step that was made, by version."""
+    sent: list[Arrivals] = [{} for _ in games]
+    total = int(plan.moves_per_s * plan.seconds)
+    # Moves of one game take turns (a game gets its next move only after the previous answer).
+    turns = [asyncio.Lock() for _ in games]
+
+    async def move(k: int) -> None:
+        g = k % len(games)
+        prepared = games[g]
+        seat, message = prepared.moves[k // len(games)]
+        async with turns[g]:
+            started = time.monotonic()
+            try:
+                answer = await pool[zlib.crc32(prepared.game_id.encode()) % len(pool)].move(prepared.game_id, prepared.tokens[seat], message)
+            except HustingsError as error:
+                figures.moves.error(error.reason or error.code.name)
+                return
+            figures.moves.latencies.append(time.monotonic() - started)
+            sent[g][answer.version] = started
+
+    tasks = []
+    begun = time.monotonic()
+    for k in range(total):
+        delay = begun + k / plan.moves_per_s - time.monotonic()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.create_task(move(k)))
+    await asyncio.gather(*tasks)
+    elapsed = time.monotonic() - begun
+    figures.moves_per_s = len(figures.moves.latencies) / elapsed if elapsed else 0.0
+    return sent
+
+
+async def watch_phase(addresses: list[str], pids: list[int], plan: WatchPlan, kind: str, players: int) -> WatchFigures:
+    """Hold ``plan.streams`` spectator streams over ``plan.games`` games in ``plan.processes``
+    reader processes, move at a steady rate, and time each step's delivery on every stream."""
+    figures = WatchFigures()
+    pool = [Client(a) for a in addresses]
+    moves_per_game = -(-int(plan.moves_per_s * plan.seconds) // plan.games)
+    games = await _prepare_games(pool, plan, kind, players, moves_per_game)
+    short = [g.game_id for g in games if len(g.moves) < moves_per_game]
+    if short:  # a game ended early: fewer moves than asked would be paced
+        raise LoadtestError(f"{len(short)} games end before {moves_per_game} moves: use more --watch-games or fewer moves")
+    start = players + 1  # the version once every seat is taken
+    # From one version back: the first update arrives at once and shows the stream is open.
+    streams = [(games[i % len(games)].game_id, start - 1) for i in range(plan.streams)]
+    context = multiprocessing.get_context("spawn")  # gRPC does not survive a fork
+    readers = []
+    before = rss_bytes(pids)
+    try:
+        for p in range(plan.processes):
+            mine, theirs = context.Pipe()
+            process = context.Process(target=_read_streams, args=(theirs, addresses, streams[p :: plan.processes]), daemon=True)
+            process.start()
+            readers.append((process, mine))
+        held = 0
+        for process, conn in readers:
+            held += await _answer(conn, "opened")
+        figures.held = held
+        after = rss_bytes(pids)
+        if before is not None and after is not None and held:
+            figures.rss_per_stream_kib = round((after - before) / held / 1024, 2)
+        cpu_before = cpu_seconds(pids)
+        sent = await _paced_moves(pool, games, plan, figures)
+        cpu_after = cpu_seconds(pids)
+        last = {g.game_id: max([start, *sent[n]]) for n, g in enumerate(games)}
+        for _process, conn in readers:
+            conn.send(last)
+        index = {g.game_id: n for n, g in enumerate(games)}
+        for p, (_process, conn) in enumerate(readers):
+            seen, errors = await _answer(conn, "done")
+            for reason, count in errors.items():
+                figures.delivery.error_reasons[reason] = figures.delivery.error_reasons.get(reason, 0) + count
+                figures.delivery.errors += count
+            for arrivals, (game_id, _v) in zip(seen, streams[p :: plan.processes]):
+                if not arrivals:
+                    continue  # never held
+                for version, stamp in sent[index[game_id]].items():
+                    arrived = arrivals.get(version)
+                    if arrived is None:
+                        figures.missed += 1
+                    else:
+                        figures.delivery.latencies.append(arrived - stamp)
+        if cpu_before is not None and cpu_after is not None:
+            figures.cpu_ms_per_update = _per_call_ms(cpu_after - cpu_before, len(figures.delivery.latencies))
+    finally:
+        for process, conn in readers:
+            process.join(timeout=10)
+            if process.is_alive():
+                process.kill()
+            conn.close()
+        for client in pool:
+            await client.close()
+    return figures
+
+
+async def _answer(conn: multiprocessing.connection.Connection, kind: str) -> Any:
+    """The reader's next message, which must be of ``kind``; its payload."""
+    if not await asyncio.get_running_loop().run_in_executor(None, conn.poll, WAIT_S * 2):
+        raise TimeoutError(f"a reader process sent no {kind!r} in time")
+    message = conn.recv()
+    if message[0] != kind:
+        raise RuntimeError(f"a reader process sent {message[0]!r}, not {kind!r}")
+    return message[1] if len(message) == 2 else message[1:]
