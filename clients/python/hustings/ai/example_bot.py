@@ -6,35 +6,47 @@ Run it against your own server (``hustings serve``, or with no ``--server`` an e
     python -m hustings.ai.example_bot --kind stimmvieh --players 4            # you + 3 server bots
     python -m hustings.ai.example_bot --server 127.0.0.1:50051 --game GAME_ID  # join an open game
 
+It prints one JSON line when the game is over: game id, seat, whether it finished, its rank.
+
 What a bot may rely on:
 - Every view lists the seat's legal moves, fully enumerated (``view.legal_moves``): choosing one
   of them is always legal, so a bot needs no rules of its own. Change ``choose`` to play better.
 - A seat acts when it is in ``view.to_act``; a few games also list moves that may be made at any
   time to seats that owe nothing (they are optional: this bot makes them only when it owes a move).
 - Moves are idempotent under their request id: one id per decision, sent unchanged on every
-  retry, so an answer lost in transit is simply asked again (``Client.move`` does this).
+  retry, so an answer lost in transit is simply asked again (``Client.move`` does this; when even
+  its retries fail, this bot keeps the decision, move and id, and sends it again unchanged once
+  it is connected again and the table is still at that version).
 - ``expected_version`` makes a move made on an old view fail with ABORTED instead of landing on
-  a table that changed; the bot then reads the view again.
-- A stream (WatchGame) may break (a replica restarts, a proxy times out): resume it from the last
-  version seen; no update is lost, and the first update carries the current view.
+  a table that changed; the stream then brings the newer view.
+- A stream (WatchGame) may break (a replica restarts, a proxy times out) or go silent: resume it
+  from one version before the last one seen, on any replica; no update is lost, and the first
+  update carries the current view. With several ``--server`` addresses (replicas of one store,
+  comma-separated) each reconnection goes to the next one.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import random
-from typing import AsyncIterator
+import sys
+from dataclasses import dataclass, field
+from typing import AsyncIterator, Callable, Sequence
 
 import grpc
 
 from hustings.client import Client, HustingsError, Joined, new_request_id
 from hustings.v1 import game_pb2
 
+# Codes after which watching again (on this or another replica) may get further.
 RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.INTERNAL,
              grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.UNKNOWN, grpc.StatusCode.CANCELLED)
-MAX_RECONNECTS = 50
+# Refusals of a move that only say the table moved on, or that the move is no longer ours.
+MOVED_ON = (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION)
+MAX_WATCHES = 50  # streams opened at most: every break or silence costs one
 MAX_DECISIONS = 10_000
 RECONNECT_PAUSE_S = 0.5
 QUIET_S = 10.0  # a stream silent this long is given up and opened again
@@ -46,38 +58,70 @@ def choose(view: game_pb2.GameView, rng: random.Random) -> game_pb2.Move:
     return rng.choice(list(view.legal_moves))
 
 
-async def play(client: Client, joined: Joined, rng: random.Random) -> game_pb2.GameView:
-    """Play ``joined``'s seat until the game is over; returns the final view."""
+@dataclass
+class Decision:
+    """One decision: the move chosen at a version, and the request id that every attempt carries."""
+
+    version: int
+    move: game_pb2.Move
+    request_id: str = field(default_factory=new_request_id)
+
+
+@dataclass
+class Played:
+    """What playing a seat came to."""
+
+    view: game_pb2.GameView  # the last view: the final one when the game is over
+    watched_from: list[int] = field(default_factory=list)  # each stream's from_version, the first included
+    decided: list[int] = field(default_factory=list)  # the version each applied decision reached
+
+
+async def play(
+    clients: Sequence[Client], joined: Joined, rng: random.Random, log: Callable[[str], None] = lambda line: None
+) -> Played:
+    """Play ``joined``'s seat until the game is over, following the game on ``clients[0]``'s
+    server and on the next one after each break."""
+    played = Played(game_pb2.GameView())
     seen = 0
     decided_at = -1  # the version our last move produced: older views are already answered
-    reconnects = decisions = 0
-    while reconnects <= MAX_RECONNECTS and decisions < MAX_DECISIONS:
+    pending: Decision | None = None  # a decision whose answer we have not had yet
+    for watch in range(MAX_WATCHES):
+        if len(played.decided) >= MAX_DECISIONS:
+            break
+        client = clients[watch % len(clients)]
+        from_version = max(0, seen - 1)  # one version back, so that the first update carries the current view
+        played.watched_from.append(from_version)
+        log(f"watching {joined.game_id} after version {from_version} at {client.address}")
         try:
-            # From one version back, so that the first update carries the current view.
-            async for update in _quiet_guard(client.watch(joined.game_id, joined.token, max(0, seen - 1))):
+            async for update in _quiet_guard(client.watch(joined.game_id, joined.token, from_version)):
                 view = update.view
                 seen = max(seen, view.version)
+                played.view = view
                 if view.status == game_pb2.GAME_STATUS_FINISHED:
-                    return view
+                    return played
                 if view.version < decided_at or joined.seat not in view.to_act or not view.legal_moves:
                     continue
-                decisions += 1
-                request_id = new_request_id()  # one id for this decision, reused by every retry
+                # One decision per version; the same one again (move and id) if its answer was lost.
+                if pending is None or pending.version != view.version:
+                    pending = Decision(view.version, choose(view, rng))
                 try:
-                    answer = await client.move(joined.game_id, joined.token, choose(view, rng),
-                                               expected_version=view.version, request_id=request_id)
+                    answer = await client.move(joined.game_id, joined.token, pending.move,
+                                               expected_version=pending.version, request_id=pending.request_id)
                     decided_at = answer.version
+                    played.decided.append(answer.version)
                 except HustingsError as refused:
-                    if refused.code not in (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION):
+                    if refused.code not in MOVED_ON:
                         raise
-                    # The table moved on (or the move is no longer ours to make): the stream
-                    # brings the newer view.
+                    # The stream brings the newer view.
+                    log(f"move at version {pending.version} refused: {refused.reason}")
+                pending = None
         except HustingsError as broken:
             if broken.code not in RETRYABLE:
                 raise
-        reconnects += 1
+            log(f"stream broken at version {seen}: {broken.code.name} {broken.reason}")
         await asyncio.sleep(RECONNECT_PAUSE_S)
-    return await client.view(joined.game_id, joined.token)
+    played.view = await clients[0].view(joined.game_id, joined.token)
+    return played
 
 
 async def _quiet_guard(stream: AsyncIterator[object]) -> AsyncIterator[object]:
@@ -99,13 +143,18 @@ async def main(args: argparse.Namespace) -> int:
     rng = random.Random(args.seed)
     from hustings.service.replica import server_at  # without --server: an embedded server of our own
 
-    async with server_at(args.server) as address, Client(address) as client:
+    def log(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    async with server_at(args.server) as address, contextlib.AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(Client(a.strip())) for a in address.split(",")]
         game_id = args.game
         if not game_id:
             table = game_pb2.TableSettings(bot_seats=range(1, args.players), bot_level=args.bot_level)
-            game_id = (await client.create_game(args.kind, args.players, table=table)).game_id
-        joined = await client.join(game_id, args.name)
-        final = await play(client, joined, rng)
+            game_id = (await clients[0].create_game(args.kind, args.players, table=table)).game_id
+            log(f"created {args.kind} game {game_id} with server-side bots in seats 1 to {args.players - 1}")
+        joined = await clients[0].join(game_id, args.name)
+        final = (await play(clients, joined, rng, log)).view
         placing = next((p for p in final.outcome.placings if p.HasField("seat") and p.seat == joined.seat), None)
         print(json.dumps({"game_id": game_id, "seat": joined.seat, "finished": final.status == game_pb2.GAME_STATUS_FINISHED,
                           "rank": placing.rank if placing else None}))
@@ -114,7 +163,7 @@ async def main(args: argparse.Namespace) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m hustings.ai.example_bot", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--server", default="", help="gRPC address; empty: start an embedded server")
+    parser.add_argument("--server", default="", help="gRPC address, or several replicas' comma-separated; empty: start an embedded server")
     parser.add_argument("--game", default="", help="join this game; empty: create one")
     parser.add_argument("--kind", default="stimmvieh", help="kind of a created game (default %(default)s)")
     parser.add_argument("--players", type=int, default=4, help="seats of a created game (default %(default)s)")
