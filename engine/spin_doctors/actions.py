@@ -31,7 +31,17 @@ from hustings.engine.spin_doctors.model import (
     say,
 )
 
-DOUBLED_BY_COORDINATION = frozenset({"rally_of_support", "local_campaign", "meet_and_greet", "fundraising"})
+DOUBLED_BY_COORDINATION = frozenset({
+    "rally_of_support", "local_campaign", "meet_and_greet", "fundraising", "change_topic", "protest", "smear",
+    "take_over_topic", "family_statement",
+})
+"""Every Region Action that names Localities of the Region: under Coordinate Actions each may be
+carried out in both Localities at once (the ready-made Staffs combine Local Structures with the
+Press Spokesperson's Change Topic, the Candidate's Family and the Celebrity)."""
+TOPIC_HOLDERS = frozenset({"protest", "take_over_topic"})
+"""Actions that name a player holding a token on the Topic card (the others: on the Turnout card)."""
+SUPPORT_SPENT = {"smear": 1, "take_over_topic": 1, "family_statement": 2}
+"""Support tokens an Action places per Locality (it is not offered without them)."""
 LOCALITY_TARGETS = frozenset({"locality", "two_localities", "locality_seat"})
 REGION_LOCALITIES = {f: CONTENT.localities_of(f) if f != MEDIA else () for f in FIELDS}
 """The Localities of each field (none on the Media field), looked up at every listed Action."""
@@ -52,7 +62,7 @@ def targeted(act: Act, field: int) -> list[int]:
     action = CONTENT.actions[act.action]
     if action.target not in LOCALITY_TARGETS:
         return []
-    if action.target == "two_localities":
+    if action.target == "two_localities" and act.locality >= 0:
         return [act.locality, act.second]
     return [act.locality] if act.locality >= 0 else list(REGION_LOCALITIES[field])
 
@@ -83,16 +93,20 @@ def _targets(state: State, seat: int, index: int, action: Action) -> list[Act]:
         if a in ("coordinate_actions", "protection") and [seat, field] in (state.coordinated if a == "coordinate_actions" else state.protected):
             return []
         return [Act(a)]
+    coordinated = a in DOUBLED_BY_COORDINATION and [seat, field] in state.coordinated
     if kind == "locality":
         acts = [Act(a, locality=loc) for loc in here if _locality_ok(state, seat, a, loc)]
-        if a in DOUBLED_BY_COORDINATION and [seat, field] in state.coordinated and len(acts) == len(here):
+        if coordinated and len(acts) == len(here) and _both_ok(state, seat, a, here):
             acts.append(Act(a))
         return acts
     if kind == "two_localities":
-        return [
+        acts = [
             Act(a, locality=x, second=y) for x in here for y in here
-            if x != y and len(state.spots[x].red) < CONTENT.topic_cards[state.spots[x].topic_card].red_fields and me.supply >= 2
+            if x != y and _red_free(state, x) and me.supply >= SUPPORT_SPENT[a]
         ]
+        if coordinated and all(_red_free(state, x) for x in here) and me.supply >= SUPPORT_SPENT[a] * len(here):
+            acts.append(Act(a))  # a Red and a White field in both Localities
+        return acts
     if kind == "group":
         return [Act(a, group=g) for g in range(GROUPS)]
     if kind == "group_step":
@@ -127,11 +141,11 @@ def _targets(state: State, seat: int, index: int, action: Action) -> list[Act]:
             return [Act(a, seat=s, group=g) for s in others for g in range(GROUPS) if state.seats[s].votes[g] > 0]
         return [Act(a, seat=s, group=g) for s in others for g in range(GROUPS) if state.seats[s].votes[g] != me.votes[g]]
     if kind == "locality_seat":
-        acts = []
-        for loc in here:
-            spot = state.spots[loc]
-            holders = spot.turnout if a == "smear" else spot.red + spot.white
-            acts += [Act(a, locality=loc, seat=s) for s in others if s in holders and (a != "smear" or me.supply > 0)]
+        spent = SUPPORT_SPENT.get(a, 0)
+        held = {loc: _holders(state, a, loc) for loc in here}
+        acts = [Act(a, locality=loc, seat=s) for loc in here for s in others if s in held[loc] and me.supply >= spent]
+        if coordinated and me.supply >= spent * len(here):
+            acts += [Act(a, seat=s) for s in others if all(s in held[loc] for loc in here)]
         return acts
     raise ValueError(f"unknown target kind {kind!r}")
 
@@ -140,6 +154,32 @@ def _locality_ok(state: State, seat: int, action: str, loc: int) -> bool:
     if action == "change_topic":
         return bool(state.topic_deck)
     return True
+
+
+def _both_ok(state: State, seat: int, action: str, here: tuple[int, ...]) -> bool:
+    """Whether a coordinated ``action`` can be carried out in every Locality of the Region.
+    Change Topic in both needs two Topic cards in the deck and no other player's consent (a
+    blocked card is changed with the one-Locality form, which asks its holders)."""
+    if action == "change_topic":
+        return len(state.topic_deck) >= len(here) and not any(_consent_needed(state, seat, loc) for loc in here)
+    return True
+
+
+def _consent_needed(state: State, seat: int, loc: int) -> bool:
+    """True when every Red field of the Topic card is occupied and another player holds one."""
+    spot = state.spots[loc]
+    return len(spot.red) == CONTENT.topic_cards[spot.topic_card].red_fields and bool(set(spot.red) - {seat})
+
+
+def _red_free(state: State, loc: int) -> bool:
+    spot = state.spots[loc]
+    return len(spot.red) < CONTENT.topic_cards[spot.topic_card].red_fields
+
+
+def _holders(state: State, action: str, loc: int) -> list[int]:
+    """The owners of the tokens ``action`` may name in ``loc``: on the Topic card or the Turnout card."""
+    spot = state.spots[loc]
+    return spot.red + spot.white if action in TOPIC_HOLDERS else spot.turnout
 
 
 def act_options(state: State, seat: int, index: int, actions: tuple[str, ...], base: int) -> list[Act]:
@@ -287,16 +327,21 @@ def _mark(name: str) -> Effect:
 
 
 def _family_statement(state: State, seat: int, index: int, act: Act, locs: list[int], rng: Rng, events: list[Event]) -> None:
-    state.tasks += [Task("red", seat, act.locality), Task("white", seat, act.second)]
+    if act.locality >= 0:
+        state.tasks += [Task("red", seat, act.locality), Task("white", seat, act.second)]
+        return
+    for loc in locs:  # coordinated: a Red and a White field in both Localities
+        state.tasks += [Task("red", seat, loc), Task("white", seat, loc)]
 
 
 def _change_topic(state: State, seat: int, index: int, act: Act, locs: list[int], rng: Rng, events: list[Event]) -> None:
-    spot = state.spots[act.locality]
-    card = CONTENT.topic_cards[spot.topic_card]
-    holders = sorted(set(spot.red) - {seat}) if len(spot.red) == card.red_fields else []
-    ordered = [s for s in state.order_from(seat) if s in holders]
-    state.tasks += [Task("consent", s, act.locality, other=seat) for s in ordered]
-    state.tasks.append(Task("change_topic", seat, act.locality))
+    for loc in locs:
+        spot = state.spots[loc]
+        card = CONTENT.topic_cards[spot.topic_card]
+        holders = sorted(set(spot.red) - {seat}) if len(spot.red) == card.red_fields else []
+        ordered = [s for s in state.order_from(seat) if s in holders]
+        state.tasks += [Task("consent", s, loc, other=seat) for s in ordered]
+        state.tasks.append(Task("change_topic", seat, loc))
 
 
 def _change_news(state: State, seat: int, index: int, act: Act, locs: list[int], rng: Rng, events: list[Event]) -> None:
@@ -306,20 +351,36 @@ def _change_news(state: State, seat: int, index: int, act: Act, locs: list[int],
     say(events, Happening("NEWS_REVEALED", cards=(state.news[slot],), amount=slot))
 
 
+def _topmost(tokens: list[int], seat: int) -> int:
+    """The index of ``seat``'s highest token in ``tokens`` (bottom first)."""
+    return len(tokens) - 1 - tokens[::-1].index(seat)
+
+
 def _protest(state: State, seat: int, index: int, act: Act, locs: list[int], rng: Rng, events: list[Event]) -> None:
-    spot = state.spots[act.locality]
-    fields = spot.white if act.seat in spot.white else spot.red
-    top = len(fields) - 1 - fields[::-1].index(act.seat)
-    del fields[top]
-    state.seats[act.seat].supply += 1
+    for loc in locs:
+        spot = state.spots[loc]
+        fields = spot.white if act.seat in spot.white else spot.red
+        del fields[_topmost(fields, act.seat)]
+        state.seats[act.seat].supply += 1
+
+
+def _replace_token(state: State, seat: int, other: int, tokens: list[int]) -> None:
+    """``seat``'s token takes the field of ``other``'s topmost token, which returns to its owner."""
+    tokens[_topmost(tokens, other)] = seat
+    state.seats[other].supply += 1
+    state.seats[seat].supply -= 1
 
 
 def _smear(state: State, seat: int, index: int, act: Act, locs: list[int], rng: Rng, events: list[Event]) -> None:
-    tokens = state.spots[act.locality].turnout
-    top = len(tokens) - 1 - tokens[::-1].index(act.seat)
-    tokens[top] = seat
-    state.seats[act.seat].supply += 1
-    state.seats[seat].supply -= 1
+    for loc in locs:
+        _replace_token(state, seat, act.seat, state.spots[loc].turnout)
+
+
+def _take_over_topic(state: State, seat: int, index: int, act: Act, locs: list[int], rng: Rng, events: list[Event]) -> None:
+    # A Red field first: holding it is what blocks a change of the Topic card.
+    for loc in locs:
+        spot = state.spots[loc]
+        _replace_token(state, seat, act.seat, spot.red if act.seat in spot.red else spot.white)
 
 
 def _steal_votes(state: State, seat: int, index: int, act: Act, locs: list[int], rng: Rng, events: list[Event]) -> None:
@@ -381,6 +442,7 @@ EFFECTS: dict[str, Effect] = {
     "endorsement": _gain_votes(2),
     "meet_and_greet": _meet_and_greet,
     "smear": _smear,
+    "take_over_topic": _take_over_topic,
     "steal_votes": _steal_votes,
     "vote_swap": _vote_swap,
     "local_campaign": _local_campaign,
