@@ -58,20 +58,29 @@ def place_on_turnout(tokens: list[int], path: Sequence[int], seat: int) -> int:
 
 
 def topic_options(card: TopicCard, red: Sequence[int], white: Sequence[int]) -> list[PlaceOnTopic]:
-    """Every legal placement of one token on a Topic card: a Red field while one is free; a White
-    field, pushing nothing off while one is free or pushing off any White token."""
+    """Every legal placement of one token on a Topic card, as printed.
+
+    A Red field while one is free. A White field: while one is still free, the token on the
+    lowest field either moves up (pushing nothing off) or is pushed off; only when every White
+    field is occupied may the player choose which token to push off. Tokens always fill the
+    lowest fields, so ``white[0]`` is the token on the lowest White field.
+    """
     options = []
     if len(red) < card.red_fields:
         options.append(PlaceOnTopic(True))
     if len(white) < card.white_fields:
         options.append(PlaceOnTopic(False))
-    options.extend(PlaceOnTopic(False, i) for i in range(len(white)))
+        if white:
+            options.append(PlaceOnTopic(False, 0))
+    else:
+        options.extend(PlaceOnTopic(False, i) for i in range(len(white)))
     return options
 
 
 def place_on_topic(card: TopicCard, red: list[int], white: list[int], seat: int, choice: PlaceOnTopic) -> int:
     """Place ``seat``'s token (fields bottom first; the new token always takes the lowest field,
-    the others move up). Returns the owner of a White token pushed off (who gains 1 Vote), or -1."""
+    the tokens below a pushed-off one move up). Returns the owner of a White token pushed off
+    (who gains 1 Vote), or -1. ``choice`` must be one of ``topic_options``."""
     if choice.red:
         red.insert(0, seat)
         return EMPTY
