@@ -166,7 +166,9 @@ def test_white_field_examples_1_and_2(example: int) -> None:
     Example 2: "ANTEK decides to place his token on a White field and, instead of moving BARTEK's
     token to the higher field, pushes it off the Topic card. As a result BARTEK receives 1 Vote in
     the Family group ... ANIA ... decides on the White field and moves ANTEK's token to the higher
-    field." Both: "In the Family group ANIA has 1 Vote, BARTEK 3 Votes and ANTEK 5 Votes."
+    field." Both: "In the Family group ANIA has 1 Vote, BARTEK 3 Votes and ANTEK 5 Votes." Example
+    1: "BARTEK cannot move it onto the card, because only the first Support token is moved onto the
+    Topic card. This token of BARTEK goes to his Favourite pool."
     """
     state = _table()
     spot = state.spots[WROCLAW]
@@ -174,7 +176,7 @@ def test_white_field_examples_1_and_2(example: int) -> None:
     spot.topic_card = _topic_card(ECONOMY, red=1, white=2)
     for seat, votes in ((ANIA, 1), (BARTEK, 3), (ANTEK, 5)):
         state.seats[seat].votes[FAMILIES] = votes
-    state = _debate(state, WROCLAW, [ANIA, ANTEK, BARTEK])  # BARTEK's token on top
+    state = _debate(state, WROCLAW, [BARTEK, ANIA, ANTEK, BARTEK])  # BARTEK's first token on top
     state, _ = _play(state, [(BARTEK, PlaceOnTopic(False))])
     # One White field free: BARTEK's token, the lowest, moves up or is pushed off.
     assert _topic_moves(state, ANTEK) == [PlaceOnTopic(True), PlaceOnTopic(False), PlaceOnTopic(False, 0)]
@@ -182,7 +184,10 @@ def test_white_field_examples_1_and_2(example: int) -> None:
         state, _ = _play(state, [(ANTEK, PlaceOnTopic(False))])
         # Both White fields occupied: ANIA chooses, and pushes off the higher token, BARTEK's.
         assert _topic_moves(state, ANIA) == [PlaceOnTopic(True), PlaceOnTopic(False, 0), PlaceOnTopic(False, 1)]
-        state, _ = _play(state, [(ANIA, PlaceOnTopic(False, 1))])
+        state, events = _play(state, [(ANIA, PlaceOnTopic(False, 1))])
+        # "One Support token of BARTEK's remains on the Activity stack ... This token of BARTEK
+        # goes to his Favourite pool."
+        assert next(e for e in events if e.kind == "FAVOURITE").pools == (0, 0, 1)
     else:
         state, _ = _play(state, [(ANTEK, PlaceOnTopic(False, 0))])
         assert state.seats[BARTEK].votes[FAMILIES] == 4
