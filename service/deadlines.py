@@ -66,7 +66,7 @@ def bucket_key(game_id: str) -> str:
 
 
 def now_ms() -> int:
-    """Wall-clock milliseconds since the epoch (deadlines are shared by all replicas)."""
+    """This machine's wall clock in ms since the epoch (a replica passes its shared clock instead)."""
     return int(time.time() * 1000)
 
 
@@ -114,8 +114,10 @@ class DeadlineRunner(BackgroundLoop):
         version_of: Callable[[str], Awaitable[int]],
         *,
         poll_s: float = POLL_S,
+        now_ms: Callable[[], int] = now_ms,
     ) -> None:
         self.index = index
+        self.now_ms = now_ms  # the replicas' shared clock (service/clock.py)
         self.apply_due = apply_due
         self.version_of = version_of
         self.poll_s = poll_s
@@ -133,7 +135,7 @@ class DeadlineRunner(BackgroundLoop):
         """Claim and apply every due game once; returns how many games were handled."""
         handled = 0
         for bucket in random.sample(range(BUCKETS), BUCKETS):
-            games, lease = await self.index.claim(bucket, now_ms())
+            games, lease = await self.index.claim(bucket, self.now_ms())
             results = await asyncio.gather(*(self._handle(g, lease) for g in games), return_exceptions=True)
             for game_id, result in zip(games, results):
                 if isinstance(result, BaseException):
@@ -150,4 +152,4 @@ class DeadlineRunner(BackgroundLoop):
         if await self.version_of(game_id) != version:
             # A step committed after our last read (its own earlier look may have been later
             # than our lease): look again at once.
-            await self.index.schedule(game_id, now_ms())
+            await self.index.schedule(game_id, self.now_ms())

@@ -6,13 +6,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import pathlib
+import time
 from dataclasses import dataclass, field
-from typing import AsyncIterator
+from typing import AsyncIterator, Callable
 
 import structlog
 from grpc_health.v1 import health_pb2
 
 from hustings.service import server_secret
+from hustings.service.clock import SharedClock
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.grpc_api import SERVICE_NAME, build_server
 from hustings.service.host import GameHost
@@ -50,6 +52,7 @@ class ReplicaConfig:
     benchmark_floor: bool = False  # serve the loadtest's floor call too
     secret: bytes | None = None  # the server secret shared by all replicas; kept in Redis when None
     retention_s: int = 30 * 24 * 3600  # how long finished games are kept
+    local_clock: Callable[[], float] = time.time  # this machine's clock, corrected by Redis' (service/clock.py)
 
 
 @dataclass
@@ -74,6 +77,8 @@ class Replica:
             secret = self.config.secret or await server_secret.from_redis(store.client)
             guard = server_secret.SecretGuard(store.client, server_secret.Keys(secret))
             await guard.check()
+            clock = SharedClock(store.client, self.config.local_clock)
+            await clock.calibrate()
             host = GameHost(
                 store,
                 notifier,
@@ -83,6 +88,7 @@ class Replica:
                 max_streams_per_seat=self.config.max_streams_per_seat,
                 keys=server_secret.Keys(secret),
                 retention_s=self.config.retention_s,
+                clock=clock.time,
             )
             server, port, health = build_server(host, self.config.address, self.config.max_calls)
             if self.config.benchmark_floor:
@@ -99,7 +105,9 @@ class Replica:
         self.port = port
         self._parts = {"store": store, "notifier": notifier, "host": host, "server": server, "health": health}
         self._parts["guard"] = guard
+        self._parts["clock"] = clock
         guard.start()
+        clock.start()
         host.lobby_repair.start()
         host.deadline_runner.start()
         if self.config.http_address:
@@ -136,6 +144,7 @@ class Replica:
         await self.host.lobby_repair.stop()
         await self.host.deadline_runner.stop()
         await self._parts["guard"].stop()  # type: ignore[attr-defined]
+        await self._parts["clock"].stop()  # type: ignore[attr-defined]
         notifier: Notifier = self._parts["notifier"]  # type: ignore[assignment]
         server = self._parts["server"]
         await notifier.stop()
