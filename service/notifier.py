@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 from typing import Any, Iterator
 
 import structlog
@@ -26,12 +27,34 @@ log = structlog.get_logger("hustings.notifier")
 LISTEN_SLICE_S = 0.05
 
 
+class Announcement(asyncio.Event):
+    """A waiter's event that also keeps the highest version announced since it was last taken
+    (an announcement without a version, e.g. after a reconnect, asks for a read whatever the
+    waiter has)."""
+
+    UNKNOWN = sys.maxsize
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._version = 0
+
+    def heard(self, version: int | None) -> None:
+        """Note ``version`` (None: unknown) and wake the waiter."""
+        self._version = max(self._version, self.UNKNOWN if version is None else version)
+        self.set()
+
+    def take(self) -> int:
+        """The highest version heard since the last take (0 if none)."""
+        version, self._version = self._version, 0
+        return version
+
+
 class Notifier:
     """Routes update messages from Redis to the asyncio events of local waiters (game feeds)."""
 
     def __init__(self, client: Any) -> None:
         self._client = client
-        self._waiters: dict[str, set[asyncio.Event]] = {}
+        self._waiters: dict[str, set[Announcement]] = {}
         self._changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
@@ -64,14 +87,14 @@ class Notifier:
         for game_id in list(self._waiters):
             self._wake(game_id)
 
-    def _wake(self, game_id: str) -> None:
+    def _wake(self, game_id: str, version: int | None = None) -> None:
         for event in self._waiters.get(game_id, ()):
-            event.set()
+            event.heard(version)
 
     @contextlib.contextmanager
-    def waiter(self, game_id: str) -> Iterator[asyncio.Event]:
-        """An event set whenever ``game_id`` gets a new version."""
-        event = asyncio.Event()
+    def waiter(self, game_id: str) -> Iterator[Announcement]:
+        """An event set whenever ``game_id`` gets a new version, with the version announced."""
+        event = Announcement()
         waiters = self._waiters.setdefault(game_id, set())
         if not waiters:
             self._changed.set()
@@ -99,7 +122,7 @@ class Notifier:
                         channel = message["channel"]
                         if isinstance(channel, bytes):
                             channel = channel.decode()
-                        self._wake(game_id_of_channel(channel) or "")
+                        self._wake(game_id_of_channel(channel) or "", _announced_version(message.get("data")))
             except asyncio.CancelledError:
                 raise
             except (RedisError, OSError) as error:
@@ -127,3 +150,11 @@ class Notifier:
         if dropped:
             await pubsub.unsubscribe(*(updates_channel(g) for g in sorted(dropped)))
         return wanted
+
+
+def _announced_version(data: Any) -> int | None:
+    """The version a commit published (``service/lua/commit.lua``), or None when unreadable."""
+    try:
+        return int(data)
+    except (TypeError, ValueError):
+        return None

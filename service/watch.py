@@ -6,6 +6,12 @@ once, and keeps them as the feed's latest ``Step`` together with a bounded tail 
 entries. Each watcher then only filters the entries for its seat (``visibility``) and builds its
 view; watchers of the same seat at the same version share one response.
 
+A step committed on this replica is handed to the game's feed at once (``Watchers.committed``),
+with no read; the announcement of that step that follows over pub/sub is then recognised by its
+version and costs nothing. Pub/sub is at-most-once, so the replica also sweeps every watched
+game's version in one pipelined read every POLL_S (not one timer and one read per game), and
+wakes the feeds that are behind.
+
 A watcher holds no queue: it waits on one event and, when woken, takes whatever is latest. A
 slow consumer therefore coalesces the steps it missed into its next update (every entry is
 still delivered, from the feed's tail or, when it fell further behind, from the log through the
@@ -28,8 +34,8 @@ from hustings.engine import Seat
 from hustings.service import metrics, visibility
 from hustings.service.errors import ServiceError, invalid, store_error, unauthenticated
 from hustings.service.limits import StreamLimits
-from hustings.service.notifier import Notifier
-from hustings.service.store import Store, game_key
+from hustings.service.notifier import Announcement, Notifier
+from hustings.service.store import Store
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2, game_service_pb2
 
@@ -39,7 +45,8 @@ if TYPE_CHECKING:
 log = structlog.get_logger("hustings.watch")
 
 SEEN_EVERY_S = 10.0  # how often a seat's open stream renews its presence
-POLL_S = 2.0  # pub/sub is at-most-once: a feed also checks the version this often
+POLL_S = 2.0  # pub/sub is at-most-once: every watched game's version is also read this often
+SWEEP_CHUNK = 500  # games read in one pipeline by the sweep
 RETRY_S = (0.1, 0.25, 0.5, 1.0, 2.0)  # a feed's pauses after failed reads, then POLL_S
 TAIL_ENTRIES = 256  # log entries a feed keeps, so that watchers a little behind need no read
 SHARED_RESPONSES = 64  # responses a step keeps for watchers in step (most are at one version)
@@ -94,15 +101,24 @@ class GameFeed:
         self.watchers: set[asyncio.Event] = set()
         self.failure: ServiceError | None = None  # what ends every stream of the feed
         self.task: asyncio.Task[None] | None = None
+        self.announced: Announcement | None = None  # the reader's wake-up, once it runs
 
     def publish(self, loaded: "Loaded", entries: list[storage_pb2.LogEntry]) -> None:
-        """Make ``loaded`` the latest step and wake every watcher."""
-        expected = self.step.version + 1
-        if entries and entries[0].version != expected:
+        """Make ``loaded`` the latest step and wake every watcher (a step no newer than the
+        latest, e.g. a read that a local hand-off overtook, changes nothing)."""
+        if loaded.version <= self.step.version:
+            return
+        entries = [e for e in entries if e.version > self.step.version]
+        if not entries or entries[0].version != self.step.version + 1:
             self.tail.clear()  # never keep a tail with a hole in it
         self.tail.extend(entries)
         self.step = Step(loaded)
         self.wake()
+
+    def poke(self) -> None:
+        """Make the reader read the game now (it may be behind)."""
+        if self.announced is not None:
+            self.announced.heard(None)
 
     def wake(self) -> None:
         """Wake every watcher of this game."""
@@ -143,11 +159,23 @@ class Watchers:
         self.limits = limits
         self._feeds: dict[str, GameFeed] = {}
         self._reads: dict[tuple[str, ...], asyncio.Future[Any]] = {}
+        self._sweeper: asyncio.Task[None] | None = None
 
     @property
     def feeds(self) -> int:
         """How many games have a feed (a shared reader) on this replica."""
         return len(self._feeds)
+
+    def committed(self, loaded: "Loaded", entries: list[storage_pb2.LogEntry]) -> None:
+        """A step this replica has just committed (``entries`` are its new log entries): the
+        game's watchers here get it at once, without a read."""
+        feed = self._feeds.get(loaded.stored.game_id)
+        if feed is None or feed.failure is not None or loaded.version <= feed.step.version:
+            return
+        if entries and entries[0].version == feed.step.version + 1 and entries[-1].version == loaded.version:
+            feed.publish(loaded, entries)
+        else:
+            feed.poke()  # steps of other replicas came in between: read them
 
     async def watch(
         self, game_id: str, token: str | None, from_version: int, client: str
@@ -286,6 +314,8 @@ class Watchers:
         if feed is None:
             feed = self._feeds[game_id] = GameFeed(game_id, loaded)
             feed.task = asyncio.create_task(self._read(feed), name=f"hustings-feed-{game_id}")
+            if self._sweeper is None:
+                self._sweeper = asyncio.create_task(self._sweep(), name="hustings-feed-sweep")
         feed.watchers.add(wake)
         return feed
 
@@ -295,12 +325,36 @@ class Watchers:
             del self._feeds[feed.game_id]
             if feed.task is not None:
                 feed.task.cancel()
+            if not self._feeds and self._sweeper is not None:
+                self._sweeper.cancel()
+                self._sweeper = None
+
+    async def _sweep(self) -> None:
+        """Every POLL_S, read the version of every watched game in pipelined reads and poke the
+        feeds that are behind (or whose game is gone): what pub/sub failed to announce."""
+        while self._feeds and not self._closing():
+            await asyncio.sleep(POLL_S)
+            feeds = list(self._feeds.values())
+            for start in range(0, len(feeds), SWEEP_CHUNK):
+                chunk = feeds[start : start + SWEEP_CHUNK]
+                try:
+                    heads = await self._store.heads([f.game_id for f in chunk])
+                except (RedisError, OSError) as error:
+                    log.warning("feed_sweep_failed", error=type(error).__name__)
+                    for feed in chunk:
+                        feed.poke()  # each feed then retries with its own pauses
+                    continue
+                for feed in chunk:
+                    version = heads.get(feed.game_id, (0, 0))[0]
+                    if version == 0 or version > feed.step.version:
+                        feed.poke()
 
     async def _read(self, feed: GameFeed) -> None:
         """The feed's one reader: read each new version once and hand it to every watcher."""
         game_id = feed.game_id
         failures = 0
         with self._notifier.waiter(game_id) as announced:
+            feed.announced = announced
             fresh = True  # read at once: a step may have come before the subscription
             while feed.watchers:
                 announced.clear()
@@ -308,8 +362,10 @@ class Watchers:
                     feed.wake()
                     return
                 try:
-                    # A game gone (expired) reads as version 0: the load then says NOT_FOUND.
-                    if fresh or await self._version(game_id) not in range(1, feed.step.version + 1):
+                    # A step already handed over locally is announced too: no read for it. (A
+                    # game gone, expired, is poked by the sweep: the load then says NOT_FOUND.)
+                    heard = announced.take()
+                    if fresh or heard > feed.step.version:
                         await self._advance(feed)
                     failures = 0
                 except (RedisError, OSError) as error:
@@ -331,7 +387,8 @@ class Watchers:
                     return
                 if feed.step.finished:
                     return
-                fresh = await _woken(announced, POLL_S)
+                await announced.wait()
+                fresh = False
 
     def _fail(self, feed: GameFeed, error: ServiceError) -> None:
         feed.failure = error
@@ -345,11 +402,6 @@ class Watchers:
             return
         entries = await self._store.log_entries(feed.game_id, feed.step.version, loaded.version)
         feed.publish(loaded, entries)
-
-    async def _version(self, game_id: str) -> int:
-        """The stored version of a game (one small read), 0 when it is gone."""
-        value: Any = await self._store.client.hget(game_key(game_id), "version")
-        return int(value) if value is not None else 0
 
 
 async def _woken(event: asyncio.Event, timeout_s: float) -> bool:

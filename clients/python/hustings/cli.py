@@ -166,6 +166,9 @@ async def _serve(args: argparse.Namespace) -> int:
             secret=server_secret.resolve(args.secret_file, embedded.data_dir if embedded is not None else None),
         )
         log.info("serving", address=args.address)
+        from hustings.service import collector
+
+        collector.settle()  # after the imports, before the first stream
         await serve_forever(config, stop)
     finally:
         if embedded is not None:
