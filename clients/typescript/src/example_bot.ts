@@ -1,0 +1,295 @@
+// An example bot over the network, for bot authors to copy: a seat played through the REST/JSON
+// face with the typed client (rest.ts and the protobuf-es stubs in gen/), whatever the game kind,
+// following the game over its Server-Sent Events stream.
+//
+//   npm ci && npm run build
+//   node dist/example_bot.js --server http://127.0.0.1:8080 --kind stimmvieh --players 4   # you + 3 server bots
+//   node dist/example_bot.js --server http://127.0.0.1:8080 --game GAME_ID                 # join an open game
+//
+// It prints one JSON line when the game is over: {"gameId", "seat", "finished", "rank", "decided"
+// (the versions its moves reached), "watchedFrom" (the version each stream was opened after)};
+// what it does on the way goes to stderr.
+//
+// What a bot may rely on:
+// - Every view lists the seat's legal moves, fully enumerated (`view.legalMoves`): sending one of
+//   them verbatim is always legal, so a bot needs no rules of its own. Change `choose` to play
+//   better.
+// - A seat acts when it is in `view.toAct`; a few games also list moves that may be made at any
+//   time to seats that owe nothing (they are optional: this bot makes them only when it owes one).
+// - Moves are idempotent under their request id: one id per decision, sent unchanged on every
+//   retry, so an answer lost in transit is simply asked again. The client retries 503, 504 and
+//   network errors itself; when even that fails, this bot keeps the decision (its move and its id)
+//   and sends it again, unchanged, once it is connected again and the table is still at the same
+//   version.
+// - `expectedVersion` makes a move made on an old view fail with 409 ABORTED (`STALE_VERSION`)
+//   instead of landing on a table that changed; the stream then brings the newer view.
+// - The stream (`GET /v1/games/{id}:watch`) may break (a replica restarts, a proxy cuts it) or go
+//   silent (a connection that died without a word): reopen it with `Last-Event-ID` one version
+//   before the last one seen, on any replica; nothing is lost, and the first update carries the
+//   current view. The server sends a `: keepalive` comment after 15 s of quiet, so a stream with
+//   no byte for 30 s is taken for dead. With several `--server` addresses (replicas of one store)
+//   each reconnection goes to the next one.
+
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+
+import { fromJson, getOption, type JsonValue } from "@bufbuild/protobuf";
+import { http } from "./gen/google/api/annotations_pb.js";
+import { GameStatus, type GameView, type Move } from "./gen/hustings/v1/game_pb.js";
+import { GameService, WatchGameResponseSchema, type WatchGameResponse } from "./gen/hustings/v1/game_service_pb.js";
+import { HustingsError, HustingsRest, newRequestId } from "./rest.js";
+
+/** Streams opened at most: every break or silence costs one. */
+const MAX_WATCHES = 50;
+/** Decisions at most, so that a game that never ends cannot hold the bot for ever. */
+const MAX_DECISIONS = 10_000;
+const RECONNECT_PAUSE_MS = 500;
+/** Twice the server's keepalive interval: a stream silent this long is dead. */
+const QUIET_MS = 30_000;
+// gRPC codes (in an `event: error`) after which watching again may succeed: CANCELLED, UNKNOWN,
+// DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED (a replica's stream cap: try another), INTERNAL, UNAVAILABLE.
+const TRANSIENT_CODES = new Set([1, 2, 4, 8, 13, 14]);
+// HTTP statuses of a stream refused at its start, or of a call, that are worth another try.
+const TRANSIENT_STATUSES = new Set([429, 500, 502, 503, 504]);
+// Refusals of a move that only say the table moved on (ABORTED, FAILED_PRECONDITION).
+const MOVED_ON_CODES = new Set([9, 10]);
+
+/** The decision: one of the listed legal moves. This one picks at random; yours can look at
+ * `view` (the table as your seat sees it, in the game's member of `view.game`) and do better. */
+export function choose(view: GameView, random: () => number): Move {
+  const moves = view.legalMoves;
+  return moves[Math.floor(random() * moves.length)]!;
+}
+
+/** A stream that stayed silent past QUIET_MS, or ended before the game did. */
+class StreamBroken extends Error {
+  override name = "StreamBroken";
+}
+
+/** One decision: the move chosen at a version and the request id every attempt carries. */
+interface Decision {
+  version: bigint;
+  requestId: string;
+  move: Move;
+}
+
+/** What playing a seat came to. */
+export interface Played {
+  view: GameView;
+  /** The version each stream was opened after (Last-Event-ID), the first one included. */
+  watchedFrom: bigint[];
+  /** The versions that this seat's decisions reached, one per decision applied. */
+  decided: bigint[];
+}
+
+/**
+ * Play `seat` (with its token) of `gameId` until the game is over, following the game over the
+ * event stream of `servers[0]`, and of the next server after each break.
+ */
+export async function play(
+  servers: HustingsRest[],
+  gameId: string,
+  seat: number,
+  token: string,
+  random: () => number,
+  log: (line: string) => void = () => {},
+): Promise<Played> {
+  let seen = 0n;
+  let decidedAt = -1n; // the version our last move reached: older views are already answered
+  let pending: Decision | undefined; // a decision whose answer we have not had yet
+  const watchedFrom: bigint[] = [];
+  const decided: bigint[] = [];
+  for (let watch = 0; watch < MAX_WATCHES && decided.length < MAX_DECISIONS; watch++) {
+    const api = servers[watch % servers.length]!;
+    // One version back, so that the first update carries the current view.
+    const from = seen > 0n ? seen - 1n : 0n;
+    watchedFrom.push(from);
+    log(`watching ${gameId} after version ${from} at ${api.baseUrl}`);
+    try {
+      for await (const update of watchGame(api, gameId, token, from)) {
+        const view = update.view;
+        if (view === undefined) continue;
+        if (view.version > seen) seen = view.version;
+        if (view.status === GameStatus.FINISHED) return { view, watchedFrom, decided };
+        if (view.version < decidedAt || !view.toAct.includes(seat) || view.legalMoves.length === 0) continue;
+        // One decision per version; the same one again (move and request id) if its answer was lost.
+        if (pending === undefined || pending.version !== view.version) {
+          pending = { version: view.version, requestId: newRequestId(), move: choose(view, random) };
+        }
+        try {
+          const answer = await api.call(
+            GameService.method.submitMove,
+            { gameId, move: pending.move, requestId: pending.requestId, expectedVersion: pending.version },
+            token,
+          );
+          decidedAt = answer.version;
+          decided.push(answer.version);
+        } catch (error) {
+          // The table moved on, or the move is no longer ours to make: the stream brings the
+          // newer view. Anything else is not ours to shrug off.
+          if (!(error instanceof HustingsError && MOVED_ON_CODES.has(error.code))) throw error;
+          log(`move at version ${pending.version} refused: ${error.reason}`);
+        }
+        pending = undefined;
+      }
+      throw new StreamBroken("the stream ended before the game did");
+    } catch (error) {
+      if (!transient(error)) throw error;
+      log(`stream broken at version ${seen}: ${describe(error)}`);
+    }
+    await sleep(RECONNECT_PAUSE_MS);
+  }
+  const view = await servers[0]!.view(gameId, token);
+  return { view, watchedFrom, decided };
+}
+
+/**
+ * The updates of WatchGame after `fromVersion`, read from the Server-Sent Events stream; ends
+ * with the game (`event: end`), throws HustingsError for a refusal or an `event: error`, and
+ * StreamBroken when no byte comes for QUIET_MS.
+ */
+export async function* watchGame(
+  api: HustingsRest,
+  gameId: string,
+  token: string | undefined,
+  fromVersion: bigint,
+): AsyncGenerator<WatchGameResponse> {
+  const rule = getOption(GameService.method.watchGame, http);
+  if (rule.pattern.case !== "get") throw new Error("WatchGame has no GET rule");
+  const path = rule.pattern.value.replace(/\{game_id\}/, encodeURIComponent(gameId));
+  const controller = new AbortController();
+  let quiet: NodeJS.Timeout | undefined;
+  const arm = (): void => {
+    clearTimeout(quiet);
+    quiet = setTimeout(() => controller.abort(new StreamBroken(`no byte for ${QUIET_MS} ms`)), QUIET_MS);
+  };
+  const headers: Record<string, string> = { Accept: "text/event-stream", "Last-Event-ID": fromVersion.toString() };
+  if (token) headers["Authorization"] = `Bearer ${token}`;
+  arm();
+  try {
+    const response = await api.fetchImpl(new URL(path, api.baseUrl), { headers, signal: controller.signal });
+    if (!response.ok || response.body === null) throw refusal(response.status, await response.text());
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    for (;;) {
+      arm();
+      const { value, done } = await reader.read();
+      clearTimeout(quiet); // the bot's own work between reads is not the stream's silence
+      if (done) return;
+      buffer += value.replace(/\r\n?/g, "\n");
+      for (let cut = buffer.indexOf("\n\n"); cut >= 0; cut = buffer.indexOf("\n\n")) {
+        const event = parseEvent(buffer.slice(0, cut));
+        buffer = buffer.slice(cut + 2);
+        if (event.data === undefined) continue; // a comment (keepalive) or the retry hint
+        if (event.name === "end") return;
+        if (event.name === "error") throw refusal(200, event.data);
+        yield fromJson(WatchGameResponseSchema, JSON.parse(event.data) as JsonValue, { ignoreUnknownFields: true });
+      }
+    }
+  } finally {
+    clearTimeout(quiet);
+    controller.abort(); // closes the connection when the caller stops early
+  }
+}
+
+/** One event block: its `event:` name and its `data:` lines joined (undefined: no data). */
+function parseEvent(block: string): { name: string; data: string | undefined } {
+  let name = "message";
+  const data: string[] = [];
+  for (const line of block.split("\n")) {
+    if (line === "" || line.startsWith(":")) continue;
+    const at = line.indexOf(":");
+    const field = at < 0 ? line : line.slice(0, at);
+    const text = at < 0 ? "" : line.slice(at + 1).replace(/^ /, "");
+    if (field === "data") data.push(text);
+    else if (field === "event") name = text;
+  }
+  return { name, data: data.length ? data.join("\n") : undefined };
+}
+
+/** A google.rpc.Status in JSON (or a proxy's plain text) as a HustingsError. */
+function refusal(httpStatus: number, text: string): HustingsError {
+  let status: { code?: number; message?: string; details?: { reason?: string }[] } = {};
+  try {
+    status = JSON.parse(text) as typeof status;
+  } catch {
+    // not JSON: a balancer's own page; the HTTP status says enough
+  }
+  return new HustingsError(httpStatus, status.code ?? 0, status.details?.[0]?.reason ?? "", status.message ?? text.slice(0, 200));
+}
+
+/** Whether watching again (on this or another replica) may get further. */
+function transient(error: unknown): boolean {
+  if (error instanceof HustingsError) {
+    return TRANSIENT_STATUSES.has(error.httpStatus) || (error.httpStatus === 200 && TRANSIENT_CODES.has(error.code));
+  }
+  if (error instanceof StreamBroken || error instanceof TypeError) return true; // fetch's network errors are TypeErrors
+  return error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError");
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** mulberry32: a small seeded generator, so that `--seed` replays the bot's choices. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Join (or create, with server-side bots in the other seats) and play one game. */
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      server: { type: "string", default: "http://127.0.0.1:8080" }, // comma-separated replicas
+      game: { type: "string", default: "" }, // join this game; empty: create one
+      kind: { type: "string", default: "stimmvieh" },
+      players: { type: "string", default: "4" },
+      "bot-level": { type: "string", default: "" }, // random, greedy, strong; empty: the server's best
+      name: { type: "string", default: "Example bot" },
+      seed: { type: "string" },
+    },
+  });
+  const servers = values.server.split(",").map((url) => new HustingsRest(url.trim()));
+  const api = servers[0]!;
+  const random = values.seed === undefined ? Math.random : seeded(Number(values.seed));
+  const log = (line: string): void => void process.stderr.write(`${line}\n`);
+  let gameId = values.game;
+  if (!gameId) {
+    const players = Number(values.players);
+    const botSeats = Array.from({ length: players - 1 }, (_, i) => i + 1);
+    gameId = (await api.createGame(values.kind, { players }, { botSeats, botLevel: values["bot-level"] })).gameId;
+    log(`created ${values.kind} game ${gameId} with server-side bots in seats ${botSeats.join(", ")}`);
+  }
+  const joined = await api.call(GameService.method.joinGame, { gameId, displayName: values.name });
+  const played = await play(servers, gameId, joined.seat, joined.seatToken, random, log);
+  const placing = played.view.outcome?.placings.find((p) => p.seat === joined.seat);
+  console.log(
+    JSON.stringify({
+      gameId,
+      seat: joined.seat,
+      finished: played.view.status === GameStatus.FINISHED,
+      rank: placing?.rank ?? null,
+      decided: played.decided.map(String),
+      watchedFrom: played.watchedFrom.map(String),
+    }),
+  );
+}
+
+// Run as a program, not when imported by another module.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
