@@ -385,6 +385,88 @@ def test_the_node_example_reaches_a_move(served: str, tmp_path: pathlib.Path) ->
     assert second == "moved: the game is at version 5"
 
 
+# ---------------------------------------------------------------- the bot kit
+
+BOT_SECTION = "Write your own bot"
+
+
+def _subsection(title: str) -> str:
+    """The README text under the ``### title`` heading, up to the next ``##`` or ``###`` heading."""
+    match = re.search(rf"^### {re.escape(title)}\n(.*?)(?=^##+ |\Z)", README.read_text(), re.S | re.M)
+    assert match, f"README has no section '### {title}'"
+    return match.group(1)
+
+
+def _open_game_with_bots(address: str) -> str:
+    """A Stimmvieh game on ``address`` with server-side bots in seats 1 to 3 and seat 0 free."""
+    import asyncio
+
+    from hustings.client import Client
+    from hustings.v1 import game_pb2
+
+    async def create() -> str:
+        async with Client(address) as client:
+            table = game_pb2.TableSettings(bot_seats=[1, 2, 3], bot_level="random")
+            return (await client.create_game("stimmvieh", 4, table=table)).game_id
+
+    return asyncio.run(create())
+
+
+def test_the_python_example_bot_plays_as_the_readme_says(served: str, tmp_path: pathlib.Path) -> None:
+    python_block = _blocks(_subsection(BOT_SECTION), "sh")[0]
+    create, join = _commands(python_block)
+    env = _with_venv_on_path()
+    # On an embedded server of its own, from an empty folder that it leaves empty.
+    done = subprocess.run(["sh", "-eu", "-c", create], cwd=tmp_path, capture_output=True, text=True, timeout=180, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    printed = done.stdout.splitlines()
+    _sample_outputs_hold(python_block, printed)
+    line = json.loads(printed[-1])
+    assert line["finished"] is True and line["seat"] == 0 and line["rank"] in (1, 2, 3, 4)
+    assert list(tmp_path.iterdir()) == []
+    # Joining an open game on a server: only the address and GAME_ID are swapped for real ones.
+    game_id = _open_game_with_bots(served)
+    done = subprocess.run(
+        ["sh", "-eu", "-c", _at(join, served).replace("GAME_ID", game_id)], capture_output=True, text=True, timeout=180, env=env
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    line = json.loads(done.stdout.splitlines()[-1])
+    assert line["game_id"] == game_id and line["finished"] is True and line["seat"] == 0
+
+
+def test_the_readme_engine_bot_plays_the_arena_games() -> None:
+    import ast
+
+    (example,) = _blocks(_subsection(BOT_SECTION), "python")
+    done = subprocess.run([sys.executable, "-c", example], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    summaries = ast.literal_eval(done.stdout.strip().splitlines()[-1])
+    assert [s["bot"] for s in summaries] == ["first", "random", "random", "random"]
+    assert all(s["decisions"] > 0 for s in summaries)
+    assert abs(sum(s["win_share"] for s in summaries) - 1.0) < 1e-3  # every game has its winners
+
+
+@pytest.mark.slow
+def test_the_typescript_example_bot_builds_from_a_fresh_copy_and_plays_a_game(served_http: str, tmp_path: pathlib.Path) -> None:
+    steps = _blocks(_subsection(BOT_SECTION), "sh")[1]
+    assert _commands(steps)[0].startswith("cd clients/typescript && npm ci && npm run build")
+    clone = tmp_path / "clone"  # a fresh clone's part of the tree, without what a build leaves
+    shutil.copytree(REPO / "proto", clone / "proto")
+    shutil.copytree(REPO / "clients" / "typescript", clone / "clients" / "typescript", ignore=shutil.ignore_patterns("node_modules", "dist", "gen"))
+    quiet = {"npm_config_audit": "false", "npm_config_fund": "false", "npm_config_update_notifier": "false"}
+    done = subprocess.run(
+        ["sh", "-eu", "-c", _at(steps, served_http, README_HTTP_ADDRESS)],
+        cwd=clone, capture_output=True, text=True, timeout=600, env={**_with_venv_on_path(), **quiet},
+    )
+    assert done.returncode == 0, (done.stdout[-3000:], done.stderr[-3000:])
+    printed = done.stdout.splitlines()
+    _sample_outputs_hold(steps, printed)
+    line = json.loads(printed[-1])
+    assert line["finished"] is True and line["seat"] == 0 and line["watchedFrom"] == ["0"] and line["decided"]
+    history = requests.get(f"http://{served_http}/v1/games/{line['gameId']}/history", timeout=10).json()["entries"]
+    assert [e["version"] for e in history if e.get("seat") == 0 and "move" in e] == line["decided"]
+
+
 def test_license_and_changelog_are_there() -> None:
     from importlib import metadata
 

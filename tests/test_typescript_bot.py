@@ -1,8 +1,9 @@
 """The TypeScript example bot (clients/typescript/src/example_bot.ts) plays a seat to the end over
 the REST/JSON face and its event stream against server-side bots on a real replica, and rides
-out the death of the replica it watches: it resumes on another replica of the same Redis one
-version before the last one it saw, and makes no decision twice (each request id carries one
-decision, and no version gets two).
+out the death of the replica it watches, with one of its moves in flight: it resumes on another
+replica of the same Redis one version before the last one it saw, sends that move again under
+its request id, and makes no decision twice (each request id carries one decision, and no
+version gets two).
 
 Needs Node.js 20+ and npm, as tests/test_typescript.py; without them the tests fail, they do not
 skip.

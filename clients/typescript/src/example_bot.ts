@@ -255,7 +255,7 @@ async function main(): Promise<void> {
       game: { type: "string", default: "" }, // join this game; empty: create one
       kind: { type: "string", default: "stimmvieh" },
       players: { type: "string", default: "4" },
-      "bot-level": { type: "string", default: "" }, // random, greedy, strong; empty: the server's best
+      "bot-level": { type: "string", default: "" }, // random (the default when empty), greedy, strong
       name: { type: "string", default: "Example bot" },
       seed: { type: "string" },
     },

@@ -167,7 +167,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--game", default="", help="join this game; empty: create one")
     parser.add_argument("--kind", default="stimmvieh", help="kind of a created game (default %(default)s)")
     parser.add_argument("--players", type=int, default=4, help="seats of a created game (default %(default)s)")
-    parser.add_argument("--bot-level", default="", help="level of the server-side bots in a created game (random, greedy, strong)")
+    parser.add_argument("--bot-level", default="", help="level of the server-side bots in a created game: random (the default), greedy, strong")
     parser.add_argument("--name", default="Example bot", help="display name (default %(default)s)")
     parser.add_argument("--seed", type=int, default=None, help="seed of this bot's choices")
     return parser
