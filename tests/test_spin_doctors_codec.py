@@ -12,9 +12,16 @@ from typing import Any
 import pytest
 from google.protobuf import json_format
 
-from hustings.engine import Rng
+from hustings.engine import MalformedMoveError, Rng
 from hustings.engine.spin_doctors import GAME
-from hustings.engine.spin_doctors.model import SpinDoctorsOptions, State
+from hustings.engine.spin_doctors.model import (
+    DeclineOffer,
+    OfferDeal,
+    SpinDoctorsOptions,
+    State,
+    Term,
+    WithdrawOffer,
+)
 from hustings.engine.spin_doctors.views import TableView
 from hustings.v1 import game_pb2, spin_doctors_pb2
 
@@ -38,21 +45,36 @@ def _reference(view: TableView) -> bytes:
     data["phase"] = f"SPIN_DOCTORS_PHASE_{data['phase']}"
     for name in ("coordinated", "protected"):
         data[name] = [{"seat": seat, "field": field} for seat, field in data[name]]
+    for offer in data["offers"]:
+        offer["term"]["kind"] = f"SPIN_DOCTORS_DEAL_TERM_KIND_{offer['term']['kind']}"
     if data["pending"] is None:
         del data["pending"]
     message = json_format.ParseDict(data, spin_doctors_pb2.SpinDoctorsView())
     return message.SerializeToString(deterministic=True)
 
 
+STEP_LIMIT = 5000
+
+
 def _states(players: int, seed: int) -> list[State]:
+    """Every state of a random game in which players owing nothing often make conditional offers."""
     rng = Rng(f"codec:{players}:{seed}".encode())
     chooser = random.Random(seed)
     state = GAME.setup(SpinDoctorsOptions(players, scandals_set_aside=seed % 2 == 1), rng)
     states = [state]
-    while not GAME.is_over(state):
-        seat = chooser.choice(sorted(GAME.to_act(state)))
-        state, _ = GAME.apply(state, seat, chooser.choice(GAME.legal_moves(state, seat)), rng)
+    for _ in range(STEP_LIMIT):
+        if GAME.is_over(state):
+            break
+        acting = sorted(GAME.to_act(state))
+        offers = [(s, m) for s in range(players) if s not in acting for m in GAME.legal_moves(state, s) if isinstance(m, OfferDeal)]
+        if offers and chooser.random() < 0.5:
+            seat, move = chooser.choice(offers)
+        else:
+            seat = chooser.choice(acting)
+            move = chooser.choice(GAME.legal_moves(state, seat))
+        state, _ = GAME.apply(state, seat, move, rng)
         states.append(state)
+    assert GAME.is_over(state) and any(s.offers for s in states)
     return states
 
 
@@ -92,3 +114,27 @@ def test_stored_entries_with_other_fields_are_refused(change: str) -> None:
         del data["spots"][0]["white"]
     with pytest.raises(ValueError):
         GAME.load_state(json.dumps(data).encode())
+
+
+@pytest.mark.parametrize(
+    "move",
+    [OfferDeal(1, 5, Term("ACTION", seat=0, action="undermine_credibility", staffer=3)), OfferDeal(0, 1, Term("SPARE_VOTES")),
+     WithdrawOffer(1), DeclineOffer(0)],
+)
+def test_deal_moves_round_trip(move: object) -> None:
+    message = game_pb2.Move()
+    GAME.move_to_proto(move, message)
+    assert GAME.move_from_proto(message) == move
+    assert GAME.move_from_proto(json_format.Parse(json_format.MessageToJson(message), game_pb2.Move())) == move
+
+
+@pytest.mark.parametrize(
+    ("term", "reason"),
+    [({"kind": "SPIN_DOCTORS_DEAL_TERM_KIND_UNSPECIFIED"}, "BAD_TERM"), ({"kind": 99}, "BAD_TERM"),
+     ({"kind": "SPIN_DOCTORS_DEAL_TERM_KIND_REDUCE_VOTES", "seat": 1000}, "BAD_NUMBER")],
+)
+def test_malformed_offer_terms_are_refused(term: dict[str, Any], reason: str) -> None:
+    message = json_format.ParseDict({"spinDoctors": {"offerDeal": {"seat": 0, "amount": 1, "term": term}}}, game_pb2.Move())
+    with pytest.raises(MalformedMoveError) as error:
+        GAME.move_from_proto(message)
+    assert error.value.reason == reason

@@ -31,6 +31,26 @@ def options_to_proto(options: m.SpinDoctorsOptions, out: game_pb2.GameOptions) -
     out.spin_doctors.scandals_set_aside = options.scandals_set_aside
 
 
+def term_to_proto(term: m.Term) -> pb.SpinDoctorsDealTerm:
+    """A deal's condition as a message."""
+    return pb.SpinDoctorsDealTerm(
+        kind=pb.SpinDoctorsDealTermKind.Value(f"SPIN_DOCTORS_DEAL_TERM_KIND_{term.kind}"), seat=term.seat, action=term.action,
+        staffer=term.staffer,
+    )
+
+
+_TERM_KINDS = {pb.SpinDoctorsDealTermKind.Value(f"SPIN_DOCTORS_DEAL_TERM_KIND_{k}"): k for k in m.DEAL_TERMS}
+
+
+def term_from_proto(message: pb.SpinDoctorsDealTerm) -> m.Term:
+    """A deal's condition from a message. Raises MalformedMoveError (BAD_TERM, BAD_NUMBER)."""
+    if message.kind not in _TERM_KINDS:
+        raise MalformedMoveError("BAD_TERM", "an offer's term names one of the SpinDoctorsDealTermKind values")
+    if not all(_INTS[0] <= v <= _INTS[1] for v in (message.seat, message.staffer)):
+        raise MalformedMoveError("BAD_NUMBER", "term seat or staffer is out of range")
+    return m.Term(_TERM_KINDS[message.kind], message.seat, message.action, message.staffer)
+
+
 # Each move type: (oneof field, engine -> message fields, message -> engine).
 _MOVES: dict[type, tuple[str, Callable[[Any], dict[str, Any]], Callable[[Any], Any]]] = {
     m.ChooseStaff: ("choose_staff", lambda v: {"staffers": list(v.staffers)}, lambda p: m.ChooseStaff(tuple(sorted(p.staffers)))),
@@ -56,6 +76,13 @@ _MOVES: dict[type, tuple[str, Callable[[Any], dict[str, Any]], Callable[[Any], A
     m.ExchangeProgramme: ("exchange_programme", lambda v: {"take": v.take}, lambda p: m.ExchangeProgramme(p.take)),
     m.NameWinner: ("name_winner", lambda v: {"seat": v.seat}, lambda p: m.NameWinner(p.seat)),
     m.HandBudget: ("hand_budget", lambda v: {"seat": v.seat, "amount": v.amount}, lambda p: m.HandBudget(p.seat, p.amount)),
+    m.OfferDeal: (
+        "offer_deal",
+        lambda v: {"seat": v.seat, "amount": v.amount, "term": term_to_proto(v.term)},
+        lambda p: m.OfferDeal(p.seat, p.amount, term_from_proto(p.term)),
+    ),
+    m.WithdrawOffer: ("withdraw_offer", lambda v: {"offer": v.offer}, lambda p: m.WithdrawOffer(p.offer)),
+    m.DeclineOffer: ("decline_offer", lambda v: {"offer": v.offer}, lambda p: m.DeclineOffer(p.offer)),
 }
 _BY_FIELD = {name: parse for name, _, parse in _MOVES.values()}
 
@@ -84,6 +111,8 @@ def move_to_proto(move: Any, out: game_pb2.Move) -> None:
     for key, value in fields(move).items():
         if isinstance(value, list):
             getattr(part, key)[:] = value
+        elif isinstance(value, pb.SpinDoctorsDealTerm):
+            getattr(part, key).CopyFrom(value)
         else:
             setattr(part, key, value)
 
@@ -140,6 +169,7 @@ def view_to_proto(view: TableView, out: game_pb2.GameView) -> None:
         topic_discard=view.topic_discard, named_winner=view.winner, scandals_aside=view.scandals_aside,
         coordinated=[pb.SpinDoctorsSeatField(seat=seat, field=field) for seat, field in view.coordinated],
         protected=[pb.SpinDoctorsSeatField(seat=seat, field=field) for seat, field in view.protected],
+        offers=[pb.SpinDoctorsOffer(offerer=o.offerer, seat=o.seat, amount=o.amount, term=term_to_proto(o.term)) for o in view.offers],
     )
     if view.pending is not None:
         q = view.pending
@@ -169,6 +199,8 @@ def event_to_proto(payload: Any, out: game_pb2.Event) -> None:
     own.path[:], own.pools[:] = payload.path, payload.pools
     for seat, staffer, field in payload.revealed:
         own.revealed.add(seat=seat, staffer=staffer, field=field, face_up=True)
+    if payload.term is not None:
+        own.term.CopyFrom(term_to_proto(payload.term))
 
 
 # --- the catalogue ----------------------------------------------------------------------------

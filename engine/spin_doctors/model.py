@@ -93,8 +93,9 @@ class OrderTie:
 @dataclass(frozen=True)
 class Act:
     """Resolve the current Staffer with ``action``; the other fields are its target (-1 / ""
-    when unused): ``locality`` (-1 with a one-Locality action under Coordinate Actions means
-    both), ``second`` (the other Locality, or the other Voter Group), ``seat`` and ``staffer``
+    when unused): ``locality`` (-1 with an Action naming Localities, under Coordinate Actions,
+    means both, ``second`` then -1 too), ``second`` (the other Locality, or the other Voter
+    Group), ``seat`` and ``staffer``
     (another player, a Staffer), ``group`` (a Voter Group), ``step`` (+1 or -1), ``card``."""
 
     action: str
@@ -197,15 +198,60 @@ class HandBudget:
     amount: int
 
 
+DEAL_TERMS = ("REDUCE_VOTES", "SPARE_VOTES", "ORDER_TIE", "CONSENT", "PUSH_OFF", "ACTION")
+"""What a conditional offer may pay for (the subjects of exchange the rulebook lists, and the
+blocking of the Example first round), each a decision the engine checks when it is made."""
+
+
+@dataclass(frozen=True)
+class Term:
+    """The condition of an offer: the decision the other player owes now, made this way.
+    REDUCE_VOTES: the Favourite's speech reduces the Votes of ``seat``. SPARE_VOTES: the speech
+    gives up reducing Votes. ORDER_TIE: the Favourite resolves ``seat``'s tied Staffer next.
+    CONSENT: agree to the change of the Topic card. PUSH_OFF: the token placed on the Topic card
+    pushes a token of ``seat`` off a White field. ACTION: the Staffer being resolved carries out
+    the red Action ``action`` against ``seat`` (and its Staffer ``staffer``, when the Action names one)."""
+
+    kind: str
+    seat: int = -1
+    action: str = ""
+    staffer: int = -1
+
+
+@dataclass(frozen=True)
+class OfferDeal:
+    """A binding conditional deal: ``amount`` Budget points for ``seat`` if it makes the decision
+    it owes now as ``term`` says. The points leave you at once (held by the table, in everybody's
+    view); they go to ``seat`` when it decides so, and come back to you otherwise."""
+
+    seat: int
+    amount: int
+    term: Term
+
+
+@dataclass(frozen=True)
+class WithdrawOffer:
+    """Take back your pending offer number ``offer`` (its index among the pending offers)."""
+
+    offer: int
+
+
+@dataclass(frozen=True)
+class DeclineOffer:
+    """Refuse the pending offer number ``offer`` made to you; its points return to its maker."""
+
+    offer: int
+
+
 Move = Union[
     ChooseStaff, ChooseProgramme, RevealProgramme, PlayStaffer, OrderTie, Act, Decline, PlaceSupport,
     PlaceOnTopic, Broadcast, ArrangeNews, Consent, AnswerBlackmail, Speech, SwapStaffer, ExchangeProgramme,
-    NameWinner, HandBudget,
+    NameWinner, HandBudget, OfferDeal, WithdrawOffer, DeclineOffer,
 ]
 MOVE_TYPES = Move.__args__  # type: ignore[attr-defined]
 PUBLIC_MOVES = (
     RevealProgramme, OrderTie, Act, Decline, PlaceSupport, PlaceOnTopic, Broadcast, Consent, AnswerBlackmail,
-    Speech, NameWinner, HandBudget,
+    Speech, NameWinner, HandBudget, OfferDeal, WithdrawOffer, DeclineOffer,
 )
 
 
@@ -291,6 +337,17 @@ class Task:
     cards: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Offer:
+    """A pending conditional offer: ``offerer``'s ``amount`` Budget points, held by the table,
+    for ``seat`` if its decision owed now meets ``term`` (immutable, shared between clones)."""
+
+    offerer: int
+    seat: int
+    amount: int
+    term: Term
+
+
 @dataclass
 class State:
     """The full table, secrets included."""
@@ -316,6 +373,7 @@ class State:
     protected: list[list[int]] = field(default_factory=list)
     winner: int = -1
     scandals_aside: list[str] = field(default_factory=list)
+    offers: list[Offer] = field(default_factory=list)
 
     def clone(self) -> State:
         """A deep copy, fast."""
@@ -326,7 +384,7 @@ class State:
             list(self.topic_deck), list(self.topic_discard), list(self.board),
             list(self.tasks), self.field_now, self.debate_next,
             [list(c) for c in self.coordinated], [list(c) for c in self.protected], self.winner,
-            list(self.scandals_aside),
+            list(self.scandals_aside), list(self.offers),
         )
 
     def sharing(self) -> State:
@@ -358,7 +416,7 @@ class State:
 class Happening:
     """One event. ``kind`` names it (see the proto's SpinDoctorsEventKind); the other fields are
     set when they apply (-1 / 0 / empty otherwise). ``cards`` holds card ids only; ``revealed``
-    holds (seat, staffer, field) of every Staffer turned face up."""
+    holds (seat, staffer, field) of every Staffer turned face up; ``term`` the condition of an offer."""
 
     kind: str
     seat: int = -1
@@ -376,6 +434,7 @@ class Happening:
     path: tuple[int, ...] = ()
     pools: tuple[int, ...] = ()
     revealed: tuple[tuple[int, int, int], ...] = ()
+    term: Term | None = None
 
 
 def say(events: list[Event], happening: Happening) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 from hustings.engine.base import Event, Seat
 from hustings.engine.errors import GameOverError, IllegalMoveError, InvalidOptionsError, MalformedMoveError, NotYourTurnError
 from hustings.engine.rng import Rng
-from hustings.engine.spin_doctors import flow
+from hustings.engine.spin_doctors import deals, flow
 from hustings.engine.spin_doctors.content import CONTENT
 from hustings.engine.spin_doctors.model import (
     CANDIDATE,
@@ -28,16 +28,21 @@ from hustings.engine.spin_doctors.model import (
     STAFFERS,
     ChooseProgramme,
     ChooseStaff,
+    DeclineOffer,
     ExchangeProgramme,
     HandBudget,
     Happening,
+    OfferDeal,
     Player,
     SpinDoctorsOptions,
     Spot,
     State,
     SwapStaffer,
+    WithdrawOffer,
     say,
 )
+
+DEAL_MOVES = (OfferDeal, WithdrawOffer, DeclineOffer)
 
 
 
@@ -161,12 +166,13 @@ def _gifts(state: State, seat: Seat, acting: bool) -> list[HandBudget]:
 
 def legal_moves(state: State, seat: Seat) -> list[Any]:
     """Every legal decision of ``seat``: its owed decision, if any, then its hand-overs of
-    Budget points (binding immediate deals, allowed at any time)."""
+    Budget points (binding immediate deals, allowed at any time), then its conditional deals
+    (offers for the decision another player owes now; declining offers made to it)."""
     if state.phase == FINISHED or type(seat) is not int or not 0 <= seat < state.players:
         return []
     if seat not in to_act(state):
-        return _gifts(state, seat, acting=False)
-    return _own_options(state, seat) + _gifts(state, seat, acting=True)
+        return _gifts(state, seat, acting=False) + deals.options(state, seat, acting=False)
+    return _own_options(state, seat) + _gifts(state, seat, acting=True) + deals.options(state, seat, acting=True)
 
 
 def _hand_over(state: State, seat: Seat, move: HandBudget, acting: bool) -> tuple[State, list[Event]]:
@@ -199,6 +205,8 @@ def apply(state: State, seat: Seat, move: object, rng: Rng) -> tuple[State, list
     acting = seat in to_act(state)
     if isinstance(move, HandBudget):
         return _hand_over(state, seat, move, acting)
+    if isinstance(move, DEAL_MOVES):
+        return deals.apply(state, seat, move, acting)
     if not acting:
         raise NotYourTurnError("NOT_YOUR_TURN", "you owe no decision now")
     _check_offered(state, seat, move)
@@ -209,6 +217,8 @@ def apply(state: State, seat: Seat, move: object, rng: Rng) -> tuple[State, list
         _secret_step(new, seat, move, events)
     else:
         flow.perform(new, new.tasks.pop(0), move, rng, events)
+        # The deal and the decision are one step: the offers made for it are settled at once.
+        deals.settle(new, seat, move, list(events), events)
     flow.advance(new, rng, events)
     return new, [replace(e, reveals=True) if e.payload.kind in REVEALING else e for e in events]
 

@@ -6,7 +6,7 @@ import json
 from dataclasses import fields
 from typing import Any
 
-from hustings.engine.spin_doctors.model import Played, Player, SpinDoctorsOptions, Spot, State, Task
+from hustings.engine.spin_doctors.model import Offer, Played, Player, SpinDoctorsOptions, Spot, State, Task, Term
 
 FORMAT = 1
 _NESTED = {"seats": Player, "spots": Spot, "board": Played, "tasks": Task}
@@ -28,6 +28,11 @@ def dump_state(state: State) -> bytes:
     for name in _NESTED:
         # An entry's attributes are exactly its dataclass fields (no rule adds any).
         data[name] = [vars(item) for item in data[name]]
+    # Pending offers are written only when there are some, so states without them keep their bytes.
+    if state.offers:
+        data["offers"] = [{**vars(offer), "term": vars(offer.term)} for offer in state.offers]
+    else:
+        del data["offers"]
     data["format"] = FORMAT
     return _ENCODE(data).encode("utf-8")
 
@@ -47,6 +52,17 @@ def _list(cls: Any, items: Any) -> list[Any]:
     return made
 
 
+def _offer(item: Any) -> Offer:
+    term = item["term"]
+    if not isinstance(item, dict) or item.keys() != _OFFER_KEYS or not isinstance(term, dict) or term.keys() != _TERM_KEYS:
+        raise ValueError("stored offer has other fields than an Offer's")
+    return Offer(item["offerer"], item["seat"], item["amount"], Term(**term))
+
+
+_OFFER_KEYS = frozenset(f.name for f in fields(Offer))
+_TERM_KEYS = frozenset(f.name for f in fields(Term))
+
+
 def load_state(raw: bytes) -> State:
     """The inverse of ``dump_state``. Raises ValueError on data it did not write."""
     try:
@@ -56,6 +72,7 @@ def load_state(raw: bytes) -> State:
         data["options"] = SpinDoctorsOptions(**data["options"])
         for name, cls in _NESTED.items():
             data[name] = _list(cls, data[name])
+        data["offers"] = [_offer(item) for item in data.get("offers", [])]
         return State(**data)
     except (KeyError, TypeError, AttributeError, json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ValueError(f"not a stored Spin Doctors state: {error}") from error

@@ -4,7 +4,8 @@ stripped, and the secret twin used by the leak test.
 Hidden from others: a seat's Staff (only Staffers once shown face up are public memory), its
 face-down Programme cards, its face-down Staffers on the board (their field is public), the
 face-down News on the Red fields (seen only by whoever arranged them), deck orders, and the
-cards a seat holds during Media Influence. Everything else lies open on the table.
+cards a seat holds during Media Influence. Everything else lies open on the table, pending
+conditional offers included.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Callable, TypeVar
 from hustings.engine.base import Seat
 from hustings.engine.rng import Rng
 from hustings.engine.spin_doctors.content import CONTENT
-from hustings.engine.spin_doctors.model import CANDIDATE, CHOOSING, FINISHED, PROGRAMME_CARDS, STAFFERS, Played, Spot, State
+from hustings.engine.spin_doctors.model import CANDIDATE, CHOOSING, FINISHED, PROGRAMME_CARDS, STAFFERS, Offer, Played, Spot, State
 from hustings.engine.spin_doctors.rules import to_act
 
 T = TypeVar("T")
@@ -103,6 +104,7 @@ class TableView:
     protected: tuple[tuple[int, int], ...]
     winner: int
     scandals_aside: tuple[str, ...]
+    offers: tuple[Offer, ...] = ()
 
 
 _INTERNED: dict[tuple[object, ...], object] = {}
@@ -196,6 +198,7 @@ def view(state: State, seat: Seat | None) -> TableView:
         protected=tuple((s, f) for s, f in state.protected),
         winner=state.winner,
         scandals_aside=tuple(state.scandals_aside),
+        offers=tuple(state.offers),  # public: deals at the table are made in the open
     )
 
 

@@ -136,9 +136,39 @@ def spin_doctors_table(view: game_pb2.GameView) -> str:
         lines.append("Staffers on the board: " + "; ".join(played))
     if s.scandals_aside:
         lines.append("Scandals beside the board: " + ", ".join(s.scandals_aside))
+    for number, offer in enumerate(s.offers):
+        lines.append(f"Offer {number}: {offer_text(view, offer)}")
     if s.named_winner >= 0:
         lines.append(f"Named winner: {seat_name(view, s.named_winner)}")
     return wrap(lines)
+
+
+TermKind = spin_doctors_pb2.SpinDoctorsDealTermKind
+
+
+def term_text(view: game_pb2.GameView, term: spin_doctors_pb2.SpinDoctorsDealTerm) -> str:
+    """What an offer pays for, e.g. ``reduce Bo's Votes`` or ``Undermine Credibility on Cy's Provocateur``."""
+    named = seat_name(view, term.seat) if term.seat >= 0 else ""
+    if term.kind == TermKind.SPIN_DOCTORS_DEAL_TERM_KIND_REDUCE_VOTES:
+        return f"reduce {possessive(view, term.seat)} Votes in the speech"
+    if term.kind == TermKind.SPIN_DOCTORS_DEAL_TERM_KIND_SPARE_VOTES:
+        return "give up reducing Votes in the speech"
+    if term.kind == TermKind.SPIN_DOCTORS_DEAL_TERM_KIND_ORDER_TIE:
+        return f"let {possessive(view, term.seat)} tied Staffer go next"
+    if term.kind == TermKind.SPIN_DOCTORS_DEAL_TERM_KIND_CONSENT:
+        return "agree to the Topic change"
+    if term.kind == TermKind.SPIN_DOCTORS_DEAL_TERM_KIND_PUSH_OFF:
+        return f"push {possessive(view, term.seat)} token off a White field"
+    if term.kind == TermKind.SPIN_DOCTORS_DEAL_TERM_KIND_ACTION:
+        target = f"{possessive(view, term.seat)} {staffer(term.staffer)}" if term.staffer >= 0 else named
+        return f"{action(term.action)} on {target}"
+    return "an unknown term"
+
+
+def offer_text(view: game_pb2.GameView, offer: spin_doctors_pb2.SpinDoctorsOffer) -> str:
+    """A pending offer in words: who offers how much to whom, for what."""
+    return (f"{seat_name(view, offer.offerer)} offers {offer.amount} Budget points to {seat_name(view, offer.seat)}"
+            f" to {term_text(view, offer.term)}")
 
 
 EventKind = spin_doctors_pb2.SpinDoctorsEventKind
@@ -229,11 +259,22 @@ def tell(event: game_pb2.Event, view: game_pb2.GameView) -> str | None:
         return f"The Favourite named {other} the winner"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_BUDGET_HANDED:
         return f"{who} handed {e.amount} Budget points to {other}"
+    if k in _OFFER_EVENTS:
+        return _OFFER_EVENTS[k].format(who=who, other=other, amount=e.amount, term=term_text(view, e.term))
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_SCANDAL_NOT_FOUND:
         return f"No Scandal of {other} was found in the News deck"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_TIE_ORDERED:
         return f"The Favourite lets {whose} Staffer go next"
     return None
+
+
+_OFFER_EVENTS = {
+    EventKind.SPIN_DOCTORS_EVENT_KIND_OFFER_MADE: "{who} offers {amount} Budget points to {other} to {term} (held by the table)",
+    EventKind.SPIN_DOCTORS_EVENT_KIND_OFFER_WITHDRAWN: "{who} withdrew the offer of {amount} points to {other}",
+    EventKind.SPIN_DOCTORS_EVENT_KIND_OFFER_DECLINED: "{other} declined the {amount} points of {who}",
+    EventKind.SPIN_DOCTORS_EVENT_KIND_OFFER_KEPT: "{other} did {term}: {who}'s {amount} points go to {other}",
+    EventKind.SPIN_DOCTORS_EVENT_KIND_OFFER_RETURNED: "{other} did not {term}: {who}'s {amount} points return",
+}
 
 
 def _second(action_id: str, second: int) -> str:
@@ -246,6 +287,8 @@ def _second(action_id: str, second: int) -> str:
 def labeller(view: game_pb2.GameView) -> Labeller:
     """Staffers, Actions, Localities, Voter Groups, fields, seats and cards by name."""
     def label(name: str, value: object) -> str | None:
+        if isinstance(value, spin_doctors_pb2.SpinDoctorsDealTerm):
+            return term_text(view, value)
         if isinstance(value, bool) or value is None or value == -1:
             return None
         if isinstance(value, str):
@@ -261,6 +304,8 @@ def labeller(view: game_pb2.GameView) -> Labeller:
             return field(value)
         if name == "seat":
             return seat_name(view, value)
+        if name == "offer" and 0 <= value < len(view.spin_doctors.offers):
+            return offer_text(view, view.spin_doctors.offers[value])
         return None
 
     return label

@@ -21,6 +21,16 @@ class SpinDoctorsPhase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SPIN_DOCTORS_PHASE_ELECTION: _ClassVar[SpinDoctorsPhase]
     SPIN_DOCTORS_PHASE_FINISHED: _ClassVar[SpinDoctorsPhase]
 
+class SpinDoctorsDealTermKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SPIN_DOCTORS_DEAL_TERM_KIND_UNSPECIFIED: _ClassVar[SpinDoctorsDealTermKind]
+    SPIN_DOCTORS_DEAL_TERM_KIND_REDUCE_VOTES: _ClassVar[SpinDoctorsDealTermKind]
+    SPIN_DOCTORS_DEAL_TERM_KIND_SPARE_VOTES: _ClassVar[SpinDoctorsDealTermKind]
+    SPIN_DOCTORS_DEAL_TERM_KIND_ORDER_TIE: _ClassVar[SpinDoctorsDealTermKind]
+    SPIN_DOCTORS_DEAL_TERM_KIND_CONSENT: _ClassVar[SpinDoctorsDealTermKind]
+    SPIN_DOCTORS_DEAL_TERM_KIND_PUSH_OFF: _ClassVar[SpinDoctorsDealTermKind]
+    SPIN_DOCTORS_DEAL_TERM_KIND_ACTION: _ClassVar[SpinDoctorsDealTermKind]
+
 class SpinDoctorsEventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     SPIN_DOCTORS_EVENT_KIND_UNSPECIFIED: _ClassVar[SpinDoctorsEventKind]
@@ -58,6 +68,11 @@ class SpinDoctorsEventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SPIN_DOCTORS_EVENT_KIND_WINNER_NAMED: _ClassVar[SpinDoctorsEventKind]
     SPIN_DOCTORS_EVENT_KIND_BUDGET_HANDED: _ClassVar[SpinDoctorsEventKind]
     SPIN_DOCTORS_EVENT_KIND_SCANDAL_NOT_FOUND: _ClassVar[SpinDoctorsEventKind]
+    SPIN_DOCTORS_EVENT_KIND_OFFER_MADE: _ClassVar[SpinDoctorsEventKind]
+    SPIN_DOCTORS_EVENT_KIND_OFFER_WITHDRAWN: _ClassVar[SpinDoctorsEventKind]
+    SPIN_DOCTORS_EVENT_KIND_OFFER_DECLINED: _ClassVar[SpinDoctorsEventKind]
+    SPIN_DOCTORS_EVENT_KIND_OFFER_KEPT: _ClassVar[SpinDoctorsEventKind]
+    SPIN_DOCTORS_EVENT_KIND_OFFER_RETURNED: _ClassVar[SpinDoctorsEventKind]
 SPIN_DOCTORS_PHASE_UNSPECIFIED: SpinDoctorsPhase
 SPIN_DOCTORS_PHASE_CHOOSING: SpinDoctorsPhase
 SPIN_DOCTORS_PHASE_OPENING: SpinDoctorsPhase
@@ -69,6 +84,13 @@ SPIN_DOCTORS_PHASE_POLL: SpinDoctorsPhase
 SPIN_DOCTORS_PHASE_POLL_CHANGES: SpinDoctorsPhase
 SPIN_DOCTORS_PHASE_ELECTION: SpinDoctorsPhase
 SPIN_DOCTORS_PHASE_FINISHED: SpinDoctorsPhase
+SPIN_DOCTORS_DEAL_TERM_KIND_UNSPECIFIED: SpinDoctorsDealTermKind
+SPIN_DOCTORS_DEAL_TERM_KIND_REDUCE_VOTES: SpinDoctorsDealTermKind
+SPIN_DOCTORS_DEAL_TERM_KIND_SPARE_VOTES: SpinDoctorsDealTermKind
+SPIN_DOCTORS_DEAL_TERM_KIND_ORDER_TIE: SpinDoctorsDealTermKind
+SPIN_DOCTORS_DEAL_TERM_KIND_CONSENT: SpinDoctorsDealTermKind
+SPIN_DOCTORS_DEAL_TERM_KIND_PUSH_OFF: SpinDoctorsDealTermKind
+SPIN_DOCTORS_DEAL_TERM_KIND_ACTION: SpinDoctorsDealTermKind
 SPIN_DOCTORS_EVENT_KIND_UNSPECIFIED: SpinDoctorsEventKind
 SPIN_DOCTORS_EVENT_KIND_STAFFER_CHOSEN: SpinDoctorsEventKind
 SPIN_DOCTORS_EVENT_KIND_PROGRAMME_CHOSEN: SpinDoctorsEventKind
@@ -104,6 +126,11 @@ SPIN_DOCTORS_EVENT_KIND_POLL_CHANGES_MADE: SpinDoctorsEventKind
 SPIN_DOCTORS_EVENT_KIND_WINNER_NAMED: SpinDoctorsEventKind
 SPIN_DOCTORS_EVENT_KIND_BUDGET_HANDED: SpinDoctorsEventKind
 SPIN_DOCTORS_EVENT_KIND_SCANDAL_NOT_FOUND: SpinDoctorsEventKind
+SPIN_DOCTORS_EVENT_KIND_OFFER_MADE: SpinDoctorsEventKind
+SPIN_DOCTORS_EVENT_KIND_OFFER_WITHDRAWN: SpinDoctorsEventKind
+SPIN_DOCTORS_EVENT_KIND_OFFER_DECLINED: SpinDoctorsEventKind
+SPIN_DOCTORS_EVENT_KIND_OFFER_KEPT: SpinDoctorsEventKind
+SPIN_DOCTORS_EVENT_KIND_OFFER_RETURNED: SpinDoctorsEventKind
 
 class SpinDoctorsOptions(_message.Message):
     __slots__ = ("scandals_set_aside",)
@@ -112,7 +139,7 @@ class SpinDoctorsOptions(_message.Message):
     def __init__(self, scandals_set_aside: _Optional[bool] = ...) -> None: ...
 
 class SpinDoctorsMove(_message.Message):
-    __slots__ = ("choose_staff", "choose_programme", "reveal_programme", "play_staffer", "order_tie", "act", "decline", "place_support", "place_on_topic", "broadcast", "arrange_news", "consent", "answer_blackmail", "speech", "swap_staffer", "exchange_programme", "name_winner", "hand_budget")
+    __slots__ = ("choose_staff", "choose_programme", "reveal_programme", "play_staffer", "order_tie", "act", "decline", "place_support", "place_on_topic", "broadcast", "arrange_news", "consent", "answer_blackmail", "speech", "swap_staffer", "exchange_programme", "name_winner", "hand_budget", "offer_deal", "withdraw_offer", "decline_offer")
     CHOOSE_STAFF_FIELD_NUMBER: _ClassVar[int]
     CHOOSE_PROGRAMME_FIELD_NUMBER: _ClassVar[int]
     REVEAL_PROGRAMME_FIELD_NUMBER: _ClassVar[int]
@@ -131,6 +158,9 @@ class SpinDoctorsMove(_message.Message):
     EXCHANGE_PROGRAMME_FIELD_NUMBER: _ClassVar[int]
     NAME_WINNER_FIELD_NUMBER: _ClassVar[int]
     HAND_BUDGET_FIELD_NUMBER: _ClassVar[int]
+    OFFER_DEAL_FIELD_NUMBER: _ClassVar[int]
+    WITHDRAW_OFFER_FIELD_NUMBER: _ClassVar[int]
+    DECLINE_OFFER_FIELD_NUMBER: _ClassVar[int]
     choose_staff: SpinDoctorsChooseStaff
     choose_programme: SpinDoctorsChooseProgramme
     reveal_programme: SpinDoctorsRevealProgramme
@@ -149,7 +179,10 @@ class SpinDoctorsMove(_message.Message):
     exchange_programme: SpinDoctorsExchangeProgramme
     name_winner: SpinDoctorsNameWinner
     hand_budget: SpinDoctorsHandBudget
-    def __init__(self, choose_staff: _Optional[_Union[SpinDoctorsChooseStaff, _Mapping]] = ..., choose_programme: _Optional[_Union[SpinDoctorsChooseProgramme, _Mapping]] = ..., reveal_programme: _Optional[_Union[SpinDoctorsRevealProgramme, _Mapping]] = ..., play_staffer: _Optional[_Union[SpinDoctorsPlayStaffer, _Mapping]] = ..., order_tie: _Optional[_Union[SpinDoctorsOrderTie, _Mapping]] = ..., act: _Optional[_Union[SpinDoctorsAct, _Mapping]] = ..., decline: _Optional[_Union[SpinDoctorsDecline, _Mapping]] = ..., place_support: _Optional[_Union[SpinDoctorsPlaceSupport, _Mapping]] = ..., place_on_topic: _Optional[_Union[SpinDoctorsPlaceOnTopic, _Mapping]] = ..., broadcast: _Optional[_Union[SpinDoctorsBroadcast, _Mapping]] = ..., arrange_news: _Optional[_Union[SpinDoctorsArrangeNews, _Mapping]] = ..., consent: _Optional[_Union[SpinDoctorsConsent, _Mapping]] = ..., answer_blackmail: _Optional[_Union[SpinDoctorsAnswerBlackmail, _Mapping]] = ..., speech: _Optional[_Union[SpinDoctorsSpeech, _Mapping]] = ..., swap_staffer: _Optional[_Union[SpinDoctorsSwapStaffer, _Mapping]] = ..., exchange_programme: _Optional[_Union[SpinDoctorsExchangeProgramme, _Mapping]] = ..., name_winner: _Optional[_Union[SpinDoctorsNameWinner, _Mapping]] = ..., hand_budget: _Optional[_Union[SpinDoctorsHandBudget, _Mapping]] = ...) -> None: ...
+    offer_deal: SpinDoctorsOfferDeal
+    withdraw_offer: SpinDoctorsWithdrawOffer
+    decline_offer: SpinDoctorsDeclineOffer
+    def __init__(self, choose_staff: _Optional[_Union[SpinDoctorsChooseStaff, _Mapping]] = ..., choose_programme: _Optional[_Union[SpinDoctorsChooseProgramme, _Mapping]] = ..., reveal_programme: _Optional[_Union[SpinDoctorsRevealProgramme, _Mapping]] = ..., play_staffer: _Optional[_Union[SpinDoctorsPlayStaffer, _Mapping]] = ..., order_tie: _Optional[_Union[SpinDoctorsOrderTie, _Mapping]] = ..., act: _Optional[_Union[SpinDoctorsAct, _Mapping]] = ..., decline: _Optional[_Union[SpinDoctorsDecline, _Mapping]] = ..., place_support: _Optional[_Union[SpinDoctorsPlaceSupport, _Mapping]] = ..., place_on_topic: _Optional[_Union[SpinDoctorsPlaceOnTopic, _Mapping]] = ..., broadcast: _Optional[_Union[SpinDoctorsBroadcast, _Mapping]] = ..., arrange_news: _Optional[_Union[SpinDoctorsArrangeNews, _Mapping]] = ..., consent: _Optional[_Union[SpinDoctorsConsent, _Mapping]] = ..., answer_blackmail: _Optional[_Union[SpinDoctorsAnswerBlackmail, _Mapping]] = ..., speech: _Optional[_Union[SpinDoctorsSpeech, _Mapping]] = ..., swap_staffer: _Optional[_Union[SpinDoctorsSwapStaffer, _Mapping]] = ..., exchange_programme: _Optional[_Union[SpinDoctorsExchangeProgramme, _Mapping]] = ..., name_winner: _Optional[_Union[SpinDoctorsNameWinner, _Mapping]] = ..., hand_budget: _Optional[_Union[SpinDoctorsHandBudget, _Mapping]] = ..., offer_deal: _Optional[_Union[SpinDoctorsOfferDeal, _Mapping]] = ..., withdraw_offer: _Optional[_Union[SpinDoctorsWithdrawOffer, _Mapping]] = ..., decline_offer: _Optional[_Union[SpinDoctorsDeclineOffer, _Mapping]] = ...) -> None: ...
 
 class SpinDoctorsChooseStaff(_message.Message):
     __slots__ = ("staffers",)
@@ -283,6 +316,52 @@ class SpinDoctorsHandBudget(_message.Message):
     amount: int
     def __init__(self, seat: _Optional[int] = ..., amount: _Optional[int] = ...) -> None: ...
 
+class SpinDoctorsDealTerm(_message.Message):
+    __slots__ = ("kind", "seat", "action", "staffer")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    STAFFER_FIELD_NUMBER: _ClassVar[int]
+    kind: SpinDoctorsDealTermKind
+    seat: int
+    action: str
+    staffer: int
+    def __init__(self, kind: _Optional[_Union[SpinDoctorsDealTermKind, str]] = ..., seat: _Optional[int] = ..., action: _Optional[str] = ..., staffer: _Optional[int] = ...) -> None: ...
+
+class SpinDoctorsOfferDeal(_message.Message):
+    __slots__ = ("seat", "amount", "term")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    TERM_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    amount: int
+    term: SpinDoctorsDealTerm
+    def __init__(self, seat: _Optional[int] = ..., amount: _Optional[int] = ..., term: _Optional[_Union[SpinDoctorsDealTerm, _Mapping]] = ...) -> None: ...
+
+class SpinDoctorsWithdrawOffer(_message.Message):
+    __slots__ = ("offer",)
+    OFFER_FIELD_NUMBER: _ClassVar[int]
+    offer: int
+    def __init__(self, offer: _Optional[int] = ...) -> None: ...
+
+class SpinDoctorsDeclineOffer(_message.Message):
+    __slots__ = ("offer",)
+    OFFER_FIELD_NUMBER: _ClassVar[int]
+    offer: int
+    def __init__(self, offer: _Optional[int] = ...) -> None: ...
+
+class SpinDoctorsOffer(_message.Message):
+    __slots__ = ("offerer", "seat", "amount", "term")
+    OFFERER_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    TERM_FIELD_NUMBER: _ClassVar[int]
+    offerer: int
+    seat: int
+    amount: int
+    term: SpinDoctorsDealTerm
+    def __init__(self, offerer: _Optional[int] = ..., seat: _Optional[int] = ..., amount: _Optional[int] = ..., term: _Optional[_Union[SpinDoctorsDealTerm, _Mapping]] = ...) -> None: ...
+
 class SpinDoctorsPlayer(_message.Message):
     __slots__ = ("seat", "colour", "budget", "supply", "pool", "votes", "staff", "staff_count", "hand_count", "shown_staffers", "programme_face_up", "programme_face_down", "programme_count", "done_choosing")
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -376,7 +455,7 @@ class SpinDoctorsSeatField(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., field: _Optional[int] = ...) -> None: ...
 
 class SpinDoctorsView(_message.Message):
-    __slots__ = ("round", "phase", "favourite", "field_now", "players", "localities", "turnout_markers", "news", "news_face_down", "news_deck_count", "news_discard", "topic_deck_count", "topic_discard", "board_staffers", "pending", "coordinated", "protected", "named_winner", "scandals_aside")
+    __slots__ = ("round", "phase", "favourite", "field_now", "players", "localities", "turnout_markers", "news", "news_face_down", "news_deck_count", "news_discard", "topic_deck_count", "topic_discard", "board_staffers", "pending", "coordinated", "protected", "named_winner", "scandals_aside", "offers")
     ROUND_FIELD_NUMBER: _ClassVar[int]
     PHASE_FIELD_NUMBER: _ClassVar[int]
     FAVOURITE_FIELD_NUMBER: _ClassVar[int]
@@ -396,6 +475,7 @@ class SpinDoctorsView(_message.Message):
     PROTECTED_FIELD_NUMBER: _ClassVar[int]
     NAMED_WINNER_FIELD_NUMBER: _ClassVar[int]
     SCANDALS_ASIDE_FIELD_NUMBER: _ClassVar[int]
+    OFFERS_FIELD_NUMBER: _ClassVar[int]
     round: int
     phase: SpinDoctorsPhase
     favourite: int
@@ -415,10 +495,11 @@ class SpinDoctorsView(_message.Message):
     protected: _containers.RepeatedCompositeFieldContainer[SpinDoctorsSeatField]
     named_winner: int
     scandals_aside: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, round: _Optional[int] = ..., phase: _Optional[_Union[SpinDoctorsPhase, str]] = ..., favourite: _Optional[int] = ..., field_now: _Optional[int] = ..., players: _Optional[_Iterable[_Union[SpinDoctorsPlayer, _Mapping]]] = ..., localities: _Optional[_Iterable[_Union[SpinDoctorsLocality, _Mapping]]] = ..., turnout_markers: _Optional[_Iterable[int]] = ..., news: _Optional[_Iterable[str]] = ..., news_face_down: _Optional[_Iterable[bool]] = ..., news_deck_count: _Optional[int] = ..., news_discard: _Optional[_Iterable[str]] = ..., topic_deck_count: _Optional[int] = ..., topic_discard: _Optional[_Iterable[str]] = ..., board_staffers: _Optional[_Iterable[_Union[SpinDoctorsBoardStaffer, _Mapping]]] = ..., pending: _Optional[_Union[SpinDoctorsPending, _Mapping]] = ..., coordinated: _Optional[_Iterable[_Union[SpinDoctorsSeatField, _Mapping]]] = ..., protected: _Optional[_Iterable[_Union[SpinDoctorsSeatField, _Mapping]]] = ..., named_winner: _Optional[int] = ..., scandals_aside: _Optional[_Iterable[str]] = ...) -> None: ...
+    offers: _containers.RepeatedCompositeFieldContainer[SpinDoctorsOffer]
+    def __init__(self, round: _Optional[int] = ..., phase: _Optional[_Union[SpinDoctorsPhase, str]] = ..., favourite: _Optional[int] = ..., field_now: _Optional[int] = ..., players: _Optional[_Iterable[_Union[SpinDoctorsPlayer, _Mapping]]] = ..., localities: _Optional[_Iterable[_Union[SpinDoctorsLocality, _Mapping]]] = ..., turnout_markers: _Optional[_Iterable[int]] = ..., news: _Optional[_Iterable[str]] = ..., news_face_down: _Optional[_Iterable[bool]] = ..., news_deck_count: _Optional[int] = ..., news_discard: _Optional[_Iterable[str]] = ..., topic_deck_count: _Optional[int] = ..., topic_discard: _Optional[_Iterable[str]] = ..., board_staffers: _Optional[_Iterable[_Union[SpinDoctorsBoardStaffer, _Mapping]]] = ..., pending: _Optional[_Union[SpinDoctorsPending, _Mapping]] = ..., coordinated: _Optional[_Iterable[_Union[SpinDoctorsSeatField, _Mapping]]] = ..., protected: _Optional[_Iterable[_Union[SpinDoctorsSeatField, _Mapping]]] = ..., named_winner: _Optional[int] = ..., scandals_aside: _Optional[_Iterable[str]] = ..., offers: _Optional[_Iterable[_Union[SpinDoctorsOffer, _Mapping]]] = ...) -> None: ...
 
 class SpinDoctorsEvent(_message.Message):
-    __slots__ = ("kind", "seat", "staffer", "field", "locality", "voter_group", "amount", "other_seat", "cards", "action", "second", "step", "target_staffer", "path", "pools", "revealed")
+    __slots__ = ("kind", "seat", "staffer", "field", "locality", "voter_group", "amount", "other_seat", "cards", "action", "second", "step", "target_staffer", "path", "pools", "revealed", "term")
     KIND_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     STAFFER_FIELD_NUMBER: _ClassVar[int]
@@ -435,6 +516,7 @@ class SpinDoctorsEvent(_message.Message):
     PATH_FIELD_NUMBER: _ClassVar[int]
     POOLS_FIELD_NUMBER: _ClassVar[int]
     REVEALED_FIELD_NUMBER: _ClassVar[int]
+    TERM_FIELD_NUMBER: _ClassVar[int]
     kind: SpinDoctorsEventKind
     seat: int
     staffer: int
@@ -451,4 +533,5 @@ class SpinDoctorsEvent(_message.Message):
     path: _containers.RepeatedScalarFieldContainer[int]
     pools: _containers.RepeatedScalarFieldContainer[int]
     revealed: _containers.RepeatedCompositeFieldContainer[SpinDoctorsBoardStaffer]
-    def __init__(self, kind: _Optional[_Union[SpinDoctorsEventKind, str]] = ..., seat: _Optional[int] = ..., staffer: _Optional[int] = ..., field: _Optional[int] = ..., locality: _Optional[int] = ..., voter_group: _Optional[int] = ..., amount: _Optional[int] = ..., other_seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., action: _Optional[str] = ..., second: _Optional[int] = ..., step: _Optional[int] = ..., target_staffer: _Optional[int] = ..., path: _Optional[_Iterable[int]] = ..., pools: _Optional[_Iterable[int]] = ..., revealed: _Optional[_Iterable[_Union[SpinDoctorsBoardStaffer, _Mapping]]] = ...) -> None: ...
+    term: SpinDoctorsDealTerm
+    def __init__(self, kind: _Optional[_Union[SpinDoctorsEventKind, str]] = ..., seat: _Optional[int] = ..., staffer: _Optional[int] = ..., field: _Optional[int] = ..., locality: _Optional[int] = ..., voter_group: _Optional[int] = ..., amount: _Optional[int] = ..., other_seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., action: _Optional[str] = ..., second: _Optional[int] = ..., step: _Optional[int] = ..., target_staffer: _Optional[int] = ..., path: _Optional[_Iterable[int]] = ..., pools: _Optional[_Iterable[int]] = ..., revealed: _Optional[_Iterable[_Union[SpinDoctorsBoardStaffer, _Mapping]]] = ..., term: _Optional[_Union[SpinDoctorsDealTerm, _Mapping]] = ...) -> None: ...

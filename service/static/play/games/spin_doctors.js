@@ -57,6 +57,28 @@ function cardText(ctx, id) {
   return id;
 }
 
+/** What a conditional offer pays for, in words (JSON leaves out zero values: seat 0, Staffer 0). */
+function termText(ctx, term) {
+  const t = term ?? {};
+  const seat = t.seat ?? 0;
+  const whose = `${who(ctx, seat)}’s`;
+  switch (String(t.kind ?? "").replace("SPIN_DOCTORS_DEAL_TERM_KIND_", "")) {
+    case "REDUCE_VOTES": return `reduce ${whose} Votes in the speech`;
+    case "SPARE_VOTES": return "give up reducing Votes in the speech";
+    case "ORDER_TIE": return `let ${whose} tied Staffer go next`;
+    case "CONSENT": return "agree to the Topic change";
+    case "PUSH_OFF": return `push ${whose} token off a White field`;
+    case "ACTION": return `${action(ctx, t.action)} on ${(t.staffer ?? 0) >= 0 ? `${whose} ${staffer(ctx, t.staffer ?? 0)}` : who(ctx, seat)}`;
+    default: return "an unknown term";
+  }
+}
+
+/** A pending offer (SpinDoctorsView.offers) in words. */
+function offerText(ctx, offer) {
+  const o = offer ?? {};
+  return `${who(ctx, o.offerer ?? 0)} offers ${o.amount ?? 0} Budget points to ${who(ctx, o.seat ?? 0)} to ${termText(ctx, o.term)}`;
+}
+
 function token(ctx, seat, title) {
   if (seat === undefined || seat < 0) return h("span", { class: "token empty", title: "empty" });
   const c = colourOf(ctx, seat);
@@ -137,6 +159,8 @@ function board(view, k, ctx) {
       (pending.locality ?? -1) >= 0 ? ` in ${locality(ctx, pending.locality)}` : "", (pending.staffer ?? -1) >= 0 ? ` (${staffer(ctx, pending.staffer)})` : "",
       (pending.otherSeat ?? -1) >= 0 ? ` with ${who(ctx, pending.otherSeat)}` : "", pending.amount ? `, ${pending.amount} points` : "") : null,
     (k.namedWinner ?? -1) >= 0 ? h("p", {}, `Named winner: ${who(ctx, k.namedWinner)}`) : null,
+    (k.offers ?? []).length ? h("div", { id: "offers" }, h("b", {}, "Offers on the table"),
+      h("ul", {}, (k.offers ?? []).map((o, i) => h("li", { class: "offer", dataset: { offer: i, seat: o.offerer ?? 0 } }, token(ctx, o.offerer ?? 0), " ", offerText(ctx, o))))) : null,
     partiesTable(ctx, k),
     h("div", { class: "programmes small" }, (k.players ?? []).map((p) => h("div", { dataset: { seat: p.seat ?? 0 } }, token(ctx, p.seat ?? 0), " ",
       `${who(ctx, p.seat ?? 0)}: programme ${p.programmeCount ?? 0} cards`, (p.programmeFaceUp ?? []).length ? ` — ${(p.programmeFaceUp ?? []).map((c) => cardText(ctx, c)).join("; ")}` : "",
@@ -168,7 +192,7 @@ export default {
     return player(ctx, seat) ? token(ctx, seat) : null;
   },
   board,
-  fieldOrder: (decision) => (decision === "playStaffer" ? ["staffer", "field"] : decision === "act" ? ["action"] : null),
+  fieldOrder: (decision) => (decision === "playStaffer" ? ["staffer", "field"] : decision === "act" ? ["action"] : decision === "offerDeal" ? ["term", "amount"] : null),
   dialog(moves) {
     const decision = Object.keys(Object.values(moves[0])[0] ?? {})[0];
     return { consent: "Consent to a Topic change?", answerBlackmail: "Blackmail: pay or refuse?", speech: "The Favourite's speech", nameWinner: "Name the winner" }[decision] ?? null;
@@ -180,6 +204,7 @@ export default {
       placeSupport: "place Support", placeOnTopic: "place on the Topic", broadcast: "broadcast News", arrangeNews: "arrange the News",
       consent: "answer the Topic change", answerBlackmail: "answer the Blackmail", speech: "give the speech", swapStaffer: "change a Staffer",
       exchangeProgramme: "change the Programme", nameWinner: "name the winner", handBudget: "hand Budget points",
+      offerDeal: "offer Budget points for a decision", withdrawOffer: "withdraw an offer", declineOffer: "decline an offer",
     }[decision] ?? decision;
   },
   fieldPrompt(field, decision) {
@@ -187,11 +212,13 @@ export default {
       staffers: "select your Staffers", staffer: "which Staffer", field: "on which field", card: "which card", take: decision === "swapStaffer" ? "Staffer to take" : "card to take",
       discard: "Staffer to let go", action: "which Action", locality: "which Locality", second: "second target", seat: "which player",
       voterGroup: "which Voter Group", step: "how many steps", amount: "how many", red: "Red or White field", pushOff: "push off", accept: "answer",
-      pay: "pay?", cards: "in which order", staff: "ready-made Staff",
+      pay: "pay?", cards: "in which order", staff: "ready-made Staff", term: "for which decision", offer: "which offer",
     }[field] ?? field;
   },
   stepper: (field) => field === "amount",
   valueLabel(field, value, ctx, decision) {
+    if (field === "term") return termText(ctx, value);
+    if (field === "offer") return offerText(ctx, (ctx.kindView.offers ?? [])[value ?? 0]);
     if (Array.isArray(value)) return value.length ? value.map((v) => this.valueLabel(field === "staffers" ? "staffer" : "card", v, ctx, decision)).join(", ") : "none";
     if (typeof value === "boolean") return field === "red" ? (value ? "Red field" : "White field") : value ? "yes" : "no";
     if (NONE(value)) return decision === "swapStaffer" || decision === "exchangeProgramme" ? "keep as it is" : "none";
@@ -228,6 +255,9 @@ export default {
     }
     if (decision === "playStaffer") return `${staffer(ctx, p.staffer ?? 0)} on ${fieldName(ctx, p.field ?? 0)}`;
     if (decision === "handBudget") return `hand ${p.amount ?? 0} Budget points to ${who(ctx, p.seat ?? 0)}`;
+    if (decision === "offerDeal") return `offer ${p.amount ?? 0} Budget points to ${who(ctx, p.seat ?? 0)} to ${termText(ctx, p.term)}`;
+    if (decision === "withdrawOffer") return `withdraw: ${offerText(ctx, (ctx.kindView.offers ?? [])[p.offer ?? 0])}`;
+    if (decision === "declineOffer") return `decline: ${offerText(ctx, (ctx.kindView.offers ?? [])[p.offer ?? 0])}`;
     if (decision === "speech") return (p.amount ?? 0) ? `take ${p.amount} votes of ${group(ctx, p.voterGroup ?? 0)} from ${who(ctx, p.seat ?? 0)}` : "no reduction";
     return `${this.decisionTitle(decision)}${parts.length ? `: ${parts.join(", ")}` : ""}`;
   },
@@ -280,6 +310,11 @@ export default {
       case "POLL_CHANGES_MADE": return "Every change after the Poll is made";
       case "WINNER_NAMED": return `The Favourite named ${other} the winner`;
       case "BUDGET_HANDED": return `${w} handed ${e.amount ?? 0} Budget points to ${other}`;
+      case "OFFER_MADE": return `${w} offers ${e.amount ?? 0} Budget points to ${other} to ${termText(ctx, e.term)} (held by the table)`;
+      case "OFFER_WITHDRAWN": return `${w} withdrew the offer of ${e.amount ?? 0} points to ${other}`;
+      case "OFFER_DECLINED": return `${other} declined the ${e.amount ?? 0} points of ${w}`;
+      case "OFFER_KEPT": return `${other} did ${termText(ctx, e.term)}: ${whose} ${e.amount ?? 0} points go to ${other}`;
+      case "OFFER_RETURNED": return `${other} did not ${termText(ctx, e.term)}: ${whose} ${e.amount ?? 0} points return`;
       case "SCANDAL_NOT_FOUND": return `No Scandal of ${other} was found in the News deck`;
       case "TIE_ORDERED": return `The Favourite lets ${whose} Staffer go next`;
       default: return capital(enumWords(e.kind, "SPIN_DOCTORS_EVENT_KIND_")) + (s >= 0 ? ` (${w})` : "");
