@@ -34,7 +34,7 @@ import json
 import random
 import sys
 from dataclasses import dataclass, field
-from typing import AsyncIterator, Callable, Sequence
+from typing import AsyncIterator, Callable, Sequence, TypeVar
 
 import grpc
 
@@ -50,6 +50,7 @@ MAX_WATCHES = 50  # streams opened at most: every break or silence costs one
 MAX_DECISIONS = 10_000
 RECONNECT_PAUSE_S = 0.5
 QUIET_S = 10.0  # a stream silent this long is given up and opened again
+Update = TypeVar("Update")
 
 
 def choose(view: game_pb2.GameView, rng: random.Random) -> game_pb2.Move:
@@ -115,6 +116,7 @@ async def play(
                     # The stream brings the newer view.
                     log(f"move at version {pending.version} refused: {refused.reason}")
                 pending = None
+            log(f"stream ended or went quiet at version {seen}")
         except HustingsError as broken:
             if broken.code not in RETRYABLE:
                 raise
@@ -124,13 +126,13 @@ async def play(
     return played
 
 
-async def _quiet_guard(stream: AsyncIterator[object]) -> AsyncIterator[object]:
+async def _quiet_guard(stream: AsyncIterator[Update]) -> AsyncIterator[Update]:
     """The stream's updates, ending it (to be reopened) when it stays silent too long."""
     try:
         while True:
             try:
                 async with asyncio.timeout(QUIET_S):
-                    update = await stream.__anext__()  # type: ignore[attr-defined]
+                    update = await anext(stream)
             except (StopAsyncIteration, TimeoutError):
                 return
             yield update
