@@ -31,12 +31,14 @@ from hustings.engine.spin_doctors.model import (
     Consent,
     HandBudget,
     Happening,
+    OfferDeal,
     PlaceOnTopic,
     Played,
     Speech,
     SpinDoctorsOptions,
     State,
     Task,
+    Term,
 )
 from hustings.engine.spin_doctors.scoring import scores
 
@@ -395,47 +397,27 @@ def test_final_scoring_example_from_an_election() -> None:
     assert [(p.seat, p.rank, p.score) for p in outcome.placings] == [(ANIA, 1, 41), (ANTEK, 2, 30), (BARTEK, 3, 26)]
 
 
-def test_communication_example_five_budget_points_for_the_speech() -> None:
-    """Rulebook, Communication: "if ANTEK holds the Favourite marker, and during the Favourite's
-    speech ANIA offers him 5 Budget points in return for reducing BARTEK's Votes ... ANIA must
-    hand ANTEK 5 Budget points if he reduces BARTEK's Votes". The subjects of an exchange include
-    "Handing another player Budget points" and "Removing Votes from a particular player during
-    the Favourite's speech".
-
-    ANIA owes no decision during the speech, yet hands ANTEK the 5 points; ANTEK then reduces
-    BARTEK's Votes (by 2 here: the rulebook does not say by how much).
-    """
-    state = _table()
-    state.favourite = ANTEK
-    state.seats[ANTEK].pool, state.seats[ANTEK].supply = 1, state.seats[ANTEK].supply - 1
-    state.seats[BARTEK].votes[FAMILIES] = 7
-    state.news[BREAKING_NEWS] = next(c.id for c in CONTENT.news_cards.values() if c.group == FAMILIES)
-    state.phase, state.debate_next = DEBATE, len(state.spots)
-    flow.advance(state, Rng(b"speech"), [])
-    assert rules.to_act(state) == {ANTEK} and state.tasks[0].kind == "speech"
-    state, events = _play(state, [(ANIA, HandBudget(ANTEK, 5))])
-    assert [(e.kind, e.seat, e.other, e.amount) for e in events] == [("BUDGET_HANDED", ANIA, ANTEK, 5)]
-    assert [p.budget for p in state.seats] == [20, 10, 15]
-    assert rules.to_act(state) == {ANTEK}  # still ANTEK's speech
-    state, events = _play(state, [(ANTEK, Speech(BARTEK, FAMILIES, 2))])
-    assert state.seats[BARTEK].votes[FAMILIES] == 5
-    assert [(e.seat, e.other, e.amount) for e in events if e.kind == "SPEECH"] == [(ANTEK, BARTEK, 2)]
-
-
-def test_communication_pushing_a_token_off_a_white_field_to_give_a_vote() -> None:
+def test_communication_buying_a_push_off_a_white_field() -> None:
     """Rulebook, Communication, a subject of an exchange: "Pushing a player's Support token off a
-    White field on a Topic card, to give them a Vote." With a White field free, only the token on
-    the lowest field can be pushed off, so BARTEK pays for a push while his token lies lowest.
+    White field on a Topic card, to give them a Vote." "Any agreements that can be carried out
+    immediately are binding". With a White field still free, only the token on the lowest field
+    can be pushed off, so only its owner can buy the push (the speech example with its 5 Budget
+    points is played in test_spin_doctors_deals.py).
     """
     state = _table()
     spot = state.spots[WARSZAWA]
-    spot.topic_card = _topic_card(ECONOMY, red=1, white=2)
+    spot.topic_card = _topic_card(ECONOMY, red=1, white=3)
     group = CONTENT.turnout_cards[spot.turnout_card].group
-    state = _debate(state, WARSZAWA, [ANIA, BARTEK])
-    state, _ = _play(state, [(BARTEK, PlaceOnTopic(False))])
-    state, _ = _play(state, [(BARTEK, HandBudget(ANIA, 1)), (ANIA, PlaceOnTopic(False, 0))])
-    assert [p.budget for p in state.seats] == [15, 16, 14]
-    assert state.seats[BARTEK].votes[group] == 1 and state.spots[WARSZAWA].white == [ANIA]
+    state = _debate(state, WARSZAWA, [ANIA, ANTEK, BARTEK])  # BARTEK's token on top
+    state, _ = _play(state, [(BARTEK, PlaceOnTopic(False)), (ANTEK, PlaceOnTopic(False))])
+    assert state.spots[WARSZAWA].white == [ANTEK, BARTEK] and rules.to_act(state) == {ANIA}
+    push_antek, push_bartek = Term("PUSH_OFF", seat=ANTEK), Term("PUSH_OFF", seat=BARTEK)
+    assert OfferDeal(ANIA, 1, push_antek) in rules.legal_moves(state, ANTEK)
+    assert not any(isinstance(m, OfferDeal) and m.term == push_bartek for m in rules.legal_moves(state, BARTEK))
+    state, _ = _play(state, [(ANTEK, OfferDeal(ANIA, 1, push_antek)), (ANIA, PlaceOnTopic(False, 0))])
+    assert state.spots[WARSZAWA].white == [ANIA, BARTEK]
+    assert state.seats[ANTEK].votes[group] == 1
+    assert [p.budget for p in state.seats] == [14, 16, 15]
 
 
 # --- issue item 5: the starting Favourite ---------------------------------------------------------
