@@ -9,6 +9,7 @@ sharing; once the game is over the outcome's ranks decide instead.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Any, Callable
 
 from hustings.engine import Game
@@ -18,6 +19,7 @@ from hustings.engine.spin_doctors.scoring import scores as spin_scores
 from hustings.engine.stimmvieh.model import deck_of
 from hustings.engine.stimmvieh.scoring import doubling_parties
 from hustings.engine.wahlspiel.table import POLITICIANS as WAHLSPIEL_POLITICIANS
+from hustings.engine.wahlspiel.table import VOTERS as WAHLSPIEL_VOTERS
 
 Evaluation = Callable[[Any], list[float]]
 
@@ -37,17 +39,40 @@ def stimmvieh(state: Any) -> list[float]:
     return values[: state.options.players]
 
 
+@lru_cache(maxsize=None)
+def _backs(card: str, politician: str) -> bool:
+    """True if Wahlspiel voter ``card`` matches ``politician`` (a matter of opinion by its
+    visible prerequisite): the card would give that candidate a vote."""
+    return WAHLSPIEL_VOTERS[card].condition.matches(WAHLSPIEL_POLITICIANS[politician])
+
+
+# Per election round (cantonal, national, federal): what a voter card in hand is worth, and
+# what it is worth more for each of the party's candidates in the race it would back. Early on a
+# card kept for the Federal Council counts double; in the last round a card counts by what it
+# would do for the party's own candidates, since only the Federal Councillor wins.
+_WAHLSPIEL_CARD = (2.0, 2.0, 1.0)
+_WAHLSPIEL_MATCH = (0.5, 0.5, 5.0)
+_WAHLSPIEL_BEST = (0.0, 0.0, 20.0)
+
+
 def wahlspiel(state: Any) -> list[float]:
     """The outcome's keys, weighted: the Federal Councillor, seats won, votes of candidates still
-    in the race, and the cards and money that buy votes later."""
+    in the race (in the Federal Council round above all the party's best candidate's, as only the
+    one elected wins), and what buys votes later: voter cards by whether they would back the
+    party's candidates, events and money."""
     owner = {p: i for i, party in enumerate(state.parties) for p in party.politicians}
+    stage = max(1, min(3, state.round)) - 1
+    racing = [c for c in state.candidates if c.in_race]
     values = []
     for index, party in enumerate(state.parties):
         value = 1000.0 if state.federal and owner.get(state.federal) == index else 0.0
         value += 40.0 * sum(owner.get(p) == index for p in state.national)
         value += 15.0 * sum(owner.get(p) == index for p in state.cantonal)
-        value += 3.0 * sum(c.votes for c in state.candidates if c.party == index and c.in_race)
-        value += 1.0 * len(party.voters) + 0.5 * len(party.events) + party.money / 2000.0
+        mine = [c for c in racing if c.party == index]
+        value += 3.0 * sum(c.votes for c in mine) + _WAHLSPIEL_BEST[stage] * max((c.votes for c in mine), default=0)
+        if mine:
+            value += _WAHLSPIEL_MATCH[stage] * sum(any(_backs(card, c.politician) for c in mine) for card in party.voters)
+        value += _WAHLSPIEL_CARD[stage] * len(party.voters) + 0.5 * len(party.events) + party.money / 2000.0
         value += 0.2 * party.position
         values.append(value)
     return values
