@@ -119,7 +119,7 @@ def _coordinated(staffer: int, prepare: Callable[[State], None] = lambda s: None
 
 def _both(state: State) -> list[Act]:
     """The listed Actions carried out in both Localities of the Region at once."""
-    return [m for m in GAME.legal_moves(state, ANTEK) if isinstance(m, Act) and m.locality == -1 and m.second == -1
+    return [m for m in GAME.legal_moves(state, ANTEK) if isinstance(m, Act) and m.locality == -1
             and CONTENT.actions[m.action].target in ("locality", "two_localities", "locality_seat")]
 
 
@@ -154,13 +154,15 @@ def test_staff_2_coordinated_change_topic_is_not_offered_over_another_players_re
 def test_staff_2_and_3_the_candidates_family_takes_over_both_topic_cards() -> None:
     """Staff 3 4 5 8 10 12 (as above) and Staff 4 5 6 10 11 12: "The Dirty Campaign and the
     Candidate's Family make it easier to take over Topic cards". Coordinated, the Family
-    Statement puts a token on a Red and on a White field of the Topic card in both Localities."""
+    Statement puts a token on a Red field of the Topic card in both Localities (and its White
+    token in one of them, chosen)."""
     state = _coordinated(FAMILY)
-    assert Act("family_statement") in _both(state)
-    after, _ = GAME.apply(state, ANTEK, Act("family_statement"), Rng(b"family"))
-    for locality in (LODZ, WARSZAWA):
-        assert (after.spots[locality].red, after.spots[locality].white) == ([ANTEK], [ANTEK])
-    assert after.seats[ANTEK].supply == CONTENT.support_tokens - 4
+    both = [m for m in _both(state) if m.action == "family_statement"]
+    assert both == [Act("family_statement", second=LODZ), Act("family_statement", second=WARSZAWA)]  # the White field's
+    after, _ = GAME.apply(state, ANTEK, Act("family_statement", second=WARSZAWA), Rng(b"family"))
+    assert (after.spots[LODZ].red, after.spots[LODZ].white) == ([ANTEK], [])
+    assert (after.spots[WARSZAWA].red, after.spots[WARSZAWA].white) == ([ANTEK], [ANTEK])
+    assert after.seats[ANTEK].supply == CONTENT.support_tokens - 3
     assert after.seats[ANTEK].budget == 12 - 2
 
 

@@ -104,8 +104,8 @@ def _targets(state: State, seat: int, index: int, action: Action) -> list[Act]:
             Act(a, locality=x, second=y) for x in here for y in here
             if x != y and _red_free(state, x) and me.supply >= SUPPORT_SPENT[a]
         ]
-        if coordinated and all(_red_free(state, x) for x in here) and me.supply >= SUPPORT_SPENT[a] * len(here):
-            acts.append(Act(a))  # a Red and a White field in both Localities
+        if coordinated and all(_red_free(state, x) for x in here) and me.supply >= len(here) + 1:
+            acts += [Act(a, second=y) for y in here]  # a Red field in both Localities, the White one in ``second``
         return acts
     if kind == "group":
         return [Act(a, group=g) for g in range(GROUPS)]
@@ -330,8 +330,8 @@ def _family_statement(state: State, seat: int, index: int, act: Act, locs: list[
     if act.locality >= 0:
         state.tasks += [Task("red", seat, act.locality), Task("white", seat, act.second)]
         return
-    for loc in locs:  # coordinated: a Red and a White field in both Localities
-        state.tasks += [Task("red", seat, loc), Task("white", seat, loc)]
+    # Coordinated: the Red field (the one-Locality part) in both Localities, the White as usual.
+    state.tasks += [Task("red", seat, loc) for loc in locs] + [Task("white", seat, act.second)]
 
 
 def _change_topic(state: State, seat: int, index: int, act: Act, locs: list[int], rng: Rng, events: list[Event]) -> None:

@@ -94,8 +94,8 @@ class OrderTie:
 class Act:
     """Resolve the current Staffer with ``action``; the other fields are its target (-1 / ""
     when unused): ``locality`` (-1 with an Action naming Localities, under Coordinate Actions,
-    means both, ``second`` then -1 too), ``second`` (the other Locality, or the other Voter
-    Group), ``seat`` and ``staffer``
+    means both; a Family Statement in both keeps its White field's Locality in ``second``),
+    ``second`` (the other Locality, or the other Voter Group), ``seat`` and ``staffer``
     (another player, a Staffer), ``group`` (a Voter Group), ``step`` (+1 or -1), ``card``."""
 
     action: str
