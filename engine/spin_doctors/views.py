@@ -83,7 +83,8 @@ class PendingView:
 @dataclass(frozen=True)
 class TableView:
     """The whole table as the viewer sees it. ``news`` holds a card id per News field, "" for an
-    empty field or a face-down card the viewer has not seen (``news_face_down`` marks those)."""
+    empty field or a face-down card the viewer has not seen (``news_face_down`` marks those);
+    ``offers`` the pending conditional offers, the same for every viewer."""
 
     round: int
     phase: str
