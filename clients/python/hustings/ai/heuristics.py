@@ -75,7 +75,24 @@ def wahlspiel(state: Any) -> list[float]:
         value += _WAHLSPIEL_CARD[stage] * len(party.voters) + 0.5 * len(party.events) + party.money / 2000.0
         value += 0.2 * party.position
         values.append(value)
+    _count_the_offer(state, values, _WAHLSPIEL_CARD[stage])
     return values
+
+
+def _count_the_offer(state: Any, values: list[float], voter_worth: float) -> None:
+    """Half of what a coalition offer on the table (drafted or put) would move between the two
+    sides, were it accepted: without it every item drafted looks alike, and a bot would draft
+    its own cards away at random."""
+    coalition = state.coalition
+    if coalition is None or coalition.partner < 0:
+        return
+    offer = coalition.pending if coalition.pending is not None else coalition.draft
+    proposer = state.current if coalition.proposer < 0 else coalition.proposer
+    answerer = coalition.partner if proposer == state.current else state.current
+    given = sum(voter_worth if card in WAHLSPIEL_VOTERS else 0.5 for card in offer.give_cards) + offer.give_money / 2000.0
+    asked = voter_worth * offer.ask_voters + 0.5 * offer.ask_events + offer.ask_money / 2000.0
+    values[proposer] += 0.5 * (asked - given)
+    values[answerer] += 0.5 * (given - asked)
 
 
 def spin_doctors(state: Any) -> list[float]:
