@@ -120,8 +120,7 @@ def _unary(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
             await _abort(context, internal())  # never the exception's own text
             raise
         finally:
-            metrics.RPCS.labels(name, code).inc()
-            metrics.RPC_SECONDS.labels(name).observe(time.perf_counter() - started)
+            metrics.rpc_done(name, code, time.perf_counter() - started)
 
     return handler
 
@@ -223,7 +222,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             log.exception("rpc_failed")
             await _abort(context, internal())
         finally:
-            metrics.RPCS.labels("WatchGame", code).inc()
+            metrics.rpc_done("WatchGame", code, None)
 
 
 def public_descriptors() -> descriptor_pool.DescriptorPool:

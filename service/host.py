@@ -36,6 +36,7 @@ from hustings.service.errors import (
 from hustings.service import deadlines, table
 from hustings.service.lobby import LobbyRepair, index_quietly, summary_of
 from hustings.service.presence import Presence
+from hustings.service.presence import now_ms as presence_now_ms
 from hustings.service.seats import SeatLifecycle
 from hustings.service.limits import (
     DEFAULT_MAX_STREAMS,
@@ -95,7 +96,18 @@ def _attempts(limit: int = MAX_COMMIT_ATTEMPTS, budget_s: float = COMMIT_BUDGET_
     for n in range(limit):
         if n and time.monotonic() > deadline:
             return
-        yield asyncio.sleep(0 if n < 2 else random.uniform(0, min(0.1, 0.002 * 2**n)))
+        # The first attempt does not yield to the event loop: most moves need only it.
+        yield _AT_ONCE if n == 0 else asyncio.sleep(0 if n < 2 else random.uniform(0, min(0.1, 0.002 * 2**n)))
+
+
+class _AtOnce:
+    """An awaitable that completes without suspending (awaiting it costs no loop iteration)."""
+
+    def __await__(self) -> Iterator[None]:
+        return iter(())
+
+
+_AT_ONCE = _AtOnce()
 
 
 def _found_party(game: Game[Any, Any, Any], state: Any, seat: Seat, name: str, colour: str) -> Any:
@@ -161,7 +173,9 @@ class GameHost:
         self.retention_s = retention_s
         self.deadlines = deadlines.DeadlineIndex(store.client)
         self.seats = SeatLifecycle(self)
-        self.deadline_runner = deadlines.DeadlineRunner(self.deadlines, self.seats.apply_due, self.store.version_of)
+        self.deadline_runner = deadlines.DeadlineRunner(
+            self.deadlines, self.seats.apply_due, self.store.version_of, now_ms=self._now_ms
+        )
         self.presence = Presence(store)
         self._kicks: set[asyncio.Task[Any]] = set()
         self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
@@ -562,7 +576,7 @@ class GameHost:
         _check_request_id(request.request_id, required=True)
         game_id = request.game_id
         cached = self._cache.get(game_id) if GAME_ID_RE.fullmatch(game_id) else None
-        metrics.CACHE.labels("hit" if cached is not None else "miss").inc()
+        metrics.cache_used(cached is not None)
         loaded = cached if cached is not None else await self._load_fresh(game_id)
         try:
             seat = self.seat_of(loaded, token)
@@ -574,16 +588,34 @@ class GameHost:
             seat = self.seat_of(loaded, token)
         if seat is None:
             raise unauthenticated("SEAT_TOKEN_REQUIRED", "moves need a seat token (authorization: Bearer <token>)")
-        self.presence.touch(game_id, seat)
-        key = self.keys.request_key(f"{game_id}:{seat}", request.request_id)
-        request_fingerprint = fingerprint(b"move", request.move.SerializeToString(deterministic=True))
         try:
-            move = loaded.game.move_from_proto(request.move)
-        except EngineError as error:
-            raise ServiceError.from_engine(error) from None
-        # The keyed hash, never the request id: it tells a retry's lines apart without revealing it.
-        structlog.contextvars.bind_contextvars(game_id=game_id, seat=seat, request_key=key[:16])
-        fresh = cached is None
+            key = self.keys.request_key(f"{game_id}:{seat}", request.request_id)
+            request_fingerprint = fingerprint(b"move", request.move.SerializeToString(deterministic=True))
+            try:
+                move = loaded.game.move_from_proto(request.move)
+            except EngineError as error:
+                raise ServiceError.from_engine(error) from None
+            # The keyed hash, never the request id: it tells a retry's lines apart without revealing it.
+            structlog.contextvars.bind_contextvars(game_id=game_id, seat=seat, request_key=key[:16])
+            return await self._decide(request, token, seat, loaded, cached is None, move, key, request_fingerprint)
+        finally:
+            # The seat was seen: a no-op when the commit noted it present, else written in the background.
+            self.presence.touch(game_id, seat)
+
+    async def _decide(
+        self,
+        request: game_service_pb2.SubmitMoveRequest,
+        token: str | None,
+        seat: Seat,
+        loaded: Loaded,
+        fresh: bool,
+        move: Any,
+        key: str,
+        request_fingerprint: str,
+    ) -> game_service_pb2.SubmitMoveResponse:
+        """Decide the move on the latest state this replica knows and commit it, retrying on
+        a fresh state after a conflict; a retried request id gets its first answer."""
+        game_id = request.game_id
         async with self._game_lock(game_id):
             if not fresh and self._cache.get(game_id) is not loaded:
                 # A step of this game committed here while this call waited: decide on it.
@@ -605,13 +637,22 @@ class GameHost:
                     log.info("move_rejected", reason=error.reason, version=loaded.version)
                     raise
                 await self._schedule(new.stored)
+                seen_at = presence_now_ms()
                 result = await self.store.commit(
-                    new.stored, loaded.version, entry, key, request_fingerprint, expire_s=self._expiry(new.stored, loaded.stored)
+                    new.stored,
+                    loaded.version,
+                    entry,
+                    key,
+                    request_fingerprint,
+                    expire_s=self._expiry(new.stored, loaded.stored),
+                    present=(seat, seen_at),
                 )
                 if result.status == "OK":
+                    self.presence.noted(game_id, seat, seen_at)
                     self._remember(new)
+                    self.watchers.committed(new, [entry])  # this replica's streams get it without a read
                     self._kick_if_due(new.stored)
-                    metrics.MOVES.labels(new.stored.kind).inc()
+                    metrics.move_applied(new.stored.kind)
                     if new.stored.status == game_pb2.GAME_STATUS_FINISHED:
                         await index_quietly(self.store, new.stored)
                     log.info("move_applied", version=new.version)

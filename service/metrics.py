@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+from typing import Any
 from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import Counter, Gauge, Histogram, start_http_server
@@ -20,6 +22,31 @@ MOVES = Counter("hustings_moves_applied_total", "Moves applied, by game kind.", 
 CONFLICTS = Counter("hustings_version_conflicts_total", "Commits refused because another step came first.")
 CACHE = Counter("hustings_state_cache_total", "Moves decided on a cached state (hit) or after a read (miss).", ["result"])
 WATCHERS = Gauge("hustings_watchers", "WatchGame streams open on this replica.")
+
+
+# ``labels()`` validates its values and takes a lock on every call; the move path asks for the
+# same few children again and again, so each is looked up once and kept (children are never
+# removed from these metrics).
+@functools.cache
+def _child(metric: Any, *values: str) -> Any:
+    return metric.labels(*values)
+
+
+def rpc_done(method: str, code: str, seconds: float | None) -> None:
+    """Count one finished RPC and, unless ``seconds`` is None (a stream), its handling time."""
+    _child(RPCS, method, code).inc()
+    if seconds is not None:
+        _child(RPC_SECONDS, method).observe(seconds)
+
+
+def move_applied(kind: str) -> None:
+    """Count one move applied to a game of ``kind``."""
+    _child(MOVES, kind).inc()
+
+
+def cache_used(hit: bool) -> None:
+    """Count one move decided on a cached state (hit) or after a read (miss)."""
+    _child(CACHE, "hit" if hit else "miss").inc()
 
 
 def serve_metrics(address: str) -> WSGIServer:

@@ -25,6 +25,11 @@ KEEP_S = 24 * 3600  # a presence hash outlives no game by long
 MAX_TRACKED = 50_000
 
 
+def now_ms() -> int:
+    """The time presence is noted in: ms since the epoch (shared by every replica)."""
+    return int(time.time() * 1000)
+
+
 class Presence:
     """Notes and reads when seats were last seen."""
 
@@ -36,26 +41,36 @@ class Presence:
 
     def touch(self, game_id: str, seat: int | None) -> None:
         """Note that ``seat`` was seen now (in the background; throttled per seat)."""
-        if seat is None:
+        if seat is None or not self._due(game_id, seat):
             return
-        now = time.monotonic()
-        key = (game_id, seat)
-        if now - self._touched.get(key, -TOUCH_EVERY_S) < TOUCH_EVERY_S:
-            return
-        if len(self._touched) > MAX_TRACKED:
-            self._touched.clear()
-        self._touched[key] = now
-        seen = self._read.get(game_id)
-        if seen is not None:
-            seen[1][seat] = int(time.time() * 1000)
         task = asyncio.create_task(self._write(game_id, seat))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    def noted(self, game_id: str, seat: int, at_ms: int) -> None:
+        """``seat`` was noted present at ``at_ms`` by a commit (``Store.commit(present=…)``):
+        keep the throttle and this replica's copy in step, and write nothing more."""
+        self._due(game_id, seat, at_ms)
+
+    def _due(self, game_id: str, seat: int, at_ms: int | None = None) -> bool:
+        """Whether a write of ``seat``'s presence is due (throttled per seat); notes it as
+        seen at ``at_ms`` (now when None) in this replica's copy either way."""
+        now = time.monotonic()
+        key = (game_id, seat)
+        due = now - self._touched.get(key, -TOUCH_EVERY_S) >= TOUCH_EVERY_S or at_ms is not None
+        if due:
+            if len(self._touched) > MAX_TRACKED:
+                self._touched.clear()
+            self._touched[key] = now
+            seen = self._read.get(game_id)
+            if seen is not None:
+                seen[1][seat] = at_ms if at_ms is not None else now_ms()
+        return due
+
     async def _write(self, game_id: str, seat: int) -> None:
         try:
             async with self.store.client.pipeline(transaction=False) as pipe:
-                pipe.hset(presence_key(game_id), str(seat), int(time.time() * 1000))
+                pipe.hset(presence_key(game_id), str(seat), now_ms())
                 pipe.expire(presence_key(game_id), KEEP_S)
                 await pipe.execute()
         except RedisError as error:

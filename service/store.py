@@ -206,12 +206,14 @@ class Store:
         request_key: str = "",
         fingerprint: str = "",
         expire_s: int | None = None,
+        present: tuple[int, int] | None = None,
     ) -> CommitResult:
         """Write ``stored`` (at ``stored.version``) if the game is still at ``base_version`` and
         ``request_key`` (a keyed hash of a request id) has not been used in this game yet.
 
         ``expire_s``: the game's keys then expire after that many seconds; 0 keeps them for
-        ever; None leaves their expiry as it is."""
+        ever; None leaves their expiry as it is. ``present``: (seat, ms since the epoch) to note
+        in the game's presence hash with the step (``service/presence.py``)."""
         game_id = stored.game_id
         reply: list[Any] = await self._commit(
             keys=[game_key(game_id), log_key(game_id), requests_key(game_id), presence_key(game_id)],
@@ -225,6 +227,8 @@ class Store:
                 fingerprint,
                 str(int(stored.status)),
                 "" if expire_s is None else str(expire_s),
+                "" if present is None else str(present[0]),
+                "" if present is None else str(present[1]),
             ],
         )
         status = reply[0].decode()

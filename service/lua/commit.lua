@@ -5,6 +5,7 @@
 -- ARGV[3] snapshot   ARGV[4] log entry   ARGV[5] request key (a keyed hash), or ""
 -- ARGV[6] update channel   ARGV[7] request fingerprint   ARGV[8] status after the step
 -- ARGV[9] expiry of the game's keys: seconds, "0" for none, "" to leave it as it is
+-- ARGV[10] the seat that made the step, to be noted present ("" for none)   ARGV[11] now (ms)
 -- A request key already present answers DUPLICATE with what it recorded ("<version> <fingerprint>"),
 -- whatever the version: a retry is recognised before the version check.
 if ARGV[5] ~= '' then
@@ -22,6 +23,11 @@ redis.call('XADD', KEYS[2], ARGV[2] .. '-0', 'e', ARGV[4])
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'status', ARGV[8], 'snapshot', ARGV[3])
 if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[5], ARGV[2] .. ' ' .. ARGV[7])
+end
+-- Presence rides on the step's own round trip (a mover is at the table), before the expiry
+-- below so that the presence hash lives exactly as long as the game's other keys.
+if ARGV[10] ~= '' then
+  redis.call('HSET', KEYS[4], ARGV[10], ARGV[11])
 end
 if ARGV[9] ~= '' then
   local seconds = tonumber(ARGV[9])
