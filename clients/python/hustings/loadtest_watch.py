@@ -66,6 +66,7 @@ class WatchFigures:
     moves_per_s: float = 0.0  # achieved
     missed: int = 0  # steps some held stream never saw
     cpu_ms_per_update: float | None = None  # replica CPU per update delivered to one stream
+    reader_cpu_s: float = 0.0  # CPU the reader processes spent while the moves ran
 
     def as_dict(self, plan: WatchPlan) -> dict[str, Any]:
         """The figures as the summary's ``watch_*`` entries."""
@@ -84,6 +85,7 @@ class WatchFigures:
             "watch_updates_delivered": len(self.delivery.latencies),
             "watch_updates_missed": self.missed,
             "watch_replica_cpu_ms_per_update": self.cpu_ms_per_update,
+            "watch_reader_cpu_ms_per_update": _per_call_ms(self.reader_cpu_s, len(self.delivery.latencies)),
         }
 
 
@@ -136,7 +138,10 @@ async def _reader(conn: multiprocessing.connection.Connection, addresses: list[s
         gc.freeze()
         gc.disable()
         conn.send(("opened", sum(1 for s in seen if s)))
+        cpu_before = time.process_time()
         last: dict[str, int] = await asyncio.get_running_loop().run_in_executor(None, conn.recv)
+        # The reader's CPU while the moves ran (the wait for the last steps below is idle).
+        cpu = time.process_time() - cpu_before
         # Until every held stream has seen its game's last step (bounded; a stream that missed
         # a step is counted by the mover).
         deadline = time.monotonic() + WAIT_S
@@ -148,7 +153,7 @@ async def _reader(conn: multiprocessing.connection.Connection, addresses: list[s
         await asyncio.gather(*tasks, return_exceptions=True)
         for channel in channels:
             await channel.close()
-    conn.send(("done", seen, errors))
+    conn.send(("done", seen, errors, cpu))
 
 
 async def _prepare_games(pool: list[Client], plan: WatchPlan, kind: str, players: int, moves_per_game: int) -> list[PreparedGame]:
@@ -235,7 +240,8 @@ async def watch_phase(addresses: list[str], pids: list[int], plan: WatchPlan, ki
             conn.send(last)
         index = {g.game_id: n for n, g in enumerate(games)}
         for p, (_process, conn) in enumerate(readers):
-            seen, errors = await _answer(conn, "done")
+            seen, errors, cpu = await _answer(conn, "done")
+            figures.reader_cpu_s += cpu
             for reason, count in errors.items():
                 figures.delivery.error_reasons[reason] = figures.delivery.error_reasons.get(reason, 0) + count
                 figures.delivery.errors += count
