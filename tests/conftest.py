@@ -39,6 +39,28 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedR
         server.stop()
 
 
+TS_DIR = pathlib.Path(__file__).resolve().parent.parent / "clients" / "typescript"
+NPM_TIMEOUT_S = 300
+
+
+@pytest.fixture(scope="session")
+def typescript_dist() -> pathlib.Path:
+    """The TypeScript client built once for the session: `npm ci` from the committed lock file,
+    then `npm run build` (generate + tsc). Without Node.js 20+ and npm the tests fail, they do
+    not skip."""
+    import shutil
+
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        pytest.fail("the TypeScript client needs Node.js 20+ with npm on PATH", pytrace=False)
+    version = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
+    assert int(version.lstrip("v").split(".")[0]) >= 20, f"Node.js 20+ needed, found {version}"
+    for args in ((npm, "ci", "--no-audit", "--no-fund"), (npm, "run", "build")):
+        result = subprocess.run(args, cwd=TS_DIR, capture_output=True, text=True, timeout=NPM_TIMEOUT_S)
+        assert result.returncode == 0, f"{' '.join(args)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    return TS_DIR / "dist"
+
+
 @pytest.fixture(scope="session")
 def chromium() -> pathlib.Path:
     """Debian's Chromium, which the browser tests need (a system package, not a PyPI one)."""

@@ -50,14 +50,9 @@ def _run(*args: str, timeout: float = NPM_TIMEOUT_S) -> subprocess.CompletedProc
 
 
 @pytest.fixture(scope="module")
-def bot_js() -> pathlib.Path:
-    """The built bot: `npm ci` when nothing is installed yet, then `npm run build` (generate + tsc)."""
-    npm = _tool("npm")
-    _tool("node")
-    if not (TS_DIR / "node_modules").exists():
-        _run(npm, "ci", "--no-audit", "--no-fund")
-    _run(npm, "run", "build")
-    return TS_DIR / "dist" / "example_bot.js"
+def bot_js(typescript_dist: pathlib.Path) -> pathlib.Path:
+    """The built bot (the client is built once for the session: `npm ci`, `npm run build`)."""
+    return typescript_dist / "example_bot.js"
 
 
 def _last_json_line(stdout: str) -> dict[str, Any]:
