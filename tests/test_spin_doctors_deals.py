@@ -382,6 +382,20 @@ def test_tie_order_consent_and_push_off_terms() -> None:
     assert budgets == {15, 16}  # some placements push her off, others do not
 
 
+def test_an_offer_whose_decision_is_gone_returns_when_the_game_moves_on() -> None:
+    """"Returned otherwise": should a decision leave the queue without its player making it,
+    the offers for it go back to their makers at the next step (here made up: an offer to
+    BARTEK, who owes nothing, while ANTEK gives his speech and the round ends)."""
+    state = _speech()
+    state.offers = [Offer(ANIA, BARTEK, 4, Term("CONSENT"))]
+    state.seats[ANIA].budget -= 4
+    state, events = rules.apply(state, ANTEK, Speech(), Rng(b"o"))
+    assert state.offers == [] and state.seats[ANIA].budget == 15
+    assert [(e.payload.kind, e.payload.seat, e.payload.other, e.payload.amount) for e in events if e.payload.kind.startswith("OFFER")] == [
+        ("OFFER_RETURNED", ANIA, BARTEK, 4)
+    ]
+
+
 def test_random_play_with_offers_keeps_every_budget_point() -> None:
     """Players owing nothing make, withdraw and see declined offers at random: games still end,
     and no Budget point is made or lost by a deal (the table's held points count)."""

@@ -192,3 +192,16 @@ def settle(state: State, seat: Seat, move: Any, caused: list[Event], events: lis
             state.seats[offer.offerer].budget += offer.amount
             say(events, Happening("OFFER_RETURNED", seat=offer.offerer, other=seat, amount=offer.amount, term=offer.term))
     state.offers = kept
+
+
+def release_stale(state: State, events: list[Event]) -> None:
+    """Return every offer whose decision is no longer the one owed now (after a step that moved
+    the game on: a new task, phase or round). Offers are settled with their decision, so this
+    finds none unless a rule removes a decision without its player making it."""
+    task = _decision(state)
+    stale = [o for o in state.offers if task is None or o.seat != task.seat]
+    for offer in stale:
+        state.seats[offer.offerer].budget += offer.amount
+        say(events, Happening("OFFER_RETURNED", seat=offer.offerer, other=offer.seat, amount=offer.amount, term=offer.term))
+    if stale:
+        state.offers = [o for o in state.offers if o not in stale]

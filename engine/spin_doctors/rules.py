@@ -220,6 +220,8 @@ def apply(state: State, seat: Seat, move: object, rng: Rng) -> tuple[State, list
         # The deal and the decision are one step: the offers made for it are settled at once.
         deals.settle(new, seat, move, list(events), events)
     flow.advance(new, rng, events)
+    if new.offers:
+        deals.release_stale(new, events)
     return new, [replace(e, reveals=True) if e.payload.kind in REVEALING else e for e in events]
 
 
