@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import pathlib
+import secrets
 import time
 from dataclasses import dataclass, field
 from typing import AsyncIterator, Callable
@@ -201,7 +202,9 @@ async def server_at(address: str = "", log_level: str = "warning") -> AsyncItera
     with tempfile.TemporaryDirectory(prefix="hustings-") as folder:
         redis = EmbeddedRedis(pathlib.Path(folder), appendonly=False, private=True).start()
         try:
-            replica = await Replica(ReplicaConfig(redis_url=redis.url, address="127.0.0.1:0")).start()
+            # A secret of its own: the Redis is private and temporary, so nothing needs to share it.
+            config = ReplicaConfig(redis_url=redis.url, address="127.0.0.1:0", secret=secrets.token_bytes(32))
+            replica = await Replica(config).start()
             try:
                 yield f"127.0.0.1:{replica.port}"
             finally:
