@@ -405,8 +405,10 @@ class Watchers:
 
 
 async def _woken(event: asyncio.Event, timeout_s: float) -> bool:
-    """Wait for ``event`` up to ``timeout_s``; whether it was set."""
-    with contextlib.suppress(asyncio.TimeoutError):
-        await asyncio.wait_for(event.wait(), timeout_s)
+    """Wait for ``event`` up to ``timeout_s``; whether it was set. (A timer on this task, not
+    ``wait_for``, which starts a task of its own for every wait of every seat's stream.)"""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(timeout_s):
+            await event.wait()
         return True
     return False
