@@ -8,7 +8,6 @@ and history are filtered only by ``visibility``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import hmac
 import random
@@ -148,6 +147,39 @@ def _check_request_id(request_id: str, required: bool) -> None:
         raise invalid("BAD_REQUEST_ID", "request_id must be 1 to 64 printable ASCII characters without spaces")
 
 
+class _GameLock:
+    """The lock of one game while anyone uses it (a plain class: every move takes one, and a
+    generator-based context manager costs several times as much)."""
+
+    __slots__ = ("_locks", "_game_id", "_lock")
+
+    def __init__(self, locks: dict[str, list[Any]], game_id: str) -> None:
+        self._locks = locks
+        self._game_id = game_id
+        held = locks.get(game_id)
+        if held is None:
+            held = locks[game_id] = [asyncio.Lock(), 0]
+        held[1] += 1
+        self._lock: asyncio.Lock = held[0]
+
+    async def __aenter__(self) -> None:
+        try:
+            await self._lock.acquire()
+        except BaseException:
+            self._release_use()
+            raise
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._lock.release()
+        self._release_use()
+
+    def _release_use(self) -> None:
+        held = self._locks[self._game_id]
+        held[1] -= 1
+        if not held[1]:
+            del self._locks[self._game_id]
+
+
 class GameHost:
     """Creates, loads and advances games stored in Redis."""
 
@@ -178,7 +210,7 @@ class GameHost:
         )
         self.presence = Presence(store)
         self._kicks: set[asyncio.Task[Any]] = set()
-        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+        self._locks: dict[str, list[Any]] = {}  # game id -> [its lock, how many use it]
         self.allow_client_seed = allow_client_seed
         self.max_watchers = max_watchers
         self.watchers = Watchers(
@@ -418,21 +450,10 @@ class GameHost:
             raise invalid("BAD_SEED", "seed must be 64 hex digits")
         return seed
 
-    @contextlib.asynccontextmanager
-    async def _game_lock(self, game_id: str) -> AsyncIterator[None]:
+    def _game_lock(self, game_id: str) -> "_GameLock":
         """Steps of one game on this replica one at a time: they would only conflict with each
         other in Redis (simultaneous choices of several seats arrive together)."""
-        lock, users = self._locks.get(game_id, (asyncio.Lock(), 0))
-        self._locks[game_id] = (lock, users + 1)
-        try:
-            async with lock:
-                yield
-        finally:
-            lock, users = self._locks[game_id]
-            if users == 1:
-                del self._locks[game_id]
-            else:
-                self._locks[game_id] = (lock, users - 1)
+        return _GameLock(self._locks, game_id)
 
     async def join_game(self, request: game_service_pb2.JoinGameRequest) -> game_service_pb2.JoinGameResponse:
         """Take a seat; the game starts when the last seat is taken.
@@ -711,7 +732,7 @@ class GameHost:
         )
         entry.move.CopyFrom(move_proto)
         for event in events:
-            entry.events.append(visibility.store_event(game, event, version, seat))
+            visibility.fill_stored_event(entry.events.add(), game, event, version, seat)
         return Loaded(new, game, state), entry
 
     @staticmethod

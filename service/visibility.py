@@ -16,13 +16,22 @@ from hustings.v1 import game_pb2
 
 def store_event(game: Game[Any, Any, Any], event: Event, version: int, seat: Seat | None) -> storage_pb2.StoredEvent:
     """An engine event in its stored form: the full event, who sees it, and the redacted form."""
-    stored = storage_pb2.StoredEvent(public=event.public)
+    stored = storage_pb2.StoredEvent()
+    fill_stored_event(stored, game, event, version, seat)
+    return stored
+
+
+def fill_stored_event(
+    stored: storage_pb2.StoredEvent, game: Game[Any, Any, Any], event: Event, version: int, seat: Seat | None
+) -> None:
+    """Fill ``stored`` (say, a new element of a log entry's events, which saves a copy) with
+    the stored form of an engine event."""
+    stored.public = event.public
     fill_event(game, stored.event, event.payload, version, seat)
     if event.visible_to is not None:
         stored.visible_to.extend(sorted(event.visible_to))
         if event.redacted is not None:
             fill_event(game, stored.redacted, event.redacted, version, seat)
-    return stored
 
 
 def event_for(stored: storage_pb2.StoredEvent, seat: Seat | None, reveal_all: bool) -> game_pb2.Event | None:
