@@ -36,9 +36,12 @@ TAKE_READY_MOVE = 0.6
 CLICKABLE = (
     "#moves button.move, #moves button.decision, #moves button.choice:not(.selected):not([disabled]), #moves button.step-up:not([disabled])"
 )
-# Handing Budget points is allowed at almost any moment of The Spin Doctors; a player who kept
-# doing it would only lengthen the game, so the clicking player leaves it out.
-SKIPPED = "[data-decision='handBudget']"
+# Handing Budget points and making, withdrawing or declining offers are allowed at almost any
+# moment of The Spin Doctors; a player who kept doing them would only lengthen the game (and an
+# offer made on a table a bot has just moved is refused as stale), so the clicking player leaves
+# them out.
+OPTIONAL = ("handBudget", "offerDeal", "withdrawOffer", "declineOffer")
+SKIPPED = ", ".join(f"[data-decision='{d}']" for d in OPTIONAL)
 
 
 @pytest.fixture(scope="module")
@@ -242,7 +245,7 @@ def _game_in_progress(live: LiveRest, kind: str, players: int, moves: int, seed:
     deadline = time.monotonic() + 30
     while made < moves and time.monotonic() < deadline:
         view = live.ok("GET", f"/v1/games/{game_id}/view", token=token)["view"]
-        legal = [m for m in view.get("legalMoves", []) if "handBudget" not in str(m)]
+        legal = [m for m in view.get("legalMoves", []) if not set(OPTIONAL) & set(m.get("spinDoctors", {}))]
         if view["status"] != "GAME_STATUS_ACTIVE":
             break
         if not legal:  # the bots are still answering

@@ -45,7 +45,7 @@ export function composer(moves, game, ctx, state, submit) {
   const redraw = () => root.replaceChildren(...draw());
   const label = (field, value, decision) => game.valueLabel(field, value, ctx, decision);
   const moveButton = (entry, decision, text) =>
-    h("button", { class: "move primary", type: "button", onclick: () => submit(entry.move) },
+    h("button", { class: "move primary", type: "button", dataset: { decision }, onclick: () => submit(entry.move) },
       text ?? capital(game.moveText(decision, entry.params, ctx)));
 
   function draw() {

@@ -226,7 +226,14 @@ export default {
     if (field === "field") return fieldName(ctx, value);
     if (field === "locality" || (field === "second" && typeof value === "number" && decision === "act" && false)) return locality(ctx, value);
     if (field === "voterGroup") return group(ctx, value);
-    if (field === "seat" || field === "pushOff") return who(ctx, value);
+    if (field === "seat") return who(ctx, value);
+    if (field === "pushOff") {
+      // An index into the White tokens of the Locality the decision is about, lowest first.
+      const k = ctx.kindView;
+      const loc = (k.localities ?? []).find((l) => (l.locality ?? 0) === (k.pending?.locality ?? -1));
+      const owner = (loc?.whiteTokens ?? [])[value ?? 0];
+      return owner === undefined ? `White token ${(value ?? 0) + 1}` : `${who(ctx, owner)}’s token`;
+    }
     if (field === "action") return action(ctx, value);
     if (field === "staff") return `Staff ${value}`;
     if (typeof value === "string") return cardText(ctx, value);
