@@ -170,6 +170,64 @@ def test_watchers_of_one_game_share_one_read_per_version(redis_server: EmbeddedR
         raw.close()
 
 
+def test_a_step_committed_here_reaches_its_streams_without_a_read(redis_server: EmbeddedRedis) -> None:
+    """Moves made through the replica that holds the streams are handed to the game's feed: no
+    log read (XRANGE) for them, although every stream gets every step."""
+    raw = sync_redis.Redis.from_url(redis_server.url)
+
+    def log_reads() -> int:
+        return int(raw.info("commandstats").get("cmdstat_xrange", {}).get("calls", 0))
+
+    async def scenario() -> None:
+        async with replica(redis_server.url) as one:
+            async with Client(f"127.0.0.1:{one.port}") as client:
+                seats = await new_game(client, 4)
+                game_id = seats[0].game_id
+                start = (await client.view(game_id)).version
+                channel = own_channel(f"127.0.0.1:{one.port}")
+                stub = game_service_pb2_grpc.GameServiceStub(channel)
+                followers = [Follower(stub, game_id, start - 1) for _ in range(20)]
+                await wait_until(lambda: all(f.opened.is_set() for f in followers))
+                await wait_until(lambda: one.host.watchers.feeds == 1)
+                before = log_reads()
+                versions = [await next_move(client, seats) for _ in range(3)]
+                await wait_until(lambda: all(f.versions[-1:] == versions[-1:] for f in followers))
+                assert all(f.versions == [start, *versions] for f in followers)
+                assert log_reads() == before
+                for f in followers:
+                    await f.close()
+                await channel.close()
+
+    try:
+        run(scenario())
+    finally:
+        raw.close()
+
+
+def test_a_step_whose_announcement_is_lost_arrives_by_the_sweep(redis_server: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pub/sub is at-most-once: with the watching replica deaf to announcements, a move made on
+    another replica still reaches its stream, by the sweep of watched games' versions."""
+    monkeypatch.setattr(watch_module, "POLL_S", 0.2)
+
+    async def scenario() -> None:
+        async with replica(redis_server.url) as watching, replica(redis_server.url) as moving:
+            async with Client(f"127.0.0.1:{moving.port}") as client:
+                seats = await new_game(client, 4)
+                game_id = seats[0].game_id
+                start = (await client.view(game_id)).version
+                channel = own_channel(f"127.0.0.1:{watching.port}")
+                follower = Follower(game_service_pb2_grpc.GameServiceStub(channel), game_id, start - 1)
+                await wait_until(follower.opened.is_set)
+                await watching.host.notifier.stop()  # hears nothing from here on
+                version = await next_move(client, seats)
+                await wait_until(lambda: follower.versions[-1:] == [version], timeout_s=10)
+                assert follower.versions == [start, version] and follower.error is None
+                await follower.close()
+                await channel.close()
+
+    run(scenario())
+
+
 def test_a_watcher_far_behind_catches_up_from_the_log(redis_server: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch) -> None:
     """A stream that takes nothing while the game moves on gets every step in its next update
     (from the log when the feed's tail no longer reaches back), while another stays current."""
