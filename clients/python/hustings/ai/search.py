@@ -157,7 +157,7 @@ def search(game: Game[Any, Any, Any], observation: Any, seat: int, rng: Rng, bud
     totals = [0.0] * len(moves)
     deadline = started + budget.seconds
     for iteration in range(budget.iterations):
-        if iteration and time.perf_counter() > deadline:
+        if iteration and _would_overrun(started, iteration, deadline):
             break  # out of time: the moves not yet tried keep no visits and lose
         if iteration < len(moves):
             choice = iteration
@@ -180,6 +180,13 @@ def search(game: Game[Any, Any, Any], observation: Any, seat: int, rng: Rng, bud
     return moves[best], report
 
 
+def _would_overrun(started: float, done: int, deadline: float) -> bool:
+    """True if one more step, as long as the ``done`` ones took on average, would end past the
+    deadline: stopping only once past it would overrun the budget by a step every decision."""
+    now = time.perf_counter()
+    return now + (now - started) / done > deadline
+
+
 def _paired(game: Game[Any, Any, Any], observation: Any, seat: int, rng: Rng, moves: list[Any], tuning: Tuning,
             deadline: float, rounds: int, report: SearchReport, started: float) -> tuple[Any, SearchReport]:
     """Rounds of one drawn table each, on which every move is tried with the same chance: the
@@ -188,7 +195,7 @@ def _paired(game: Game[Any, Any, Any], observation: Any, seat: int, rng: Rng, mo
     policy = rollout_policy(tuning)
     totals = [0.0] * len(moves)
     for number in range(rounds):
-        if number and time.perf_counter() > deadline:
+        if number and _would_overrun(started, number, deadline):
             break
         world = sample(observation, seat, Rng(rng.seed + b"/world", rng.counter + number))
         for index, move in enumerate(moves):
