@@ -119,3 +119,24 @@ def test_a_move_notes_its_seat_present_in_its_commit_and_a_refused_one_still_doe
                 await client.close()
 
     run(scenario())
+
+
+def test_a_move_commits_after_redis_forgot_the_commit_script(redis_server: EmbeddedRedis) -> None:
+    """The commit runs its script by hash; a Redis that lost its scripts (a restart, a failover)
+    is taught it again and the move is applied once."""
+
+    async def scenario() -> None:
+        async with running_replica(redis_server.url) as replica:
+            client = Client(f"127.0.0.1:{replica.port}")  # type: ignore[attr-defined]
+            try:
+                created = await client.create_game("stimmvieh", 4, stimmvieh_options(4))
+                seats = [await client.join(created.game_id, f"P{i}") for i in range(4)]
+                view = await client.view(created.game_id, seats[0].token)
+                redis.Redis.from_url(redis_server.url).script_flush()
+                answer = await client.move(created.game_id, seats[0].token, view.legal_moves[0])
+                assert answer.version == view.version + 1
+                assert (await client.view(created.game_id)).version == view.version + 1
+            finally:
+                await client.close()
+
+    run(scenario())
