@@ -17,7 +17,7 @@ from hustings.engine.spin_doctors.model import FINISHED, SpinDoctorsOptions, Sta
 from hustings.engine.spin_doctors.rules import STAFFS
 from hustings.engine.spin_doctors.views import TableView
 
-GAMES_PER_PLAYER_COUNT = 100
+GAMES_PER_PLAYER_COUNT = 50
 SECRET_EVENTS = frozenset({"STAFFER_CHOSEN", "PROGRAMME_CHOSEN", "STAFF_CHANGE_MADE", "PROGRAMME_CHANGE_MADE", "NEWS_ARRANGED"})
 
 
