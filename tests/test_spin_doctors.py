@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from spin_doctors_helpers import empty_table
 from hustings.engine import IllegalMoveError, Rng
 from hustings.engine.spin_doctors import GAME, actions, flow, rules
 from hustings.engine.spin_doctors.board import (
@@ -39,15 +40,7 @@ WROCLAW, SZCZECIN, TROJMIASTO, LODZ, WARSZAWA, POZNAN, BYDGOSZCZ = 8, 0, 1, 2, 3
 
 def _table(players: int = 3, seed: bytes = b"table") -> State:
     """A set-up game with every Staff chosen, ready for a scene to be laid out on it."""
-    state = rules.setup(SpinDoctorsOptions(players), Rng(seed))
-    for player in state.seats:
-        player.staff = [0, 2, 3, 4, 8, 10, 12]
-        player.programme = ["economy_3plus", "health_care_0to2", "foreign_policy_0to2"]
-        player.face_up = ["economy_3plus"]
-    for spot in state.spots:
-        spot.turnout = [-1] * len(spot.turnout)
-        spot.red, spot.white, spot.activity = [], [], []
-    return state
+    return empty_table(players, seed)
 
 
 def _card_with(group: int, trait: str | None = None) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from spin_doctors_helpers import empty_table
 from hustings.engine import IllegalMoveError, Rng
 from hustings.engine.spin_doctors import GAME, flow, rules
 from hustings.engine.spin_doctors.content import CONTENT
@@ -52,15 +53,7 @@ AUTHORITY = 2
 
 def _table(players: int = 3) -> State:
     """A set-up game with every Staff and Programme chosen and an empty board (no tokens)."""
-    state = rules.setup(SpinDoctorsOptions(players), Rng(b"printed"))
-    for player in state.seats:
-        player.staff = [0, 2, 3, 4, 8, 10, 12]
-        player.programme = ["economy_3plus", "health_care_0to2", "foreign_policy_0to2"]
-        player.face_up = ["economy_3plus"]
-    for spot in state.spots:
-        spot.turnout = [-1] * len(spot.turnout)
-        spot.red, spot.white, spot.activity = [], [], []
-    return state
+    return empty_table(players, b"printed")
 
 
 def _topic_card(topic: int, red: int | None = None, white: int | None = None, skip: int = 0) -> str:
