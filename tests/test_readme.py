@@ -268,6 +268,26 @@ def _sample_outputs_hold(block: str, printed: list[str]) -> None:
             assert sample in printed, (sample, printed)
 
 
+def _typescript_steps_in_a_fresh_copy(steps: str, served_http: str, tmp_path: pathlib.Path) -> list[str]:
+    """Run a README block of TypeScript commands, as written, in a fresh clone's part of the tree
+    (the proto and the client, without what a build leaves); the lines it printed, its sample
+    outputs checked."""
+    clone = tmp_path / "clone"
+    shutil.copytree(REPO / "proto", clone / "proto")
+    build_outputs = shutil.ignore_patterns("node_modules", "dist", "gen")
+    shutil.copytree(REPO / "clients" / "typescript", clone / "clients" / "typescript", ignore=build_outputs)
+    # npm's own settings through its environment, so that the commands stay as written.
+    quiet = {"npm_config_audit": "false", "npm_config_fund": "false", "npm_config_update_notifier": "false"}
+    done = subprocess.run(
+        ["sh", "-eu", "-c", _at(steps, served_http, README_HTTP_ADDRESS)],
+        cwd=clone, capture_output=True, text=True, timeout=600, env={**_with_venv_on_path(), **quiet},
+    )
+    assert done.returncode == 0, (done.stdout[-3000:], done.stderr[-3000:])
+    printed = done.stdout.splitlines()
+    _sample_outputs_hold(steps, printed)
+    return printed
+
+
 def test_the_python_example_reaches_a_move(served: str) -> None:
     (example,) = _blocks(_section("Call it from Python"), "python")
     done = subprocess.run([sys.executable, "-c", _at(example, served)], capture_output=True, text=True, timeout=60)
@@ -334,20 +354,7 @@ def test_the_curl_session_reaches_a_move(served_http: str) -> None:
 def test_the_typescript_example_builds_from_a_fresh_copy_and_reaches_a_move(served_http: str, tmp_path: pathlib.Path) -> None:
     (steps,) = [block for block in _blocks(_section(REST_SECTION), "sh") if "npm ci" in block]
     assert _commands(steps)[0].startswith("cd clients/typescript && npm ci && npm run build")
-    # A fresh clone's part of the tree: the proto and the client, without what a build leaves.
-    clone = tmp_path / "clone"
-    shutil.copytree(REPO / "proto", clone / "proto")
-    build_outputs = shutil.ignore_patterns("node_modules", "dist", "gen")
-    shutil.copytree(REPO / "clients" / "typescript", clone / "clients" / "typescript", ignore=build_outputs)
-    # npm's own settings through its environment, so that the commands stay as written.
-    quiet = {"npm_config_audit": "false", "npm_config_fund": "false", "npm_config_update_notifier": "false"}
-    done = subprocess.run(
-        ["sh", "-eu", "-c", _at(steps, served_http, README_HTTP_ADDRESS)],
-        cwd=clone, capture_output=True, text=True, timeout=600, env={**_with_venv_on_path(), **quiet},
-    )
-    assert done.returncode == 0, (done.stdout[-3000:], done.stderr[-3000:])
-    printed = done.stdout.splitlines()
-    _sample_outputs_hold(steps, printed)
+    printed = _typescript_steps_in_a_fresh_copy(steps, served_http, tmp_path)
     line = json.loads(printed[-1])
     assert line["seats"] == [0, 1, 2] and line["refused"] == "STALE_VERSION"
     assert int(line["version"]) == int(line["movedFrom"]) + 1 and line["events"] >= 1
@@ -450,17 +457,7 @@ def test_the_readme_engine_bot_plays_the_arena_games() -> None:
 def test_the_typescript_example_bot_builds_from_a_fresh_copy_and_plays_a_game(served_http: str, tmp_path: pathlib.Path) -> None:
     steps = _blocks(_subsection(BOT_SECTION), "sh")[1]
     assert _commands(steps)[0].startswith("cd clients/typescript && npm ci && npm run build")
-    clone = tmp_path / "clone"  # a fresh clone's part of the tree, without what a build leaves
-    shutil.copytree(REPO / "proto", clone / "proto")
-    shutil.copytree(REPO / "clients" / "typescript", clone / "clients" / "typescript", ignore=shutil.ignore_patterns("node_modules", "dist", "gen"))
-    quiet = {"npm_config_audit": "false", "npm_config_fund": "false", "npm_config_update_notifier": "false"}
-    done = subprocess.run(
-        ["sh", "-eu", "-c", _at(steps, served_http, README_HTTP_ADDRESS)],
-        cwd=clone, capture_output=True, text=True, timeout=600, env={**_with_venv_on_path(), **quiet},
-    )
-    assert done.returncode == 0, (done.stdout[-3000:], done.stderr[-3000:])
-    printed = done.stdout.splitlines()
-    _sample_outputs_hold(steps, printed)
+    printed = _typescript_steps_in_a_fresh_copy(steps, served_http, tmp_path)
     line = json.loads(printed[-1])
     assert line["finished"] is True and line["seat"] == 0 and line["watchedFrom"] == ["0"] and line["decided"]
     history = requests.get(f"http://{served_http}/v1/games/{line['gameId']}/history", timeout=10).json()["entries"]
