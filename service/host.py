@@ -35,7 +35,6 @@ from hustings.service.errors import (
 from hustings.service import deadlines, table
 from hustings.service.lobby import LobbyRepair, index_quietly, summary_of
 from hustings.service.presence import Presence
-from hustings.service.presence import now_ms as presence_now_ms
 from hustings.service.seats import SeatLifecycle
 from hustings.service.limits import (
     DEFAULT_MAX_STREAMS,
@@ -208,7 +207,7 @@ class GameHost:
         self.deadline_runner = deadlines.DeadlineRunner(
             self.deadlines, self.seats.apply_due, self.store.version_of, now_ms=self._now_ms
         )
-        self.presence = Presence(store)
+        self.presence = Presence(store, now_ms=self._now_ms)
         self._kicks: set[asyncio.Task[Any]] = set()
         self._locks: dict[str, list[Any]] = {}  # game id -> [its lock, how many use it]
         self.allow_client_seed = allow_client_seed
@@ -658,7 +657,7 @@ class GameHost:
                     log.info("move_rejected", reason=error.reason, version=loaded.version)
                     raise
                 await self._schedule(new.stored)
-                seen_at = presence_now_ms()
+                seen_at = self._now_ms()
                 result = await self.store.commit(
                     new.stored,
                     loaded.version,

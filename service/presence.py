@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import Any, Callable
 
 import structlog
 from redis.exceptions import RedisError
@@ -26,15 +26,16 @@ MAX_TRACKED = 50_000
 
 
 def now_ms() -> int:
-    """The time presence is noted in: ms since the epoch (shared by every replica)."""
+    """This machine's clock in ms since the epoch (a replica passes its shared clock instead)."""
     return int(time.time() * 1000)
 
 
 class Presence:
     """Notes and reads when seats were last seen."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, now_ms: Callable[[], int] = now_ms) -> None:
         self.store = store
+        self.now_ms = now_ms  # the replicas' shared clock (service/clock.py): seen times are compared across replicas
         self._touched: dict[tuple[str, int], float] = {}
         self._read: dict[str, tuple[float, dict[int, int]]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -64,13 +65,13 @@ class Presence:
             self._touched[key] = now
             seen = self._read.get(game_id)
             if seen is not None:
-                seen[1][seat] = at_ms if at_ms is not None else now_ms()
+                seen[1][seat] = at_ms if at_ms is not None else self.now_ms()
         return due
 
     async def _write(self, game_id: str, seat: int) -> None:
         try:
             async with self.store.client.pipeline(transaction=False) as pipe:
-                pipe.hset(presence_key(game_id), str(seat), now_ms())
+                pipe.hset(presence_key(game_id), str(seat), self.now_ms())
                 pipe.expire(presence_key(game_id), KEEP_S)
                 await pipe.execute()
         except RedisError as error:
@@ -91,5 +92,5 @@ class Presence:
         seen = self._read.get(game_id)
         if seen is None:
             return set()
-        cutoff = int(time.time() * 1000) - WINDOW_MS
+        cutoff = self.now_ms() - WINDOW_MS
         return {seat for seat, at in seen[1].items() if at >= cutoff}

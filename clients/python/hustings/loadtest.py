@@ -23,7 +23,6 @@ import os
 import pathlib
 import random
 import secrets
-import socket
 import statistics
 import subprocess
 import sys
@@ -38,7 +37,7 @@ import grpc
 
 from hustings.client import Client, HustingsError
 from hustings.engine import Rng, get_game
-from hustings.service.embedded_redis import free_port, wait_for_port
+from hustings.service.embedded_redis import free_port, port_is_free, wait_for_port
 from hustings.v1 import game_pb2
 
 if TYPE_CHECKING:
@@ -48,19 +47,9 @@ FLOOR_METHOD = "/hustings.bench.Floor/RoundTrip"
 START_TIMEOUT_S = 30.0
 
 
-def port_is_free(port: int) -> bool:
-    """Whether nothing listens on 127.0.0.1:``port`` (a fixed port must be checked before use:
-    waiting for it to answer would otherwise take another service's answer for ours)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
 def fixed_port(port: int, what: str) -> int:
-    """``port``, or a clear error naming ``what`` when it is taken."""
+    """``port``, or a clear error naming ``what`` when it is taken (checked before use: waiting
+    for it to answer would otherwise take another service's answer for ours)."""
     if not port_is_free(port):
         raise LoadtestError(f"port {port} for {what} is in use: choose another --base-port")
     return port
