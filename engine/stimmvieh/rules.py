@@ -6,11 +6,10 @@ mutates its input. Chance comes only from the ``Rng`` handed in.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from itertools import combinations
 from typing import Any, Sequence
 
-from hustings.engine.base import Event, Seat
+from hustings.engine.base import Event, Seat, evolve
 from hustings.engine.errors import (
     GameOverError,
     IllegalMoveError,
@@ -100,7 +99,7 @@ def deal_campaign(
     if options.with_angelus:
         stack = list(POLITICIANS)
         rng.shuffle(stack)
-        parties[ANGELUS_PARTY] = replace(parties[ANGELUS_PARTY], chosen=tuple(sorted(stack[:TOP_CANDIDATE_COUNT])))
+        parties[ANGELUS_PARTY] = evolve(parties[ANGELUS_PARTY], chosen=tuple(sorted(stack[:TOP_CANDIDATE_COUNT])))
     return StimmviehState(
         options=options,
         campaign=campaign,
@@ -230,8 +229,8 @@ def _choose(state: StimmviehState, seat: Seat, move: ChooseTopCandidates, rng: R
         events.append(Event(campaign_started(state)))
     chosen = tuple(sorted(move.influences))
     parties = list(state.parties)
-    parties[seat] = replace(parties[seat], chosen=chosen)
-    state = replace(state, parties=tuple(parties))
+    parties[seat] = evolve(parties[seat], chosen=chosen)
+    state = evolve(state, parties=tuple(parties))
     events.append(Event(TopCandidatesChosen(seat, chosen), visible_to=frozenset((seat,)), redacted=TopCandidatesChosen(seat)))
     if not to_act(state):
         state, more = _reveal(state, rng)
@@ -241,7 +240,7 @@ def _choose(state: StimmviehState, seat: Seat, move: ChooseTopCandidates, rng: R
 
 def _reveal(state: StimmviehState, rng: Rng) -> tuple[StimmviehState, list[Event]]:
     parties = tuple(
-        replace(p, chosen=(), top_candidates=p.chosen, backbenchers=p.hand(revealed=False)) for p in state.parties
+        evolve(p, chosen=(), top_candidates=p.chosen, backbenchers=p.hand(revealed=False)) for p in state.parties
     )
     totals = [sum(p.top_candidates) for p in parties]
     moderator = state.options.moderator_seat if state.options.moderator else None
@@ -252,7 +251,7 @@ def _reveal(state: StimmviehState, rng: Rng) -> tuple[StimmviehState, list[Event
     revealed = TopCandidatesRevealed(
         tuple(RevealedTopCandidates(i, p.top_candidates, totals[i]) for i, p in enumerate(parties))
     )
-    state = replace(
+    state = evolve(
         state, parties=parties, phase=CAMPAIGN, round=1, start_party=start, current_party=start, angelus_holder=holder
     )
     return state, [Event(revealed, reveals=True), Event(StartPlayerChosen(start, reason, flips, holder))]
@@ -335,21 +334,24 @@ def _play(state: StimmviehState, seat: Seat, move: PlayPolitician, rng: Rng) -> 
     elif takeable(state, influence):
         raise IllegalMoveError("MUST_TAKE_CARD", f"a politician of influence {influence} must take a card on display")
 
+    # One new party and one new state per turn (the rules' hottest path): fields first, then
+    # ``evolve`` once for each.
+    played: dict[str, Any]
     if top_candidate:
-        party = replace(party, top_candidates=tuple(p for p in party.top_candidates if p != influence))
+        played = {"top_candidates": tuple(p for p in party.top_candidates if p != influence)}
         changes: dict[str, Any] = {"top_candidate_discards": state.top_candidate_discards + (influence,)}
     else:
-        party = replace(party, backbenchers=tuple(p for p in party.backbenchers if p != influence))
+        played = {"backbenchers": tuple(p for p in party.backbenchers if p != influence)}
         changes = {"backbencher_discards": state.backbencher_discards + (influence,)}
     events = [Event(PoliticianPlayed(party_index, influence, top_candidate, taken, seat))]
     if taken is not None:
         if taken.kind == VOTE:
-            party = replace(party, votes=party.votes + (card_id,))
+            played["votes"] = party.votes + (card_id,)
         else:
-            party = replace(party, donations=party.donations + (card_id,))
+            played["donations"] = party.donations + (card_id,)
         changes.update(_take_and_refill(state, card_id, top_candidate, events))
     parties = list(state.parties)
-    parties[party_index] = party
+    parties[party_index] = evolve(party, **played)
     changes["parties"] = tuple(parties)
     if state.is_angelus(party_index):
         assert state.angelus_holder is not None
@@ -359,7 +361,7 @@ def _play(state: StimmviehState, seat: Seat, move: PlayPolitician, rng: Rng) -> 
     next_party = (party_index + 1) % PARTIES
     changes["current_party"] = next_party
     changes["round"] = state.round + (1 if next_party == state.start_party else 0)
-    state = replace(state, **changes)
+    state = evolve(state, **changes)
     if state.round > ROUNDS:
         state = _election_night(state, rng, events)
     return state, events
@@ -393,8 +395,8 @@ def _election_night(state: StimmviehState, rng: Rng, events: list[Event]) -> Sti
         state = deal_campaign(state.options, state.campaign + 1, points, rng, results)
         events.append(Event(campaign_started(state)))
         return state
-    parties = tuple(replace(p, campaign_points=points[i]) for i, p in enumerate(state.parties))
-    return replace(
+    parties = tuple(evolve(p, campaign_points=points[i]) for i, p in enumerate(state.parties))
+    return evolve(
         state,
         parties=parties,
         phase=FINISHED,

@@ -27,16 +27,39 @@ def _build(cls: type[T], data: Any) -> T:
 
 # Every move stores the whole state, so its serialisation is on the move path. The bytes are
 # exactly those of ``json.dumps(..., sort_keys=True, separators=(",", ":"), ensure_ascii=False)``
-# (stored digests stay valid), produced more cheaply: dicts are built in sorted key order (no
-# sorting), one encoder is reused without its cycle check (the values are trees), and the JSON
-# of the options and of each party is kept for the next state, which shares most of them.
+# (stored digests stay valid), written more cheaply: the state is a fixed tree of integers, None,
+# short strings and tuples of them, so its text is put together field by field in sorted key
+# order, and the JSON of the options and of each party is kept for the next state, which shares
+# most of them. A string is written as it stands only where JSON would not escape it (see
+# ``_plain``); anything else goes through the json module, so no value can change the bytes.
 _ENCODE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
-_TOP_KEYS = tuple(sorted([f.name for f in fields(StimmviehState)] + ["format"]))
-# Stand-ins for the options and the parties in the top-level encoding, replaced by their cached
-# JSON. A key followed by a number cannot occur inside an encoded string (its quotes are escaped).
-_OPTIONS_STAND_IN = -9_000_000_000_000_000_001
-_PARTIES_STAND_IN = -9_000_000_000_000_000_002
 FRAGMENTS_KEPT = 4096  # a few per game in play; frozen values, so equal values share one entry
+
+
+def _plain(text: str) -> bool:
+    """True when JSON (``ensure_ascii=False``) writes ``text`` unescaped: it escapes only quotes,
+    backslashes and control characters, and a printable string has no control characters."""
+    return text.isprintable() and '"' not in text and "\\" not in text
+
+
+def _text(value: str) -> str:
+    return f'"{value}"' if _plain(value) else _ENCODE(value)
+
+
+def _texts(values: tuple[str, ...]) -> str:
+    if not values:
+        return "[]"
+    if _plain("".join(values)):  # card ids: one check for the whole stack
+        return '["' + '","'.join(values) + '"]'
+    return _ENCODE(values)
+
+
+def _number(value: int | None) -> str:
+    return "null" if value is None else str(value)
+
+
+def _numbers(values: tuple[int, ...]) -> str:
+    return "[" + ",".join(map(str, values)) + "]"
 
 
 @cache
@@ -44,36 +67,49 @@ def _sorted_names(cls: type) -> tuple[str, ...]:
     return tuple(sorted(f.name for f in fields(cls)))
 
 
-def _flat_sorted(obj: Any) -> dict[str, Any]:
-    return {name: getattr(obj, name) for name in _sorted_names(type(obj))}
+@lru_cache(maxsize=FRAGMENTS_KEPT)
+def _options(options: StimmviehOptions) -> str:
+    return _ENCODE({name: getattr(options, name) for name in _sorted_names(StimmviehOptions)})
 
 
 @lru_cache(maxsize=FRAGMENTS_KEPT)
-def _fragment(value: StimmviehOptions | PartyState) -> str:
-    return _ENCODE(_flat_sorted(value))
+def _party(party: PartyState) -> str:
+    return (
+        f'{{"backbenchers":{_numbers(party.backbenchers)},"campaign_points":{party.campaign_points},'
+        f'"chosen":{_numbers(party.chosen)},"donations":{_texts(party.donations)},'
+        f'"top_candidates":{_numbers(party.top_candidates)},"votes":{_texts(party.votes)}}}'
+    )
+
+
+def _results(records: tuple[CampaignRecord, ...]) -> str:
+    if not records:
+        return "[]"
+    names = _sorted_names(CampaignResult)
+    return _ENCODE(
+        [{"campaign": r.campaign, "results": [{n: getattr(x, n) for n in names} for x in r.results]} for r in records]
+    )
 
 
 def dump_state(state: StimmviehState) -> bytes:
     """The state as canonical JSON bytes (sorted keys, no spaces): equal states, equal bytes."""
-    data: dict[str, Any] = {}
-    for name in _TOP_KEYS:
-        if name == "options":
-            data[name] = _OPTIONS_STAND_IN
-        elif name == "parties":
-            data[name] = _PARTIES_STAND_IN
-        elif name == "campaign_results":
-            data[name] = [
-                {"campaign": r.campaign, "results": [_flat_sorted(x) for x in r.results]} for r in state.campaign_results
-            ]
-        elif name == "format":
-            data[name] = FORMAT
-        else:
-            data[name] = getattr(state, name)
-    text = _ENCODE(data)
-    text = text.replace(f'"options":{_OPTIONS_STAND_IN}', '"options":' + _fragment(state.options), 1)
-    parties = "[" + ",".join([_fragment(p) for p in state.parties]) + "]"
-    text = text.replace(f'"parties":{_PARTIES_STAND_IN}', '"parties":' + parties, 1)
-    return text.encode("utf-8")
+    parties = ",".join([_party(p) for p in state.parties])
+    return (
+        f'{{"angelus_holder":{_number(state.angelus_holder)},'
+        f'"backbencher_discards":{_numbers(state.backbencher_discards)},'
+        f'"campaign":{state.campaign},'
+        f'"campaign_results":{_results(state.campaign_results)},'
+        f'"current_party":{_number(state.current_party)},'
+        f'"display":{_texts(state.display)},'
+        f'"donation_stack":{_texts(state.donation_stack)},'
+        f'"format":{FORMAT},'
+        f'"options":{_options(state.options)},'
+        f'"parties":[{parties}],'
+        f'"phase":{_text(state.phase)},'
+        f'"round":{state.round},'
+        f'"start_party":{_number(state.start_party)},'
+        f'"top_candidate_discards":{_numbers(state.top_candidate_discards)},'
+        f'"vote_stack":{_texts(state.vote_stack)}}}'
+    ).encode("utf-8")
 
 
 def load_state(raw: bytes) -> StimmviehState:
