@@ -82,8 +82,11 @@ def _party(party: PartyState) -> str:
 
 
 def _results(records: tuple[CampaignRecord, ...]) -> str:
-    if not records:
-        return "[]"
+    return _finished_campaigns(records) if records else "[]"
+
+
+@lru_cache(maxsize=FRAGMENTS_KEPT)
+def _finished_campaigns(records: tuple[CampaignRecord, ...]) -> str:
     names = _sorted_names(CampaignResult)
     return _ENCODE(
         [{"campaign": r.campaign, "results": [{n: getattr(x, n) for n in names} for x in r.results]} for r in records]
