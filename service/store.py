@@ -20,13 +20,14 @@ from __future__ import annotations
 import asyncio
 import pathlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Awaitable
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
 
+from hustings.service.lane import Lane
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2
 
@@ -145,6 +146,9 @@ class Store:
 
     def __init__(self, client: "aioredis.Redis | RedisCluster") -> None:
         self.client = client
+        # Commits ride one pipelined connection (service/lane.py); a Cluster spreads them over
+        # its shards through its own client instead.
+        self.lane = Lane(client) if isinstance(client, aioredis.Redis) else None
         self._commit = client.register_script(_COMMIT_LUA)
         self._index = client.register_script(_INDEX_LUA)
 
@@ -160,10 +164,12 @@ class Store:
         for one (then fails as a ``redis.ConnectionError``, which callers answer as UNAVAILABLE)
         instead of failing at once, so a burst queues rather than breaks.
         """
-        if max_connections < 2:
-            raise ValueError("max_connections must be at least 2 (one is held by the update subscription)")
         scheme, sep, rest = url.partition("://")
-        if sep and scheme in CLUSTER_SCHEMES:
+        cluster = bool(sep) and scheme in CLUSTER_SCHEMES
+        if max_connections < (2 if cluster else 3):
+            held = "one is held by the update subscription" + ("" if cluster else ", one by the commits' lane")
+            raise ValueError(f"max_connections must be at least {2 if cluster else 3} ({held})")
+        if cluster:
             plain = CLUSTER_SCHEMES[scheme] + "://" + rest
             return cls(
                 BoundedCluster.from_url(
@@ -188,6 +194,8 @@ class Store:
 
     async def close(self) -> None:
         """Close the client and its connection pool."""
+        if self.lane is not None:
+            await self.lane.close()
         await self.client.aclose()
 
     async def load(self, game_id: str) -> storage_pb2.StoredGame | None:
@@ -243,15 +251,25 @@ class Store:
         return CommitResult(status, version, snapshot)
 
     async def _evalsha_commit(self, *args: bytes) -> Any:
-        """Run the commit script by its hash, with arguments already in bytes: every step makes
-        this call, and redis-py's script object (and its encoding of each argument) costs about
-        a sixth more than the command itself."""
+        """Run the commit script by its hash, with arguments already in bytes, on the lane:
+        every step makes this call, and redis-py's script object and pool cost more than the
+        command itself."""
         try:
-            return await self.client.execute_command("EVALSHA", self._commit.sha, *args)
+            return await self._call("EVALSHA", self._commit.sha, *args)
         except NoScriptError:
             # A Redis that lost its scripts (a restart, a failover) learns the script again.
             await self.client.script_load(_COMMIT_LUA)
-            return await self.client.execute_command("EVALSHA", self._commit.sha, *args)
+            return await self._call("EVALSHA", self._commit.sha, *args)
+
+    def _call(self, *command: Any) -> Awaitable[Any]:
+        """``command`` on the lane, or through the client where there is none (a Cluster)."""
+        if self.lane is not None:
+            return self.lane.call(*command)
+        return self.client.execute_command(*command)
+
+    async def round_trip(self, key: str) -> bytes | None:
+        """GET ``key`` the way a commit reaches Redis: the benchmark floor's one round trip."""
+        return await self._call("GET", key)
 
     async def version_of(self, game_id: str) -> int:
         """The current version of a game; 0 when it does not exist."""

@@ -42,6 +42,22 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+MIN_REDIS_CONNECTIONS = 3  # the update subscription, the commits' lane, and one for the rest
+
+
+def _redis_connections(text: str) -> int:
+    """--redis-max-connections: a whole number of at least MIN_REDIS_CONNECTIONS."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < MIN_REDIS_CONNECTIONS:
+        raise argparse.ArgumentTypeError(
+            f"at least {MIN_REDIS_CONNECTIONS}: one is held by the update subscription, one by the commits' lane"
+        )
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="hustings", description="A game-state service for election board games.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}", help="print the version and exit")
@@ -70,7 +86,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--log-level", default="info", type=str.lower, choices=LOG_LEVELS, help="least severe log lines written (default %(default)s)")
     serve.add_argument("--benchmark-floor", action="store_true", help="also serve the loadtest's floor call")
-    serve.add_argument("--redis-max-connections", type=int, default=64, help="Redis connections of this replica; commands wait for a free one (default %(default)s)")
+    serve.add_argument("--redis-max-connections", type=_redis_connections, default=64, help="Redis connections of this replica; commands wait for a free one (default %(default)s)")
     serve.add_argument("--max-watchers", type=int, default=10_000, help="WatchGame streams on this replica (default %(default)s)")
     serve.add_argument("--max-streams-per-client", type=int, default=1_000, help="streams of one client: a gRPC connection, or an address for SSE (default %(default)s)")
     serve.add_argument("--max-streams-per-seat", type=int, default=32, help="streams with one seat token (default %(default)s)")
