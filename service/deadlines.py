@@ -82,12 +82,18 @@ class DeadlineIndex:
         """Look at ``game_id`` no later than ``due_ms``."""
         await self.client.zadd(bucket_key(game_id), {game_id: due_ms}, lt=True)  # type: ignore[attr-defined]
 
-    async def claim(self, bucket: int, now: int) -> tuple[list[str], int]:
-        """Due games of one bucket, leased to this replica; returns them and the lease score."""
+    async def claim(self, now: int) -> tuple[list[str], int]:
+        """Due games of every bucket, leased to this replica; returns them and the lease score.
+
+        One pipelined round trip for all the buckets (one per shard on a Cluster): every replica
+        polls several times a second, busy or idle, and a call per bucket cost more than a move."""
         lease = now + LEASE_MS + random.randrange(1000)  # distinct leases tell claimers apart
-        key = f"hustings:deadlines:{{d{bucket}}}"
-        due = await self._claim(keys=[key], args=[now, lease, CLAIM_BATCH])
-        return [d.decode() if isinstance(d, bytes) else d for d in due], lease
+        buckets = random.sample(range(BUCKETS), BUCKETS)  # no bucket is always served first
+        async with self.client.pipeline(transaction=False) as pipe:  # type: ignore[attr-defined]
+            for bucket in buckets:
+                await self._claim(keys=[f"hustings:deadlines:{{d{bucket}}}"], args=[now, lease, CLAIM_BATCH], client=pipe)
+            replies = await pipe.execute()
+        return [d.decode() if isinstance(d, bytes) else d for due in replies for d in due], lease
 
     async def release(self, game_id: str, lease: int, next_due: int) -> bool:
         """Set a claimed game's next look (or drop it) if the lease is still ours."""
@@ -133,17 +139,14 @@ class DeadlineRunner(BackgroundLoop):
 
     async def run_once(self) -> int:
         """Claim and apply every due game once; returns how many games were handled."""
-        handled = 0
-        for bucket in random.sample(range(BUCKETS), BUCKETS):
-            games, lease = await self.index.claim(bucket, self.now_ms())
-            results = await asyncio.gather(*(self._handle(g, lease) for g in games), return_exceptions=True)
-            for game_id, result in zip(games, results):
-                if isinstance(result, BaseException):
-                    if isinstance(result, asyncio.CancelledError):
-                        raise result
-                    log.warning("deadline_failed", game_id=game_id, cause=type(result).__name__)
-            handled += len(games)
-        return handled
+        games, lease = await self.index.claim(self.now_ms())
+        results = await asyncio.gather(*(self._handle(g, lease) for g in games), return_exceptions=True)
+        for game_id, result in zip(games, results):
+            if isinstance(result, BaseException):
+                if isinstance(result, asyncio.CancelledError):
+                    raise result
+                log.warning("deadline_failed", game_id=game_id, cause=type(result).__name__)
+        return len(games)
 
     async def _handle(self, game_id: str, lease: int) -> None:
         next_due, version = await self.apply_due(game_id)
