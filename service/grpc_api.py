@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import time
-from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
+from typing import Any, Awaitable, Callable, TypeVar
 
 import grpc
 import structlog
@@ -75,9 +76,15 @@ def service_handler(servicer: "GameServicer") -> grpc.GenericRpcHandler:
         handlers[method.name] = make(
             getattr(servicer, method.name),
             request_deserializer=_lenient(request_type.FromString),
-            response_serializer=response_type.SerializeToString,
+            # WatchGame writes updates already serialised once for all the streams that share them.
+            response_serializer=_as_written if method.name == "WatchGame" else response_type.SerializeToString,
         )
     return grpc.method_handlers_generic_handler(descriptor.full_name, handlers)
+
+
+def _as_written(update: bytes) -> bytes:
+    """WatchGame's response serialiser: its updates are already the response's bytes."""
+    return update
 
 
 def _malformed() -> ServiceError:
@@ -196,7 +203,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     async def AddBot(self, request: game_service_pb2.AddBotRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.AddBotResponse:
         return await self.host.add_bot(request)
 
-    async def WatchGame(self, request: game_service_pb2.WatchGameRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
+    async def WatchGame(self, request: game_service_pb2.WatchGameRequest, context: grpc.aio.ServicerContext) -> None:
+        """Write each update (a serialised WatchGameResponse, shared by the streams in step) as
+        it comes; an error ends the stream with its status."""
         structlog.contextvars.clear_contextvars()
         code = "OK"
         try:
@@ -205,8 +214,10 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             structlog.contextvars.bind_contextvars(rpc="WatchGame", game_id=request.game_id or None)
             # The client is the connection (a gRPC channel): its streams share the per-client cap.
             client = f"grpc:{context.peer()}"
-            async for update in self.host.watch(request.game_id, self._token(context), request.from_version, client):
-                yield update
+            updates = self.host.watchers.watch_encoded(request.game_id, self._token(context), request.from_version, client)
+            async with contextlib.aclosing(updates):
+                async for update in updates:
+                    await context.write(update)
         except ServiceError as error:
             code = error.code.name
             await _abort(context, error)

@@ -6,6 +6,10 @@ once, and keeps them as the feed's latest ``Step`` together with a bounded tail 
 entries. Each watcher then only filters the entries for its seat (``visibility``) and builds its
 view; watchers of the same seat at the same version share one response.
 
+A shared update is serialised once, when the first gRPC stream writes it, and every other stream
+that gets it writes the same bytes (``Watchers.watch_encoded``): per stream and step there is
+then one wake-up and one write.
+
 A step committed on this replica is handed to the game's feed at once (``Watchers.committed``),
 with no read; the announcement of that step that follows over pub/sub is then recognised by its
 version and costs nothing. Pub/sub is at-most-once, so the replica also sweeps every watched
@@ -71,13 +75,30 @@ def from_version_ahead(version: int) -> ServiceError:
     )
 
 
+class Update:
+    """One response as every watcher that needs it shares it: the message (REST renders it as
+    JSON) and, once a gRPC stream has written it, its serialised bytes."""
+
+    __slots__ = ("message", "_encoded")
+
+    def __init__(self, message: game_service_pb2.WatchGameResponse) -> None:
+        self.message = message
+        self._encoded: bytes | None = None
+
+    def encoded(self) -> bytes:
+        """The message's wire bytes, serialised on first use."""
+        if self._encoded is None:
+            self._encoded = self.message.SerializeToString()
+        return self._encoded
+
+
 @dataclass
 class Step:
-    """A version of a game as read once for every local watcher, with the responses built so far
+    """A version of a game as read once for every local watcher, with the updates built so far
     (by the version a watcher had and its seat), which watchers in step share."""
 
     loaded: "Loaded"
-    responses: dict[tuple[int, Seat | None], game_service_pb2.WatchGameResponse] = field(default_factory=dict)
+    responses: dict[tuple[int, Seat | None], Update] = field(default_factory=dict)
     views: dict[Seat | None, game_pb2.GameView] = field(default_factory=dict)
 
     @property
@@ -182,6 +203,18 @@ class Watchers:
     ) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
         """Every step after ``from_version``, then each new one; a stream that ends in an error
         is logged with its reason (never with its token)."""
+        async with contextlib.aclosing(self._logged(game_id, token, from_version, client)) as updates:
+            async for update in updates:
+                yield update.message
+
+    async def watch_encoded(self, game_id: str, token: str | None, from_version: int, client: str) -> AsyncIterator[bytes]:
+        """As ``watch``, each update as its serialised ``WatchGameResponse``, shared by every
+        stream that gets the same update (gRPC writes the bytes as they are)."""
+        async with contextlib.aclosing(self._logged(game_id, token, from_version, client)) as updates:
+            async for update in updates:
+                yield update.encoded()
+
+    async def _logged(self, game_id: str, token: str | None, from_version: int, client: str) -> AsyncIterator[Update]:
         try:
             # aclosing: a stream that goes away releases its place and its feed at once, not
             # whenever the garbage collector finalises the inner generators.
@@ -196,9 +229,7 @@ class Watchers:
             log.info("stream_ended", code=error.code.name, reason=error.reason, client=client)
             raise error from None
 
-    async def _watch(
-        self, game_id: str, token: str | None, from_version: int, client: str
-    ) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
+    async def _watch(self, game_id: str, token: str | None, from_version: int, client: str) -> AsyncIterator[Update]:
         if from_version < 0:
             raise invalid("BAD_FROM_VERSION", "from_version must be 0 or more")
         if self._closing():
@@ -233,9 +264,7 @@ class Watchers:
             finally:
                 metrics.WATCHERS.dec()
 
-    async def _follow(
-        self, game_id: str, token: str | None, seat: Seat | None, last: int, loaded: "Loaded"
-    ) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
+    async def _follow(self, game_id: str, token: str | None, seat: Seat | None, last: int, loaded: "Loaded") -> AsyncIterator[Update]:
         wake = asyncio.Event()
         feed = self._join(game_id, loaded, wake)
         try:
@@ -254,7 +283,9 @@ class Watchers:
                     if seat is not None and self._seat_of(step.loaded, token) != seat:
                         # A reissued token ends the old holder's stream.
                         raise unauthenticated("INVALID_SEAT_TOKEN", "the seat token does not belong to this game")
-                    yield await self._update(feed, step, last, seat)
+                    # Watchers in step find their update built (the common case: no coroutine).
+                    update = step.responses.get((last, seat))
+                    yield update if update is not None else await self._update(feed, step, last, seat)
                     last = step.version
                 if step.finished:
                     return
@@ -268,7 +299,7 @@ class Watchers:
         finally:
             self._leave(feed, wake)
 
-    async def _update(self, feed: GameFeed | None, step: Step, last: int, seat: Seat | None) -> game_service_pb2.WatchGameResponse:
+    async def _update(self, feed: GameFeed | None, step: Step, last: int, seat: Seat | None) -> Update:
         """The update from ``last`` to ``step`` for ``seat``, shared by watchers in step."""
         key = (last, seat)
         update = step.responses.get(key)
@@ -284,12 +315,13 @@ class Watchers:
         update = step.responses.get(key)  # another watcher may have built it meanwhile
         if update is not None:
             return update
-        update = game_service_pb2.WatchGameResponse(version=step.version)
-        update.entries.extend(visibility.entry_for(e, seat, step.finished) for e in entries)
+        message = game_service_pb2.WatchGameResponse(version=step.version)
+        message.entries.extend(visibility.entry_for(e, seat, step.finished) for e in entries)
         view = step.views.get(seat)
         if view is None:
             view = step.views[seat] = self._view(step.loaded, seat)
-        update.view.CopyFrom(view)
+        message.view.CopyFrom(view)
+        update = Update(message)
         if len(step.responses) < SHARED_RESPONSES:
             step.responses[key] = update
         return update
