@@ -9,7 +9,7 @@ applies the bot's decision through the same version-checked commit as a move.
 from __future__ import annotations
 
 import random
-from typing import Any, Iterable
+from typing import AbstractSet, Any, Iterable
 
 from hustings.ai.server import SERVER_DEFAULT_LEVEL, SERVER_LEVELS, server_move
 from hustings.engine import Game, Seat
@@ -78,19 +78,24 @@ def bot_decides(seat: storage_pb2.StoredSeat) -> bool:
     return seat.bot or seat.absent
 
 
-def settle(stored: storage_pb2.StoredGame, acting: Iterable[Seat], mover: Seat | None, now_ms: int) -> None:
+def settle(stored: storage_pb2.StoredGame, acting: AbstractSet[Seat], mover: Seat | None, now_ms: int) -> None:
     """Bring every seat's clock in line with who owes a decision after a step by ``mover``."""
+    # Every step runs this over every seat, and each read of a stored field costs a lookup by
+    # name: each is read once.
     table = stored.table
-    acting = set(acting) if stored.status == game_pb2.GAME_STATUS_ACTIVE else set()
+    if stored.status != game_pb2.GAME_STATUS_ACTIVE:
+        acting = frozenset()
+    bank_seconds = table.bank_seconds
     for seat in stored.seats:
-        if seat.seat == mover and seat.turn_started_ms and table.bank_seconds and not bot_decides(seat):
-            used = max(0, now_ms - seat.turn_started_ms)
+        number, started = seat.seat, seat.turn_started_ms
+        if number == mover and started and bank_seconds and not bot_decides(seat):
+            used = max(0, now_ms - started)
             seat.bank_ms = max(0, seat.bank_ms - used) + table.increment_seconds * 1000
-        if seat.seat not in acting:
+        if number not in acting:
             seat.turn_started_ms = 0
             seat.deadline_ms = 0
             continue
-        if seat.seat == mover or not seat.turn_started_ms:
+        if number == mover or not started:
             seat.turn_started_ms = now_ms  # a new decision begins
         seat.deadline_ms = _deadline(table, seat)
 
