@@ -78,14 +78,18 @@ def bot_decides(seat: storage_pb2.StoredSeat) -> bool:
     return seat.bot or seat.absent
 
 
-def settle(stored: storage_pb2.StoredGame, acting: AbstractSet[Seat], mover: Seat | None, now_ms: int) -> None:
-    """Bring every seat's clock in line with who owes a decision after a step by ``mover``."""
+def settle(stored: storage_pb2.StoredGame, acting: AbstractSet[Seat], mover: Seat | None, now_ms: int) -> int:
+    """Bring every seat's clock in line with who owes a decision after a step by ``mover``.
+
+    Returns the game's earliest pending deadline now, what ``next_due`` would find (0 for none),
+    so that a caller need not walk the seats again."""
     # Every step runs this over every seat, and each read of a stored field costs a lookup by
     # name: each is read once.
     table = stored.table
     if stored.status != game_pb2.GAME_STATUS_ACTIVE:
         acting = frozenset()
     bank_seconds = table.bank_seconds
+    earliest = 0
     for seat in stored.seats:
         number, started = seat.seat, seat.turn_started_ms
         if number == mover and started and bank_seconds and not bot_decides(seat):
@@ -97,7 +101,10 @@ def settle(stored: storage_pb2.StoredGame, acting: AbstractSet[Seat], mover: Sea
             continue
         if number == mover or not started:
             seat.turn_started_ms = now_ms  # a new decision begins
-        seat.deadline_ms = _deadline(table, seat)
+        due = seat.deadline_ms = _deadline(table, seat)
+        if due and (not earliest or due < earliest):
+            earliest = due
+    return earliest
 
 
 def _deadline(table: game_pb2.TableSettings, seat: storage_pb2.StoredSeat) -> int:

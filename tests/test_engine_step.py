@@ -1,9 +1,11 @@
-"""What the cheaper engine step must keep: ``evolve`` gives what ``dataclasses.replace`` gives,
-and Stimmvieh's hand-written state JSON is the json module's to the byte, whatever the strings."""
+"""What the cheaper step must keep: ``evolve`` gives what ``dataclasses.replace`` gives,
+Stimmvieh's hand-written state JSON is the json module's to the byte, whatever the strings, and
+the table's clocks are settled as before, ``settle`` answering what ``next_due`` finds."""
 
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import asdict, replace
 
 import pytest
@@ -12,6 +14,9 @@ from hustings.engine import Rng, get_game
 from hustings.engine.base import evolve
 from hustings.engine.stimmvieh import serial
 from hustings.engine.stimmvieh.model import PartyState, StimmviehOptions, StimmviehState
+from hustings.service import table
+from hustings.storage.v1 import storage_pb2
+from hustings.v1 import game_pb2
 
 # Strings that JSON must escape (quotes, backslashes, control characters), that it writes as they
 # are although they look odd (DEL, non-ASCII, U+2028), and lone surrogates it cannot write at all.
@@ -80,3 +85,51 @@ def test_a_state_holding_awkward_strings_dumps_to_the_canonical_json(text: str) 
     expected = asdict(state)
     expected["format"] = serial.FORMAT
     assert serial.dump_state(state) == _canonical(expected).encode("utf-8")
+
+
+def _settle_as_first_written(stored: storage_pb2.StoredGame, acting: frozenset[int], mover: int | None, now_ms: int) -> None:
+    """``table.settle`` as it was first written: every field read where it is used."""
+    settings = stored.table
+    active = set(acting) if stored.status == game_pb2.GAME_STATUS_ACTIVE else set()
+    for seat in stored.seats:
+        if seat.seat == mover and seat.turn_started_ms and settings.bank_seconds and not table.bot_decides(seat):
+            used = max(0, now_ms - seat.turn_started_ms)
+            seat.bank_ms = max(0, seat.bank_ms - used) + settings.increment_seconds * 1000
+        if seat.seat not in active:
+            seat.turn_started_ms = 0
+            seat.deadline_ms = 0
+            continue
+        if seat.seat == mover or not seat.turn_started_ms:
+            seat.turn_started_ms = now_ms
+        seat.deadline_ms = table._deadline(settings, seat)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_settle_keeps_the_clocks_as_before_and_answers_the_next_deadline(seed: int) -> None:
+    choices = random.Random(seed)
+    stored = storage_pb2.StoredGame(game_id="g", kind="stimmvieh", status=game_pb2.GAME_STATUS_ACTIVE)
+    stored.table.decision_seconds = choices.choice([0, 30])
+    stored.table.bank_seconds = choices.choice([0, 60])
+    stored.table.increment_seconds = 5 if stored.table.bank_seconds else 0
+    seats = choices.randint(2, 6)
+    for number in range(seats):
+        stored.seats.add(seat=number, bank_ms=stored.table.bank_seconds * 1000, bot=choices.random() < 0.2)
+    reference = storage_pb2.StoredGame()
+    reference.CopyFrom(stored)
+    now, answers = 1_000_000, set()
+    for step in range(200):
+        now += choices.randint(0, 90_000)
+        for copy in (stored, reference):
+            copy.seats[step % seats].absent = step % 7 == 0  # seats turn absent and back
+            if step == 190:
+                copy.status = game_pb2.GAME_STATUS_FINISHED
+        acting = frozenset(s for s in range(seats) if choices.random() < 0.4)
+        mover = choices.choice([None, *range(seats)])
+        due = table.settle(stored, acting, mover, now)
+        _settle_as_first_written(reference, acting, mover, now)
+        assert stored.SerializeToString(deterministic=True) == reference.SerializeToString(deterministic=True)
+        assert due == table.next_due(stored)
+        answers.add(due > 0)
+    assert stored.status == game_pb2.GAME_STATUS_FINISHED and table.next_due(stored) == 0
+    if stored.table.decision_seconds or stored.table.bank_seconds:
+        assert answers == {True, False}  # the comparison saw deadlines and none
