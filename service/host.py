@@ -243,16 +243,20 @@ class GameHost:
             return self.retention_s
         return 0
 
-    async def _schedule(self, stored: storage_pb2.StoredGame) -> None:
-        """Index the step's next deadline before its commit (a crash after it loses no timer)."""
+    async def _schedule(self, stored: storage_pb2.StoredGame) -> int:
+        """Index the step's next deadline before its commit (a crash after it loses no timer);
+        returns it (0 for none)."""
         due = table.next_due(stored)
         if due:
             await self.deadlines.schedule(stored.game_id, due)
+        return due
 
-    def _kick_if_due(self, stored: storage_pb2.StoredGame) -> None:
+    def _kick_if_due(self, stored: storage_pb2.StoredGame, due: int | None = None) -> None:
         """Apply decisions due at once (bot seats, absent players) here and now rather than at
-        the next poll; the index still holds them should this replica stop."""
-        due = table.next_due(stored)
+        the next poll; the index still holds them should this replica stop. ``due``: the
+        game's next deadline when the caller has it already."""
+        if due is None:
+            due = table.next_due(stored)
         if due and due <= self._now_ms():
             task = asyncio.create_task(self.seats.apply_due_quietly(stored.game_id))
             self._kicks.add(task)
@@ -656,7 +660,7 @@ class GameHost:
                         return answered
                     log.info("move_rejected", reason=error.reason, version=loaded.version)
                     raise
-                await self._schedule(new.stored)
+                due = await self._schedule(new.stored)
                 seen_at = self._now_ms()
                 result = await self.store.commit(
                     new.stored,
@@ -671,7 +675,7 @@ class GameHost:
                     self.presence.noted(game_id, seat, seen_at)
                     self._remember(new)
                     self.watchers.committed(new, [entry])  # this replica's streams get it without a read
-                    self._kick_if_due(new.stored)
+                    self._kick_if_due(new.stored, due)
                     metrics.move_applied(new.stored.kind)
                     if new.stored.status == game_pb2.GAME_STATUS_FINISHED:
                         await index_quietly(self.store, new.stored)

@@ -104,16 +104,19 @@ class CallLimit:
         self.max_calls = max_calls
         self.in_flight = 0
 
-    @contextlib.contextmanager
-    def hold(self) -> Iterator[None]:
-        """Count one call while the block runs; RESOURCE_EXHAUSTED past the cap."""
+    def hold(self) -> "CallLimit":
+        """Count one call while the block (``with limit.hold():``) runs; RESOURCE_EXHAUSTED past
+        the cap. The limit is its own context manager: every call enters it, and a plain class
+        costs a fraction of a generator-based one."""
+        return self
+
+    def __enter__(self) -> None:
         if self.in_flight >= self.max_calls:
             raise exhausted("TOO_MANY_CALLS", f"this replica has {self.max_calls} calls in flight; retry shortly")
         self.in_flight += 1
-        try:
-            yield
-        finally:
-            self.in_flight -= 1
+
+    def __exit__(self, *exc: object) -> None:
+        self.in_flight -= 1
 
 
 def _release(counts: dict[str, int], key: str) -> None:
