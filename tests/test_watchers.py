@@ -545,3 +545,64 @@ def test_a_seat_joined_while_others_watch_can_watch_at_once(redis_server: Embedd
                     await watching.aclose()
 
     run(scenario())
+
+
+def test_an_update_is_serialised_once_for_the_streams_that_share_it(redis_server: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch) -> None:
+    """30 spectators and two seats watch one game: at each version the spectators' streams write
+    one shared update's bytes (the same bytes reach every spectator), and each seat gets an
+    update of its own, with its own view."""
+    written: dict[int, list[int]] = {}  # version -> the shared update each stream wrote, by identity
+    encoded = watch_module.Update.encoded
+
+    def noted(update: watch_module.Update) -> bytes:
+        written.setdefault(update.message.version, []).append(id(update))
+        return encoded(update)
+
+    monkeypatch.setattr(watch_module.Update, "encoded", noted)
+
+    async def scenario() -> None:
+        async with replica(redis_server.url) as one:
+            async with Client(f"127.0.0.1:{one.port}") as client:
+                seats = await new_game(client, 4)
+                game_id = seats[0].game_id
+                start = (await client.view(game_id)).version
+                channels = [own_channel(f"127.0.0.1:{one.port}") for _ in range(4)]
+                # The updates as bytes, as they came over the wire.
+                watch = [
+                    c.unary_stream(
+                        "/hustings.v1.GameService/WatchGame",
+                        request_serializer=game_service_pb2.WatchGameRequest.SerializeToString,
+                        response_deserializer=None,
+                    )
+                    for c in channels
+                ]
+                viewers: list[str] = ["", seats[0].token, seats[1].token] + [""] * 29
+                received: list[list[bytes]] = [[] for _ in viewers]
+
+                async def follow(i: int, token: str) -> None:
+                    metadata = (("authorization", f"Bearer {token}"),) if token else ()
+                    call = watch[i % 4](game_service_pb2.WatchGameRequest(game_id=game_id, from_version=start - 1), metadata=metadata)
+                    while (data := await call.read()) is not grpc.aio.EOF:
+                        received[i].append(data)
+
+                tasks = [asyncio.create_task(follow(i, token)) for i, token in enumerate(viewers)]
+                await wait_until(lambda: all(received))
+                versions = [await next_move(client, seats) for _ in range(2)]
+                await wait_until(lambda: all(len(r) == 3 for r in received))
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                for c in channels:
+                    await c.close()
+
+                spectators = [r for r, token in zip(received, viewers) if not token]
+                for n, version in enumerate([start, *versions]):
+                    updates = [game_service_pb2.WatchGameResponse.FromString(r[n]) for r in received]
+                    assert [u.version for u in updates] == [version] * len(viewers)
+                    assert len({r[n] for r in spectators}) == 1  # the same bytes for every spectator
+                    assert received[1][n] != spectators[0][n] and received[2][n] != received[1][n]
+                    assert (updates[1].view.seat, updates[2].view.seat) == (0, 1)
+                    # One update object per viewpoint wrote every stream's bytes.
+                    assert len(written[version]) == len(viewers) and len(set(written[version])) == 3
+
+    run(scenario())

@@ -244,13 +244,16 @@ async def watch_phase(addresses: list[str], pids: list[int], plan: WatchPlan, ki
     start = players + 1  # the version once every seat is taken
     # From one version back: the first update arrives at once and shows the stream is open.
     streams = [(games[i % len(games)].game_id, start - 1) for i in range(plan.streams)]
+    # Every stream of a game in one reader process (on its different connections): a step's
+    # updates then reach one process together and cost it one wake-up, not one in each process.
+    shares = [[s for i, s in enumerate(streams) if i % len(games) % plan.processes == p] for p in range(plan.processes)]
     context = multiprocessing.get_context("spawn")  # gRPC does not survive a fork
     readers = []
     before = rss_bytes(pids)
     try:
         for p in range(plan.processes):
             mine, theirs = context.Pipe()
-            process = context.Process(target=_read_streams, args=(theirs, addresses, streams[p :: plan.processes]), daemon=True)
+            process = context.Process(target=_read_streams, args=(theirs, addresses, shares[p]), daemon=True)
             process.start()
             readers.append((process, mine))
         held = 0
@@ -273,7 +276,7 @@ async def watch_phase(addresses: list[str], pids: list[int], plan: WatchPlan, ki
             for reason, count in errors.items():
                 figures.delivery.error_reasons[reason] = figures.delivery.error_reasons.get(reason, 0) + count
                 figures.delivery.errors += count
-            for arrivals, (game_id, _v) in zip(seen, streams[p :: plan.processes]):
+            for arrivals, (game_id, _v) in zip(seen, shares[p]):
                 if not arrivals:
                     continue  # never held
                 for version, stamp in sent[index[game_id]].items():
