@@ -95,6 +95,9 @@ class Lane:
             except (RedisConnectionError, RedisTimeoutError, OSError, TimeoutError) as failure:
                 await self._drop()
                 if attempt == RESENDS or self._closed:
+                    if not isinstance(failure, (RedisConnectionError, RedisTimeoutError)):
+                        # The batch's own bound or the socket: callers see a store error either way.
+                        failure = RedisTimeoutError(f"no reply from Redis: {type(failure).__name__}")
                     _fail(pending, failure)
                     return
                 await asyncio.sleep(RESEND_PAUSE_S[min(attempt, len(RESEND_PAUSE_S) - 1)])
