@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import asdict, replace
+from dataclasses import asdict, fields, replace
+from typing import Any
 
 import pytest
 
 from hustings.engine import Rng, get_game
+from hustings.engine import jsontext
 from hustings.engine.base import evolve
 from hustings.engine.stimmvieh import serial
 from hustings.engine.stimmvieh.model import PartyState, StimmviehOptions, StimmviehState
@@ -55,9 +57,18 @@ def test_evolve_refuses_a_name_that_is_not_a_field() -> None:
 
 @pytest.mark.parametrize("text", AWKWARD)
 def test_every_string_writer_writes_what_json_writes(text: str) -> None:
-    assert serial._text(text) == _canonical(text)
+    assert jsontext.text(text) == jsontext.scalar(text) == _canonical(text)
     for values in [(text,), (text, "V01"), ("D02", text, "D03"), ()]:
-        assert serial._texts(values) == _canonical(values)
+        assert jsontext.texts(values) == jsontext.texts(list(values)) == _canonical(values)
+
+
+@pytest.mark.parametrize("value", [0, -7, 2**70, True, False, None, 1.5, "x", (1, 2), ()])
+def test_the_other_writers_write_what_json_writes(value: object) -> None:
+    assert jsontext.scalar(value) == _canonical(value)
+    if type(value) is int or value is None:
+        assert jsontext.number(value) == _canonical(value)  # type: ignore[arg-type]
+    if isinstance(value, tuple):
+        assert jsontext.numbers(value) == _canonical(value)
 
 
 def test_a_lone_surrogate_fails_as_it_does_with_json() -> None:
@@ -133,3 +144,50 @@ def test_settle_keeps_the_clocks_as_before_and_answers_the_next_deadline(seed: i
     assert stored.status == game_pb2.GAME_STATUS_FINISHED and table.next_due(stored) == 0
     if stored.table.decision_seconds or stored.table.bank_seconds:
         assert answers == {True, False}  # the comparison saw deadlines and none
+
+
+def _spin_doctors_as_first_written(state: Any) -> bytes:
+    """The Spin Doctors state format as first written: the whole tree through ``json.dumps``."""
+    data = {f.name: getattr(state, f.name) for f in fields(state)}
+    data["options"] = {"players": state.options.players}
+    if state.options.scandals_set_aside:
+        data["options"]["scandals_set_aside"] = True
+    for name in ("seats", "spots", "board", "tasks"):
+        data[name] = [vars(item) for item in data[name]]
+    if state.offers:
+        data["offers"] = [{**vars(offer), "term": vars(offer.term)} for offer in state.offers]
+    else:
+        del data["offers"]
+    data["format"] = 1
+    return _canonical(data).encode("utf-8")
+
+
+def _wahlspiel_as_first_written(state: Any) -> bytes:
+    """The Wahlspiel state format as first written: the whole tree through ``json.dumps``."""
+    data = asdict(state)
+    data["format"] = 2
+    return _canonical(data).encode("utf-8")
+
+
+@pytest.mark.parametrize("kind", ["wahlspiel", "spin_doctors"])
+def test_every_state_of_whole_games_dumps_as_first_written(kind: str) -> None:
+    """Stored states and their digests must not change with the faster serialisation: every state
+    of a whole game per option set dumps to the bytes first written, and loads back equal."""
+    game = get_game(kind)
+    assert game is not None
+    reference = _wahlspiel_as_first_written if kind == "wahlspiel" else _spin_doctors_as_first_written
+    checked = 0
+    for number, (_label, options) in enumerate(game.sample_options()):
+        choices, rng = random.Random(number), Rng(f"{kind}-{number}".encode())
+        state = game.setup(options, rng)
+        for _ in range(3000):
+            dumped = game.dump_state(state)
+            assert dumped == reference(state)
+            assert game.dump_state(game.load_state(dumped)) == dumped
+            checked += 1
+            if game.is_over(state):
+                break
+            seat = choices.choice(sorted(game.to_act(state)))
+            state, _events = game.apply(state, seat, choices.choice(game.legal_moves(state, seat)), rng)
+        assert game.is_over(state)
+    assert checked > 100

@@ -4,15 +4,47 @@ from __future__ import annotations
 
 import json
 from dataclasses import fields
+from functools import lru_cache
 from typing import Any
 
+from hustings.engine.jsontext import ENCODE, numbers, scalar, texts
 from hustings.engine.spin_doctors.model import Offer, Played, Player, SpinDoctorsOptions, Spot, State, Task, Term
 
 FORMAT = 1
 _NESTED = {"seats": Player, "spots": Spot, "board": Played, "tasks": Task}
 _STATE_FIELDS = tuple(f.name for f in fields(State))
 _KEYS = {cls: frozenset(f.name for f in fields(cls)) for cls in (State, *_NESTED.values())}
-_ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+# Every move stores the whole state, so its serialisation is on the move path: the text is put
+# together field by field in sorted key order (``hustings.engine.jsontext``: the same bytes as
+# ``json.dumps``, so stored digests stay valid), the decks' card ids written directly.
+_WRITTEN = tuple(sorted(_STATE_FIELDS + ("format",)))
+_CARD_LISTS = frozenset(f.name for f in fields(State) if f.type == "list[str]")
+_INT_LISTS = frozenset(f.name for f in fields(State) if f.type == "list[int]")
+
+
+@lru_cache(maxsize=4096)
+def _played(played: Played) -> str:
+    return ENCODE(vars(played))
+
+
+def _options(options: SpinDoctorsOptions) -> str:
+    if options.scandals_set_aside:
+        return f'{{"players":{options.players},"scandals_set_aside":true}}'
+    return f'{{"players":{options.players}}}'
+
+
+def _field(state: State, name: str) -> str:
+    value = getattr(state, name)
+    if name == "board":  # Staffers played stay as they are: their JSON is kept for the next state
+        return "[" + ",".join([_played(item) for item in value]) + "]"
+    if name in _NESTED:
+        # An entry's attributes are exactly its dataclass fields (no rule adds any).
+        return ENCODE([vars(item) for item in value])
+    if name in _CARD_LISTS:
+        return texts(value)
+    if name in _INT_LISTS:
+        return numbers(value)
+    return scalar(value)
 
 
 def dump_state(state: State) -> bytes:
@@ -20,21 +52,19 @@ def dump_state(state: State) -> bytes:
 
     ``scandals_set_aside`` is written only when set, so games without the variant keep the
     bytes (and the logged state digests) they had before it was stored."""
-    data: dict[str, Any] = {name: getattr(state, name) for name in _STATE_FIELDS}
-    options = {"players": state.options.players}
-    if state.options.scandals_set_aside:
-        options["scandals_set_aside"] = True
-    data["options"] = options
-    for name in _NESTED:
-        # An entry's attributes are exactly its dataclass fields (no rule adds any).
-        data[name] = [vars(item) for item in data[name]]
-    # Pending offers are written only when there are some, so states without them keep their bytes.
-    if state.offers:
-        data["offers"] = [{**vars(offer), "term": vars(offer.term)} for offer in state.offers]
-    else:
-        del data["offers"]
-    data["format"] = FORMAT
-    return _ENCODE(data).encode("utf-8")
+    pieces = []
+    for name in _WRITTEN:
+        if name == "offers":
+            # Pending offers are written only when there are some, so states without them keep their bytes.
+            if state.offers:
+                pieces.append('"offers":' + ENCODE([{**vars(offer), "term": vars(offer.term)} for offer in state.offers]))
+        elif name == "options":
+            pieces.append('"options":' + _options(state.options))
+        elif name == "format":
+            pieces.append(f'"format":{FORMAT}')
+        else:
+            pieces.append(f'"{name}":{_field(state, name)}')
+    return ("{" + ",".join(pieces) + "}").encode("utf-8")
 
 
 def _list(cls: Any, items: Any) -> list[Any]:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+from dataclasses import fields
+from functools import lru_cache
 from typing import Any
 
+from hustings.engine.jsontext import ENCODE, scalar, texts
 from hustings.engine.wahlspiel.model import (
     Ballot,
     Candidate,
@@ -63,11 +66,37 @@ def _build(cls: type, data: Any) -> Any:
     return cls(**values)
 
 
+# Every move stores the whole state, so its serialisation is on the move path: the text is put
+# together field by field in sorted key order (``hustings.engine.jsontext``: the same bytes as
+# ``json.dumps``, so stored digests stay valid). The stacks of card ids are written directly, and
+# the JSON of each nested value (options, a party, a candidate, the coalition, ballot or runoff)
+# is kept for the next state, which shares most of them.
+FRAGMENTS_KEPT = 8192  # a few dozen per game in play; frozen values, so equal values share one entry
+_NESTED_FIELDS = _NESTED[WahlspielState]
+_TOP_FIELDS = tuple(sorted([f.name for f in fields(WahlspielState)] + ["format"]))
+_CARD_STACKS = frozenset(f.name for f in fields(WahlspielState) if f.type == "tuple[str, ...]")
+
+
+@lru_cache(maxsize=FRAGMENTS_KEPT)
+def _fragment(value: Any) -> str:
+    return ENCODE(_plain(value))
+
+
+def _field(state: WahlspielState, name: str) -> str:
+    value = getattr(state, name)
+    if name in _NESTED_FIELDS:
+        if isinstance(value, tuple):
+            return "[" + ",".join([_fragment(item) for item in value]) + "]"
+        return "null" if value is None else _fragment(value)
+    if name in _CARD_STACKS:
+        return texts(value)
+    return scalar(value)
+
+
 def dump_state(state: WahlspielState) -> bytes:
     """The state as canonical JSON bytes (sorted keys, no spaces): equal states, equal bytes."""
-    data = _plain(state)
-    data["format"] = FORMAT
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    pieces = [f'"{name}":{FORMAT if name == "format" else _field(state, name)}' for name in _TOP_FIELDS]
+    return ("{" + ",".join(pieces) + "}").encode("utf-8")
 
 
 def load_state(raw: bytes) -> WahlspielState:

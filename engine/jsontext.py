@@ -1,0 +1,62 @@
+"""Canonical JSON written piece by piece, for the games' stored states.
+
+Every move stores its game's whole state as ``json.dumps(..., sort_keys=True, separators=(",",
+":"), ensure_ascii=False)``, and the log keeps a digest of those bytes, so the bytes may never
+change. Encoding the whole tree on every move costs most in its long tuples of card ids, which
+JSON writes as they stand: these pieces write such values directly, and anything that JSON would
+escape goes through the json module, so the text is the json module's to the byte. A game's
+``serial`` module puts its state together from them in sorted key order, keeping the text of
+frozen parts that the next state shares.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
+"""``json.dumps`` with the stored states' settings; the cycle check is left out (states are trees)."""
+
+
+def written_as_is(text: str) -> bool:
+    """True when JSON (``ensure_ascii=False``) writes ``text`` unescaped: it escapes only quotes,
+    backslashes and control characters, and a printable string has no control characters."""
+    return text.isprintable() and '"' not in text and "\\" not in text
+
+
+def text(value: str) -> str:
+    """A string's JSON."""
+    return f'"{value}"' if written_as_is(value) else ENCODE(value)
+
+
+def texts(values: tuple[str, ...] | list[str]) -> str:
+    """The JSON array of a sequence of strings (card ids: one check for the whole stack)."""
+    if not values:
+        return "[]"
+    if written_as_is("".join(values)):
+        return '["' + '","'.join(values) + '"]'
+    return ENCODE(values)
+
+
+def number(value: int | None) -> str:
+    """An int's JSON, or null."""
+    return "null" if value is None else str(value)
+
+
+def numbers(values: tuple[int, ...] | list[int]) -> str:
+    """The JSON array of a sequence of ints."""
+    return "[" + ",".join(map(str, values)) + "]"
+
+
+def scalar(value: Any) -> str:
+    """The JSON of a str, an int, a bool or None (anything else goes through the json module)."""
+    kind = type(value)
+    if kind is str:
+        return text(value)
+    if kind is int:
+        return str(value)
+    if kind is bool:
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    return ENCODE(value)
