@@ -228,6 +228,11 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         except asyncio.CancelledError:
             code = "CANCELLED"  # the client went away (REST counts its streams the same way)
             raise
+        except grpc.aio.BaseError:
+            # A write found the call over (the client gone mid-write, the server stopped): gRPC
+            # ends the call itself, as it did when it wrote the updates of a generator.
+            code = "CANCELLED"
+            raise
         except Exception:
             code = "INTERNAL"
             log.exception("rpc_failed")
