@@ -3,7 +3,8 @@ steady rate.
 
 W spectator streams are spread over G games (stream i watches game i mod G) and read by P
 client processes of their own (``--watch-processes``), so that reading the streams is not
-bounded by one Python process. Once every stream is open, one mover sends SubmitMove at a
+bounded by one Python process; every stream of a game is read by the same process (over its
+different connections), which takes each update as bytes and reads only its steps' versions. Once every stream is open, one mover sends SubmitMove at a
 steady R per second spread round-robin over the games (the k-th move is sent at k/R seconds,
 whether or not earlier answers have come back), each to the replica that serves the game, and
 stamps the moment it sends each move. Every reader stamps the arrival of each step on each
