@@ -30,11 +30,15 @@ def text(value: str) -> str:
 
 
 def texts(values: tuple[str, ...] | list[str]) -> str:
-    """The JSON array of a sequence of strings (card ids: one check for the whole stack)."""
+    """The JSON array of a sequence of strings (card ids: one check for the whole stack); any
+    other sequence is written by the json module."""
     if not values:
         return "[]"
-    if written_as_is("".join(values)):
-        return '["' + '","'.join(values) + '"]'
+    try:
+        if written_as_is("".join(values)):
+            return '["' + '","'.join(values) + '"]'
+    except TypeError:  # not all strings
+        pass
     return ENCODE(values)
 
 

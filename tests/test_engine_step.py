@@ -71,6 +71,11 @@ def test_the_other_writers_write_what_json_writes(value: object) -> None:
         assert jsontext.numbers(value) == _canonical(value)
 
 
+def test_a_sequence_of_other_values_is_still_written_as_json_writes_it() -> None:
+    for values in [("V01", 3), [None, "x"], ("a", ("b",))]:
+        assert jsontext.texts(values) == _canonical(values)  # type: ignore[arg-type]
+
+
 def test_a_lone_surrogate_fails_as_it_does_with_json() -> None:
     state = evolve(_state(), display=("D01", "\ud800"))
     with pytest.raises(UnicodeEncodeError):
