@@ -38,12 +38,14 @@ import grpc
 from hustings.client import Client, HustingsError
 from hustings.engine import Rng, get_game
 from hustings.service.embedded_redis import free_port, port_is_free, wait_for_port
-from hustings.v1 import game_pb2
+from hustings.v1 import game_pb2, game_service_pb2
 
 if TYPE_CHECKING:
     from hustings.loadtest_watch import WatchPlan
 
 FLOOR_METHOD = "/hustings.bench.Floor/RoundTrip"
+SUBMIT_MOVE_METHOD = "/hustings.v1.GameService/SubmitMove"
+CALL_TIMEOUT_S = 10.0  # each timed call's deadline, in both phases
 START_TIMEOUT_S = 30.0
 
 
@@ -136,7 +138,7 @@ async def _floor_phase(addresses: list[str], clients: int, seconds: float, pids:
         while time.perf_counter() < deadline:
             started = time.perf_counter()
             try:
-                await rng.choice(calls)(b"", timeout=10)
+                await rng.choice(calls)(b"", timeout=CALL_TIMEOUT_S)
                 sampler.latencies.append(time.perf_counter() - started)
             except grpc.aio.AioRpcError as error:
                 sampler.error(error.code().name)
@@ -164,7 +166,7 @@ class PreparedGame:
 async def _prepare(pool: list[Client], kind: str, players: int, rng: random.Random, max_moves: int | None = None) -> PreparedGame:
     """Create and seat a game with a seed of ours, and play it through locally with the same
     engine (to its end, or its first ``max_moves`` moves), so that the timed phase sends nothing
-    but SubmitMove."""
+    but SubmitMove (its requests built beforehand too, by ``_requests``)."""
     game = get_game(kind)
     assert game is not None
     seed = secrets.token_bytes(32)
@@ -184,26 +186,48 @@ async def _prepare(pool: list[Client], kind: str, players: int, rng: random.Rand
     return PreparedGame(created.game_id, tokens, moves)
 
 
+def _requests(prepared: PreparedGame) -> list[tuple[bytes, tuple[tuple[str, str], ...]]]:
+    """Each move of a prepared game as the bytes of its SubmitMoveRequest (with a request id of
+    its own) and the call's metadata, built before the timed phase: like the floor's calls, the
+    timed moves then cost the load generator one raw gRPC call each."""
+    built = []
+    for seat, message in prepared.moves:
+        request = game_service_pb2.SubmitMoveRequest(game_id=prepared.game_id, request_id=secrets.token_hex(16))
+        request.move.CopyFrom(message)
+        metadata = (("authorization", f"Bearer {prepared.tokens[seat]}"), ("x-hustings-game", prepared.game_id))
+        built.append((request.SerializeToString(), metadata))
+    return built
+
+
+def _refusal(error: grpc.aio.AioRpcError) -> str:
+    """A refused call's reason (google.rpc.ErrorInfo), or its status code's name."""
+    return HustingsError.from_rpc_error(error).reason or error.code().name
+
+
+Built = list[tuple[PreparedGame, list[tuple[bytes, tuple[tuple[str, str], ...]]]]]
+
+
 async def _table(
-    pool: list[Client], games: list[PreparedGame], rng: random.Random, sampler: Sampler, deadline: float, routing: str
+    channels: list[grpc.aio.Channel], games: Built, rng: random.Random, sampler: Sampler, deadline: float, routing: str
 ) -> tuple[int, int]:
     """Play prepared games one move in flight at a time until the deadline; (moves, games finished).
 
     ``routing`` "game" sends every move of a game to one replica (as a balancer hashing the
     x-hustings-game header does), "random" sends each move to any replica.
     """
+    calls = [channel.unary_unary(SUBMIT_MOVE_METHOD) for channel in channels]
     moves = finished = 0
-    for prepared in games:
-        home = pool[zlib.crc32(prepared.game_id.encode()) % len(pool)]
-        for seat, message in prepared.moves:
+    for prepared, requests in games:
+        home = calls[zlib.crc32(prepared.game_id.encode()) % len(calls)]
+        for request, metadata in requests:
             if time.perf_counter() >= deadline:
                 return moves, finished
             started = time.perf_counter()
-            target = home if routing == "game" else rng.choice(pool)
+            call = home if routing == "game" else rng.choice(calls)
             try:
-                await target.move(prepared.game_id, prepared.tokens[seat], message)
-            except HustingsError as error:
-                sampler.error(error.reason or error.code.name)
+                await call(request, metadata=metadata, timeout=CALL_TIMEOUT_S)
+            except grpc.aio.AioRpcError as error:
+                sampler.error(_refusal(error))
                 break
             sampler.latencies.append(time.perf_counter() - started)
             moves += 1
@@ -230,16 +254,20 @@ async def _move_phase(
         return games
 
     tables = await asyncio.gather(*(prepare_table([sample] if i == 0 else [], i) for i in range(clients)))
+    for client in pool:
+        await client.close()
+    built = [[(prepared, _requests(prepared)) for prepared in table] for table in tables]
+    channels = [grpc.aio.insecure_channel(a) for a in addresses]
     cpu_before = cpu_seconds(pids)
     deadline = time.perf_counter() + seconds
     begun = time.perf_counter()
     results = await asyncio.gather(
-        *(_table(pool, t, random.Random(i), sampler, deadline, routing) for i, t in enumerate(tables))
+        *(_table(channels, t, random.Random(i), sampler, deadline, routing) for i, t in enumerate(built))
     )
     elapsed = time.perf_counter() - begun
     cpu_after = cpu_seconds(pids)
-    for client in pool:
-        await client.close()
+    for channel in channels:
+        await channel.close()
     cpu = cpu_after - cpu_before if cpu_before is not None and cpu_after is not None else None
     return sampler, elapsed, sum(m for m, _ in results), sum(f for _, f in results), cpu
 
