@@ -199,3 +199,19 @@ def test_a_commit_whose_reply_is_lost_is_sent_again_and_applied_once(redis_serve
                 await store.close()
 
     asyncio.run(scenario())
+
+
+def test_a_replica_needs_three_connections_one_for_the_lane(capsys: pytest.CaptureFixture[str]) -> None:
+    """README: the pool holds the update subscription and the lane, so at least 3 (2 on a
+    Cluster, which has no lane)."""
+    from hustings.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["serve", "--redis-max-connections", "2"])
+    assert exited.value.code == 2
+    assert "at least 3" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="at least 3"):
+        Store.from_url("redis://127.0.0.1:1/0", max_connections=2)
+    cluster = Store.from_url("redis+cluster://127.0.0.1:1", max_connections=2)
+    assert cluster.lane is None
+    asyncio.run(cluster.close())
