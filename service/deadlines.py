@@ -25,6 +25,7 @@ import zlib
 from typing import Awaitable, Callable
 
 import structlog
+from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
 from hustings.service.background import BackgroundLoop
@@ -85,14 +86,20 @@ class DeadlineIndex:
     async def claim(self, now: int) -> tuple[list[str], int]:
         """Due games of every bucket, leased to this replica; returns them and the lease score.
 
-        One pipelined round trip for all the buckets (one per shard on a Cluster): every replica
-        polls several times a second, busy or idle, and a call per bucket cost more than a move."""
+        One pipelined round trip for all the buckets (on a Cluster, their calls at once): every
+        replica polls several times a second, busy or idle, and a call per bucket in turn cost
+        more than a move."""
         lease = now + LEASE_MS + random.randrange(1000)  # distinct leases tell claimers apart
-        buckets = random.sample(range(BUCKETS), BUCKETS)  # no bucket is always served first
-        async with self.client.pipeline(transaction=False) as pipe:  # type: ignore[attr-defined]
-            for bucket in buckets:
-                await self._claim(keys=[f"hustings:deadlines:{{d{bucket}}}"], args=[now, lease, CLAIM_BATCH], client=pipe)
-            replies = await pipe.execute()
+        keys = [f"hustings:deadlines:{{d{bucket}}}" for bucket in random.sample(range(BUCKETS), BUCKETS)]
+        args = [now, lease, CLAIM_BATCH]
+        if isinstance(self.client, RedisCluster):
+            # A Cluster pipeline refuses scripts: the buckets' calls go out together instead.
+            replies = await asyncio.gather(*(self._claim(keys=[key], args=args) for key in keys))
+        else:
+            async with self.client.pipeline(transaction=False) as pipe:  # type: ignore[attr-defined]
+                for key in keys:
+                    await self._claim(keys=[key], args=args, client=pipe)
+                replies = await pipe.execute()
         return [d.decode() if isinstance(d, bytes) else d for due in replies for d in due], lease
 
     async def release(self, game_id: str, lease: int, next_due: int) -> bool:

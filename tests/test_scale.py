@@ -109,6 +109,39 @@ def test_three_replicas_on_a_three_master_cluster(tmp_path: pathlib.Path) -> Non
         run(_play_load([f"127.0.0.1:{port}" for _, port in procs]), LOAD_TIMEOUT_S)
 
 
+def test_the_deadline_index_is_claimed_in_one_pipeline_on_a_cluster_too(tmp_path: pathlib.Path, redis_server: EmbeddedRedis) -> None:
+    """Every bucket of the deadline index is claimed in one pipelined round trip, on one Redis and
+    on a Cluster (where the buckets live on different shards): each due game is claimed once, and
+    a claimed game is leased, so the next poll does not take it again."""
+    from hustings.service.deadlines import BUCKETS, DeadlineIndex, bucket_key
+    from hustings.service.store import Store
+
+    games = [f"deadline-game-{i}" for i in range(3 * BUCKETS)]
+    assert len({bucket_key(g) for g in games}) > BUCKETS // 2  # spread over many buckets
+
+    async def scenario(url: str) -> None:
+        store = Store.from_url(url)
+        try:
+            index = DeadlineIndex(store.client)
+            for i, game_id in enumerate(games):
+                await index.schedule(game_id, 1_000 + i)
+            await index.schedule("deadline-game-later", 10**13)
+            await store.client.script_flush()  # a Redis that lost its scripts: the pipeline loads them
+            claimed, lease = await index.claim(now=50_000)
+            assert sorted(claimed) == sorted(games) and lease > 50_000
+            again, _ = await index.claim(now=50_000)
+            assert again == []
+            for game_id in games:
+                assert await index.release(game_id, lease, 0)
+            assert await index.pending() == 1
+        finally:
+            await store.close()
+
+    run(scenario(redis_server.url), 60)
+    with redis_cluster(tmp_path) as nodes:
+        run(scenario(f"redis+cluster://127.0.0.1:{nodes[0].port}"), 60)
+
+
 def test_a_replica_killed_during_load_loses_nothing(redis_server: EmbeddedRedis) -> None:
     with replicas(redis_server.url) as procs:
         victim = procs[0][0]
