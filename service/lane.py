@@ -24,7 +24,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.asyncio.connection import AbstractConnection
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import ResponseError
+from redis.exceptions import RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 Command = tuple[Any, ...]
@@ -47,8 +47,9 @@ class Lane:
         self.commands = 0
 
     def call(self, *command: Any) -> "asyncio.Future[Any]":
-        """Queue ``command`` (its parts bytes or text); the future gets its reply (or its error: a ``ResponseError`` for a
-        command Redis refused, a ``ConnectionError`` once the connection could not be restored)."""
+        """Queue ``command`` (its parts bytes or text); the future gets its reply, or its error:
+        a ``ResponseError`` for a command Redis refused, a ``ConnectionError`` or
+        ``TimeoutError`` of redis-py once the connection could not be restored."""
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         if self._closed:
             future.set_exception(RedisConnectionError("the store is closed"))
@@ -71,7 +72,7 @@ class Lane:
     async def _send(self, batch: Pending) -> None:
         """Write ``batch`` and hand out its replies; on a failed connection, redial and resend
         what is unanswered, then give up with the error."""
-        pending = [(command, future) for command, future in batch]
+        pending = list(batch)
         for attempt in range(RESENDS + 1):
             try:
                 connection = await self._held()
@@ -101,12 +102,14 @@ class Lane:
                     _fail(pending, failure)
                     return
                 await asyncio.sleep(RESEND_PAUSE_S[min(attempt, len(RESEND_PAUSE_S) - 1)])
-            except BaseException as failure:  # cancelled with the loop: nobody is left to answer
+            except asyncio.CancelledError:  # the store is closing: nobody is left to answer
                 await self._drop()
                 _fail(pending, RedisConnectionError("the store is closing"))
-                if isinstance(failure, Exception):
-                    return
                 raise
+            except Exception as failure:  # a reply that breaks the protocol: this connection is done
+                await self._drop()
+                _fail(pending, failure if isinstance(failure, RedisError) else RedisConnectionError(type(failure).__name__))
+                return
 
     async def _held(self) -> AbstractConnection:
         if self._connection is None:
