@@ -243,13 +243,13 @@ class GameHost:
             return self.retention_s
         return 0
 
-    async def _schedule(self, stored: storage_pb2.StoredGame) -> int:
-        """Index the step's next deadline before its commit (a crash after it loses no timer);
-        returns it (0 for none)."""
-        due = table.next_due(stored)
+    async def _schedule(self, stored: storage_pb2.StoredGame, due: int | None = None) -> None:
+        """Index the step's next deadline before its commit (a crash after it loses no timer).
+        ``due``: that deadline (0 for none) when the caller has it already."""
+        if due is None:
+            due = table.next_due(stored)
         if due:
             await self.deadlines.schedule(stored.game_id, due)
-        return due
 
     def _kick_if_due(self, stored: storage_pb2.StoredGame, due: int | None = None) -> None:
         """Apply decisions due at once (bot seats, absent players) here and now rather than at
@@ -648,7 +648,7 @@ class GameHost:
                 await attempt
                 try:
                     self._check_expected(loaded, request)
-                    new, entry = self._advance(loaded, seat, move, request.move)
+                    new, entry, due = self._advance(loaded, seat, move, request.move)
                 except ServiceError as error:
                     if not fresh:
                         # The cached state may be stale: decide on the latest one.
@@ -660,7 +660,7 @@ class GameHost:
                         return answered
                     log.info("move_rejected", reason=error.reason, version=loaded.version)
                     raise
-                due = await self._schedule(new.stored)
+                await self._schedule(new.stored, due)
                 seen_at = self._now_ms()
                 result = await self.store.commit(
                     new.stored,
@@ -705,7 +705,9 @@ class GameHost:
 
     def _advance(
         self, loaded: Loaded, seat: Seat, move: Any, move_proto: game_pb2.Move, by_bot: bool = False
-    ) -> tuple[Loaded, storage_pb2.LogEntry]:
+    ) -> tuple[Loaded, storage_pb2.LogEntry, int]:
+        """The game after ``seat``'s move, its log entry, and its earliest pending deadline
+        (0 for none), which the table's clocks work out anyway."""
         stored, game = loaded.stored, loaded.game
         if stored.status == game_pb2.GAME_STATUS_OPEN:
             raise precondition("GAME_NOT_STARTED", "the game starts when every seat is taken")
@@ -726,7 +728,7 @@ class GameHost:
             new.status = game_pb2.GAME_STATUS_FINISHED
         if not by_bot:
             new.seats[seat].timeouts = 0
-        table.settle(new, game.to_act(state), seat, self._now_ms())
+        due = table.settle(new, game.to_act(state), seat, self._now_ms())
         entry = storage_pb2.LogEntry(
             version=version,
             seat=seat,
@@ -736,7 +738,7 @@ class GameHost:
         entry.move.CopyFrom(move_proto)
         for event in events:
             visibility.fill_stored_event(entry.events.add(), game, event, version, seat)
-        return Loaded(new, game, state), entry
+        return Loaded(new, game, state), entry, due
 
     @staticmethod
     def _answer(entry: storage_pb2.LogEntry, seat: Seat) -> game_service_pb2.SubmitMoveResponse:

@@ -97,7 +97,7 @@ class SeatLifecycle:
             )
         move_proto = game_pb2.Move()
         game.move_to_proto(move, move_proto)
-        new, entry = host._advance(loaded, seat, move, move_proto, by_bot=True)
+        new, entry, _due = host._advance(loaded, seat, move, move_proto, by_bot=True)  # settled again below
         changed = new.stored.seats[seat]
         changed.bot_played = True
         if timed_out:

@@ -31,11 +31,21 @@ async def _in_use(client: aioredis.Redis) -> int:
     return len(client.connection_pool._in_use_connections)  # type: ignore[attr-defined]
 
 
+@contextlib.asynccontextmanager
+async def lane_on(url: str) -> AsyncIterator[tuple[aioredis.Redis, Lane]]:
+    """A client of ``url`` and a lane over its pool, both closed afterwards (the lane first)."""
+    client = _client(url)
+    lane = Lane(client)
+    try:
+        yield client, lane
+    finally:
+        await lane.close()
+        await client.aclose()
+
+
 def test_commands_queued_together_go_out_in_one_batch_with_their_own_replies(redis_server: EmbeddedRedis) -> None:
     async def scenario() -> None:
-        client = _client(redis_server.url)
-        lane = Lane(client)
-        try:
+        async with lane_on(redis_server.url) as (client, lane):
             await client.delete("lane:a", "lane:b", "lane:n")
             futures = [lane.call("SET", f"lane:{name}", name.upper()) for name in "ab"]
             futures += [lane.call("INCRBY", "lane:n", str(i)) for i in range(1, 6)]
@@ -47,19 +57,15 @@ def test_commands_queued_together_go_out_in_one_batch_with_their_own_replies(red
             assert await asyncio.wait_for(lane.call("GET", "lane:b"), TIMEOUT_S) == b"B"
             assert (lane.batches, lane.commands) == (2, 9)
             assert await _in_use(client) == 1  # the lane holds one connection of the pool, no more
-        finally:
             await lane.close()
             assert await _in_use(client) == 0
-            await client.aclose()
 
     asyncio.run(scenario())
 
 
 def test_a_refused_command_fails_alone(redis_server: EmbeddedRedis) -> None:
     async def scenario() -> None:
-        client = _client(redis_server.url)
-        lane = Lane(client)
-        try:
+        async with lane_on(redis_server.url) as (client, lane):
             await client.set("lane:text", "not a number")
             before = lane.call("SET", "lane:c", "1")
             refused = lane.call("INCR", "lane:text")
@@ -70,18 +76,13 @@ def test_a_refused_command_fails_alone(redis_server: EmbeddedRedis) -> None:
             assert isinstance(results[1], ResponseError) and "not an integer" in str(results[1])
             assert isinstance(results[2], NoScriptError)
             assert lane.batches == 1
-        finally:
-            await lane.close()
-            await client.aclose()
 
     asyncio.run(scenario())
 
 
 def test_a_killed_connection_is_redialled(redis_server: EmbeddedRedis) -> None:
     async def scenario() -> None:
-        client = _client(redis_server.url)
-        lane = Lane(client)
-        try:
+        async with lane_on(redis_server.url) as (client, lane):
             first = await asyncio.wait_for(lane.call("CLIENT", "ID"), TIMEOUT_S)
             assert await client.client_kill_filter(_id=first) == 1
             await client.set("lane:after-kill", "still here")
@@ -89,9 +90,6 @@ def test_a_killed_connection_is_redialled(redis_server: EmbeddedRedis) -> None:
             second = await asyncio.wait_for(lane.call("CLIENT", "ID"), TIMEOUT_S)
             assert second != first
             assert await _in_use(client) == 1
-        finally:
-            await lane.close()
-            await client.aclose()
 
     asyncio.run(scenario())
 
@@ -115,15 +113,10 @@ def test_close_answers_what_is_queued_and_returns_the_connection(redis_server: E
 
 def test_a_lane_without_redis_gives_up_with_a_connection_error(tmp_path: object) -> None:
     async def scenario(url: str) -> None:
-        client = _client(url)
-        lane = Lane(client)
-        try:
+        async with lane_on(url) as (client, lane):
             with pytest.raises(RedisConnectionError):
                 await asyncio.wait_for(lane.call("PING"), TIMEOUT_S)
             assert await _in_use(client) == 0
-        finally:
-            await lane.close()
-            await client.aclose()
 
     from hustings.service.embedded_redis import free_port
 
