@@ -177,7 +177,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     @_unary
     async def GetHistory(self, request: game_service_pb2.GetHistoryRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.GetHistoryResponse:
-        return await self.host.history(request.game_id, self._token(context))
+        return await self.host.history(request, self._token(context))
 
     @_unary
     async def GetGameKind(self, request: game_service_pb2.GetGameKindRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.GetGameKindResponse:

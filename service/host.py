@@ -60,6 +60,10 @@ MAX_COMMIT_ATTEMPTS = 32
 COMMIT_BUDGET_S = 5.0  # within the 15 s server deadline of a call
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200
+# GetHistory pages: by default a whole game of usual length in one answer; at most 1000 steps,
+# far below gRPC's 4 MiB message limit even revealed (README, "GetHistory pages").
+DEFAULT_HISTORY_PAGE_SIZE = 200
+MAX_HISTORY_PAGE_SIZE = 1000
 LOBBY_SCAN_LIMIT = 5000
 
 
@@ -761,15 +765,38 @@ class GameHost:
             return None
         return self._answer(entry, seat)
 
-    async def history(self, game_id: str, token: str | None) -> game_service_pb2.GetHistoryResponse:
-        """The caller's filtered log; everything once the game is over."""
-        loaded = await self._load_fresh(game_id)
+    async def history(
+        self, request: game_service_pb2.GetHistoryRequest, token: str | None
+    ) -> game_service_pb2.GetHistoryResponse:
+        """One page of the caller's filtered log, the steps after ``request.after_version``
+        oldest first; everything once the game is over.
+
+        A game's log has no bound on its length, so only the page is read from Redis; the page
+        stops at the version read with the game, so that it and ``revealed`` agree."""
+        size = request.page_size or DEFAULT_HISTORY_PAGE_SIZE
+        if not 0 < size <= MAX_HISTORY_PAGE_SIZE:
+            raise invalid("BAD_PAGE_SIZE", f"page_size must be 1 to {MAX_HISTORY_PAGE_SIZE}")
+        after = request.after_version
+        if after < 0:
+            raise invalid("BAD_AFTER_VERSION", "after_version must be 0 or more")
+        loaded = await self._load_fresh(request.game_id)
         seat = self.seat_of(loaded, token)
-        entries = await self.store.log_entries(game_id, 0, loaded.version)
+        if after > loaded.version:
+            raise ServiceError(
+                grpc.StatusCode.OUT_OF_RANGE,
+                "AFTER_VERSION_AHEAD",
+                f"the game is at version {loaded.version}; after_version must not be beyond it",
+                {"version": str(loaded.version)},
+            )
+        entries = await self.store.log_entries(request.game_id, after, loaded.version, count=size)
         reveal = loaded.stored.status == game_pb2.GAME_STATUS_FINISHED
-        response = game_service_pb2.GetHistoryResponse()
+        response = game_service_pb2.GetHistoryResponse(version=loaded.version, revealed=reveal)
         for entry in entries:
             response.entries.append(visibility.entry_for(entry, seat, reveal))
+        # Entries run in version order, so the last one is where the next page starts; a page
+        # that reads nothing ends the walk even if versions are missing from the log.
+        if entries and entries[-1].version < loaded.version:
+            response.next_after_version = entries[-1].version
         return response
 
     def watch(

@@ -110,7 +110,7 @@ async def _move(host: GameHost, request: Any, token: str | None) -> Message:
 
 
 async def _history(host: GameHost, request: Any, token: str | None) -> Message:
-    return await host.history(request.game_id, _seat_token(token))
+    return await host.history(request, _seat_token(token))
 
 
 async def _list_games(host: GameHost, request: Any, token: str | None) -> Message:

@@ -311,11 +311,12 @@ class Store:
         return heads
 
     async def log_entries(
-        self, game_id: str, after_version: int = 0, up_to_version: int | None = None
+        self, game_id: str, after_version: int = 0, up_to_version: int | None = None, count: int | None = None
     ) -> list[storage_pb2.LogEntry]:
-        """Log entries with ``after_version < version <= up_to_version``, oldest first."""
+        """Log entries with ``after_version < version <= up_to_version``, oldest first; only the
+        first ``count`` of them when it is given (Redis reads no more than that)."""
         end = f"{up_to_version}-0" if up_to_version is not None else "+"
-        raw = await self.client.xrange(log_key(game_id), min=f"({after_version}-0", max=end)
+        raw = await self.client.xrange(log_key(game_id), min=f"({after_version}-0", max=end, count=count)
         entries = []
         for _id, fields in raw:
             entry = storage_pb2.LogEntry()

@@ -380,10 +380,33 @@ class Client:
         request = game_service_pb2.AddBotRequest(game_id=game_id, seat=seat, level=level)
         return await self._call("AddBot", request, settled=settled)  # type: ignore[return-value]
 
-    async def history(self, game_id: str, token: str | None = None) -> list[game_pb2.HistoryEntry]:
-        """The caller's history of the game."""
-        response = await self._call("GetHistory", game_service_pb2.GetHistoryRequest(game_id=game_id), token)
-        return list(response.entries)  # type: ignore[attr-defined]
+    async def history_page(
+        self, game_id: str, token: str | None = None, after_version: int = 0, page_size: int = 0
+    ) -> game_service_pb2.GetHistoryResponse:
+        """One page of the caller's history: the steps after ``after_version``, at most
+        ``page_size`` of them (0: the server's default); go on from its ``next_after_version``
+        while that is not 0."""
+        request = game_service_pb2.GetHistoryRequest(game_id=game_id, after_version=after_version, page_size=page_size)
+        return await self._call("GetHistory", request, token)  # type: ignore[return-value]
+
+    async def history(self, game_id: str, token: str | None = None, page_size: int = 0) -> list[game_pb2.HistoryEntry]:
+        """The caller's whole history of the game, read page by page, up to the version the first
+        page was read at.
+
+        When the game ends part-way through, the walk starts again from the first step (once:
+        a finished game stays finished), so that the answer is all filtered or all revealed."""
+        for _ in range(2):
+            first = await self.history_page(game_id, token, 0, page_size)
+            entries, page, after = list(first.entries), first, 0
+            # The walk stops at the first page's version (later pages may be read at later
+            # versions: their extra steps are dropped) and only ever moves forward.
+            while after < page.next_after_version < first.version and page.revealed == first.revealed:
+                after = page.next_after_version
+                page = await self.history_page(game_id, token, after, page_size)
+                entries.extend(page.entries)
+            if page.revealed == first.revealed:
+                return [entry for entry in entries if entry.version <= first.version]
+        raise AssertionError("unreachable: a finished game's pages are all revealed")
 
     async def games(self, kind: str = "", status: int = 0, page_size: int = 50, page_token: str = "") -> game_service_pb2.ListGamesResponse:
         """One page of the lobby."""

@@ -120,16 +120,26 @@ class WatchGameResponse(_message.Message):
     def __init__(self, version: _Optional[int] = ..., entries: _Optional[_Iterable[_Union[_game_pb2.HistoryEntry, _Mapping]]] = ..., view: _Optional[_Union[_game_pb2.GameView, _Mapping]] = ...) -> None: ...
 
 class GetHistoryRequest(_message.Message):
-    __slots__ = ("game_id",)
+    __slots__ = ("game_id", "after_version", "page_size")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    AFTER_VERSION_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     game_id: str
-    def __init__(self, game_id: _Optional[str] = ...) -> None: ...
+    after_version: int
+    page_size: int
+    def __init__(self, game_id: _Optional[str] = ..., after_version: _Optional[int] = ..., page_size: _Optional[int] = ...) -> None: ...
 
 class GetHistoryResponse(_message.Message):
-    __slots__ = ("entries",)
+    __slots__ = ("entries", "version", "next_after_version", "revealed")
     ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    NEXT_AFTER_VERSION_FIELD_NUMBER: _ClassVar[int]
+    REVEALED_FIELD_NUMBER: _ClassVar[int]
     entries: _containers.RepeatedCompositeFieldContainer[_game_pb2.HistoryEntry]
-    def __init__(self, entries: _Optional[_Iterable[_Union[_game_pb2.HistoryEntry, _Mapping]]] = ...) -> None: ...
+    version: int
+    next_after_version: int
+    revealed: bool
+    def __init__(self, entries: _Optional[_Iterable[_Union[_game_pb2.HistoryEntry, _Mapping]]] = ..., version: _Optional[int] = ..., next_after_version: _Optional[int] = ..., revealed: _Optional[bool] = ...) -> None: ...
 
 class ListGamesRequest(_message.Message):
     __slots__ = ("kind", "status", "page_size", "page_token")

@@ -163,7 +163,7 @@ class GameServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetHistory(self, request, context):
-        """The caller's filtered log; everything once the game is over.
+        """One page of the caller's filtered log, oldest first; everything once the game is over.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
