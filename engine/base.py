@@ -109,7 +109,11 @@ class Outcome:
 
 
 class Game(Protocol, Generic[OptionsT, StateT, MoveT]):
-    """What every registered game offers. See DESIGN.md "A game"."""
+    """What every registered game offers. See DESIGN.md "A game".
+
+    A game whose rules allow moves beside the decisions (The Spin Doctors' hand-overs and deal
+    offers) says which with a method ``is_side_move(move) -> bool``; see ``is_side_move``.
+    """
 
     info: GameInfo
 
@@ -217,6 +221,18 @@ def evolve(value: FrozenT, **changes: Any) -> FrozenT:
     copy = object.__new__(type(value))
     copy.__dict__.update(fields_now, **changes)  # a new object, not yet seen by anyone: frozen still holds
     return copy
+
+
+def is_side_move(game: Game[Any, Any, Any], move: Any) -> bool:
+    """True when ``move`` is made beside a decision rather than as one (or a step of one): it
+    never changes who owes a decision, and a seat owing one still owes the same one after it.
+    The table's clocks run on through such a move (service/table.py ``settle``), so that a side
+    move cannot buy a seat a fresh decision time.
+
+    A game without side moves declares nothing: every move of a seat is then its decision or a
+    step of it, which is the default here."""
+    declared: Callable[[Any], bool] | None = getattr(game, "is_side_move", None)
+    return declared is not None and bool(declared(move))
 
 
 def state_digest(game: Game[Any, Any, Any], state: Any) -> str:

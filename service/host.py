@@ -732,7 +732,7 @@ class GameHost:
             new.status = game_pb2.GAME_STATUS_FINISHED
         if not by_bot:
             new.seats[seat].timeouts = 0
-        due = table.settle(new, game.to_act(state), seat, self._now_ms())
+        due = table.settle(new, game.to_act(state), seat, self._now_ms(), table.is_side_move(game, move))
         entry = storage_pb2.LogEntry(
             version=version,
             seat=seat,

@@ -13,6 +13,7 @@ from typing import AbstractSet, Any, Iterable
 
 from hustings.ai.server import SERVER_DEFAULT_LEVEL, SERVER_LEVELS, server_move
 from hustings.engine import Game, Seat
+from hustings.engine.base import is_side_move as is_side_move  # for the move path: host, seats
 from hustings.service.errors import invalid, precondition
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2
@@ -78,8 +79,16 @@ def bot_decides(seat: storage_pb2.StoredSeat) -> bool:
     return seat.bot or seat.absent
 
 
-def settle(stored: storage_pb2.StoredGame, acting: AbstractSet[Seat], mover: Seat | None, now_ms: int) -> int:
+def settle(
+    stored: storage_pb2.StoredGame, acting: AbstractSet[Seat], mover: Seat | None, now_ms: int, side_move: bool = False
+) -> int:
     """Bring every seat's clock in line with who owes a decision after a step by ``mover``.
+
+    ``side_move``: the step was made beside ``mover``'s decision (``is_side_move``), which is
+    still pending; its clock runs on from when that decision began, with no increment and no
+    charge to the bank until the decision is made or times out. Otherwise a step by a seat that
+    owed a decision ends it: the bank pays for the time used and gets the increment, and a seat
+    that owes another one starts it now.
 
     Returns the game's earliest pending deadline now, what ``next_due`` would find (0 for none),
     so that a caller need not walk the seats again."""
@@ -89,17 +98,20 @@ def settle(stored: storage_pb2.StoredGame, acting: AbstractSet[Seat], mover: Sea
     if stored.status != game_pb2.GAME_STATUS_ACTIVE:
         acting = frozenset()
     bank_seconds = table.bank_seconds
+    # A side move ends no decision: its mover's clock is left as any other's (a hand-over one
+    # second before the deadline must not buy a whole new decision time and an increment).
+    decided = None if side_move else mover
     earliest = 0
     for seat in stored.seats:
         number, started = seat.seat, seat.turn_started_ms
-        if number == mover and started and bank_seconds and not bot_decides(seat):
+        if number == decided and started and bank_seconds and not bot_decides(seat):
             used = max(0, now_ms - started)
             seat.bank_ms = max(0, seat.bank_ms - used) + table.increment_seconds * 1000
         if number not in acting:
             seat.turn_started_ms = 0
             seat.deadline_ms = 0
             continue
-        if number == mover or not started:
+        if number == decided or not started:
             seat.turn_started_ms = now_ms  # a new decision begins
         due = seat.deadline_ms = _deadline(table, seat)
         if due and (not earliest or due < earliest):

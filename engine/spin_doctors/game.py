@@ -77,6 +77,11 @@ class SpinDoctorsGame:
             return move.staffer == CANDIDATE
         return isinstance(move, PUBLIC_MOVES)
 
+    def is_side_move(self, move: Any) -> bool:
+        """Hand-overs of Budget points and the deals (offers, withdrawals, declines): made beside
+        the decisions, they leave a seat owing one still owing it, on the same clock."""
+        return isinstance(move, rules.SIDE_MOVES)
+
     def secret_footprint(self, state: State, seat: Seat, move: Any) -> Footprint:
         """The table sees the field a face-down Staffer is played on and the News card Media
         Influence discards; of a Staff, a Programme or a change after the Poll, only that it was made."""

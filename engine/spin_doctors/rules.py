@@ -43,6 +43,10 @@ from hustings.engine.spin_doctors.model import (
 )
 
 DEAL_MOVES = (OfferDeal, WithdrawOffer, DeclineOffer)
+SIDE_MOVES = (HandBudget, *DEAL_MOVES)
+"""Moves made beside the decisions: a hand-over and the deals change Budget points and offers,
+never whose turn it is, so a seat owing a decision still owes it after one (the table's clock
+runs on)."""
 
 
 
