@@ -100,7 +100,9 @@ class SeatLifecycle:
         new, entry, _due = host._advance(loaded, seat, move, move_proto, by_bot=True)  # settled again below
         changed = new.stored.seats[seat]
         changed.bot_played = True
-        if timed_out:
+        # A side move (a hand-over) ends no decision and leaves the seat due: its timeout counts
+        # once, with the decision made for it in the next step.
+        if timed_out and not table.is_side_move(game, move):
             changed.timeouts += 1
             table.changed_event(entry, seat, Change.CHANGE_TIMED_OUT, changed.display_name)
             if changed.timeouts >= table.absent_after(new.stored.table):
