@@ -18,7 +18,8 @@ from redis.exceptions import RedisError
 from hustings.service import metrics
 from hustings.service.errors import ServiceError, internal, store_error, unauthenticated
 from hustings.service.host import GameHost
-from hustings.service.limits import DEFAULT_MAX_CALLS, CallLimit
+from hustings.service.client_limits import ClientLimits
+from hustings.service.limits import DEFAULT_MAX_CALLS
 from hustings.v1 import game_service_pb2, game_service_pb2_grpc
 
 log = structlog.get_logger("hustings.grpc")
@@ -105,7 +106,7 @@ def _unary(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
         try:
             if request is MALFORMED:
                 raise _malformed()
-            with self.calls.hold():
+            with self.calls.hold(self.client_of(context)):
                 async with asyncio.timeout(RPC_DEADLINE_S):
                     return await method(self, request, context)
         except ServiceError as error:
@@ -145,9 +146,11 @@ def _auth_error(token: str | None) -> None:
 class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     """hustings.v1.GameService."""
 
-    def __init__(self, host: GameHost, max_calls: int = DEFAULT_MAX_CALLS) -> None:
+    def __init__(self, host: GameHost, max_calls: int = DEFAULT_MAX_CALLS, limits: ClientLimits | None = None) -> None:
         self.host = host
-        self.calls = CallLimit(max_calls)
+        self.limits = limits if limits is not None else ClientLimits.configured(max_calls)
+        self.calls = self.limits.calls
+        self.client_of = self.limits.addresses.of_grpc  # who a call comes from, for the per-client limits
 
     def _token(self, context: grpc.aio.ServicerContext) -> str | None:
         token = bearer_token(context)
@@ -160,7 +163,8 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     @_unary
     async def CreateGame(self, request: game_service_pb2.CreateGameRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.CreateGameResponse:
-        return await self.host.create_game(request)
+        with self.limits.creations.spend(self.client_of(context)):
+            return await self.host.create_game(request)
 
     @_unary
     async def JoinGame(self, request: game_service_pb2.JoinGameRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.JoinGameResponse:
@@ -264,10 +268,11 @@ def public_descriptors() -> descriptor_pool.DescriptorPool:
 
 
 def build_server(
-    host: GameHost, address: str, max_calls: int = DEFAULT_MAX_CALLS
+    host: GameHost, address: str, max_calls: int = DEFAULT_MAX_CALLS, limits: ClientLimits | None = None
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
-    """A gRPC server with GameService, health checking and reflection, bound to ``address``."""
-    servicer = GameServicer(host, max_calls)
+    """A gRPC server with GameService, health checking and reflection, bound to ``address``
+    (``limits``, when given, shared with the replica's REST face)."""
+    servicer = GameServicer(host, max_calls, limits)
     max_rpcs = host.max_watchers + servicer.calls.max_calls + RPC_BACKSTOP_HEADROOM
     server = grpc.aio.server(
         maximum_concurrent_rpcs=max_rpcs,

@@ -6,9 +6,12 @@ other client's calls. So each has its own count here:
 
 - streams: at most ``max_streams`` (``max_watchers``) on the replica, at most
   ``max_per_client`` from one client, and at most ``max_per_seat`` with one seat token;
-- unary calls: at most ``max_calls`` in flight on the replica.
+- unary calls: at most ``max_calls`` in flight on the replica, at most ``max_per_client`` from
+  one client.
 
-A client is the connection a stream arrives on (``grpc:<peer address and port>``: one gRPC
+For unary calls a client is a remote address (``service/client_limits.py`` says which: the
+peer's, or the one a trusted proxy forwards), since one client may open many connections. For
+streams a client is the connection a stream arrives on (``grpc:<peer address and port>``: one gRPC
 channel multiplexes all its streams over one HTTP/2 connection), or for Server-Sent Events the
 remote address (``rest:<ip>``: every event stream has an HTTP/1.1 connection of its own, so a
 connection would count one stream). Everything past a cap is RESOURCE_EXHAUSTED with a reason.
@@ -26,6 +29,9 @@ DEFAULT_MAX_STREAMS = 10_000
 DEFAULT_MAX_STREAMS_PER_CLIENT = 1_000
 DEFAULT_MAX_STREAMS_PER_SEAT = 32
 DEFAULT_MAX_CALLS = 2_048
+# A quarter of the replica's calls: no one address can take them all, and the suite's heaviest
+# bursts from loopback (500 views at once) and the load test's clients (16-32) fit under it.
+DEFAULT_MAX_CALLS_PER_CLIENT = 512
 
 
 def seat_key(token: str) -> str:
@@ -98,25 +104,51 @@ class StreamLimits:
 
 
 class CallLimit:
-    """Unary calls in flight on a replica, with their own cap (streams do not count)."""
+    """Unary calls in flight on a replica and from each client, with their own caps (streams do
+    not count)."""
 
-    def __init__(self, max_calls: int = DEFAULT_MAX_CALLS) -> None:
+    def __init__(self, max_calls: int = DEFAULT_MAX_CALLS, max_per_client: int = DEFAULT_MAX_CALLS_PER_CLIENT) -> None:
+        if min(max_calls, max_per_client) < 1:
+            raise ValueError("call limits must be at least 1")
         self.max_calls = max_calls
+        self.max_per_client = max_per_client
         self.in_flight = 0
+        self.by_client: dict[str, int] = {}  # only clients with calls in flight
 
-    def hold(self) -> "CallLimit":
-        """Count one call while the block (``with limit.hold():``) runs; RESOURCE_EXHAUSTED past
-        the cap. The limit is its own context manager: every call enters it, and a plain class
-        costs a fraction of a generator-based one."""
-        return self
+    def hold(self, client: str) -> "_Call":
+        """Count one call of ``client`` while the block (``with limit.hold(client):``) runs;
+        RESOURCE_EXHAUSTED past either cap, and then nothing is counted. A plain class, not a
+        generator-based context manager: every call (every move) enters it."""
+        return _Call(self, client)
+
+
+class _Call:
+    """One unary call counted by a CallLimit while its block runs."""
+
+    __slots__ = ("limit", "client")
+
+    def __init__(self, limit: CallLimit, client: str) -> None:
+        self.limit = limit
+        self.client = client
 
     def __enter__(self) -> None:
-        if self.in_flight >= self.max_calls:
-            raise exhausted("TOO_MANY_CALLS", f"this replica has {self.max_calls} calls in flight; retry shortly")
-        self.in_flight += 1
+        limit = self.limit
+        if limit.in_flight >= limit.max_calls:
+            raise exhausted("TOO_MANY_CALLS", f"this replica has {limit.max_calls} calls in flight; retry shortly")
+        by_client = limit.by_client
+        held = by_client.get(self.client, 0)
+        if held >= limit.max_per_client:
+            raise exhausted(
+                "TOO_MANY_CALLS_FOR_CLIENT",
+                f"this client has its maximum of {limit.max_per_client} calls in flight on this replica; retry shortly",
+            )
+        by_client[self.client] = held + 1
+        limit.in_flight += 1
 
     def __exit__(self, *exc: object) -> None:
-        self.in_flight -= 1
+        limit = self.limit
+        limit.in_flight -= 1
+        _release(limit.by_client, self.client)
 
 
 def _release(counts: dict[str, int], key: str) -> None:
@@ -124,4 +156,4 @@ def _release(counts: dict[str, int], key: str) -> None:
     if left:
         counts[key] = left
     else:
-        del counts[key]  # only keys with open streams stay, so the maps stay small
+        del counts[key]  # only keys with open streams or calls stay, so the maps stay small

@@ -15,6 +15,7 @@ import structlog
 from grpc_health.v1 import health_pb2
 
 from hustings.service import server_secret
+from hustings.service.client_limits import DEFAULT_CREATE_BURST, DEFAULT_CREATES_PER_MINUTE, ClientLimits
 from hustings.service.clock import SharedClock
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.grpc_api import SERVICE_NAME, build_server
@@ -22,6 +23,7 @@ from hustings.service.host import GameHost
 from hustings.service.notifier import Notifier
 from hustings.service.limits import (
     DEFAULT_MAX_CALLS,
+    DEFAULT_MAX_CALLS_PER_CLIENT,
     DEFAULT_MAX_STREAMS,
     DEFAULT_MAX_STREAMS_PER_CLIENT,
     DEFAULT_MAX_STREAMS_PER_SEAT,
@@ -32,6 +34,9 @@ log = structlog.get_logger("hustings.replica")
 
 # Relative to the directory ``hustings serve`` is started in (resolved once, at start).
 DEFAULT_DATA_DIR = pathlib.Path(".hustings-data")
+# A creation rate no tool reaches (a million games a minute), for replicas that only their own
+# tool calls.
+UNBOUNDED_CREATES = 1_000_000.0
 
 
 @dataclass
@@ -48,6 +53,10 @@ class ReplicaConfig:
     max_streams_per_client: int = DEFAULT_MAX_STREAMS_PER_CLIENT  # per gRPC connection / SSE address
     max_streams_per_seat: int = DEFAULT_MAX_STREAMS_PER_SEAT  # per seat token
     max_calls: int = DEFAULT_MAX_CALLS  # unary calls in flight on this replica
+    max_calls_per_client: int = DEFAULT_MAX_CALLS_PER_CLIENT  # ... from one client address
+    creates_per_client_per_minute: float = DEFAULT_CREATES_PER_MINUTE  # CreateGame, sustained, per client address
+    create_burst: int = DEFAULT_CREATE_BURST  # CreateGame at once, per client address
+    trusted_proxies: tuple[str, ...] = ()  # CIDRs whose x-forwarded-for names the client
     redis_max_connections: int = DEFAULT_MAX_CONNECTIONS  # the bounded pool of this replica
     redis_pool_timeout_s: float = DEFAULT_POOL_TIMEOUT_S  # how long a command waits for a connection
     benchmark_floor: bool = False  # serve the loadtest's floor call too
@@ -91,7 +100,14 @@ class Replica:
                 retention_s=self.config.retention_s,
                 clock=clock.time,
             )
-            server, port, health = build_server(host, self.config.address, self.config.max_calls)
+            limits = ClientLimits.configured(
+                self.config.max_calls,
+                self.config.max_calls_per_client,
+                self.config.creates_per_client_per_minute,
+                self.config.create_burst,
+                self.config.trusted_proxies,
+            )
+            server, port, health = build_server(host, self.config.address, self.config.max_calls, limits)
             if self.config.benchmark_floor:
                 from hustings.service.floor import floor_handler
 
@@ -105,6 +121,7 @@ class Replica:
             await health.set(service, health_pb2.HealthCheckResponse.SERVING)
         self.port = port
         self._parts = {"store": store, "notifier": notifier, "host": host, "server": server, "health": health}
+        self._parts["limits"] = limits
         self._parts["guard"] = guard
         self._parts["clock"] = clock
         guard.start()
@@ -115,7 +132,7 @@ class Replica:
             from hustings.service.rest import start_rest
 
             try:
-                rest = await start_rest(host, self.config.http_address)
+                rest = await start_rest(host, self.config.http_address, limits)
             except BaseException:
                 await self.stop()  # do not leave the gRPC face running without its REST face
                 raise
@@ -134,6 +151,11 @@ class Replica:
     def host(self) -> GameHost:
         """The game host (for in-process use by tools and tests)."""
         return self._parts["host"]  # type: ignore[return-value]
+
+    @property
+    def limits(self) -> ClientLimits:
+        """The per-client limits both faces share (for tests and tools)."""
+        return self._parts["limits"]  # type: ignore[return-value]
 
     async def stop(self) -> None:
         """Report NOT_SERVING, end streams, let in-flight calls finish, then close."""
@@ -203,7 +225,15 @@ async def server_at(address: str = "", log_level: str = "warning") -> AsyncItera
         redis = EmbeddedRedis(pathlib.Path(folder), appendonly=False, private=True).start()
         try:
             # A secret of its own: the Redis is private and temporary, so nothing needs to share it.
-            config = ReplicaConfig(redis_url=redis.url, address="127.0.0.1:0", secret=secrets.token_bytes(32))
+            # Its one client is the tool itself (bots create games as fast as they finish them):
+            # a per-client creation rate would protect no one else here.
+            config = ReplicaConfig(
+                redis_url=redis.url,
+                address="127.0.0.1:0",
+                secret=secrets.token_bytes(32),
+                creates_per_client_per_minute=UNBOUNDED_CREATES,
+                create_burst=int(UNBOUNDED_CREATES),
+            )
             replica = await Replica(config).start()
             try:
                 yield f"127.0.0.1:{replica.port}"

@@ -32,6 +32,7 @@ from redis.exceptions import RedisError
 from hustings.service import metrics
 from hustings.service.errors import ServiceError, internal, invalid, store_error, unauthenticated
 from hustings.service.catalogue import rest_answer
+from hustings.service.client_limits import ClientLimits, RetryLater
 from hustings.service.grpc_api import RPC_DEADLINE_S
 from hustings.service.host import GameHost
 from hustings.service.watch import from_version_ahead
@@ -168,11 +169,15 @@ def status_json(code: grpc.StatusCode, reason: str, message: str, metadata: dict
 
 
 def error_response(error: ServiceError) -> web.Response:
-    """The HTTP response for a refused request."""
-    response = web.json_response(
-        status_json(error.code, error.reason, error.message, error.metadata),
-        status=HTTP_STATUS.get(error.code, 500),
-    )
+    """The HTTP response for a refused request; one that says when to retry has its RetryInfo
+    in the details and ``Retry-After``."""
+    if isinstance(error, RetryLater):
+        body = json_format.MessageToDict(error.status_proto())
+    else:
+        body = status_json(error.code, error.reason, error.message, error.metadata)
+    response = web.json_response(body, status=HTTP_STATUS.get(error.code, 500))
+    if isinstance(error, RetryLater):
+        response.headers["Retry-After"] = error.retry_after_header()
     response[OUTCOME] = error
     return response
 
@@ -186,6 +191,7 @@ class RestServer:
     """A running REST/JSON face: its bound port and the means to stop it."""
 
     host: GameHost
+    limits: ClientLimits = field(default_factory=ClientLimits)  # shared with the gRPC face
     runner: web.AppRunner | None = None
     port: int = 0
     _streams: set[asyncio.Task[Any]] = field(default_factory=set)
@@ -205,6 +211,7 @@ class RestServer:
     # --- handlers -----------------------------------------------------------------------------
     def _unary_handler(self, rule: HttpRule) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         call = UNARY[rule.name]
+        creates = rule.name == "CreateGame"  # the one call limited in rate per client
 
         async def handle(request: web.Request) -> web.StreamResponse:
             structlog.contextvars.clear_contextvars()
@@ -213,8 +220,11 @@ class RestServer:
             try:
                 body = await request.read() if rule.body else b""
                 message = build_request(rule, params, _query(request), body)
-                async with asyncio.timeout(RPC_DEADLINE_S):  # the same server deadline as gRPC
-                    response = await call(self.host, message, bearer_token(request))
+                client = self.limits.addresses.of_http(request)
+                with self.limits.calls.hold(client):  # the same per-client limits as gRPC
+                    with self.limits.creations.spend(client) if creates else contextlib.nullcontext():
+                        async with asyncio.timeout(RPC_DEADLINE_S):  # the same server deadline as gRPC
+                            response = await call(self.host, message, bearer_token(request))
             except web.HTTPRequestEntityTooLarge:
                 return _too_large()
             except TimeoutError:
@@ -477,10 +487,11 @@ class _MalformedHttpFilter(logging.Filter):
 _MALFORMED_HTTP_FILTER = _MalformedHttpFilter()
 
 
-async def start_rest(host: GameHost, address: str) -> RestServer:
-    """Serve the REST/JSON face of ``host`` on ``address`` (port 0 picks a free one)."""
+async def start_rest(host: GameHost, address: str, limits: ClientLimits | None = None) -> RestServer:
+    """Serve the REST/JSON face of ``host`` on ``address`` (port 0 picks a free one), under
+    ``limits`` (the replica's, shared with its gRPC face)."""
     logging.getLogger("aiohttp.server").addFilter(_MALFORMED_HTTP_FILTER)  # once: addFilter skips a repeat
-    server = RestServer(host)
+    server = RestServer(host, limits if limits is not None else ClientLimits())
     app = build_app(server)
     runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=SHUTDOWN_S)
     await runner.setup()

@@ -58,6 +58,39 @@ def _redis_connections(text: str) -> int:
     return value
 
 
+def _at_least_one(text: str) -> int:
+    """A whole number of at least 1 (a limit of 0 would refuse everything)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("at least 1")
+    return value
+
+
+def _positive(text: str) -> float:
+    """A number above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError("a number above 0")
+    return value
+
+
+def _cidr(text: str) -> str:
+    """--trusted-proxy: an address range such as 10.0.0.0/8 or fd00::/8 (or one address)."""
+    import ipaddress
+
+    try:
+        ipaddress.ip_network(text.strip(), strict=False)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an address range (CIDR): {text!r}") from None
+    return text.strip()
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="hustings", description="A game-state service for election board games.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}", help="print the version and exit")
@@ -90,6 +123,17 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-watchers", type=int, default=10_000, help="WatchGame streams on this replica (default %(default)s)")
     serve.add_argument("--max-streams-per-client", type=int, default=1_000, help="streams of one client: a gRPC connection, or an address for SSE (default %(default)s)")
     serve.add_argument("--max-streams-per-seat", type=int, default=32, help="streams with one seat token (default %(default)s)")
+    serve.add_argument("--max-calls-per-client", type=_at_least_one, default=512, help="unary calls in flight from one client address (default %(default)s)")
+    serve.add_argument("--creates-per-client-per-minute", type=_positive, default=60.0, help="games one client address may create per minute, sustained (default %(default)s)")
+    serve.add_argument("--create-burst", type=_at_least_one, default=120, help="games one client address may create at once (default %(default)s)")
+    serve.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        type=_cidr,
+        metavar="CIDR",
+        help="a proxy whose requests are counted by the last address of their x-forwarded-for (repeatable; default none)",
+    )
 
     bots = sub.add_parser("bots", help="play full games between random bots through a server")
     bots.add_argument("--kind", default="stimmvieh", choices=kinds, help=kind_help)
@@ -178,6 +222,10 @@ async def _serve(args: argparse.Namespace) -> int:
             max_watchers=args.max_watchers,
             max_streams_per_client=args.max_streams_per_client,
             max_streams_per_seat=args.max_streams_per_seat,
+            max_calls_per_client=args.max_calls_per_client,
+            creates_per_client_per_minute=args.creates_per_client_per_minute,
+            create_burst=args.create_burst,
+            trusted_proxies=tuple(args.trusted_proxy),
             retention_s=max(1, int(args.retention_days * 24 * 3600)),
             secret=server_secret.resolve(args.secret_file, embedded.data_dir if embedded is not None else None),
         )

@@ -1,0 +1,286 @@
+"""Limits per client: who a caller is, and how many games it may create.
+
+No one client may exhaust a replica for the others. Two things a client could otherwise take
+alone: the replica's unary calls (counted per client in ``limits.CallLimit``) and the store's
+memory (every CreateGame keeps an open game for as long as it waits for players, a day by
+default), which a token bucket per client here bounds in rate.
+
+A client is a remote IP address, not an address and port: one client may open many connections.
+gRPC names the peer ``ipv4:1.2.3.4:5678``, ``ipv6:%5B::1%5D:5678`` or ``unix:…``; REST has the
+socket's remote address. Behind a proxy every caller shares the proxy's address, so a request
+from a trusted proxy (``--trusted-proxy CIDR``) is counted by the last address in its
+``x-forwarded-for`` (the one the proxy itself saw); from anyone else that header is ignored,
+since a caller could write anything in it. All of it is per replica.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import ipaddress
+import math
+import time
+import urllib.parse
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
+
+import grpc
+from google.protobuf import duration_pb2
+from google.rpc import error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from hustings.service.errors import ServiceError
+from hustings.service.limits import DEFAULT_MAX_CALLS, DEFAULT_MAX_CALLS_PER_CLIENT, CallLimit
+
+# One game a second, sustained, from one address: far beyond a person at a table or a lobby of
+# friends, and 86,400 open games a day at most from one address instead of as many as a loop can
+# send. The burst of two minutes' worth lets a tournament round or a classroom behind one NAT
+# open its tables at once.
+DEFAULT_CREATES_PER_MINUTE = 60.0
+DEFAULT_CREATE_BURST = 120
+# Buckets of this many addresses at most (about 250 bytes each): past it the least recently seen
+# address is forgotten and starts again with a full bucket, no more than a fresh address gets.
+DEFAULT_MAX_BUCKETS = 65_536
+# Peer names remembered with the address they resolve to (a connection's peer name keeps its
+# port, so there are as many as connections); the table is emptied when it reaches this size.
+MAX_KNOWN_PEERS = 8_192
+FORWARDED_FOR = "x-forwarded-for"
+
+
+class RetryLater(ServiceError):
+    """A refusal that says when to try again: ``google.rpc.RetryInfo`` beside the ErrorInfo in
+    the status details (gRPC's standard retry hint), and ``Retry-After`` over REST."""
+
+    def __init__(self, code: grpc.StatusCode, reason: str, message: str, retry_after_s: float) -> None:
+        super().__init__(code, reason, message)
+        self.retry_after_s = retry_after_s
+
+    def status_proto(self) -> status_pb2.Status:
+        """The google.rpc.Status: ErrorInfo, then RetryInfo."""
+        status = status_pb2.Status()
+        status.ParseFromString(dict(super().to_status().trailing_metadata)["grpc-status-details-bin"])
+        delay = duration_pb2.Duration()
+        delay.FromMilliseconds(math.ceil(self.retry_after_s * 1000))
+        status.details.add().Pack(error_details_pb2.RetryInfo(retry_delay=delay))
+        return status
+
+    def to_status(self) -> grpc.Status:
+        """The grpc.Status carrying both details."""
+        return rpc_status.to_status(self.status_proto())
+
+    def retry_after_header(self) -> str:
+        """``Retry-After`` in whole seconds (HTTP has no finer unit), rounded up, at least 1."""
+        return str(max(1, math.ceil(self.retry_after_s)))
+
+
+def too_many_games_created(retry_after_s: float) -> RetryLater:
+    """RESOURCE_EXHAUSTED ``TOO_MANY_GAMES_CREATED``: this client's creation bucket is empty."""
+    return RetryLater(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        "TOO_MANY_GAMES_CREATED",
+        f"this client has created games faster than this replica allows; retry in {retry_after_s:.1f} s",
+        retry_after_s,
+    )
+
+
+def canonical_address(text: str) -> str | None:
+    """An IP address in its one spelling (an IPv4 address mapped into IPv6 as IPv4), or None."""
+    try:
+        address = ipaddress.ip_address(text.strip().strip("[]").split("%", 1)[0])
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    return str(address)
+
+
+def grpc_peer_address(peer: str) -> str:
+    """The remote address in gRPC's peer name (``ipv4:1.2.3.4:5678`` -> ``1.2.3.4``,
+    ``ipv6:%5B::1%5D:5678`` -> ``::1``); a peer with no IP address (a unix socket) is its name."""
+    scheme, _, rest = peer.partition(":")
+    if scheme in ("ipv4", "ipv6"):
+        host = urllib.parse.unquote(rest).rpartition(":")[0]
+        address = canonical_address(host)
+        if address is not None:
+            return address
+    return peer
+
+
+def forwarded_address(values: Iterable[str]) -> str | None:
+    """The last address of the last ``x-forwarded-for`` value: the one the nearest proxy saw
+    (entries before it are whatever the caller wrote). None when it is not an address."""
+    last = None
+    for value in values:
+        last = value
+    if last is None:
+        return None
+    entry = last.rpartition(",")[2].strip()
+    address = canonical_address(entry)
+    if address is None and entry.count(":") == 1:  # an IPv4 address with a port
+        address = canonical_address(entry.partition(":")[0])
+    if address is None and entry.startswith("[") and "]:" in entry:  # an IPv6 address with a port
+        address = canonical_address(entry[1 : entry.index("]")])
+    return address
+
+
+@dataclass(frozen=True)
+class _Proxy:
+    """A peer within a trusted proxy's range: its requests are counted by the address it forwards."""
+
+    address: str
+
+
+class ClientAddresses:
+    """Who a caller is, for the per-client limits: its remote address, or for a peer within
+    ``trusted_proxies`` (CIDRs) the address that peer forwards in ``x-forwarded-for``."""
+
+    def __init__(self, trusted_proxies: Iterable[str] = ()) -> None:
+        self.trusted_proxies = tuple(ipaddress.ip_network(cidr.strip(), strict=False) for cidr in trusted_proxies)
+        self._known: dict[str, "str | _Proxy"] = {}  # peer name -> address, or a trusted proxy
+
+    def _learn(self, name: str, address: str) -> "str | _Proxy":
+        if len(self._known) >= MAX_KNOWN_PEERS:
+            self._known.clear()  # connections come and go: start over rather than keep them all
+        known: str | _Proxy = address
+        if self.trusted_proxies and self._trusted(address):
+            known = _Proxy(address)
+        self._known[name] = known
+        return known
+
+    def _trusted(self, address: str) -> bool:
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False  # a unix socket's peer: no address to trust
+        return any(ip in network for network in self.trusted_proxies)
+
+    def of_grpc(self, context: grpc.aio.ServicerContext) -> str:
+        """The client of a gRPC call (every unary call asks: one dict look-up once its
+        connection is known)."""
+        peer = context.peer()
+        known = self._known.get(peer)
+        if known is None:
+            known = self._learn(peer, grpc_peer_address(peer))
+        if type(known) is str:
+            return known
+        values = (v.decode() if isinstance(v, bytes) else v for k, v in context.invocation_metadata() or () if k == FORWARDED_FOR)
+        return forwarded_address(values) or known.address  # type: ignore[union-attr]
+
+    def of_http(self, request: Any) -> str:
+        """The client of an HTTP request (an aiohttp ``web.Request``)."""
+        remote = request.remote or ""
+        known = self._known.get(remote)
+        if known is None:
+            known = self._learn(remote, canonical_address(remote) or remote)
+        if type(known) is str:
+            return known
+        return forwarded_address(request.headers.getall(FORWARDED_FOR, ())) or known.address  # type: ignore[union-attr]
+
+
+class CreationLimit:
+    """A token bucket per client for CreateGame: ``burst`` games at once, then ``per_minute``.
+
+    Buckets live in a dict in the order they were last touched. One untouched for the time an
+    empty bucket takes to fill is full again, the same as no bucket, so it is dropped; and past
+    ``max_buckets`` the least recently touched go first. So the table holds at most the clients
+    that created a game within the last ``burst / per_minute`` minutes, and never more than
+    ``max_buckets``."""
+
+    def __init__(
+        self,
+        per_minute: float = DEFAULT_CREATES_PER_MINUTE,
+        burst: int = DEFAULT_CREATE_BURST,
+        max_buckets: int = DEFAULT_MAX_BUCKETS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if per_minute <= 0 or burst < 1 or max_buckets < 1:
+            raise ValueError("the creation rate, burst and table size must be positive")
+        self.per_second = per_minute / 60.0
+        self.burst = float(burst)
+        self.max_buckets = max_buckets
+        self.refill_s = burst / self.per_second  # from empty to full
+        self._clock = clock
+        # client -> (tokens, when), least recently touched first; an OrderedDict because it drops
+        # its first entry in constant time (a dict's first entry is found past every hole left
+        # before it).
+        self._buckets: collections.OrderedDict[str, tuple[float, float]] = collections.OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+    def tokens(self, client: str) -> float:
+        """The games ``client`` may create now."""
+        return self._level(client, self._clock())
+
+    def _level(self, client: str, now: float) -> float:
+        bucket = self._buckets.get(client)
+        if bucket is None:
+            return self.burst
+        tokens, when = bucket
+        return min(self.burst, tokens + (now - when) * self.per_second)
+
+    def _set(self, client: str, tokens: float, now: float) -> None:
+        self._buckets[client] = (tokens, now)
+        self._buckets.move_to_end(client)  # the most recently touched
+        while len(self._buckets) > self.max_buckets:
+            self._buckets.popitem(last=False)
+
+    def _prune(self, now: float) -> None:
+        horizon = now - self.refill_s
+        while self._buckets:
+            client = next(iter(self._buckets))
+            if self._buckets[client][1] > horizon:
+                break
+            del self._buckets[client]
+
+    def take(self, client: str) -> None:
+        """Spend one of ``client``'s games, or refuse with RESOURCE_EXHAUSTED
+        ``TOO_MANY_GAMES_CREATED`` and a retry hint (then its bucket is as it was)."""
+        now = self._clock()
+        self._prune(now)
+        tokens = self._level(client, now)
+        if tokens < 1:
+            raise too_many_games_created((1 - tokens) / self.per_second)
+        self._set(client, tokens - 1, now)
+
+    def give_back(self, client: str) -> None:
+        """Return a game taken for a creation that failed (a refused call changes nothing)."""
+        now = self._clock()
+        if client in self._buckets:
+            self._set(client, min(self.burst, self._level(client, now) + 1), now)
+
+    @contextlib.contextmanager
+    def spend(self, client: str) -> Iterator[None]:
+        """One of ``client``'s games for the block, given back when the block fails."""
+        self.take(client)
+        try:
+            yield
+        except BaseException:
+            self.give_back(client)
+            raise
+
+
+@dataclass
+class ClientLimits:
+    """A replica's per-client limits, shared by its gRPC and REST faces: calls in flight,
+    game creation and who a client is."""
+
+    calls: CallLimit = field(default_factory=CallLimit)
+    creations: CreationLimit = field(default_factory=CreationLimit)
+    addresses: ClientAddresses = field(default_factory=ClientAddresses)
+
+    @classmethod
+    def configured(
+        cls,
+        max_calls: int = DEFAULT_MAX_CALLS,
+        max_calls_per_client: int = DEFAULT_MAX_CALLS_PER_CLIENT,
+        creates_per_minute: float = DEFAULT_CREATES_PER_MINUTE,
+        create_burst: int = DEFAULT_CREATE_BURST,
+        trusted_proxies: Iterable[str] = (),
+    ) -> "ClientLimits":
+        """The limits as a replica's flags give them."""
+        return cls(
+            CallLimit(max_calls, max_calls_per_client),
+            CreationLimit(creates_per_minute, create_burst),
+            ClientAddresses(trusted_proxies),
+        )
