@@ -60,9 +60,10 @@ MAX_COMMIT_ATTEMPTS = 32
 COMMIT_BUDGET_S = 5.0  # within the 15 s server deadline of a call
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200
-# GetHistory pages: by default a whole game of usual length in one answer; at most 1000 steps,
-# far below gRPC's 4 MiB message limit even revealed (README, "GetHistory pages").
-DEFAULT_HISTORY_PAGE_SIZE = 200
+# GetHistory pages: by default a whole game of usual length in one answer (so that a client that
+# does not page still gets all of it); at most 1000 steps, about half of gRPC's 4 MiB message
+# limit were every step as large as the largest seen (README, "History pages").
+DEFAULT_HISTORY_PAGE_SIZE = 500
 MAX_HISTORY_PAGE_SIZE = 1000
 LOBBY_SCAN_LIMIT = 5000
 
