@@ -157,6 +157,7 @@ def test_one_client_holding_its_calls_is_refused_while_another_is_answered(redis
                         await asyncio.sleep(0.01)
                 assert not any(call.done() for call in held)  # A's calls were still held then
                 assert calls.by_client == {"127.0.0.1": 3, OTHER_ADDRESS: 2}
+                assert calls.in_flight == 5  # the replica's own count takes REST calls too
                 grpc_views = await asyncio.gather(*held[:2], b_view)
                 assert all(answer.view.game_id == game_id for answer in grpc_views)
                 for response in (await held[2], await b_http):
@@ -232,12 +233,17 @@ def test_x_forwarded_for_counts_only_from_a_trusted_proxy(redis_server: Embedded
     ) as (_, trusting_port):
 
         async def scenario() -> None:
-            async with replica(redis_server.url, create_burst=1) as plain:
-                async with grpc.aio.insecure_channel(f"127.0.0.1:{plain.port}") as channel:
+            async with replica(redis_server.url, create_burst=1) as plain, replica(redis_server.url, create_burst=1) as second:
+                async with (
+                    grpc.aio.insecure_channel(f"127.0.0.1:{plain.port}") as channel,
+                    grpc.aio.insecure_channel(f"127.0.0.1:{second.port}") as second_channel,
+                ):
                     stub = game_service_pb2_grpc.GameServiceStub(channel)
                     await stub.CreateGame(create_request(), metadata=forwarded("203.0.113.1"), timeout=10)
                     assert (await refused_create(stub, forwarded("203.0.113.2")))[0] == "TOO_MANY_GAMES_CREATED"
                     assert len(plain.limits.creations) == 1 and plain.limits.creations.tokens("127.0.0.1") < 1
+                    # Per replica: another replica of the same store has an allowance of its own.
+                    await game_service_pb2_grpc.GameServiceStub(second_channel).CreateGame(create_request(), timeout=10)
             async with grpc.aio.insecure_channel(f"127.0.0.1:{trusting_port}") as channel, aiohttp.ClientSession() as http:
                 stub = game_service_pb2_grpc.GameServiceStub(channel)
                 await stub.CreateGame(create_request(), metadata=forwarded("203.0.113.1"), timeout=10)
@@ -300,3 +306,20 @@ def test_serve_refuses_a_trusted_proxy_that_is_not_an_address_range() -> None:
         [sys.executable, "-m", "hustings.cli", "serve", "--trusted-proxy", "10.0.0.0/33"], capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 2 and "not an address range" in done.stderr
+
+
+def test_serve_flags_default_to_the_limits_of_a_replica() -> None:
+    """`hustings serve` without the flags runs with the README's figures, the library's defaults."""
+    import argparse
+
+    from hustings.cli import _parser
+    from hustings.service import client_limits, limits
+
+    (commands,) = [a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    serve = commands.choices["serve"].parse_args([])
+    assert serve.max_calls_per_client == limits.DEFAULT_MAX_CALLS_PER_CLIENT == 512
+    assert serve.creates_per_client_per_minute == client_limits.DEFAULT_CREATES_PER_MINUTE == 60
+    assert serve.create_burst == client_limits.DEFAULT_CREATE_BURST == 120
+    assert serve.trusted_proxy == []
+    assert client_limits.DEFAULT_MAX_BUCKETS == 65_536
+    assert client_limits.CreationLimit().refill_s == 120  # "two minutes" from empty to full
