@@ -3,9 +3,11 @@
 //
 //   npm ci && npm run build && node dist/table_example.js http://127.0.0.1:8080
 
-import { GameStatus, SeatChanged_Change } from "./gen/hustings/v1/game_pb.js";
+import { GameStatus, type HistoryEntry, SeatChanged_Change } from "./gen/hustings/v1/game_pb.js";
 import { GameService } from "./gen/hustings/v1/game_service_pb.js";
 import { HustingsRest } from "./rest.js";
+
+const MAX_HISTORY_PAGES = 100; // a bound on the walk; a table's history takes one page
 
 async function main(baseUrl: string): Promise<void> {
   const api = new HustingsRest(baseUrl);
@@ -23,7 +25,14 @@ async function main(baseUrl: string): Promise<void> {
   await api.leaveGame(gameId, ada.seatToken);
   const cy = await api.takeOverSeat(gameId, ada.seat, "Cy");
   const view = await api.view(gameId, cy.seatToken);
-  const { entries } = await api.call(GameService.method.getHistory, { gameId });
+  // GetHistory answers in pages by version: go on from each page's nextAfterVersion until it is 0.
+  const entries: HistoryEntry[] = [];
+  for (let afterVersion = 0n, pages = 0; pages < MAX_HISTORY_PAGES; pages++) {
+    const page = await api.call(GameService.method.getHistory, { gameId, afterVersion });
+    entries.push(...page.entries);
+    if (page.nextAfterVersion === 0n) break;
+    afterVersion = page.nextAfterVersion;
+  }
   const changes = entries.flatMap((entry) =>
     entry.events.flatMap((event) => (event.body.case === "seatChanged" ? [SeatChanged_Change[event.body.value.change]] : [])),
   );

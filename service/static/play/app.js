@@ -408,7 +408,11 @@ function renderGame(app, gameId) {
   guarded(async () => {
     const { view } = await api("GET", `/v1/games/${encodeURIComponent(gameId)}/view`, undefined, token);
     page.cat = await catalogue(view.kind);
-    const { entries } = await api("GET", `/v1/games/${encodeURIComponent(gameId)}/history`, undefined, token);
+    // The log shows the newest lines, and addEntries keeps at most MAX_LOG * 2 steps: read only
+    // the last page of that many (a history is read in pages by version).
+    const keep = BigInt(MAX_LOG * 2);
+    const after = BigInt(view.version) > keep ? BigInt(view.version) - keep : 0n;
+    const { entries } = await api("GET", `/v1/games/${encodeURIComponent(gameId)}/history?afterVersion=${after}&pageSize=${keep}`, undefined, token);
     addEntries((entries ?? []).filter((e) => BigInt(e.version) <= BigInt(view.version)));
     page.view = view;
     draw();
