@@ -117,6 +117,7 @@ def test_hustings_secret_is_read_from_the_environment(tmp_path: pathlib.Path, mo
                 assert run(_seeded_create(port)) == ""
                 assert server_secret.CHECK_KEY == "hustings:server-secret-check"
                 kept = raw.get("hustings:server-secret-check")
+                assert 0 < raw.ttl("hustings:server-secret-check") <= 30  # "wait 30 s" to change it
                 assert kept == server_secret.Keys(SECRET.encode()).check_value().encode()
                 assert raw.get(server_secret.REDIS_SECRET_KEY) is None  # no secret of Redis' own
                 every_value = b"".join(raw.dump(key) or b"" for key in raw.scan_iter(count=1000))
@@ -132,3 +133,30 @@ def test_hustings_secret_is_read_from_the_environment(tmp_path: pathlib.Path, mo
             raw.close()
     assert "server_secret_in_redis" not in process.log_text  # type: ignore[attr-defined]
     assert SECRET not in process.log_text  # type: ignore[attr-defined]
+
+
+def test_the_embedded_server_keeps_its_secret_in_its_data_folder(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """README Server secret: "the embedded default keeps one in its data folder (mode 0600)",
+    so a restart holds the same secret: the second start finds the first one's check value in
+    Redis (it outlives a stop by 30 s) and serves, and a retried join answers the same token."""
+    import stat
+
+    for name in SERVE_ENV:
+        monkeypatch.delenv(name, raising=False)
+    data = tmp_path / "data"
+
+    async def join(port: int, game_id: str) -> str:
+        async with Client(f"127.0.0.1:{port}") as client:
+            if not game_id:
+                game_id = (await client.create_game("stimmvieh", 3)).game_id
+            joined = await client.join(game_id, "Ada", request_id="join-across-restarts-Qm4")
+            return f"{game_id} {joined.token}"
+
+    with serve_process("--data-dir", str(data)) as (first, port):
+        game_id, token = str(run(join(port, ""))).split()
+    secret = data / "secret"
+    assert stat.S_IMODE(secret.stat().st_mode) == 0o600 and len(secret.read_text().strip()) >= 32
+    with serve_process("--data-dir", str(data)) as (second, port):
+        assert str(run(join(port, game_id))) == f"{game_id} {token}"
+    for process in (first, second):
+        assert "server_secret_in_redis" not in process.log_text  # type: ignore[attr-defined]

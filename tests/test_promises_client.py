@@ -122,3 +122,21 @@ def test_the_strong_bots_budgets_are_the_readme_s() -> None:
     strong = server_bots._BOTS["strong"]
     assert isinstance(strong, StrongBot) and strong.budget.seconds == 0.2
     assert server_bots.SERVER_DEFAULT_LEVEL == "random"
+
+
+def test_the_typescript_client_retries_by_the_same_figures() -> None:
+    """README Retries: the figures hold for "the TypeScript client" too, whose `DEFAULT_RETRY`
+    the README names (`{ ...DEFAULT_RETRY, maxAttempts: 3 }`). Read from its source, which the
+    TypeScript tests compile."""
+    import re
+
+    from conftest import REPO
+
+    source = (REPO / "clients" / "typescript" / "src" / "rest.ts").read_text()
+    match = re.search(r"export const DEFAULT_RETRY: RetryPolicy = \{(.*?)\};", source, re.S)
+    assert match, "rest.ts exports no DEFAULT_RETRY"
+    fields = {name: float(value.replace("_", "")) for name, value in re.findall(r"(\w+): ([\d_.]+)", match.group(1))}
+    assert fields == {
+        "maxAttempts": 6, "attemptTimeoutMs": 10_000, "budgetMs": 30_000,
+        "firstBackoffMs": 50, "maxBackoffMs": 2_000, "multiplier": 2,
+    }
