@@ -157,6 +157,34 @@ def test_the_last_join_says_the_game_started(redis_server: EmbeddedRedis) -> Non
     run(scenario())
 
 
+def test_every_join_of_a_finished_game_is_game_over(redis_server: EmbeddedRedis) -> None:
+    """proto JoinGameRequest.request_id: "once the game is over every JoinGame is
+    FAILED_PRECONDITION GAME_OVER" - with a new request id, without one, or naming a seat."""
+    import random
+
+    from service_helpers import play_to_end
+
+    async def scenario() -> None:
+        async with running_replica(redis_server.url) as replica:
+            async with Client(f"127.0.0.1:{replica.port}") as client:  # type: ignore[attr-defined]
+                seats = await new_game(client, 3)
+                game_id = seats[0].game_id
+                await play_to_end([client], seats, random.Random(4))
+                version = _version(redis_server.url, game_id)
+                for request in (
+                    game_service_pb2.JoinGameRequest(game_id=game_id, display_name="Late", request_id="late-join-after-the-end-1"),
+                    game_service_pb2.JoinGameRequest(game_id=game_id, display_name="Late"),
+                    game_service_pb2.JoinGameRequest(game_id=game_id, display_name="Late", seat=1),
+                ):
+                    with pytest.raises(grpc.aio.AioRpcError) as over:
+                        await client.stub.JoinGame(request, timeout=20)
+                    refused = HustingsError.from_rpc_error(over.value)
+                    assert (refused.code, refused.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "GAME_OVER")
+                assert _version(redis_server.url, game_id) == version
+
+    run(scenario())
+
+
 def test_must_take_card_is_failed_precondition_through_the_service(redis_server: EmbeddedRedis) -> None:
     """README API: reasons such as `MUST_TAKE_CARD` come as FAILED_PRECONDITION (an illegal
     move); the refused move changes nothing."""
