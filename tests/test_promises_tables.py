@@ -137,3 +137,40 @@ def test_a_clock_a_second_off_is_warned_about(redis_server: EmbeddedRedis) -> No
     (warned,) = run(offset_logged(1.5))  # type: ignore[misc]
     assert warned["log_level"] == "warning" and abs(float(warned["offset_s"]) + 1.5) < 0.5  # type: ignore[arg-type]
     assert run(offset_logged(0.5)) == []
+
+
+def test_the_deadline_index_is_sixteen_sets_under_distinct_hash_tags(redis_server: EmbeddedRedis) -> None:
+    """README Tables: the earliest deadline of each game "is indexed in Redis (16 sorted sets
+    under distinct hash tags, so a Cluster spreads them) before the step commits. Every replica
+    polls the index four times a second". Clocked games started through a replica are found in
+    those sets, and game ids spread over all sixteen."""
+    import re
+
+    from hustings.service import deadlines
+
+    assert deadlines.POLL_S == 0.25  # four polls a second
+    raw = sync_redis.Redis.from_url(redis_server.url)
+    keys = {deadlines.bucket_key(f"g{n:024x}") for n in range(400)}
+    tags = {re.fullmatch(r"hustings:deadlines:\{(d\d+)\}", key).group(1) for key in keys}  # type: ignore[union-attr]
+    assert len(keys) == len(tags) == 16
+
+    async def scenario() -> list[str]:
+        async with running_replica(redis_server.url) as replica:
+            async with Client(f"127.0.0.1:{replica.port}") as client:  # type: ignore[attr-defined]
+                table = game_pb2.TableSettings(decision_seconds=600)
+                started = []
+                for _ in range(6):
+                    game_id = (await client.create_game("stimmvieh", 3, table=table)).game_id
+                    for name in ("Ada", "Bo", "Cy"):
+                        await client.join(game_id, name)
+                    started.append(game_id)
+                return started
+
+    try:
+        started = run(scenario())
+        assert isinstance(started, list)
+        for game_id in started:
+            due = raw.zscore(deadlines.bucket_key(game_id), game_id)
+            assert due is not None and due > time.time() * 1000 + 500_000, game_id  # its 600-s decision
+    finally:
+        raw.close()
