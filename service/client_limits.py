@@ -6,11 +6,13 @@ memory (every CreateGame keeps an open game for as long as it waits for players,
 default), which a token bucket per client here bounds in rate.
 
 A client is a remote IP address, not an address and port: one client may open many connections.
-gRPC names the peer ``ipv4:1.2.3.4:5678``, ``ipv6:%5B::1%5D:5678`` or ``unix:…``; REST has the
-socket's remote address. Behind a proxy every caller shares the proxy's address, so a request
-from a trusted proxy (``--trusted-proxy CIDR``) is counted by the last address in its
-``x-forwarded-for`` (the one the proxy itself saw); from anyone else that header is ignored,
-since a caller could write anything in it. All of it is per replica.
+An IPv6 client is its /64 network, the block one host or home is given; else one machine would
+be as many clients as it has addresses. gRPC names the peer ``ipv4:1.2.3.4:5678``,
+``ipv6:%5B::1%5D:5678`` or ``unix:…``; REST has the socket's remote address. Behind a proxy every
+caller shares the proxy's address, so a request from a trusted proxy (``--trusted-proxy CIDR``)
+is counted by the last address in its ``x-forwarded-for`` (the one the proxy itself saw); from
+anyone else that header is ignored, since a caller could write anything in it. All of it is per
+replica.
 """
 
 from __future__ import annotations
@@ -94,6 +96,18 @@ def canonical_address(text: str) -> str | None:
     return str(address)
 
 
+def client_of(address: str) -> str:
+    """The client an address counts as: an IPv4 address itself, an IPv6 address its /64 network
+    (``2001:db8:1:2::/64``); anything else (a unix socket's peer name) as it is."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return address
+
+
 def grpc_peer_address(peer: str) -> str:
     """The remote address in gRPC's peer name (``ipv4:1.2.3.4:5678`` -> ``1.2.3.4``,
     ``ipv6:%5B::1%5D:5678`` -> ``::1``); a peer with no IP address (a unix socket) is its name."""
@@ -132,7 +146,8 @@ class _Proxy:
 
 class ClientAddresses:
     """Who a caller is, for the per-client limits: its remote address, or for a peer within
-    ``trusted_proxies`` (CIDRs) the address that peer forwards in ``x-forwarded-for``."""
+    ``trusted_proxies`` (CIDRs) the address that peer forwards in ``x-forwarded-for``; each
+    counted as ``client_of`` says."""
 
     def __init__(self, trusted_proxies: Iterable[str] = ()) -> None:
         self.trusted_proxies = tuple(ipaddress.ip_network(cidr.strip(), strict=False) for cidr in trusted_proxies)
@@ -141,9 +156,9 @@ class ClientAddresses:
     def _learn(self, name: str, address: str) -> "str | _Proxy":
         if len(self._known) >= MAX_KNOWN_PEERS:
             self._known.clear()  # connections come and go: start over rather than keep them all
-        known: str | _Proxy = address
+        known: str | _Proxy = client_of(address)
         if self.trusted_proxies and self._trusted(address):
-            known = _Proxy(address)
+            known = _Proxy(client_of(address))
         self._known[name] = known
         return known
 
@@ -164,7 +179,8 @@ class ClientAddresses:
         if type(known) is str:
             return known
         values = (v.decode() if isinstance(v, bytes) else v for k, v in context.invocation_metadata() or () if k == FORWARDED_FOR)
-        return forwarded_address(values) or known.address  # type: ignore[union-attr]
+        forwarded = forwarded_address(values)
+        return client_of(forwarded) if forwarded else known.address  # type: ignore[union-attr]
 
     def of_http(self, request: Any) -> str:
         """The client of an HTTP request (an aiohttp ``web.Request``)."""
@@ -174,7 +190,8 @@ class ClientAddresses:
             known = self._learn(remote, canonical_address(remote) or remote)
         if type(known) is str:
             return known
-        return forwarded_address(request.headers.getall(FORWARDED_FOR, ())) or known.address  # type: ignore[union-attr]
+        forwarded = forwarded_address(request.headers.getall(FORWARDED_FOR, ()))
+        return client_of(forwarded) if forwarded else known.address  # type: ignore[union-attr]
 
 
 class CreationLimit:

@@ -22,6 +22,7 @@ from hustings.client import Client
 from hustings.service.client_limits import (
     ClientAddresses,
     CreationLimit,
+    client_of,
     forwarded_address,
     grpc_peer_address,
 )
@@ -225,7 +226,8 @@ def test_x_forwarded_for_counts_only_from_a_trusted_proxy(redis_server: Embedded
     """Without --trusted-proxy the header is ignored: two 'forwarded' addresses from one peer
     share its bucket. With the peer's range trusted (through `hustings serve`), each forwarded
     address has its own bucket, over gRPC metadata and the HTTP header alike; the last entry of
-    the header counts, and one that is not an address counts as the proxy itself."""
+    the header counts, one that is not an address counts as the proxy itself, and IPv6
+    addresses count by their /64."""
     http_port = free_port()
     with serve_process(
         "--redis-url", redis_server.url, "--create-burst", "1", "--http-address", f"127.0.0.1:{http_port}",
@@ -252,6 +254,10 @@ def test_x_forwarded_for_counts_only_from_a_trusted_proxy(redis_server: Embedded
                 refused = await refused_create(stub, forwarded("198.51.100.7, 203.0.113.1"))
                 assert refused[0] == "TOO_MANY_GAMES_CREATED"
                 await stub.CreateGame(create_request(), metadata=forwarded("not an address"), timeout=10)  # the proxy's own
+                # An IPv6 client is its /64: another address in it shares the allowance, another /64 does not.
+                await stub.CreateGame(create_request(), metadata=forwarded("2001:db8:1:2::5"), timeout=10)
+                assert (await refused_create(stub, forwarded("2001:db8:1:2:ffff::9")))[0] == "TOO_MANY_GAMES_CREATED"
+                await stub.CreateGame(create_request(), metadata=forwarded("2001:db8:1:3::5"), timeout=10)
                 assert (await refused_create(stub))[0] == "TOO_MANY_GAMES_CREATED"  # the proxy's own, again
                 url = f"http://127.0.0.1:{http_port}/v1/games"
                 game = {"kind": "stimmvieh", "options": {"players": 3}}
@@ -287,7 +293,7 @@ def test_the_table_of_buckets_stays_bounded_and_forgets_only_full_buckets() -> N
 
 
 def test_client_addresses_from_peers_and_forwarded_headers() -> None:
-    """A client is an address without its port, in one spelling."""
+    """A client is an address without its port, in one spelling; an IPv6 client its /64."""
     assert grpc_peer_address("ipv4:198.51.100.7:50123") == "198.51.100.7"
     assert grpc_peer_address("ipv6:%5B::1%5D:50123") == "::1"
     assert grpc_peer_address("ipv6:[2001:db8::1]:443") == "2001:db8::1"
@@ -297,6 +303,9 @@ def test_client_addresses_from_peers_and_forwarded_headers() -> None:
     assert forwarded_address(["198.51.100.1", "203.0.113.6:4431"]) == "203.0.113.6"
     assert forwarded_address(["[2001:db8::2]:443"]) == "2001:db8::2"
     assert forwarded_address(["unknown"]) is None and forwarded_address([]) is None
+    assert client_of("198.51.100.7") == "198.51.100.7"
+    assert client_of("2001:db8:1:2:aa::5") == client_of("2001:db8:1:2::9") == "2001:db8:1:2::/64"
+    assert client_of("::1") == "::/64" and client_of("unix:/run/hustings.sock") == "unix:/run/hustings.sock"
     with pytest.raises(ValueError):
         ClientAddresses(["10.0.0.0/33"])
 
