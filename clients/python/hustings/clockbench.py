@@ -31,9 +31,17 @@ POLL_S = 0.5
 
 @contextlib.asynccontextmanager
 async def _replica(redis_url: str) -> AsyncIterator[Any]:
-    from hustings.service.replica import Replica, ReplicaConfig
+    from hustings.service.replica import UNBOUNDED_CREATES, Replica, ReplicaConfig
 
-    replica = await Replica(ReplicaConfig(redis_url=redis_url, address="127.0.0.1:0", grace_s=1.0)).start()
+    # Only this tool calls its replica, creating its due games in bursts: no per-client creation limit.
+    config = ReplicaConfig(
+        redis_url=redis_url,
+        address="127.0.0.1:0",
+        grace_s=1.0,
+        creates_per_client_per_minute=UNBOUNDED_CREATES,
+        create_burst=int(UNBOUNDED_CREATES),
+    )
+    replica = await Replica(config).start()
     try:
         yield replica
     finally:
