@@ -25,7 +25,11 @@ from hustings.v1 import game_service_pb2, game_service_pb2_grpc
 log = structlog.get_logger("hustings.grpc")
 
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
-MAX_MESSAGE_BYTES = 1 << 20
+MAX_MESSAGE_BYTES = 1 << 20  # the largest request answered; a larger one is REQUEST_TOO_LARGE
+# gRPC's own receive limit sits above it, so that a request a little too large reaches the parser
+# and gets the reason (gRPC refuses past its limit before any handler sees the call, with a bare
+# RESOURCE_EXHAUSTED); past the backstop that is what a client gets.
+RECEIVE_BACKSTOP_BYTES = 4 * MAX_MESSAGE_BYTES
 RPC_DEADLINE_S = 15.0  # the server's own bound on any unary call
 # Streams and unary calls are counted apart (service/limits.py); gRPC's own cap on all RPCs is
 # only a backstop above both, with room for health checks and reflection.
@@ -46,18 +50,31 @@ def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
     return None
 
 
-class MalformedRequest:
-    """Stands for a request body that did not parse as the method's request message."""
+class RefusedRequest:
+    """Stands for a request body refused before it was parsed: the handler raises ``error()``."""
+
+    def __init__(self, error: Callable[[], ServiceError]) -> None:
+        self.error = error
 
 
-MALFORMED = MalformedRequest()
+MALFORMED = RefusedRequest(
+    lambda: ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", "the request body is not a valid message")
+)
+TOO_LARGE = RefusedRequest(
+    lambda: ServiceError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED, "REQUEST_TOO_LARGE", f"the request exceeds {MAX_MESSAGE_BYTES} bytes"
+    )
+)
 
 
 def _lenient(parse: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
     """A request parser that yields MALFORMED instead of raising, so that a bad body gets
-    INVALID_ARGUMENT with a reason rather than gRPC's bare INTERNAL."""
+    INVALID_ARGUMENT with a reason rather than gRPC's bare INTERNAL, and TOO_LARGE for a body
+    over MAX_MESSAGE_BYTES (RESOURCE_EXHAUSTED with its reason, as over REST)."""
 
     def lenient(data: bytes) -> Any:
+        if len(data) > MAX_MESSAGE_BYTES:
+            return TOO_LARGE
         try:
             return parse(data)
         except Exception:  # noqa: BLE001 - any failure to parse is the client's malformed input
@@ -88,10 +105,6 @@ def _as_written(update: bytes) -> bytes:
     return update
 
 
-def _malformed() -> ServiceError:
-    return ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", "the request body is not a valid message")
-
-
 def _unary(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
     """Bind the request context for logs and turn ServiceError into a rich gRPC status."""
 
@@ -104,8 +117,8 @@ def _unary(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
         started = time.perf_counter()
         code = "OK"
         try:
-            if request is MALFORMED:
-                raise _malformed()
+            if isinstance(request, RefusedRequest):
+                raise request.error()
             with self.calls.hold(self.client_of(context)):
                 async with asyncio.timeout(RPC_DEADLINE_S):
                     return await method(self, request, context)
@@ -213,8 +226,8 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         structlog.contextvars.clear_contextvars()
         code = "OK"
         try:
-            if request is MALFORMED:
-                raise _malformed()
+            if isinstance(request, RefusedRequest):
+                raise request.error()
             structlog.contextvars.bind_contextvars(rpc="WatchGame", game_id=request.game_id or None)
             # The client is the connection (a gRPC channel): its streams share the per-client cap.
             client = f"grpc:{context.peer()}"
@@ -277,7 +290,7 @@ def build_server(
     server = grpc.aio.server(
         maximum_concurrent_rpcs=max_rpcs,
         options=[
-            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.max_receive_message_length", RECEIVE_BACKSTOP_BYTES),
             ("grpc.max_send_message_length", 4 * MAX_MESSAGE_BYTES),
             ("grpc.so_reuseport", 0),
             # Calls that arrive faster than the event loop takes them up wait in gRPC's queue;

@@ -53,7 +53,8 @@ def _join_of_size(game_id: str, size: int) -> bytes:
 def test_a_grpc_request_of_one_mib_is_read_and_one_byte_more_is_resource_exhausted(redis_server: EmbeddedRedis) -> None:
     """README Limits: "past each of these a call gets RESOURCE_EXHAUSTED ... Requests over 1
     MiB". A request of exactly 1 MiB reaches the service (which refuses the 1-MiB name in its
-    own words); one byte more is RESOURCE_EXHAUSTED before it, and nothing changes."""
+    own words); one byte more is RESOURCE_EXHAUSTED REQUEST_TOO_LARGE before it, a stream's
+    request too, and nothing changes."""
     raw = sync_redis.Redis.from_url(redis_server.url)
 
     async def scenario() -> None:
@@ -61,7 +62,7 @@ def test_a_grpc_request_of_one_mib_is_read_and_one_byte_more_is_resource_exhaust
             async with Client(f"127.0.0.1:{replica.port}") as client:
                 game_id = (await client.create_game("stimmvieh", 3)).game_id
             before = raw.hgetall(game_key(game_id))
-            async with grpc.aio.insecure_channel(f"127.0.0.1:{replica.port}", options=[("grpc.max_send_message_length", 4 * ONE_MIB)]) as channel:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{replica.port}", options=[("grpc.max_send_message_length", 8 * ONE_MIB)]) as channel:
                 join = channel.unary_unary("/hustings.v1.GameService/JoinGame")
                 with pytest.raises(grpc.aio.AioRpcError) as read:
                     await join(_join_of_size(game_id, ONE_MIB), timeout=CALL_TIMEOUT_S)
@@ -70,6 +71,20 @@ def test_a_grpc_request_of_one_mib_is_read_and_one_byte_more_is_resource_exhaust
                 with pytest.raises(grpc.aio.AioRpcError) as over:
                     await join(_join_of_size(game_id, ONE_MIB + 1), timeout=CALL_TIMEOUT_S)
                 assert over.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                assert HustingsError.from_rpc_error(over.value).reason == "REQUEST_TOO_LARGE"
+                # A stream's request is held to the same bound, with the same reason.
+                watch = channel.unary_stream("/hustings.v1.GameService/WatchGame")
+                request = game_service_pb2.WatchGameRequest(game_id=game_id + "x" * ONE_MIB).SerializeToString()
+                with pytest.raises(grpc.aio.AioRpcError) as streamed:
+                    async for _update in watch(request, timeout=CALL_TIMEOUT_S):
+                        pass
+                assert streamed.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                assert HustingsError.from_rpc_error(streamed.value).reason == "REQUEST_TOO_LARGE"
+                # Past gRPC's own limit (the backstop) gRPC refuses the call before any handler.
+                with pytest.raises(grpc.aio.AioRpcError) as backstop:
+                    huge = game_service_pb2.JoinGameRequest(game_id=game_id, display_name="x" * grpc_api.RECEIVE_BACKSTOP_BYTES)
+                    await join(huge.SerializeToString(), timeout=CALL_TIMEOUT_S)
+                assert backstop.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
             assert raw.hgetall(game_key(game_id)) == before
 
     try:
