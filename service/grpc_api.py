@@ -28,8 +28,9 @@ SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_
 MAX_MESSAGE_BYTES = 1 << 20  # the largest request answered; a larger one is REQUEST_TOO_LARGE
 # gRPC's own receive limit sits above it, so that a request a little too large reaches the parser
 # and gets the reason (gRPC refuses past its limit before any handler sees the call, with a bare
-# RESOURCE_EXHAUSTED); past the backstop that is what a client gets.
-RECEIVE_BACKSTOP_BYTES = 4 * MAX_MESSAGE_BYTES
+# RESOURCE_EXHAUSTED, and without reading the body). Each call in flight may hold a body up to it
+# in memory: twice the promise, no more.
+RECEIVE_BACKSTOP_BYTES = 2 * MAX_MESSAGE_BYTES
 RPC_DEADLINE_S = 15.0  # the server's own bound on any unary call
 # Streams and unary calls are counted apart (service/limits.py); gRPC's own cap on all RPCs is
 # only a backstop above both, with room for health checks and reflection.
