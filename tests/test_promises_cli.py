@@ -16,7 +16,7 @@ import grpc
 import pytest
 import redis as sync_redis
 
-from conftest import REPO, run, serve_process
+from conftest import REPO, free_port, run, serve_process, wait_for_port
 from hustings.client import Client, HustingsError
 from hustings.service import grpc_api, limits, server_secret, store
 from hustings.service.embedded_redis import EmbeddedRedis
@@ -160,3 +160,33 @@ def test_the_embedded_server_keeps_its_secret_in_its_data_folder(tmp_path: pathl
         assert str(run(join(port, game_id))) == f"{game_id} {token}"
     for process in (first, second):
         assert "server_secret_in_redis" not in process.log_text  # type: ignore[attr-defined]
+
+
+def _listening_ports(pid: int) -> set[int]:
+    """The TCP ports process ``pid`` listens on (its sockets' inodes found in /proc/net/tcp*)."""
+    inodes = set()
+    for fd in pathlib.Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = fd.readlink().name
+        except OSError:
+            continue  # closed meanwhile
+        if target.startswith("socket:["):
+            inodes.add(target[len("socket:[") : -1])
+    ports = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in pathlib.Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "0A" and fields[9] in inodes:  # 0A: LISTEN
+                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
+def test_an_empty_http_address_turns_the_rest_face_off(redis_server: EmbeddedRedis) -> None:
+    """README REST: "`--http-address ''` turns it off": the process listens on its gRPC port only,
+    whereas with an address it listens on that one too."""
+    with serve_process("--redis-url", redis_server.url) as (process, port):
+        assert _listening_ports(process.pid) == {port}
+    http_port = free_port()
+    with serve_process("--redis-url", redis_server.url, "--http-address", f"127.0.0.1:{http_port}") as (process, port):
+        wait_for_port(http_port)
+        assert _listening_ports(process.pid) == {port, http_port}
