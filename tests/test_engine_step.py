@@ -163,6 +163,8 @@ def _spin_doctors_as_first_written(state: Any) -> bytes:
         data["offers"] = [{**vars(offer), "term": vars(offer.term)} for offer in state.offers]
     else:
         del data["offers"]
+    if not state.side_moves:  # the side moves' count, like the offers, only once there is one
+        del data["side_moves"]
     data["format"] = 1
     return _canonical(data).encode("utf-8")
 

@@ -26,6 +26,11 @@ BLACKMAIL_PRICE = 2
 STAFFERS = tuple(range(1, len(CONTENT.staffers)))
 """The Staffers a player chooses from (the Candidate 0 is always in the Staff)."""
 PROGRAMME_CARDS = tuple(CONTENT.programme_cards)
+SIDE_MOVE_LIMIT = 4
+"""Side moves (hand-overs, offers, withdrawals, declines, together) one seat may make between two
+decisions of the game (designed): a payment of any sum to each of two players, or two offers and
+one of them changed. Side moves do not move the game on, so without a limit two seats could hand a
+point back and forth, or offer and withdraw, for ever, and the game's log would grow without end."""
 
 # Phases. CHOOSING and POLL_CHANGES are simultaneous and secret; the others run a task queue.
 CHOOSING = "CHOOSING"
@@ -374,6 +379,10 @@ class State:
     winner: int = -1
     scandals_aside: list[str] = field(default_factory=list)
     offers: list[Offer] = field(default_factory=list)
+    side_moves: list[int] = field(default_factory=list)
+    """Side moves (hand-overs, offers, withdrawals, declines) each seat has made since the last
+    decision of the game, by seat; empty while nobody has made one (as every stored state
+    written before the count existed)."""
 
     def clone(self) -> State:
         """A deep copy, fast."""
@@ -384,7 +393,7 @@ class State:
             list(self.topic_deck), list(self.topic_discard), list(self.board),
             list(self.tasks), self.field_now, self.debate_next,
             [list(c) for c in self.coordinated], [list(c) for c in self.protected], self.winner,
-            list(self.scandals_aside), list(self.offers),
+            list(self.scandals_aside), list(self.offers), list(self.side_moves),
         )
 
     def sharing(self) -> State:
@@ -398,6 +407,10 @@ class State:
     def players(self) -> int:
         """The number of seats."""
         return self.options.players
+
+    def side_moves_left(self, seat: int) -> int:
+        """How many more side moves ``seat`` may make before the next decision of the game."""
+        return SIDE_MOVE_LIMIT - (self.side_moves[seat] if self.side_moves else 0)
 
     def order_from(self, seat: int) -> list[int]:
         """Every seat clockwise starting with ``seat``."""

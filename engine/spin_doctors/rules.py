@@ -25,6 +25,7 @@ from hustings.engine.spin_doctors.model import (
     NEWS_FIELDS,
     POLL_CHANGES,
     PROGRAMME_CARDS,
+    SIDE_MOVE_LIMIT,
     STAFFERS,
     ChooseProgramme,
     ChooseStaff,
@@ -46,8 +47,7 @@ DEAL_MOVES = (OfferDeal, WithdrawOffer, DeclineOffer)
 SIDE_MOVES = (HandBudget, *DEAL_MOVES)
 """Moves made beside the decisions: a hand-over and the deals change Budget points and offers,
 never whose turn it is, so a seat owing a decision still owes it after one (the table's clock
-runs on)."""
-
+runs on). Each seat may make SIDE_MOVE_LIMIT of them between two decisions of the game."""
 
 
 def validate_options(options: SpinDoctorsOptions) -> SpinDoctorsOptions:
@@ -171,12 +171,15 @@ def _gifts(state: State, seat: Seat, acting: bool) -> list[HandBudget]:
 def legal_moves(state: State, seat: Seat) -> list[Any]:
     """Every legal decision of ``seat``: its owed decision, if any, then its hand-overs of
     Budget points (binding immediate deals, allowed at any time), then its conditional deals
-    (offers for the decision another player owes now; declining offers made to it)."""
+    (offers for the decision another player owes now; declining offers made to it). The side
+    moves are listed only while the seat has some left since the last decision of the game."""
     if state.phase == FINISHED or type(seat) is not int or not 0 <= seat < state.players:
         return []
-    if seat not in to_act(state):
-        return _gifts(state, seat, acting=False) + deals.options(state, seat, acting=False)
-    return _own_options(state, seat) + _gifts(state, seat, acting=True) + deals.options(state, seat, acting=True)
+    acting = seat in to_act(state)
+    own = _own_options(state, seat) if acting else []
+    if state.side_moves_left(seat) <= 0:
+        return own
+    return own + _gifts(state, seat, acting) + deals.options(state, seat, acting)
 
 
 def _hand_over(state: State, seat: Seat, move: HandBudget, acting: bool) -> tuple[State, list[Event]]:
@@ -207,16 +210,15 @@ def apply(state: State, seat: Seat, move: object, rng: Rng) -> tuple[State, list
     if type(seat) is not int or not 0 <= seat < state.players:
         raise NotYourTurnError("NOT_YOUR_TURN", "no such seat")
     acting = seat in to_act(state)
-    if isinstance(move, HandBudget):
-        return _hand_over(state, seat, move, acting)
-    if isinstance(move, DEAL_MOVES):
-        return deals.apply(state, seat, move, acting)
+    if isinstance(move, SIDE_MOVES):
+        return _side_move(state, seat, move, acting)
     if not acting:
         raise NotYourTurnError("NOT_YOUR_TURN", "you owe no decision now")
     _check_offered(state, seat, move)
     events: list[Event] = []
     new = state.clone()
     new.seats[seat].gave = False
+    new.side_moves = []  # a decision of the game: every seat may make its side moves again
     if new.phase in (CHOOSING, POLL_CHANGES):
         _secret_step(new, seat, move, events)
     else:
@@ -227,6 +229,24 @@ def apply(state: State, seat: Seat, move: object, rng: Rng) -> tuple[State, list
     if new.offers:
         deals.release_stale(new, events)
     return new, [replace(e, reveals=True) if e.payload.kind in REVEALING else e for e in events]
+
+
+def _side_move(state: State, seat: Seat, move: Any, acting: bool) -> tuple[State, list[Event]]:
+    """A hand-over or a deal move, counted against the seat's side moves until the next decision."""
+    if state.side_moves_left(seat) <= 0:
+        raise IllegalMoveError(
+            "SIDE_MOVES_EXHAUSTED",
+            f"you have made your {SIDE_MOVE_LIMIT} side moves (hand-overs, offers, withdrawals, declines) since the"
+            " last decision of the game; you may make more once a player makes a decision",
+        )
+    if isinstance(move, HandBudget):
+        new, events = _hand_over(state, seat, move, acting)
+    else:
+        new, events = deals.apply(state, seat, move, acting)
+    made = list(state.side_moves) or [0] * state.players
+    made[seat] += 1
+    new.side_moves = made  # ``new`` shares its parts with ``state``: the count is a new list
+    return new, events
 
 
 def _check_offered(state: State, seat: Seat, move: Any) -> None:

@@ -58,6 +58,11 @@ def dump_state(state: State) -> bytes:
             # Pending offers are written only when there are some, so states without them keep their bytes.
             if state.offers:
                 pieces.append('"offers":' + ENCODE([{**vars(offer), "term": vars(offer.term)} for offer in state.offers]))
+        elif name == "side_moves":
+            # Written only once a side move is counted, so states without any keep their bytes
+            # (and states stored before the count existed load with none made).
+            if state.side_moves:
+                pieces.append('"side_moves":' + numbers(state.side_moves))
         elif name == "options":
             pieces.append('"options":' + _options(state.options))
         elif name == "format":
@@ -93,6 +98,12 @@ _OFFER_KEYS = frozenset(f.name for f in fields(Offer))
 _TERM_KEYS = frozenset(f.name for f in fields(Term))
 
 
+def _side_moves(counts: Any, players: int) -> list[int]:
+    if counts and (not isinstance(counts, list) or len(counts) != players or any(type(n) is not int for n in counts)):
+        raise ValueError("stored side moves are not one count per seat")
+    return list(counts)
+
+
 def load_state(raw: bytes) -> State:
     """The inverse of ``dump_state``. Raises ValueError on data it did not write."""
     try:
@@ -103,6 +114,7 @@ def load_state(raw: bytes) -> State:
         for name, cls in _NESTED.items():
             data[name] = _list(cls, data[name])
         data["offers"] = [_offer(item) for item in data.get("offers", [])]
+        data["side_moves"] = _side_moves(data.get("side_moves", []), data["options"].players)
         return State(**data)
     except (KeyError, TypeError, AttributeError, json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ValueError(f"not a stored Spin Doctors state: {error}") from error
