@@ -9,8 +9,12 @@ Errors raise ``HustingsError`` with the gRPC code and the machine-readable reaso
 
 Every unary call retries itself (see ``RetryPolicy``): one request id is drawn per logical call
 and sent again on every attempt, so a create, join or move whose answer was lost is answered on
-retry as the first time and applied once. Only UNAVAILABLE and DEADLINE_EXCEEDED are retried;
-any other refusal (ABORTED on a stale version, an illegal move) is the caller's to handle.
+retry as the first time and applied once. UNAVAILABLE and DEADLINE_EXCEEDED are retried with
+backoff; a refusal that carries the server's retry hint (``google.rpc.RetryInfo``, as
+RESOURCE_EXHAUSTED ``TOO_MANY_GAMES_CREATED`` does) is retried after at least the hinted delay,
+with jitter on top, while the call's budget (``timeout_s``) allows, else raised at once with the
+hint in ``HustingsError.retry_after_s``. Any other refusal (ABORTED on a stale version, an illegal
+move, a RESOURCE_EXHAUSTED without a hint) is the caller's to handle.
 The table calls without a request id (leave, return, add a bot) are made safe to retry by what
 they ask for: see their docstrings.
 """
@@ -36,6 +40,12 @@ DEFAULT_TIMEOUT_S = 30.0
 # answer (or the answer was lost), which says nothing about the request itself.
 RETRY_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
 
+# A hinted retry waits the hint plus up to this share of it more, drawn uniformly: clients refused
+# together come back spread out, and none waits less than it was asked to.
+HINT_JITTER = 0.25
+# The shortest hinted wait, whatever the hint says: a hint of zero must not make the retries spin.
+MIN_HINT_S = 0.01
+
 T = TypeVar("T")
 
 # add_bot chooses a free seat again when a player took the one it chose; this many times at most.
@@ -43,27 +53,32 @@ MAX_SEAT_CHOICES = 3
 
 
 class HustingsError(Exception):
-    """A refused call: ``code`` (grpc.StatusCode), ``reason`` (e.g. "NOT_YOUR_TURN"), message."""
+    """A refused call: ``code`` (grpc.StatusCode), ``reason`` (e.g. "NOT_YOUR_TURN"), message,
+    and ``retry_after_s``: the server's retry hint in seconds (``google.rpc.RetryInfo``), or None
+    when the refusal carries none."""
 
-    def __init__(self, code: grpc.StatusCode, reason: str, message: str) -> None:
+    def __init__(self, code: grpc.StatusCode, reason: str, message: str, retry_after_s: float | None = None) -> None:
         super().__init__(f"{code.name} {reason}: {message}")
         self.code = code
         self.reason = reason
         self.message = message
+        self.retry_after_s = retry_after_s
 
     @classmethod
     def from_rpc_error(cls, error: grpc.aio.AioRpcError) -> "HustingsError":
-        """Parse the google.rpc.Status details of a failed call."""
-        reason = ""
+        """Parse the google.rpc.Status details of a failed call: ErrorInfo and RetryInfo."""
+        reason, retry_after_s = "", None
         for key, value in error.trailing_metadata() or ():
             if key == "grpc-status-details-bin":
                 status = status_pb2.Status()
                 status.ParseFromString(value)
                 for detail in status.details:
-                    info = error_details_pb2.ErrorInfo()
+                    info, hint = error_details_pb2.ErrorInfo(), error_details_pb2.RetryInfo()
                     if detail.Unpack(info):
                         reason = info.reason
-        return cls(error.code(), reason, error.details() or "")
+                    elif detail.Unpack(hint):
+                        retry_after_s = hint.retry_delay.seconds + hint.retry_delay.nanos / 1e9
+        return cls(error.code(), reason, error.details() or "", retry_after_s)
 
 
 @dataclass(frozen=True)
@@ -71,7 +86,11 @@ class RetryPolicy:
     """How one logical call is retried: bounded attempts, each with its own deadline, apart by
     exponential backoff with full jitter (a pause drawn uniformly from zero to the cap, so that
     clients refused together do not come back together). The whole call is also bounded by the
-    client's ``timeout_s``."""
+    client's ``timeout_s``.
+
+    A refusal with the server's retry hint is retried after the hint (see ``hinted_pause_s``)
+    and is not counted in ``max_attempts``: the server paces those retries, and the budget bounds
+    them. A policy of one attempt (``ONE_ATTEMPT``) never retries, hinted or not."""
 
     max_attempts: int = 6
     attempt_timeout_s: float = 10.0
@@ -92,6 +111,15 @@ class RetryPolicy:
 ONE_ATTEMPT = RetryPolicy(max_attempts=1)
 
 
+def hinted_pause_s(retry_after_s: float, rng: random.Random) -> float:
+    """The pause before retrying a refusal hinted ``retry_after_s``: at least the hint (and
+    ``MIN_HINT_S``), plus up to ``HINT_JITTER`` of it more. The jitter is a share of the hint,
+    not the policy's growing backoff, so that a client refused many times is as likely to come
+    first as one refused once."""
+    hint = max(MIN_HINT_S, retry_after_s)
+    return hint + rng.uniform(0.0, HINT_JITTER * hint)
+
+
 def new_request_id() -> str:
     """A fresh request id for one logical call (random, so that nobody can guess a join's)."""
     return uuid.uuid4().hex
@@ -103,26 +131,38 @@ async def retrying(
     budget_s: float,
     rng: random.Random | None = None,
 ) -> T:
-    """Run ``attempt(number, timeout_s)`` until it answers, retrying on ``RETRY_CODES``.
+    """Run ``attempt(number, timeout_s)`` until it answers, retrying on ``RETRY_CODES`` and on
+    refusals that carry a retry hint.
 
     ``attempt`` raises ``HustingsError``; it must send the same request every time (the same
     request id), which is what makes a retry safe. Gives up with the last error after
-    ``policy.max_attempts`` attempts or when ``budget_s`` would be overrun.
+    ``policy.max_attempts`` attempts refused with ``RETRY_CODES``, or at once when the next
+    pause (a hinted one included) would overrun ``budget_s``. Hinted retries are bounded by
+    the budget alone, each at least ``MIN_HINT_S`` apart.
     """
     rng = rng or random.Random()
     deadline = time.monotonic() + budget_s
-    for number in range(policy.max_attempts):
+    number = failures = 0
+    while True:
         remaining = deadline - time.monotonic()
         try:
             return await attempt(number, max(0.001, min(policy.attempt_timeout_s, remaining)))
         except HustingsError as error:
-            if error.code not in RETRY_CODES or number == policy.max_attempts - 1:
+            if policy.max_attempts == 1:
                 raise
-            pause = policy.backoff_s(number, rng)
+            if error.retry_after_s is not None:
+                # A refusal with a hint changed nothing (the server says so by hinting), so it
+                # is retried like a lost answer, but no sooner than the server asked.
+                pause = hinted_pause_s(error.retry_after_s, rng)
+            elif error.code in RETRY_CODES and failures < policy.max_attempts - 1:
+                pause = policy.backoff_s(failures, rng)
+                failures += 1
+            else:
+                raise
             if time.monotonic() + pause >= deadline:
                 raise
             await asyncio.sleep(pause)
-    raise AssertionError("unreachable: the last attempt returns or raises")
+        number += 1
 
 
 def _metadata(token: str | None, game_id: str = "") -> tuple[tuple[str, str], ...]:

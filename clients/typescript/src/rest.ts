@@ -8,7 +8,11 @@
 // request_id field and leaves it empty gets a fresh random one), sent again unchanged on every
 // attempt. Only HTTP 503 (UNAVAILABLE), 504 (DEADLINE_EXCEEDED), a network error or an attempt
 // that ran out of time are retried, after a pause with exponential backoff and full jitter;
-// anything else (409 ABORTED on a stale version, 400 an illegal move) is the caller's to handle.
+// a refusal that carries the server's retry hint (429 TOO_MANY_GAMES_CREATED: the RetryInfo in
+// its body, else its Retry-After header) is retried after at least the hinted delay, with jitter
+// on top, while the budget allows, else thrown at once with the hint in `retryAfterMs`. Anything
+// else (409 ABORTED on a stale version, 400 an illegal move, a 429 without a hint) is the
+// caller's to handle.
 //
 // The table calls have typed methods (createGame with table settings, leaveGame, returnToGame,
 // takeOverSeat, addBot). LeaveGame, ReturnToGame and AddBot carry no request id: a retry after
@@ -43,20 +47,28 @@ import {
   type TakeOverSeatResponse,
 } from "./gen/hustings/v1/game_service_pb.js";
 
-/** A refused request: the HTTP status and the google.rpc.Status with its ErrorInfo reason. */
+/**
+ * A refused request: the HTTP status and the google.rpc.Status with its ErrorInfo reason, and
+ * the server's retry hint in milliseconds (`retryAfterMs`, undefined when it gave none).
+ */
 export class HustingsError extends Error {
   constructor(
     readonly httpStatus: number,
     readonly code: number,
     readonly reason: string,
     message: string,
+    readonly retryAfterMs?: number,
   ) {
     super(`${reason || httpStatus}: ${message}`);
     this.name = "HustingsError";
   }
 }
 
-/** How one logical call is retried: bounded attempts, each with its own deadline, and a budget. */
+/**
+ * How one logical call is retried: bounded attempts, each with its own deadline, and a budget.
+ * Retries after a hinted refusal are not counted in `maxAttempts` (the server paces them, the
+ * budget bounds them), except that a policy of one attempt never retries.
+ */
 export interface RetryPolicy {
   /** Attempts at most, the first included (1: never retry). */
   maxAttempts: number;
@@ -89,6 +101,18 @@ const RETRY_HTTP_STATUSES = new Set([503, 504]);
 function backoffMs(policy: RetryPolicy, retry: number, random: () => number): number {
   const cap = Math.min(policy.maxBackoffMs, policy.firstBackoffMs * policy.multiplier ** retry);
   return random() * cap;
+}
+
+// A hinted retry waits the hint plus up to this share of it more, drawn uniformly: clients refused
+// together come back spread out, and none waits less than it was asked to.
+const HINT_JITTER = 0.25;
+// The shortest hinted wait, whatever the hint says: a hint of zero must not make the retries spin.
+const MIN_HINT_MS = 10;
+
+/** The pause before retrying a refusal hinted `retryAfterMs`: the hint, plus up to a quarter more. */
+function hintedPauseMs(retryAfterMs: number, random: () => number): number {
+  const hint = Math.max(MIN_HINT_MS, retryAfterMs);
+  return hint + random() * HINT_JITTER * hint;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -157,21 +181,30 @@ export class HustingsRest {
     const policy = this.retry;
     const deadline = Date.now() + policy.budgetMs;
     let possiblyApplied = false;
-    for (let attempt = 0; ; attempt++) {
+    let failures = 0; // attempts refused with 503, 504, a network error or a timeout
+    for (;;) {
       const remaining = deadline - Date.now();
       try {
         return await this.send(method, message, seatToken, Math.max(1, Math.min(policy.attemptTimeoutMs, remaining)));
       } catch (error) {
-        if (!retryable(error)) {
+        let pause: number;
+        if (error instanceof HustingsError && error.retryAfterMs !== undefined) {
+          // A hinted refusal changed nothing: retried like a lost answer, no sooner than asked.
+          if (policy.maxAttempts <= 1) throw error;
+          pause = hintedPauseMs(error.retryAfterMs, this.random);
+        } else if (retryable(error)) {
+          possiblyApplied = true;
+          pause = backoffMs(policy, failures, this.random);
+          failures++;
+          if (failures >= policy.maxAttempts) throw error;
+        } else {
           if (possiblyApplied && settled !== undefined && error instanceof HustingsError) {
             const answer = await settled(error);
             if (answer !== undefined) return answer;
           }
           throw error;
         }
-        possiblyApplied = true;
-        const pause = backoffMs(policy, attempt, this.random);
-        if (attempt + 1 >= policy.maxAttempts || Date.now() + pause >= deadline) throw error;
+        if (Date.now() + pause >= deadline) throw error;
         await sleep(pause);
       }
     }
@@ -301,12 +334,36 @@ export class HustingsRest {
     const text = await response.text();
     if (!response.ok) {
       // A balancer in front of the service may answer an error in plain text.
-      const status = (parseOrNull(text) ?? {}) as { code?: number; message?: string; details?: { reason?: string }[] };
-      throw new HustingsError(response.status, status.code ?? 0, status.details?.[0]?.reason ?? "", status.message ?? text);
+      const status = (parseOrNull(text) ?? {}) as ErrorBody;
+      const reason = status.details?.[0]?.reason ?? "";
+      throw new HustingsError(response.status, status.code ?? 0, reason, status.message ?? text, retryHintMs(status, response));
     }
     const parsed: unknown = text ? JSON.parse(text) : {};
     return fromJson(method.output, parsed as JsonValue, { ignoreUnknownFields: true });
   }
+}
+
+/** The JSON body of a refusal: a google.rpc.Status in protobuf's JSON mapping. */
+interface ErrorBody {
+  code?: number;
+  message?: string;
+  details?: { "@type"?: string; reason?: string; retryDelay?: string }[];
+}
+
+/**
+ * The server's retry hint in milliseconds: the RetryInfo in the body (its exact delay, e.g.
+ * "0.500s"; Retry-After carries it rounded up to whole seconds), else a 429's Retry-After
+ * header (seconds, or an HTTP date, as a balancer may send); undefined without either.
+ */
+function retryHintMs(status: ErrorBody, response: Response): number | undefined {
+  const info = status.details?.find((d) => d["@type"]?.endsWith("/google.rpc.RetryInfo"));
+  const delay = info?.retryDelay?.match(/^(\d+(?:\.\d+)?)s$/);
+  if (delay) return Number(delay[1]) * 1000;
+  const header = response.status === 429 ? response.headers.get("Retry-After") : null;
+  if (header === null) return undefined;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
 function parseOrNull(text: string): unknown {
