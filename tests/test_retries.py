@@ -98,13 +98,13 @@ def test_a_retried_join_changes_nothing_and_a_finished_game_refuses_joins(redis_
                 with pytest.raises(grpc.aio.AioRpcError) as reused:
                     await client.stub.JoinGame(other)
                 assert reused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-                assert "REQUEST_ID_REUSED" in str(reused.value.trailing_metadata())
+                assert HustingsError.from_rpc_error(reused.value).reason == "REQUEST_ID_REUSED"
                 await play_to_end([client], [_joined(first, game_id), *others], random.Random(3))
                 after = _version(redis_server.url, game_id)
                 with pytest.raises(grpc.aio.AioRpcError) as over:
                     await client.stub.JoinGame(request)
                 assert over.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-                assert "GAME_OVER" in str(over.value.trailing_metadata())
+                assert HustingsError.from_rpc_error(over.value).reason == "GAME_OVER"
                 assert _version(redis_server.url, game_id) == after
 
     run(scenario())
@@ -346,7 +346,7 @@ def test_a_short_join_request_id_is_refused(redis_server: EmbeddedRedis) -> None
                     with pytest.raises(grpc.aio.AioRpcError) as refused:
                         await client.stub.JoinGame(request)
                     assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-                    assert "BAD_REQUEST_ID" in str(refused.value.trailing_metadata())
+                    assert HustingsError.from_rpc_error(refused.value).reason == "BAD_REQUEST_ID"
                 assert _version(redis_server.url, created.game_id) == 1
 
     run(scenario())
