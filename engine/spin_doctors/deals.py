@@ -8,6 +8,7 @@ way that decision is to be made (a ``Term``). The points leave the offerer at on
 table, in everybody's view (deals at the table are public). When the other player makes the
 decision, every offer made to it is settled in the same step: met, the points go to it; not met,
 they return. Until then the offerer may withdraw an offer and the other player may decline it.
+Offers, withdrawals and declines are side moves, counted against the seat's limit by ``rules``.
 
 A term names only public things (seats, Staffers face up, Actions against named players), and
 the terms offered for a decision are derived from public facts alone, so offers reveal nothing.

@@ -160,7 +160,8 @@ def gift_amounts(budget: int) -> list[int]:
 def _gifts(state: State, seat: Seat, acting: bool) -> list[HandBudget]:
     """Hand-overs of Budget points ``seat`` may make now. A seat owing a decision may hand over
     once before making it (so a player picking at random from its list always moves the game
-    on); a seat owing nothing may hand over at any time."""
+    on); a seat owing nothing may hand over at any time, both within their side moves (the
+    caller checks those)."""
     player = state.seats[seat]
     if state.phase == FINISHED or player.budget <= 0 or (acting and player.gave):
         return []
