@@ -22,6 +22,7 @@ from hustings.v1 import game_pb2, game_service_pb2
 SMALL_PAGE = 7
 DEFAULT_PAGE = 500  # the server's default page size (the proto says so)
 HAND_OVERS = 510  # enough to take a game past one default page
+MAX_STEPS = 2 * HAND_OVERS
 MAX_PAGES = 200
 
 
@@ -67,8 +68,9 @@ def _hand_over(view: game_pb2.GameView, to: int) -> game_pb2.Move:
 @pytest.fixture(scope="module")
 def running(live: LiveRest) -> Table:
     """A Spin Doctors game still running, longer than one default page: seats 0 and 1 choose
-    their (secret) Staffs and Programmes, then, owing nothing while seat 2 chooses, hand one
-    Budget point back and forth."""
+    their (secret) Staffs and Programmes, then hand one Budget point back and forth; when they
+    have used the side moves the rules allow between two decisions, whoever owes a decision
+    makes one."""
 
     async def scenario() -> Table:
         async with Client(_address(live)) as client:
@@ -86,10 +88,18 @@ def running(live: LiveRest) -> Table:
                     await client.move(game_id, seats[seat].token, _owed(view), expected_version=view.version)
                 else:
                     raise AssertionError(f"seat {seat} still chooses")
-            for i in range(HAND_OVERS):
+            for i in range(MAX_STEPS):
                 giver = i % 2
                 view = await client.view(game_id, seats[giver].token)
-                await client.move(game_id, seats[giver].token, _hand_over(view, 1 - giver), expected_version=view.version)
+                if view.version > HAND_OVERS:
+                    break
+                try:
+                    move, mover = _hand_over(view, 1 - giver), giver
+                except StopIteration:  # out of side moves (or Budget): a decision moves the game on
+                    mover = view.to_act[0]
+                    view = await client.view(game_id, seats[mover].token)
+                    move = _owed(view)
+                await client.move(game_id, seats[mover].token, move, expected_version=view.version)
             return Table(game_id, seats, chosen.version)
 
     table = run(scenario())
