@@ -6,13 +6,15 @@ change. Encoding the whole tree on every move costs most in its long tuples of c
 JSON writes as they stand: these pieces write such values directly, and anything that JSON would
 escape goes through the json module, so the text is the json module's to the byte. A game's
 ``serial`` module puts its state together from them in sorted key order, keeping the text of
-frozen parts that the next state shares.
+frozen parts that the next state shares (``kept_by_identity``).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable, TypeVar
+
+T = TypeVar("T")
 
 ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
 """``json.dumps`` with the stored states' settings; the cycle check is left out (states are trees)."""
@@ -47,9 +49,17 @@ def number(value: int | None) -> str:
     return "null" if value is None else str(value)
 
 
+SMALL_INTS = {number: str(number) for number in range(256)}
+"""The text of every small int (influences, seats, rounds): ``str`` of an int costs several times
+a dict lookup."""
+
+
 def numbers(values: tuple[int, ...] | list[int]) -> str:
     """The JSON array of a sequence of ints."""
-    return "[" + ",".join(map(str, values)) + "]"
+    try:
+        return "[" + ",".join([SMALL_INTS[value] for value in values]) + "]"
+    except KeyError:  # a larger or negative int
+        return "[" + ",".join(map(str, values)) + "]"
 
 
 def scalar(value: Any) -> str:
@@ -64,3 +74,33 @@ def scalar(value: Any) -> str:
     if value is None:
         return "null"
     return ENCODE(value)
+
+
+KEPT = 4096
+"""Texts each ``kept_by_identity`` writer keeps: several for every game a replica has in play."""
+
+
+def kept_by_identity(write: Callable[[T], str], size: int = KEPT) -> Callable[[T], str]:
+    """``write`` for immutable values, keeping the text of the last ``size`` values it wrote.
+
+    A new state shares every unchanged part with the state before it, so the part's text is
+    found by the part's identity: no hashing or comparing of the value (a frozen dataclass
+    hashes every field on each lookup, in Python). Each kept text holds its value, so no other
+    object can take that identity while the text is kept. When ``size`` texts are kept they are
+    all let go at once (the next state of each game writes its parts afresh): clearing is atomic,
+    so writers may run on several threads.
+    """
+    texts: dict[int, tuple[T, str]] = {}
+
+    def kept(value: T) -> str:
+        found = texts.get(id(value))
+        if found is not None and found[0] is value:
+            return found[1]
+        written = write(value)
+        if len(texts) >= size:
+            texts.clear()
+        texts[id(value)] = (value, written)
+        return written
+
+    kept.__doc__ = write.__doc__
+    return kept

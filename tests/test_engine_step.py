@@ -71,6 +71,27 @@ def test_the_other_writers_write_what_json_writes(value: object) -> None:
         assert jsontext.numbers(value) == _canonical(value)
 
 
+@pytest.mark.parametrize("values", [(), (0,), (1, 9, 3), (255, 256), (-1, 5), (2**70, 0), tuple(range(40))])
+def test_numbers_of_any_size_are_written_as_json_writes_them(values: tuple[int, ...]) -> None:
+    assert jsontext.numbers(values) == jsontext.numbers(list(values)) == _canonical(values)
+
+
+def test_a_kept_text_is_found_by_identity_and_never_for_another_object() -> None:
+    written: list[object] = []
+
+    def write(value: object) -> str:
+        written.append(value)
+        return repr(value)
+
+    kept = jsontext.kept_by_identity(write, size=3)
+    first, equal = PartyState(votes=("V01",)), PartyState(votes=("V01",))
+    assert kept(first) == kept(first) and written == [first]  # the second time found by identity
+    assert kept(equal) == kept(first) and written == [first, equal]  # equal, not the same: written
+    for number in range(5):  # more than ``size``: everything let go, later texts written afresh
+        assert kept((number,)) == f"({number},)"
+    assert kept(first) == repr(first) and sum(value is first for value in written) == 2
+
+
 def test_a_sequence_of_other_values_is_still_written_as_json_writes_it() -> None:
     for values in [("V01", 3), [None, "x"], ("a", ("b",))]:
         assert jsontext.texts(values) == _canonical(values)  # type: ignore[arg-type]

@@ -7,8 +7,11 @@ from dataclasses import fields
 from functools import cache, lru_cache
 from typing import Any, TypeVar
 
-from hustings.engine.jsontext import ENCODE, number, numbers, text, texts
+from hustings.engine.jsontext import ENCODE, KEPT, kept_by_identity, number, numbers, text, texts
 from hustings.engine.stimmvieh.model import (
+    CAMPAIGN,
+    CHOOSING,
+    FINISHED,
     CampaignRecord,
     CampaignResult,
     PartyState,
@@ -28,9 +31,14 @@ def _build(cls: type[T], data: Any) -> T:
 
 # Every move stores the whole state, so its serialisation is on the move path: the text is put
 # together field by field in sorted key order (``hustings.engine.jsontext``: the same bytes as
-# ``json.dumps``, so stored digests stay valid), and the JSON of the options, of each party and
-# of the finished campaigns is kept for the next state, which shares most of them.
-FRAGMENTS_KEPT = 4096  # a few per game in play; frozen values, so equal values share one entry
+# ``json.dumps``, so stored digests stay valid), and the text of every part that the next state
+# may share is kept: a move changes one party, a discard pile and perhaps the display and a stack,
+# and the rest is found again. Frozen dataclasses are found by identity (hashing one runs Python
+# over every field); tuples of card ids and of influences by value (C hashes them quickly, and
+# a loaded state finds them too).
+_card_ids = lru_cache(maxsize=KEPT)(texts)
+_influences = lru_cache(maxsize=KEPT)(numbers)
+_PHASES = {phase: text(phase) for phase in (CHOOSING, CAMPAIGN, FINISHED)}
 
 
 @cache
@@ -38,25 +46,25 @@ def _sorted_names(cls: type) -> tuple[str, ...]:
     return tuple(sorted(f.name for f in fields(cls)))
 
 
-@lru_cache(maxsize=FRAGMENTS_KEPT)
+@kept_by_identity
 def _options(options: StimmviehOptions) -> str:
     return ENCODE({name: getattr(options, name) for name in _sorted_names(StimmviehOptions)})
 
 
-@lru_cache(maxsize=FRAGMENTS_KEPT)
+@kept_by_identity
 def _party(party: PartyState) -> str:
     return (
-        f'{{"backbenchers":{numbers(party.backbenchers)},"campaign_points":{party.campaign_points},'
-        f'"chosen":{numbers(party.chosen)},"donations":{texts(party.donations)},'
-        f'"top_candidates":{numbers(party.top_candidates)},"votes":{texts(party.votes)}}}'
+        f'{{"backbenchers":{_influences(party.backbenchers)},"campaign_points":{party.campaign_points},'
+        f'"chosen":{_influences(party.chosen)},"donations":{_card_ids(party.donations)},'
+        f'"top_candidates":{_influences(party.top_candidates)},"votes":{_card_ids(party.votes)}}}'
     )
 
 
-def _results(records: tuple[CampaignRecord, ...]) -> str:
+def _campaign_results(records: tuple[CampaignRecord, ...]) -> str:
     return _finished_campaigns(records) if records else "[]"
 
 
-@lru_cache(maxsize=FRAGMENTS_KEPT)
+@kept_by_identity
 def _finished_campaigns(records: tuple[CampaignRecord, ...]) -> str:
     names = _sorted_names(CampaignResult)
     return ENCODE(
@@ -69,20 +77,20 @@ def dump_state(state: StimmviehState) -> bytes:
     parties = ",".join([_party(p) for p in state.parties])
     return (
         f'{{"angelus_holder":{number(state.angelus_holder)},'
-        f'"backbencher_discards":{numbers(state.backbencher_discards)},'
+        f'"backbencher_discards":{_influences(state.backbencher_discards)},'
         f'"campaign":{state.campaign},'
-        f'"campaign_results":{_results(state.campaign_results)},'
+        f'"campaign_results":{_campaign_results(state.campaign_results)},'
         f'"current_party":{number(state.current_party)},'
-        f'"display":{texts(state.display)},'
-        f'"donation_stack":{texts(state.donation_stack)},'
+        f'"display":{_card_ids(state.display)},'
+        f'"donation_stack":{_card_ids(state.donation_stack)},'
         f'"format":{FORMAT},'
         f'"options":{_options(state.options)},'
         f'"parties":[{parties}],'
-        f'"phase":{text(state.phase)},'
+        f'"phase":{_PHASES.get(state.phase) or text(state.phase)},'
         f'"round":{state.round},'
         f'"start_party":{number(state.start_party)},'
-        f'"top_candidate_discards":{numbers(state.top_candidate_discards)},'
-        f'"vote_stack":{texts(state.vote_stack)}}}'
+        f'"top_candidate_discards":{_influences(state.top_candidate_discards)},'
+        f'"vote_stack":{_card_ids(state.vote_stack)}}}'
     ).encode("utf-8")
 
 
