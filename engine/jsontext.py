@@ -15,6 +15,7 @@ import json
 from typing import Any, Callable, TypeVar
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
 """``json.dumps`` with the stored states' settings; the cycle check is left out (states are trees)."""
@@ -80,8 +81,9 @@ KEPT = 4096
 """Texts each ``kept_by_identity`` writer keeps: several for every game a replica has in play."""
 
 
-def kept_by_identity(write: Callable[[T], str], size: int = KEPT) -> Callable[[T], str]:
-    """``write`` for immutable values, keeping the text of the last ``size`` values it wrote.
+def kept_by_identity(write: Callable[[T], R], size: int = KEPT) -> Callable[[T], R]:
+    """``write`` for immutable values, keeping what it wrote for the last ``size`` values (their
+    text; a codec keeps messages, which its callers copy).
 
     A new state shares every unchanged part with the state before it, so the part's text is
     found by the part's identity: no hashing or comparing of the value (a frozen dataclass
@@ -90,9 +92,9 @@ def kept_by_identity(write: Callable[[T], str], size: int = KEPT) -> Callable[[T
     all let go at once (the next state of each game writes its parts afresh): clearing is atomic,
     so writers may run on several threads.
     """
-    texts: dict[int, tuple[T, str]] = {}
+    texts: dict[int, tuple[T, R]] = {}
 
-    def kept(value: T) -> str:
+    def kept(value: T) -> R:
         found = texts.get(id(value))
         if found is not None and found[0] is value:
             return found[1]

@@ -6,9 +6,10 @@ The only module of the game that imports protobuf code.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from hustings.engine.errors import MalformedMoveError
+from hustings.engine.jsontext import kept_by_identity
 from hustings.engine.stimmvieh.content import CONTENT, CONTENT_DATA, MAX_INFLUENCE, MIN_INFLUENCE, VOTE, Card
 from hustings.engine.stimmvieh.model import (
     CAMPAIGN,
@@ -27,7 +28,7 @@ from hustings.engine.stimmvieh.model import (
     TopCandidatesChosen,
     TopCandidatesRevealed,
 )
-from hustings.engine.stimmvieh.rules import check_move_shape, validate_options
+from hustings.engine.stimmvieh.rules import EVENTS_KEPT, check_move_shape, validate_options
 from hustings.engine.stimmvieh.views import StackView, TableView
 from hustings.v1 import catalogue_pb2, game_pb2, game_service_pb2, stimmvieh_catalogue_pb2 as cpb, stimmvieh_pb2 as pb
 
@@ -66,6 +67,15 @@ def options_to_proto(options: StimmviehOptions, out: game_pb2.GameOptions) -> No
         own.custom_vote_card.replaces_card_id = options.custom_replaces
 
 
+_PLAYS = {
+    (influence, card_id): PlayPolitician(influence, card_id)
+    for influence in range(MIN_INFLUENCE, MAX_INFLUENCE + 1)
+    for card_id in ["", "V00", *(card.card_id for card in CONTENT.vote_cards + CONTENT.donation_cards)]
+}
+"""Every well-formed turn with a card of the content (or the custom "V00", or none), made once:
+the move path takes its move from here instead of building and checking a frozen value."""
+
+
 def move_from_proto(message: game_pb2.Move) -> ChooseTopCandidates | PlayPolitician:
     """An engine move from a Move. Raises MalformedMoveError (EMPTY_MOVE, BAD_...)."""
     if message.WhichOneof("game") != "stimmvieh":
@@ -76,7 +86,11 @@ def move_from_proto(message: game_pb2.Move) -> ChooseTopCandidates | PlayPolitic
     if kind == "choose_top_candidates":
         move = ChooseTopCandidates(tuple(own.choose_top_candidates.influences))
     elif kind == "play_politician":
-        move = PlayPolitician(own.play_politician.influence, own.play_politician.take_card_id)
+        play = own.play_politician
+        known = _PLAYS.get((play.influence, play.take_card_id))
+        if known is not None:
+            return known
+        move = PlayPolitician(play.influence, play.take_card_id)
     else:
         raise MalformedMoveError("EMPTY_MOVE", "the move carries no Stimmvieh decision")
     check_move_shape(move)
@@ -95,11 +109,16 @@ def move_to_proto(move: ChooseTopCandidates | PlayPolitician, out: game_pb2.Move
 
 
 def _card(card: Card, out: pb.StimmviehCard) -> None:
-    out.card_id = card.card_id
-    out.type = pb.STIMMVIEH_CARD_TYPE_VOTE if card.kind == VOTE else pb.STIMMVIEH_CARD_TYPE_DONATION
-    out.amount = card.amount
-    out.influence = card.influence
-    out.label = card.label
+    out.CopyFrom(_card_message(card))
+
+
+@kept_by_identity
+def _card_message(card: Card) -> pb.StimmviehCard:
+    # A game's cards are few and live as long as its deck: each one's message is written once.
+    card_type = pb.STIMMVIEH_CARD_TYPE_VOTE if card.kind == VOTE else pb.STIMMVIEH_CARD_TYPE_DONATION
+    return pb.StimmviehCard(
+        card_id=card.card_id, type=card_type, amount=card.amount, influence=card.influence, label=card.label
+    )
 
 
 def _stack(stack: StackView, out: pb.StimmviehCollectedStack) -> None:
@@ -169,55 +188,99 @@ def view_to_proto(view: TableView, out: game_pb2.GameView) -> None:
         _campaign(record, own.campaign_results.add())
 
 
+def _campaign_started(payload: CampaignStarted, own: pb.StimmviehEvent) -> None:
+    started = own.campaign_started
+    started.SetInParent()
+    started.campaign = payload.campaign
+    for card in payload.display:
+        _card(card, started.display.add())
+    if payload.vote_stack_top is not None:
+        _card(payload.vote_stack_top, started.vote_stack_top)
+    if payload.donation_stack_top is not None:
+        _card(payload.donation_stack_top, started.donation_stack_top)
+
+
+def _top_candidates_chosen(payload: TopCandidatesChosen, own: pb.StimmviehEvent) -> None:
+    own.top_candidates_chosen.SetInParent()
+    own.top_candidates_chosen.party = payload.party
+    own.top_candidates_chosen.influences[:] = payload.influences
+
+
+def _top_candidates_revealed(payload: TopCandidatesRevealed, own: pb.StimmviehEvent) -> None:
+    own.top_candidates_revealed.SetInParent()
+    for party in payload.parties:
+        own.top_candidates_revealed.parties.add(party=party.party, influences=party.influences, total=party.total)
+
+
+def _start_player_chosen(payload: StartPlayerChosen, own: pb.StimmviehEvent) -> None:
+    start = own.start_player_chosen
+    start.SetInParent()
+    start.party, start.reason = payload.party, payload.reason
+    for flip in payload.flips:
+        start.flips.add(party=flip.party, influence=flip.influence)
+    if payload.angelus_holder is not None:
+        start.angelus_holder = payload.angelus_holder
+
+
+def _politician_played(payload: PoliticianPlayed, own: pb.StimmviehEvent) -> None:
+    played = own.politician_played
+    played.SetInParent()
+    played.party, played.influence = payload.party, payload.influence
+    played.top_candidate, played.decided_by = payload.top_candidate, payload.decided_by
+    if payload.taken is not None:
+        _card(payload.taken, played.taken)
+
+
+def _display_refilled(payload: DisplayRefilled, own: pb.StimmviehEvent) -> None:
+    own.display_refilled.SetInParent()
+    _card(payload.card, own.display_refilled.card)
+    if payload.new_stack_top is not None:
+        _card(payload.new_stack_top, own.display_refilled.new_stack_top)
+
+
+def _angelus_card_passed(payload: AngelusCardPassed, own: pb.StimmviehEvent) -> None:
+    own.angelus_card_passed.seat = payload.seat
+    own.angelus_card_passed.SetInParent()
+
+
+def _election_night(payload: ElectionNight, own: pb.StimmviehEvent) -> None:
+    own.election_night.SetInParent()
+    _campaign(payload.record, own.election_night)
+
+
+_EVENT_WRITERS: dict[type, Callable[[Any, pb.StimmviehEvent], None]] = {
+    CampaignStarted: _campaign_started,
+    TopCandidatesChosen: _top_candidates_chosen,
+    TopCandidatesRevealed: _top_candidates_revealed,
+    StartPlayerChosen: _start_player_chosen,
+    PoliticianPlayed: _politician_played,
+    DisplayRefilled: _display_refilled,
+    AngelusCardPassed: _angelus_card_passed,
+    ElectionNight: _election_night,
+}
+
+
+def _turn_event_message(payload: PoliticianPlayed | DisplayRefilled) -> pb.StimmviehEvent:
+    message = pb.StimmviehEvent()
+    _EVENT_WRITERS[type(payload)](payload, message)
+    return message
+
+
+# The rules share the payloads of a turn's recurring events (``rules.EVENTS_KEPT`` of each kind),
+# so each one's message is written once and copied into every log entry that reports it.
+_kept_turn_event_message = kept_by_identity(_turn_event_message, size=4 * EVENTS_KEPT)
+
+
 def event_to_proto(payload: Any, out: game_pb2.Event) -> None:
     """Fill Event.stimmvieh from an event payload (already filtered for the viewer)."""
-    own = out.stimmvieh
-    if isinstance(payload, CampaignStarted):
-        started = own.campaign_started
-        started.SetInParent()
-        started.campaign = payload.campaign
-        for card in payload.display:
-            _card(card, started.display.add())
-        if payload.vote_stack_top is not None:
-            _card(payload.vote_stack_top, started.vote_stack_top)
-        if payload.donation_stack_top is not None:
-            _card(payload.donation_stack_top, started.donation_stack_top)
-    elif isinstance(payload, TopCandidatesChosen):
-        own.top_candidates_chosen.SetInParent()
-        own.top_candidates_chosen.party = payload.party
-        own.top_candidates_chosen.influences[:] = payload.influences
-    elif isinstance(payload, TopCandidatesRevealed):
-        own.top_candidates_revealed.SetInParent()
-        for party in payload.parties:
-            own.top_candidates_revealed.parties.add(party=party.party, influences=party.influences, total=party.total)
-    elif isinstance(payload, StartPlayerChosen):
-        start = own.start_player_chosen
-        start.SetInParent()
-        start.party, start.reason = payload.party, payload.reason
-        for flip in payload.flips:
-            start.flips.add(party=flip.party, influence=flip.influence)
-        if payload.angelus_holder is not None:
-            start.angelus_holder = payload.angelus_holder
-    elif isinstance(payload, PoliticianPlayed):
-        played = own.politician_played
-        played.SetInParent()
-        played.party, played.influence = payload.party, payload.influence
-        played.top_candidate, played.decided_by = payload.top_candidate, payload.decided_by
-        if payload.taken is not None:
-            _card(payload.taken, played.taken)
-    elif isinstance(payload, DisplayRefilled):
-        own.display_refilled.SetInParent()
-        _card(payload.card, own.display_refilled.card)
-        if payload.new_stack_top is not None:
-            _card(payload.new_stack_top, own.display_refilled.new_stack_top)
-    elif isinstance(payload, AngelusCardPassed):
-        own.angelus_card_passed.seat = payload.seat
-        own.angelus_card_passed.SetInParent()
-    elif isinstance(payload, ElectionNight):
-        own.election_night.SetInParent()
-        _campaign(payload.record, own.election_night)
-    else:
+    kind = type(payload)
+    if kind is PoliticianPlayed or kind is DisplayRefilled:
+        out.stimmvieh.CopyFrom(_kept_turn_event_message(payload))
+        return
+    write = _EVENT_WRITERS.get(kind)
+    if write is None:
         raise TypeError(f"not a Stimmvieh event: {payload!r}")
+    write(payload, out.stimmvieh)
 
 
 # --- the catalogue ----------------------------------------------------------------------------

@@ -6,6 +6,7 @@ mutates its input. Chance comes only from the ``Rng`` handed in.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import combinations
 from typing import Any, Sequence
 
@@ -47,6 +48,7 @@ from hustings.engine.stimmvieh.model import (
     TieFlip,
     TopCandidatesChosen,
     TopCandidatesRevealed,
+    deck,
     deck_of,
 )
 from hustings.engine.stimmvieh.scoring import election_night
@@ -343,7 +345,8 @@ def _play(state: StimmviehState, seat: Seat, move: PlayPolitician, rng: Rng) -> 
     else:
         played = {"backbenchers": tuple(p for p in party.backbenchers if p != influence)}
         changes = {"backbencher_discards": state.backbencher_discards + (influence,)}
-    events = [Event(PoliticianPlayed(party_index, influence, top_candidate, taken, seat))]
+    options = state.options
+    events = [_played(party_index, influence, top_candidate, card_id, seat, options.custom_slogan, options.custom_replaces)]
     if taken is not None:
         if taken.kind == VOTE:
             played["votes"] = party.votes + (card_id,)
@@ -367,9 +370,27 @@ def _play(state: StimmviehState, seat: Seat, move: PlayPolitician, rng: Rng) -> 
     return state, events
 
 
+# A turn's events are immutable values that recur (a party plays an influence and takes a card;
+# a card refills the display and uncovers the next): each is made once and shared, which costs
+# less than building the frozen event and its payload on every turn. A game's deck is named by
+# its options' custom card (``deck``), so that the memo's key hashes only ints and strings.
+EVENTS_KEPT = 4096
+
+
+@lru_cache(maxsize=EVENTS_KEPT)
+def _played(party: int, influence: int, top_candidate: bool, card_id: str, seat: Seat, slogan: str, replaces: str) -> Event:
+    taken = deck(slogan, replaces)[card_id] if card_id else None
+    return Event(PoliticianPlayed(party, influence, top_candidate, taken, seat))
+
+
+@lru_cache(maxsize=EVENTS_KEPT)
+def _refilled(card_id: str, new_top_id: str, slogan: str, replaces: str) -> Event:
+    cards = deck(slogan, replaces)
+    return Event(DisplayRefilled(cards[card_id], cards[new_top_id] if new_top_id else None))
+
+
 def _take_and_refill(state: StimmviehState, card_id: str, top_candidate: bool, events: list[Event]) -> dict[str, Any]:
     """Take ``card_id`` off the display and put the next card of the right stack in its place."""
-    cards = deck_of(state.options)
     slot = state.display.index(card_id)
     # After a top candidate the vote stack refills, after a backbencher the donation stack;
     # an empty stack gives way to the other one.
@@ -378,7 +399,8 @@ def _take_and_refill(state: StimmviehState, card_id: str, top_candidate: bool, e
         stack: tuple[str, ...] = getattr(state, name)
         if stack:
             refill, rest = stack[0], stack[1:]
-            events.append(Event(DisplayRefilled(cards[refill], cards[rest[0]] if rest else None)))
+            options = state.options
+            events.append(_refilled(refill, rest[0] if rest else "", options.custom_slogan, options.custom_replaces))
             return {"display": state.display[:slot] + (refill,) + state.display[slot + 1 :], name: rest}
     return {"display": state.display[:slot] + state.display[slot + 1 :]}
 
