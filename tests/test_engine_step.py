@@ -14,11 +14,12 @@ import pytest
 from hustings.engine import Rng, get_game
 from hustings.engine import jsontext
 from hustings.engine.base import evolve
-from hustings.engine.stimmvieh import serial
-from hustings.engine.stimmvieh.model import PartyState, StimmviehOptions, StimmviehState
+from hustings.engine.errors import MalformedMoveError
+from hustings.engine.stimmvieh import codec, serial
+from hustings.engine.stimmvieh.model import PartyState, PlayPolitician, StimmviehOptions, StimmviehState
 from hustings.service import table
 from hustings.storage.v1 import storage_pb2
-from hustings.v1 import game_pb2
+from hustings.v1 import game_pb2, stimmvieh_pb2
 
 # Strings that JSON must escape (quotes, backslashes, control characters), that it writes as they
 # are although they look odd (DEL, non-ASCII, U+2028), and lone surrogates it cannot write at all.
@@ -219,3 +220,35 @@ def test_every_state_of_whole_games_dumps_as_first_written(kind: str) -> None:
             state, _events = game.apply(state, seat, choices.choice(game.legal_moves(state, seat)), rng)
         assert game.is_over(state)
     assert checked > 100
+
+
+def test_stimmvieh_shared_turn_events_and_moves_are_what_fresh_ones_would_be() -> None:
+    """The turn's events and moves come from tables made once: over whole games they equal what
+    building them afresh gives, and their messages what writing them field by field gives."""
+    game = get_game("stimmvieh")
+    assert game is not None
+    checked = 0
+    for number, (_label, options) in enumerate(game.sample_options()):
+        choices, rng = random.Random(number), Rng(f"stimmvieh-step-{number}".encode())
+        state = game.setup(options, rng)
+        while not game.is_over(state):
+            seat = choices.choice(sorted(game.to_act(state)))
+            move = choices.choice(game.legal_moves(state, seat))
+            proto = game_pb2.Move()
+            game.move_to_proto(move, proto)
+            assert game.move_from_proto(proto) == move
+            state, events = game.apply(state, seat, move, rng)
+            for event in events:
+                fresh = replace(event.payload)  # a new payload, equal
+                kept, written = game_pb2.Event(), stimmvieh_pb2.StimmviehEvent()
+                game.event_to_proto(event.payload, kept)
+                codec._EVENT_WRITERS[type(fresh)](fresh, written)
+                assert kept.stimmvieh == written
+                checked += 1
+    assert checked > 500
+    bad = game_pb2.Move()
+    bad.stimmvieh.play_politician.influence = 10
+    with pytest.raises(MalformedMoveError) as caught:  # not in the table: built and checked as before
+        game.move_from_proto(bad)
+    assert caught.value.reason == "BAD_INFLUENCE"
+    assert codec._PLAYS[(9, "")] == PlayPolitician(9)
