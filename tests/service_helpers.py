@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
+from typing import AsyncIterator
 
 from hustings.client import Client, Joined
+from hustings.service.replica import Replica, ReplicaConfig
 from hustings.v1 import game_pb2, stimmvieh_pb2
 
 MAX_MOVES = 2000
+
+
+@contextlib.asynccontextmanager
+async def replica_and_client(redis_url: str, **config: object) -> AsyncIterator[tuple[Replica, Client]]:
+    """An in-process replica on a free loopback port (``config``: more ReplicaConfig fields) and a
+    client of it, both closed afterwards."""
+    replica = await Replica(ReplicaConfig(redis_url=redis_url, address="127.0.0.1:0", grace_s=1.0, **config)).start()  # type: ignore[arg-type]
+    client = Client(f"127.0.0.1:{replica.port}")
+    try:
+        yield replica, client
+    finally:
+        await client.close()
+        await replica.stop()
 
 
 def stimmvieh_options(players: int = 4, **options: object) -> game_pb2.GameOptions:

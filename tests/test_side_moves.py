@@ -9,20 +9,20 @@ still and moved on by the test.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
-from typing import Any, AsyncIterator
+from typing import Any
 
 import pytest
 
 from conftest import run
+from service_helpers import replica_and_client
 from hustings.client import Client
 from hustings.engine import Rng, games, get_game
 from hustings.engine.base import is_side_move
 from hustings.engine.spin_doctors.model import DeclineOffer, HandBudget, OfferDeal, Term, WithdrawOffer
 from hustings.service import table
 from hustings.service.embedded_redis import EmbeddedRedis
-from hustings.service.replica import Replica, ReplicaConfig
+from hustings.service.replica import Replica
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2
 
@@ -115,17 +115,6 @@ class _HeldClock:
         self.now += (target_ms - replica.host._now_ms()) / 1000
 
 
-@contextlib.asynccontextmanager
-async def _held_replica(redis_url: str, clock: _HeldClock) -> AsyncIterator[tuple[Replica, Client]]:
-    config = ReplicaConfig(redis_url=redis_url, address="127.0.0.1:0", grace_s=1.0, local_clock=clock)
-    replica = await Replica(config).start()
-    client = Client(f"127.0.0.1:{replica.port}")
-    try:
-        yield replica, client
-    finally:
-        await client.close()
-        await replica.stop()
-
 
 def _proto(move: Any) -> game_pb2.Move:
     out = game_pb2.Move()
@@ -157,7 +146,7 @@ def test_a_hand_over_neither_restarts_nor_extends_the_clock_through_the_service(
     clock = _HeldClock()
 
     async def scenario() -> None:
-        async with _held_replica(redis_server.url, clock) as (replica, client):
+        async with replica_and_client(redis_server.url, local_clock=clock) as (replica, client):
             settings = game_pb2.TableSettings(decision_seconds=DECISION_S, bank_seconds=BANK_S, increment_seconds=INCREMENT_S)
             game_id = (await client.create_game("spin_doctors", 3, table=settings)).game_id
             seats = [await client.join(game_id, name) for name in ("Ania", "Bartek", "Antek")]

@@ -6,18 +6,16 @@ taking over an absent seat, bots in seats, expiry. Real Redis processes, real gR
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import pathlib
 import random
 import time
-from typing import AsyncIterator
 
 import grpc
 import pytest
 import redis
 
 from conftest import run, serve_process
-from service_helpers import choose_top_candidates, stimmvieh_options
+from service_helpers import choose_top_candidates, replica_and_client as _replica, stimmvieh_options
 from hustings.client import Client, HustingsError
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.replica import Replica, ReplicaConfig
@@ -29,15 +27,6 @@ Change = game_pb2.SeatChanged.Change
 FINISH_TIMEOUT_S = 90.0
 
 
-@contextlib.asynccontextmanager
-async def _replica(redis_url: str, **config: object) -> AsyncIterator[tuple[Replica, Client]]:
-    replica = await Replica(ReplicaConfig(redis_url=redis_url, address="127.0.0.1:0", grace_s=1.0, **config)).start()  # type: ignore[arg-type]
-    client = Client(f"127.0.0.1:{replica.port}")
-    try:
-        yield replica, client
-    finally:
-        await client.close()
-        await replica.stop()
 
 
 def _auth(token: str) -> tuple[tuple[str, str], ...]:
