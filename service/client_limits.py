@@ -29,7 +29,6 @@ from typing import Any, Callable, Iterable, Iterator
 import grpc
 from google.protobuf import duration_pb2
 from google.rpc import error_details_pb2, status_pb2
-from grpc_status import rpc_status
 
 from hustings.service.errors import ServiceError
 from hustings.service.limits import DEFAULT_MAX_CALLS, DEFAULT_MAX_CALLS_PER_CLIENT, CallLimit
@@ -59,16 +58,11 @@ class RetryLater(ServiceError):
 
     def status_proto(self) -> status_pb2.Status:
         """The google.rpc.Status: ErrorInfo, then RetryInfo."""
-        status = status_pb2.Status()
-        status.ParseFromString(dict(super().to_status().trailing_metadata)["grpc-status-details-bin"])
+        status = super().status_proto()
         delay = duration_pb2.Duration()
         delay.FromMilliseconds(math.ceil(self.retry_after_s * 1000))
         status.details.add().Pack(error_details_pb2.RetryInfo(retry_delay=delay))
         return status
-
-    def to_status(self) -> grpc.Status:
-        """The grpc.Status carrying both details."""
-        return rpc_status.to_status(self.status_proto())
 
     def retry_after_header(self) -> str:
         """``Retry-After`` in whole seconds (HTTP has no finer unit), rounded up, at least 1."""

@@ -57,17 +57,20 @@ class ServiceError(Exception):
                 return cls(code, error.reason, error.message)
         raise AssertionError("unreachable: EngineError is in the table")
 
-    def to_status(self) -> grpc.Status:
-        """A grpc.Status carrying google.rpc.Status with one ErrorInfo in its details."""
+    def status_proto(self) -> status_pb2.Status:
+        """The google.rpc.Status: the code, the message and one ErrorInfo in its details."""
         info = error_details_pb2.ErrorInfo(
             reason=self.reason, domain=ERROR_DOMAIN, metadata=self.metadata
         )
         detail = any_pb2.Any()
         detail.Pack(info)
-        status = status_pb2.Status(
+        return status_pb2.Status(
             code=getattr(code_pb2, self.code.name), message=self.message, details=[detail]
         )
-        return rpc_status.to_status(status)
+
+    def to_status(self) -> grpc.Status:
+        """A grpc.Status carrying ``status_proto()``."""
+        return rpc_status.to_status(self.status_proto())
 
 
 def invalid(reason: str, message: str) -> ServiceError:

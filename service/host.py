@@ -22,6 +22,7 @@ import grpc
 import structlog
 
 from hustings.engine import EngineError, Game, Rng, Seat, games, get_game, seed_commitment, state_digest
+from hustings.engine.base import is_side_move
 from hustings.engine.registry import check_content_version
 from hustings.service import metrics, visibility
 from hustings.service.errors import (
@@ -733,7 +734,7 @@ class GameHost:
             new.status = game_pb2.GAME_STATUS_FINISHED
         if not by_bot:
             new.seats[seat].timeouts = 0
-        due = table.settle(new, game.to_act(state), seat, self._now_ms(), table.is_side_move(game, move))
+        due = table.settle(new, game.to_act(state), seat, self._now_ms(), is_side_move(game, move))
         entry = storage_pb2.LogEntry(
             version=version,
             seat=seat,

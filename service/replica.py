@@ -9,7 +9,7 @@ import pathlib
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import AsyncIterator, Callable
+from typing import Any, AsyncIterator, Callable
 
 import structlog
 from grpc_health.v1 import health_pb2
@@ -34,9 +34,9 @@ log = structlog.get_logger("hustings.replica")
 
 # Relative to the directory ``hustings serve`` is started in (resolved once, at start).
 DEFAULT_DATA_DIR = pathlib.Path(".hustings-data")
-# A creation rate no tool reaches (a million games a minute), for replicas that only their own
-# tool calls.
-UNBOUNDED_CREATES = 1_000_000.0
+# Creation limits no tool reaches (a million games a minute, and at once), for a replica that only
+# its own tool calls: ``ReplicaConfig(..., **UNBOUNDED_CREATES)``.
+UNBOUNDED_CREATES: dict[str, Any] = {"creates_per_client_per_minute": 1_000_000.0, "create_burst": 1_000_000}
 
 
 @dataclass
@@ -120,8 +120,7 @@ class Replica:
         for service in ("", SERVICE_NAME):
             await health.set(service, health_pb2.HealthCheckResponse.SERVING)
         self.port = port
-        self._parts = {"store": store, "notifier": notifier, "host": host, "server": server, "health": health}
-        self._parts["limits"] = limits
+        self._parts = {"store": store, "notifier": notifier, "host": host, "server": server, "health": health, "limits": limits}
         self._parts["guard"] = guard
         self._parts["clock"] = clock
         guard.start()
@@ -231,8 +230,7 @@ async def server_at(address: str = "", log_level: str = "warning") -> AsyncItera
                 redis_url=redis.url,
                 address="127.0.0.1:0",
                 secret=secrets.token_bytes(32),
-                creates_per_client_per_minute=UNBOUNDED_CREATES,
-                create_burst=int(UNBOUNDED_CREATES),
+                **UNBOUNDED_CREATES,
             )
             replica = await Replica(config).start()
             try:

@@ -26,7 +26,6 @@ from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 from google.protobuf import json_format
 from google.protobuf.message import Message
-from google.rpc import status_pb2
 from redis.exceptions import RedisError
 
 from hustings.service import metrics
@@ -160,22 +159,13 @@ def bearer_token(request: web.Request) -> str | None:
 
 def status_json(code: grpc.StatusCode, reason: str, message: str, metadata: dict[str, str] | None = None) -> dict[str, Any]:
     """A google.rpc.Status with one ErrorInfo, in canonical JSON."""
-    status = ServiceError(code, reason, message, metadata).to_status()
-    proto = status_pb2.Status()
-    for key, value in status.trailing_metadata:
-        if key == "grpc-status-details-bin":
-            proto.ParseFromString(value)
-    return json_format.MessageToDict(proto)
+    return json_format.MessageToDict(ServiceError(code, reason, message, metadata).status_proto())
 
 
 def error_response(error: ServiceError) -> web.Response:
     """The HTTP response for a refused request; one that says when to retry has its RetryInfo
     in the details and ``Retry-After``."""
-    if isinstance(error, RetryLater):
-        body = json_format.MessageToDict(error.status_proto())
-    else:
-        body = status_json(error.code, error.reason, error.message, error.metadata)
-    response = web.json_response(body, status=HTTP_STATUS.get(error.code, 500))
+    response = web.json_response(json_format.MessageToDict(error.status_proto()), status=HTTP_STATUS.get(error.code, 500))
     if isinstance(error, RetryLater):
         response.headers["Retry-After"] = error.retry_after_header()
     response[OUTCOME] = error

@@ -20,6 +20,7 @@ import structlog
 from redis.exceptions import RedisError
 
 from hustings.engine import EngineError, Seat
+from hustings.engine.base import is_side_move
 from hustings.service import deadlines, metrics, table
 from hustings.service.errors import ServiceError, aborted, invalid, precondition, unauthenticated
 from hustings.service.server_secret import fingerprint
@@ -102,7 +103,7 @@ class SeatLifecycle:
         changed.bot_played = True
         # A side move (a hand-over) ends no decision and leaves the seat due: its timeout counts
         # once, with the decision made for it in the next step.
-        if timed_out and not table.is_side_move(game, move):
+        if timed_out and not is_side_move(game, move):
             changed.timeouts += 1
             table.changed_event(entry, seat, Change.CHANGE_TIMED_OUT, changed.display_name)
             if changed.timeouts >= table.absent_after(new.stored.table):

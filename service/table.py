@@ -13,7 +13,6 @@ from typing import AbstractSet, Any, Iterable
 
 from hustings.ai.server import SERVER_DEFAULT_LEVEL, SERVER_LEVELS, server_move
 from hustings.engine import Game, Seat
-from hustings.engine.base import is_side_move as is_side_move  # for the move path: host, seats
 from hustings.service.errors import invalid, precondition
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2

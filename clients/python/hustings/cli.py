@@ -45,12 +45,16 @@ class _Parser(argparse.ArgumentParser):
 MIN_REDIS_CONNECTIONS = 3  # the update subscription, the commits' lane, and one for the rest
 
 
-def _redis_connections(text: str) -> int:
-    """--redis-max-connections: a whole number of at least MIN_REDIS_CONNECTIONS."""
+def _whole_number(text: str) -> int:
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+
+
+def _redis_connections(text: str) -> int:
+    """--redis-max-connections: a whole number of at least MIN_REDIS_CONNECTIONS."""
+    value = _whole_number(text)
     if value < MIN_REDIS_CONNECTIONS:
         raise argparse.ArgumentTypeError(
             f"at least {MIN_REDIS_CONNECTIONS}: one is held by the update subscription, one by the commits' lane"
@@ -60,10 +64,7 @@ def _redis_connections(text: str) -> int:
 
 def _at_least_one(text: str) -> int:
     """A whole number of at least 1 (a limit of 0 would refuse everything)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    value = _whole_number(text)
     if value < 1:
         raise argparse.ArgumentTypeError("at least 1")
     return value

@@ -38,8 +38,7 @@ async def _replica(redis_url: str) -> AsyncIterator[Any]:
         redis_url=redis_url,
         address="127.0.0.1:0",
         grace_s=1.0,
-        creates_per_client_per_minute=UNBOUNDED_CREATES,
-        create_burst=int(UNBOUNDED_CREATES),
+        **UNBOUNDED_CREATES,
     )
     replica = await Replica(config).start()
     try:
