@@ -88,6 +88,13 @@ def test_watcher_phase_at_a_steady_rate_reports_every_delivery() -> None:
     assert float(summary["watch_delivery_max_ms"]) >= float(summary["watch_delivery_p99_ms"]) >= float(summary["watch_delivery_p50_ms"]) > 0  # type: ignore[arg-type]
     assert float(summary["watch_moves_per_s"]) > 0  # type: ignore[arg-type]
     assert summary["watch_replica_rss_kib_per_stream"] is not None
+    # The commit observer saw every announcement, and a commit comes after its move was sent, so
+    # from the commit the delay is no longer than from the send, step by step.
+    assert summary["watch_commits_unobserved"] == 0
+    assert float(summary["watch_send_to_commit_p99_ms"]) > 0  # type: ignore[arg-type]
+    assert float(summary["watch_delivery_max_ms"]) >= float(summary["watch_commit_to_delivery_max_ms"])  # type: ignore[arg-type]
+    assert float(summary["watch_delivery_p99_ms"]) >= float(summary["watch_commit_to_delivery_p99_ms"])  # type: ignore[arg-type]
+    assert float(summary["watch_commit_to_delivery_max_ms"]) >= float(summary["watch_commit_to_delivery_p50_ms"])  # type: ignore[arg-type]
     assert summary["moves"] == 0  # --seconds 0 skipped the floor and move phases
 
 

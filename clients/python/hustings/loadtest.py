@@ -362,7 +362,7 @@ async def loadtest(
                 moves, moves_s, count, finished, moves_cpu = await _move_phase(
                     addresses, clients, seconds, kind, players, len(floor.latencies) / floor_s if floor_s else 0.0, pids, routing
                 )
-            figures = await watch_phase(addresses, pids, plan, kind, players) if plan is not None else WatchFigures()
+            figures = await watch_phase(addresses, pids, plan, kind, players, url) if plan is not None else WatchFigures()
     floor_rate = len(floor.latencies) / floor_s if floor_s else 0.0
     move_rate = count / moves_s if moves_s else 0.0
     floor_p99 = floor.percentile_ms(0.99)

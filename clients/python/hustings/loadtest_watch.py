@@ -9,7 +9,13 @@ steady R per second spread round-robin over the games (the k-th move is sent at 
 whether or not earlier answers have come back), each to the replica that serves the game, and
 stamps the moment it sends each move. Every reader stamps the arrival of each step on each
 stream. Delivery delay is arrival minus send: an upper bound on commit-to-delivery, since the
-move's own trip to the replica and Redis is counted in.
+move's own trip to the replica and Redis is counted in, and its wait in the replica's queue.
+
+Commit-to-delivery itself is measured from outside the replica: a commit observer process
+subscribes to the watched games' update channels in Redis, where each commit's script announces
+its version as its last write (``service/lua/commit.lua``), and stamps every announcement. Its
+stamp comes after the commit by the announcement's trip over loopback and the observer's own
+wake-up (it does nothing else), so arrival minus that stamp slightly understates the delay.
 
 All stamps are ``time.monotonic()``, one clock for every process on the machine (Linux's
 CLOCK_MONOTONIC).
@@ -28,10 +34,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
+import redis
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 from hustings.client import Client, HustingsError
 from hustings.loadtest import LoadtestError, PreparedGame, Sampler, _per_call_ms, _prepare, cpu_seconds, rss_bytes
+from hustings.service.store import game_id_of_channel, updates_channel
 from hustings.v1 import game_pb2, game_service_pb2
 
 WATCH_METHOD = f"/{game_service_pb2.DESCRIPTOR.services_by_name['GameService'].full_name}/WatchGame"
@@ -66,6 +74,9 @@ class WatchFigures:
     held: int = 0
     rss_per_stream_kib: float | None = None
     delivery: Sampler = field(default_factory=Sampler)  # arrival on a stream minus send of the move
+    after_commit: Sampler = field(default_factory=Sampler)  # arrival on a stream minus the commit's announcement
+    to_commit: Sampler = field(default_factory=Sampler)  # the commit's announcement minus send of the move
+    unobserved: int = 0  # arrivals of steps whose announcement the observer never saw
     moves: Sampler = field(default_factory=Sampler)  # the paced SubmitMove calls themselves
     moves_per_s: float = 0.0  # achieved
     missed: int = 0  # steps some held stream never saw
@@ -86,6 +97,11 @@ class WatchFigures:
             "watch_delivery_p50_ms": self.delivery.percentile_ms(0.50),
             "watch_delivery_p99_ms": self.delivery.percentile_ms(0.99),
             "watch_delivery_max_ms": self.delivery.percentile_ms(1.0),
+            "watch_commit_to_delivery_p50_ms": self.after_commit.percentile_ms(0.50),
+            "watch_commit_to_delivery_p99_ms": self.after_commit.percentile_ms(0.99),
+            "watch_commit_to_delivery_max_ms": self.after_commit.percentile_ms(1.0),
+            "watch_send_to_commit_p99_ms": self.to_commit.percentile_ms(0.99),
+            "watch_commits_unobserved": self.unobserved,
             "watch_updates_delivered": len(self.delivery.latencies),
             "watch_updates_missed": self.missed,
             "watch_replica_cpu_ms_per_update": self.cpu_ms_per_update,
@@ -110,6 +126,50 @@ def _update_versions() -> Any:
     pool = descriptor_pool.DescriptorPool()
     pool.Add(file)
     return message_factory.GetMessageClass(pool.FindMessageTypeByName("hustings.loadtest.UpdateVersions"))
+
+
+# One game's observed commits: version -> the stamp of its announcement.
+Commits = dict[int, float]
+
+SUBSCRIBE_AT_ONCE = 500  # channels per SUBSCRIBE command
+
+
+def _observe_commits(conn: multiprocessing.connection.Connection, redis_url: str, game_ids: list[str]) -> None:
+    """The commit observer process: subscribe to every game's update channel, report when all
+    subscriptions are confirmed, then stamp each announced version until told to stop."""
+    client = redis.Redis.from_url(redis_url, socket_timeout=WAIT_S)
+    pubsub = client.pubsub()
+    commits: dict[str, Commits] = {g: {} for g in game_ids}
+    channels = [updates_channel(g) for g in game_ids]
+    try:
+        for start in range(0, len(channels), SUBSCRIBE_AT_ONCE):
+            pubsub.subscribe(*channels[start : start + SUBSCRIBE_AT_ONCE])
+        confirmed = 0
+        deadline = time.monotonic() + WAIT_S
+        while confirmed < len(channels) and time.monotonic() < deadline:
+            message = pubsub.get_message(timeout=1.0)
+            if message is not None and message["type"] == "subscribe":
+                confirmed += 1
+        gc.collect()
+        gc.disable()  # no collector pause between an announcement and its stamp
+        conn.send(("subscribed", confirmed))
+        deadline = time.monotonic() + WAIT_S * 4  # bounded, far beyond any phase
+        while not conn.poll() and time.monotonic() < deadline:
+            message = pubsub.get_message(timeout=0.05)
+            if message is None or message["type"] != "message":
+                continue
+            now = time.monotonic()
+            game_id = game_id_of_channel(message["channel"].decode())
+            try:
+                version = int(message["data"])
+            except (TypeError, ValueError):
+                continue
+            if game_id in commits:
+                commits[game_id].setdefault(version, now)  # a step is committed once
+    finally:
+        pubsub.close()
+        client.close()
+    conn.send(("observed", commits))
 
 
 def _read_streams(conn: multiprocessing.connection.Connection, addresses: list[str], streams: list[tuple[str, int]]) -> None:
@@ -232,9 +292,10 @@ async def _paced_moves(pool: list[Client], games: list[PreparedGame], plan: Watc
     return sent
 
 
-async def watch_phase(addresses: list[str], pids: list[int], plan: WatchPlan, kind: str, players: int) -> WatchFigures:
+async def watch_phase(addresses: list[str], pids: list[int], plan: WatchPlan, kind: str, players: int, redis_url: str) -> WatchFigures:
     """Hold ``plan.streams`` spectator streams over ``plan.games`` games in ``plan.processes``
-    reader processes, move at a steady rate, and time each step's delivery on every stream."""
+    reader processes, move at a steady rate, and time each step's delivery on every stream, from
+    the move's send and from its commit's announcement in the Redis at ``redis_url``."""
     figures = WatchFigures()
     pool = [Client(a) for a in addresses]
     moves_per_game = -(-int(plan.moves_per_s * plan.seconds) // plan.games)
@@ -250,8 +311,13 @@ async def watch_phase(addresses: list[str], pids: list[int], plan: WatchPlan, ki
     shares = [[s for i, s in enumerate(streams) if i % len(games) % plan.processes == p] for p in range(plan.processes)]
     context = multiprocessing.get_context("spawn")  # gRPC does not survive a fork
     readers = []
+    observer_conn, theirs = context.Pipe()
+    observer = context.Process(target=_observe_commits, args=(theirs, redis_url, [g.game_id for g in games]), daemon=True)
+    observer.start()
     before = rss_bytes(pids)
     try:
+        if await _answer(observer_conn, "subscribed") != len(games):
+            raise LoadtestError("the commit observer could not subscribe to every watched game")
         for p in range(plan.processes):
             mine, theirs = context.Pipe()
             process = context.Process(target=_read_streams, args=(theirs, addresses, shares[p]), daemon=True)
@@ -271,8 +337,15 @@ async def watch_phase(addresses: list[str], pids: list[int], plan: WatchPlan, ki
         for _process, conn in readers:
             conn.send(last)
         index = {g.game_id: n for n, g in enumerate(games)}
-        for p, (_process, conn) in enumerate(readers):
-            seen, errors, cpu = await _answer(conn, "done")
+        results = [await _answer(conn, "done") for _process, conn in readers]
+        observer_conn.send("stop")  # every step has arrived (or been given up on) by now
+        commits: dict[str, Commits] = await _answer(observer_conn, "observed")
+        for n, game in enumerate(games):
+            for version, stamp in sent[n].items():
+                committed = commits[game.game_id].get(version)
+                if committed is not None:
+                    figures.to_commit.latencies.append(committed - stamp)
+        for p, (seen, errors, cpu) in enumerate(results):
             figures.reader_cpu_s += cpu
             for reason, count in errors.items():
                 figures.delivery.error_reasons[reason] = figures.delivery.error_reasons.get(reason, 0) + count
@@ -284,12 +357,22 @@ async def watch_phase(addresses: list[str], pids: list[int], plan: WatchPlan, ki
                     arrived = arrivals.get(version)
                     if arrived is None:
                         figures.missed += 1
+                        continue
+                    figures.delivery.latencies.append(arrived - stamp)
+                    committed = commits[game_id].get(version)
+                    if committed is None:
+                        figures.unobserved += 1  # pub/sub is at most once
                     else:
-                        figures.delivery.latencies.append(arrived - stamp)
+                        figures.after_commit.latencies.append(arrived - committed)
         if cpu_before is not None and cpu_after is not None:
             figures.cpu_ms_per_update = _per_call_ms(cpu_after - cpu_before, len(figures.delivery.latencies))
     finally:
-        for process, conn in readers:
+        if observer.is_alive():
+            try:
+                observer_conn.send("stop")
+            except OSError:
+                pass  # it is on its way out
+        for process, conn in [*readers, (observer, observer_conn)]:
             process.join(timeout=10)
             if process.is_alive():
                 process.kill()
