@@ -140,7 +140,7 @@ def _player(p: PlayerView) -> pb.SpinDoctorsView:
         seat=p.seat, colour=p.colour, budget=p.budget, supply=p.supply, pool=p.pool, votes=p.votes, staff=p.staff,
         staff_count=p.staff_count, hand_count=p.hand_count, shown_staffers=p.shown,
         programme_face_up=p.programme_face_up, programme_face_down=p.programme_face_down,
-        programme_count=p.programme_count, done_choosing=p.done_choosing,
+        programme_count=p.programme_count, done_choosing=p.done_choosing, side_moves_left=p.side_moves_left,
     )])
 
 

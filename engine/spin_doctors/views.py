@@ -5,7 +5,7 @@ Hidden from others: a seat's Staff (only Staffers once shown face up are public 
 face-down Programme cards, its face-down Staffers on the board (their field is public), the
 face-down News on the Red fields (seen only by whoever arranged them), deck orders, and the
 cards a seat holds during Media Influence. Everything else lies open on the table, pending
-conditional offers included.
+conditional offers and each seat's side moves left included.
 """
 
 from __future__ import annotations
@@ -40,6 +40,9 @@ class PlayerView:
     programme_face_down: tuple[str, ...]
     programme_count: int
     done_choosing: bool
+    side_moves_left: int
+    """Side moves the seat may still make before the next decision of the game, 0 once it is
+    over. Shown for every seat: each side move is a public event, so the count hides nothing."""
 
 
 @dataclass(frozen=True)
@@ -128,9 +131,12 @@ def _player(state: State, index: int, seat: Seat | None, on_board: int) -> Playe
     own = seat == index or state.phase == FINISHED
     staff = tuple(player.staff) if own else ()
     face_down = tuple(c for c in player.programme if c not in player.face_up) if own else ()
+    # No side move is left to anybody once the game is over (the last decision reset the count).
+    side_moves_left = 0 if state.phase == FINISHED else state.side_moves_left(index)
     key = (
         PlayerView, index, player.budget, player.supply, player.pool, tuple(player.votes), staff, len(player.staff),
         len(player.staff) - on_board, tuple(player.shown), tuple(player.face_up), face_down, len(player.programme),
+        side_moves_left,
     )
     return _interned(key, lambda: PlayerView(
         seat=index,
@@ -147,6 +153,7 @@ def _player(state: State, index: int, seat: Seat | None, on_board: int) -> Playe
         programme_face_down=face_down,
         programme_count=len(player.programme),
         done_choosing=len(player.programme) == CONTENT.programme_size,
+        side_moves_left=side_moves_left,
     ))
 
 

@@ -363,7 +363,7 @@ class SpinDoctorsOffer(_message.Message):
     def __init__(self, offerer: _Optional[int] = ..., seat: _Optional[int] = ..., amount: _Optional[int] = ..., term: _Optional[_Union[SpinDoctorsDealTerm, _Mapping]] = ...) -> None: ...
 
 class SpinDoctorsPlayer(_message.Message):
-    __slots__ = ("seat", "colour", "budget", "supply", "pool", "votes", "staff", "staff_count", "hand_count", "shown_staffers", "programme_face_up", "programme_face_down", "programme_count", "done_choosing")
+    __slots__ = ("seat", "colour", "budget", "supply", "pool", "votes", "staff", "staff_count", "hand_count", "shown_staffers", "programme_face_up", "programme_face_down", "programme_count", "done_choosing", "side_moves_left")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     COLOUR_FIELD_NUMBER: _ClassVar[int]
     BUDGET_FIELD_NUMBER: _ClassVar[int]
@@ -378,6 +378,7 @@ class SpinDoctorsPlayer(_message.Message):
     PROGRAMME_FACE_DOWN_FIELD_NUMBER: _ClassVar[int]
     PROGRAMME_COUNT_FIELD_NUMBER: _ClassVar[int]
     DONE_CHOOSING_FIELD_NUMBER: _ClassVar[int]
+    SIDE_MOVES_LEFT_FIELD_NUMBER: _ClassVar[int]
     seat: int
     colour: str
     budget: int
@@ -392,7 +393,8 @@ class SpinDoctorsPlayer(_message.Message):
     programme_face_down: _containers.RepeatedScalarFieldContainer[str]
     programme_count: int
     done_choosing: bool
-    def __init__(self, seat: _Optional[int] = ..., colour: _Optional[str] = ..., budget: _Optional[int] = ..., supply: _Optional[int] = ..., pool: _Optional[int] = ..., votes: _Optional[_Iterable[int]] = ..., staff: _Optional[_Iterable[int]] = ..., staff_count: _Optional[int] = ..., hand_count: _Optional[int] = ..., shown_staffers: _Optional[_Iterable[int]] = ..., programme_face_up: _Optional[_Iterable[str]] = ..., programme_face_down: _Optional[_Iterable[str]] = ..., programme_count: _Optional[int] = ..., done_choosing: _Optional[bool] = ...) -> None: ...
+    side_moves_left: int
+    def __init__(self, seat: _Optional[int] = ..., colour: _Optional[str] = ..., budget: _Optional[int] = ..., supply: _Optional[int] = ..., pool: _Optional[int] = ..., votes: _Optional[_Iterable[int]] = ..., staff: _Optional[_Iterable[int]] = ..., staff_count: _Optional[int] = ..., hand_count: _Optional[int] = ..., shown_staffers: _Optional[_Iterable[int]] = ..., programme_face_up: _Optional[_Iterable[str]] = ..., programme_face_down: _Optional[_Iterable[str]] = ..., programme_count: _Optional[int] = ..., done_choosing: _Optional[bool] = ..., side_moves_left: _Optional[int] = ...) -> None: ...
 
 class SpinDoctorsLocality(_message.Message):
     __slots__ = ("locality", "turnout_card", "turnout_tokens", "topic_card", "red_tokens", "white_tokens", "activity_tokens")
