@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import contextvars
 import ipaddress
 import math
 import time
@@ -255,20 +256,75 @@ class CreationLimit:
         self._set(client, tokens - 1, now)
 
     def give_back(self, client: str) -> None:
-        """Return a game taken for a creation that failed (a refused call changes nothing)."""
+        """Return a game taken for a creation that failed or answered an earlier one (a
+        refused call changes nothing)."""
         now = self._clock()
         if client in self._buckets:
             self._set(client, min(self.burst, self._level(client, now) + 1), now)
 
-    @contextlib.contextmanager
-    def spend(self, client: str) -> Iterator[None]:
-        """One of ``client``'s games for the block, given back when the block fails."""
-        self.take(client)
+    def claim(self, client: str) -> "CreationCharge":
+        """One of ``client``'s games if it has one; else a charge that holds the refusal, for
+        the host to raise unless the call turns out to retry a create that happened."""
         try:
-            yield
+            self.take(client)
+        except RetryLater as refusal:
+            return CreationCharge(self, client, refusal)
+        return CreationCharge(self, client, None)
+
+    @contextlib.contextmanager
+    def spend(self, client: str) -> Iterator["CreationCharge"]:
+        """``client``'s charge for a CreateGame run in the block (``current_creation`` there),
+        its game given back when the block fails."""
+        charge = self.claim(client)
+        current = _CURRENT_CREATION.set(charge)
+        try:
+            yield charge
         except BaseException:
-            self.give_back(client)
+            charge.replayed()  # a failed create, like a replayed one, costs nothing
             raise
+        finally:
+            _CURRENT_CREATION.reset(current)
+
+
+class CreationCharge:
+    """One CreateGame's claim on its client's bucket, settled by the host: only the host learns
+    whether the call creates a game or retries, under the same request id, one that was created
+    (the README's safe retry), and a retry must cost nothing, or a client that lost an answer at
+    the end of its allowance could never learn its game.
+
+    The common case costs no extra round trip: a game is taken at once when the bucket has one
+    (no await between looking and taking, so calls in flight together cannot overdraw it) and
+    given back by ``replayed`` when the create turns out to be a retry. From an empty bucket
+    nothing is taken; ``refusal`` is set, and the host, before writing anything, answers a retry
+    of a create that happened (a read) and raises ``refusal`` for anything else."""
+
+    __slots__ = ("_limit", "_client", "_taken", "refusal")
+
+    def __init__(self, limit: CreationLimit | None, client: str, refusal: RetryLater | None) -> None:
+        self._limit = limit
+        self._client = client
+        self._taken = limit is not None and refusal is None
+        self.refusal = refusal
+
+    def replayed(self) -> None:
+        """The call answers a create that happened already: give its game back, if it took one."""
+        if self._taken and self._limit is not None:
+            self._taken = False
+            self._limit.give_back(self._client)
+
+
+# A CreateGame outside any face's limit (a tool's or a test's own call to the host) is free.
+UNLIMITED_CREATION = CreationCharge(None, "", None)
+# The charge of the CreateGame this task runs: set by ``CreationLimit.spend`` around the call, so
+# that the host settles it without every face handing it down.
+_CURRENT_CREATION: contextvars.ContextVar[CreationCharge] = contextvars.ContextVar(
+    "hustings_creation_charge", default=UNLIMITED_CREATION
+)
+
+
+def current_creation() -> CreationCharge:
+    """The charge of the CreateGame being run (``UNLIMITED_CREATION`` outside ``spend``)."""
+    return _CURRENT_CREATION.get()
 
 
 @dataclass

@@ -34,6 +34,7 @@ from hustings.service.errors import (
     unauthenticated,
 )
 from hustings.service import deadlines, table
+from hustings.service.client_limits import current_creation
 from hustings.service.lobby import LobbyRepair, index_quietly, summary_of
 from hustings.service.presence import Presence
 from hustings.service.seats import SeatLifecycle
@@ -131,6 +132,17 @@ def _same_request(recorded: str, current: str) -> None:
         raise precondition(
             "REQUEST_ID_REUSED", "this request_id was used for a different request; use a new request_id"
         )
+
+
+def _create_fingerprint(game: Game[Any, Any, Any], request: game_service_pb2.CreateGameRequest) -> str:
+    """What a CreateGame's request id is bound to: the kind, options, seed and table."""
+    return fingerprint(
+        b"create",
+        game.info.kind.encode(),
+        request.options.SerializeToString(deterministic=True),
+        request.seed.encode(),
+        request.table.SerializeToString(deterministic=True),
+    )
 
 
 def _check_secret_request_id(request_id: str) -> None:
@@ -382,6 +394,14 @@ class GameHost:
         if game is None:
             raise invalid("UNKNOWN_KIND", f"unknown game kind {request.kind[:40]!r}; see ListGameKinds")
         _check_request_id(request.request_id, required=False)
+        creation = current_creation()
+        if creation.refusal is not None:
+            # The client's allowance is used up: answer only a retry of a create that happened
+            # (reads only), and write nothing for anything else.
+            replayed = await self._replayed_create(game, request) if request.request_id else None
+            if replayed is None:
+                raise creation.refusal
+            return replayed
         try:
             options = game.options_from_proto(request.options)
             seats = game.seat_count(options)
@@ -393,18 +413,13 @@ class GameHost:
         table.validate(request.table, seats)
         game_id = "g" + secrets.token_hex(12)  # random: never derived from what a client sent
         if request.request_id:
-            request_fingerprint = fingerprint(
-                b"create",
-                game.info.kind.encode(),
-                request.options.SerializeToString(deterministic=True),
-                request.seed.encode(),
-                request.table.SerializeToString(deterministic=True),
-            )
+            request_fingerprint = _create_fingerprint(game, request)
             key = self.keys.request_key("create", request.request_id)
             game_id, first_fingerprint = await self.store.reserve_create(key, game_id, request_fingerprint)
             _same_request(first_fingerprint, request_fingerprint)
             existing = await self.store.load(game_id)
             if existing is not None:
+                creation.replayed()  # a retry of a create that happened takes no game of the allowance
                 return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(self._adopt(existing), None))
         stored = storage_pb2.StoredGame(
             game_id=game_id,
@@ -437,12 +452,28 @@ class GameHost:
         result = await self.store.commit(stored, 0, entry, expire_s=self._expiry(stored))
         if result.status != "OK":
             # Another attempt of the same request created it first: answer with that game.
+            creation.replayed()
             loaded = await self._load_fresh(game_id)
             return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(loaded, None))
         loaded = self._remember(Loaded(stored, game, state))
         log.info("game_created", game_id=game_id, kind=game.info.kind, seats=seats)
         self._kick_if_due(stored)
         return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(loaded, None))
+
+    async def _replayed_create(
+        self, game: Game[Any, Any, Any], request: game_service_pb2.CreateGameRequest
+    ) -> game_service_pb2.CreateGameResponse | None:
+        """The answer of an earlier create under this request id, if its game exists; reads only."""
+        request_fingerprint = _create_fingerprint(game, request)
+        recorded = await self.store.recorded_create(self.keys.request_key("create", request.request_id))
+        if recorded is None:
+            return None
+        game_id, first_fingerprint = recorded
+        _same_request(first_fingerprint, request_fingerprint)
+        existing = await self.store.load(game_id)
+        if existing is None:
+            return None  # reserved by an attempt that never committed: this one would create it
+        return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(self._adopt(existing), None))
 
     def _seed(self, seed_hex: str) -> bytes:
         if not seed_hex:

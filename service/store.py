@@ -295,6 +295,14 @@ class Store:
         recorded_id, _, recorded_fingerprint = first.decode().partition(" ")
         return recorded_id, recorded_fingerprint
 
+    async def recorded_create(self, request_key: str) -> tuple[str, str] | None:
+        """The (game id, fingerprint) a CreateGame request id recorded, or None; reads only."""
+        first = await self.client.get(create_request_key(request_key))
+        if first is None:
+            return None
+        recorded_id, _, recorded_fingerprint = first.decode().partition(" ")
+        return recorded_id, recorded_fingerprint
+
     async def heads(self, game_ids: list[str]) -> dict[str, tuple[int, int]]:
         """The current (version, status) of each existing game, in one pipelined round trip
         (one per shard on a Cluster)."""
