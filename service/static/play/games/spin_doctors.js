@@ -1,7 +1,8 @@
 // The Spin Doctors at the table: the map of Regions and Localities with vote values, Turnout and
 // Topic cards and every Support token; the News fields; each party's votes per Voter Group,
-// Budget, supply and the Favourite; Staffers on the board; the Debate, Poll and Election as they
-// happen (through the log and the pending decision). Drawn from the view and the catalogue.
+// Budget, supply, side moves left and the Favourite; Staffers on the board; the Debate, Poll and
+// Election as they happen (through the log and the pending decision). Drawn from the view and the
+// catalogue.
 
 import { capital, enumWords, h, listWords, section, stat } from "../dom.js";
 
@@ -125,13 +126,15 @@ function partiesTable(ctx, k) {
   const groups = [...index(ctx).groups.values()];
   const short = (g) => g.name.split(" ").map((w) => w[0]).join("");
   return h("div", { class: "scroll" }, h("table", { id: "party-table" },
-    h("tr", {}, h("th", {}, "Party"), groups.map((g) => h("th", { title: g.name }, short(g))), h("th", {}, "Budget"), h("th", {}, "Supply")),
-    h("tr", { class: "muted small" }, h("td", {}, "Turnout"), groups.map((g, i) => h("td", { class: "turnout-marker" }, String((k.turnoutMarkers ?? [])[i] ?? 0))), h("td", {}), h("td", {})),
+    h("tr", {}, h("th", {}, "Party"), groups.map((g) => h("th", { title: g.name }, short(g))), h("th", {}, "Budget"), h("th", {}, "Supply"),
+      h("th", { title: "side moves (hand-overs, offers, withdrawals, declines) left before the next decision" }, "Side moves left")),
+    h("tr", { class: "muted small" }, h("td", {}, "Turnout"), groups.map((g, i) => h("td", { class: "turnout-marker" }, String((k.turnoutMarkers ?? [])[i] ?? 0))), h("td", {}), h("td", {}), h("td", {})),
     (k.players ?? []).map((p) => h("tr", { class: (p.seat ?? 0) === ctx.me ? "mine" : "", dataset: { seat: p.seat ?? 0 } },
       h("td", {}, token(ctx, p.seat ?? 0), " ", who(ctx, p.seat ?? 0), (p.seat ?? 0) === (k.favourite ?? -1) ? h("b", { title: "Favourite" }, " ★") : null),
       groups.map((g, i) => h("td", { class: "votes" }, String((p.votes ?? [])[i] ?? 0))),
       h("td", { class: "budget" }, String(p.budget ?? 0), p.pool ? ` +${p.pool} pool` : ""),
-      h("td", { class: "supply" }, String(p.supply ?? 0))))));
+      h("td", { class: "supply" }, String(p.supply ?? 0)),
+      h("td", { class: "side-moves-left" }, String(p.sideMovesLeft ?? 0))))));
 }
 
 function stafferCard(ctx, order) {
@@ -148,7 +151,7 @@ function board(view, k, ctx) {
   if (me && ctx.me !== undefined) {
     const onBoard = new Set((k.boardStaffers ?? []).filter((b) => b.seat === ctx.me).map((b) => b.staffer));
     out.push(section("hand", `Your campaign · ${me.colour}`,
-      h("div", { class: "row" }, stat("budget", me.budget ?? 0), stat("supply", me.supply ?? 0), stat("staffers in hand", me.handCount ?? 0)),
+      h("div", { class: "row" }, stat("budget", me.budget ?? 0), stat("supply", me.supply ?? 0), stat("staffers in hand", me.handCount ?? 0), stat("side moves left", me.sideMovesLeft ?? 0)),
       h("div", { class: "small" }, "Staff: ", (me.staff ?? []).length ? (me.staff ?? []).map((o, i) => [i ? ", " : "", h("span", { class: `staffer-name${onBoard.has(o) ? " muted" : ""}`, title: onBoard.has(o) ? "on the board" : "in hand" }, staffer(ctx, o))]) : "not chosen yet"),
       h("div", { class: "small" }, "Programme: ",
         [...(me.programmeFaceUp ?? []).map((c) => `${cardText(ctx, c)} (face up)`), ...(me.programmeFaceDown ?? []).map((c) => `${cardText(ctx, c)} (face down)`)].join("; ") || "none")));
