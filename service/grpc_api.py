@@ -231,8 +231,12 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
                 raise request.error()
             structlog.contextvars.bind_contextvars(rpc="WatchGame", game_id=request.game_id or None)
             # The client is the connection (a gRPC channel): its streams share the per-client cap.
+            # Its address (a trusted proxy's forwarded one) shares the per-address cap with the
+            # address's other connections and event streams: many connections get no more.
             client = f"grpc:{context.peer()}"
-            updates = self.host.watchers.watch_encoded(request.game_id, self._token(context), request.from_version, client)
+            updates = self.host.watchers.watch_encoded(
+                request.game_id, self._token(context), request.from_version, client, self.client_of(context)
+            )
             async with contextlib.aclosing(updates):
                 async for update in updates:
                     await context.write(update)

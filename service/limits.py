@@ -5,16 +5,19 @@ Streams are long-lived and cheap to hold, unary calls are short; sharing one cou
 other client's calls. So each has its own count here:
 
 - streams: at most ``max_streams`` (``max_watchers``) on the replica, at most
+  ``max_per_address`` from one client address (gRPC and Server-Sent Events together), at most
   ``max_per_client`` from one client, and at most ``max_per_seat`` with one seat token;
 - unary calls: at most ``max_calls`` in flight on the replica, at most ``max_per_client`` from
   one client.
 
-For unary calls a client is a remote address (``service/client_limits.py`` says which: the
-peer's, or the one a trusted proxy forwards), since one client may open many connections. For
-streams a client is the connection a stream arrives on (``grpc:<peer address and port>``: one gRPC
-channel multiplexes all its streams over one HTTP/2 connection), or for Server-Sent Events the
-remote address (``rest:<ip>``: every event stream has an HTTP/1.1 connection of its own, so a
-connection would count one stream). Everything past a cap is RESOURCE_EXHAUSTED with a reason.
+A client address is what ``service/client_limits.py`` says (the peer's IP, an IPv6 peer's /64, or
+the one a trusted proxy forwards): one machine may open many connections, so only a cap per
+address keeps a few machines from holding every stream of a replica. For unary calls a client is
+that address. For streams a client is also the connection a stream arrives on
+(``grpc:<peer address and port>``: one gRPC channel multiplexes all its streams over one HTTP/2
+connection), or for Server-Sent Events the client address (``rest:<address>``: every event stream
+has an HTTP/1.1 connection of its own, so a connection would count one stream). Everything past a
+cap is RESOURCE_EXHAUSTED with a reason, and no refusal names the address or the token.
 """
 
 from __future__ import annotations
@@ -27,6 +30,9 @@ from hustings.service.errors import exhausted
 
 DEFAULT_MAX_STREAMS = 10_000
 DEFAULT_MAX_STREAMS_PER_CLIENT = 1_000
+# A quarter of the replica's streams: four busy addresses (a NAT, a crawler, a load test) cannot
+# take every stream, and a classroom or an office behind one address still holds thousands.
+DEFAULT_MAX_STREAMS_PER_ADDRESS = 2_500
 DEFAULT_MAX_STREAMS_PER_SEAT = 32
 DEFAULT_MAX_CALLS = 2_048
 # A quarter of the replica's calls: no one address can take them all, and the suite's heaviest
@@ -41,33 +47,44 @@ def seat_key(token: str) -> str:
 
 
 class StreamLimits:
-    """The open streams of a replica, by client and by seat token, with their caps."""
+    """The open streams of a replica, by client address, by client and by seat token, with
+    their caps."""
 
     def __init__(
         self,
         max_streams: int = DEFAULT_MAX_STREAMS,
         max_per_client: int = DEFAULT_MAX_STREAMS_PER_CLIENT,
         max_per_seat: int = DEFAULT_MAX_STREAMS_PER_SEAT,
+        max_per_address: int = DEFAULT_MAX_STREAMS_PER_ADDRESS,
     ) -> None:
-        if min(max_streams, max_per_client, max_per_seat) < 1:
+        if min(max_streams, max_per_client, max_per_seat, max_per_address) < 1:
             raise ValueError("stream limits must be at least 1")
         self.max_streams = max_streams
         self.max_per_client = max_per_client
         self.max_per_seat = max_per_seat
+        self.max_per_address = max_per_address
         self.open = 0
+        self._by_address: dict[str, int] = {}
         self._by_client: dict[str, int] = {}
         self._by_seat: dict[str, int] = {}
 
-    def check(self, client: str, token: str | None) -> None:
+    def check(self, client: str, token: str | None, address: str | None = None) -> None:
         """Refuse now, before a stream starts, what ``hold`` would refuse (a face that must
         answer before streaming, like Server-Sent Events, asks first)."""
-        self._refuse_over_cap(client, seat_key(token) if token else None)
+        self._refuse_over_cap(address if address is not None else client, client, seat_key(token) if token else None)
 
-    def _refuse_over_cap(self, client: str, seat: str | None) -> None:
+    def _refuse_over_cap(self, address: str, client: str, seat: str | None) -> None:
+        # The widest cap first: its reason tells the caller the most (another replica, then
+        # another address's share, then this connection's).
         if self.open >= self.max_streams:
             raise exhausted(
                 "TOO_MANY_WATCHERS",
                 f"this replica serves its maximum of {self.max_streams} streams; try another",
+            )
+        if self._by_address.get(address, 0) >= self.max_per_address:
+            raise exhausted(
+                "TOO_MANY_STREAMS_FOR_ADDRESS",
+                f"this client address holds its maximum of {self.max_per_address} streams on this replica; close one first",
             )
         if self._by_client.get(client, 0) >= self.max_per_client:
             raise exhausted(
@@ -84,13 +101,20 @@ class StreamLimits:
         """How many streams ``client`` holds now."""
         return self._by_client.get(client, 0)
 
+    def held_from(self, address: str) -> int:
+        """How many streams the client address ``address`` holds now, over all its connections."""
+        return self._by_address.get(address, 0)
+
     @contextlib.contextmanager
-    def hold(self, client: str, token: str | None) -> Iterator[None]:
-        """Count one stream of ``client`` (with ``token``, if any) while the block runs; refuse
-        it with RESOURCE_EXHAUSTED when a cap is reached."""
+    def hold(self, client: str, token: str | None, address: str | None = None) -> Iterator[None]:
+        """Count one stream of ``client`` from ``address`` (with ``token``, if any) while the
+        block runs; refuse it with RESOURCE_EXHAUSTED when a cap is reached, and then count
+        nothing. Without an address (a caller in the same process) the client stands for it."""
+        address = address if address is not None else client
         seat = seat_key(token) if token else None
-        self._refuse_over_cap(client, seat)
+        self._refuse_over_cap(address, client, seat)
         self.open += 1
+        self._by_address[address] = self._by_address.get(address, 0) + 1
         self._by_client[client] = self._by_client.get(client, 0) + 1
         if seat is not None:
             self._by_seat[seat] = self._by_seat.get(seat, 0) + 1
@@ -98,6 +122,7 @@ class StreamLimits:
             yield
         finally:
             self.open -= 1
+            _release(self._by_address, address)
             _release(self._by_client, client)
             if seat is not None:
                 _release(self._by_seat, seat)

@@ -25,8 +25,10 @@ from hustings.service.limits import (
     DEFAULT_MAX_CALLS,
     DEFAULT_MAX_CALLS_PER_CLIENT,
     DEFAULT_MAX_STREAMS,
+    DEFAULT_MAX_STREAMS_PER_ADDRESS,
     DEFAULT_MAX_STREAMS_PER_CLIENT,
     DEFAULT_MAX_STREAMS_PER_SEAT,
+    StreamLimits,
 )
 from hustings.service.store import DEFAULT_MAX_CONNECTIONS, DEFAULT_POOL_TIMEOUT_S, Store
 
@@ -37,6 +39,12 @@ DEFAULT_DATA_DIR = pathlib.Path(".hustings-data")
 # Creation limits no tool reaches (a million games a minute, and at once), for a replica that only
 # its own tool calls: ``ReplicaConfig(..., **UNBOUNDED_CREATES)``.
 UNBOUNDED_CREATES: dict[str, Any] = {"creates_per_client_per_minute": 1_000_000.0, "create_burst": 1_000_000}
+# The per-address limits of a replica that only its own tool calls, all from one address
+# (loopback): ``ReplicaConfig(..., **SOLE_CLIENT)``. They keep clients from crowding each other
+# out, and here there is no other client: creation unbounded, and one address may hold as many
+# streams as the replica serves. The replica's own caps, and those per connection and per seat
+# token, stay as they are.
+SOLE_CLIENT: dict[str, Any] = {**UNBOUNDED_CREATES, "max_streams_per_address": DEFAULT_MAX_STREAMS}
 
 
 @dataclass
@@ -51,6 +59,7 @@ class ReplicaConfig:
     metrics_address: str = ""  # Prometheus /metrics, off when empty
     max_watchers: int = DEFAULT_MAX_STREAMS  # WatchGame streams on this replica
     max_streams_per_client: int = DEFAULT_MAX_STREAMS_PER_CLIENT  # per gRPC connection / SSE address
+    max_streams_per_address: int = DEFAULT_MAX_STREAMS_PER_ADDRESS  # per client address, gRPC and SSE together
     max_streams_per_seat: int = DEFAULT_MAX_STREAMS_PER_SEAT  # per seat token
     max_calls: int = DEFAULT_MAX_CALLS  # unary calls in flight on this replica
     max_calls_per_client: int = DEFAULT_MAX_CALLS_PER_CLIENT  # ... from one client address
@@ -99,6 +108,14 @@ class Replica:
                 keys=server_secret.Keys(secret),
                 retention_s=self.config.retention_s,
                 clock=clock.time,
+            )
+            # The host's stream limits, with this replica's cap per client address (set whole, so
+            # that every cap is checked, and before any stream is served).
+            host.watchers.limits = StreamLimits(
+                self.config.max_watchers,
+                self.config.max_streams_per_client,
+                self.config.max_streams_per_seat,
+                self.config.max_streams_per_address,
             )
             limits = ClientLimits.configured(
                 self.config.max_calls,
@@ -225,12 +242,12 @@ async def server_at(address: str = "", log_level: str = "warning") -> AsyncItera
         try:
             # A secret of its own: the Redis is private and temporary, so nothing needs to share it.
             # Its one client is the tool itself (bots create games as fast as they finish them):
-            # a per-client creation rate would protect no one else here.
+            # a per-client creation rate or stream share would protect no one else here.
             config = ReplicaConfig(
                 redis_url=redis.url,
                 address="127.0.0.1:0",
                 secret=secrets.token_bytes(32),
-                **UNBOUNDED_CREATES,
+                **SOLE_CLIENT,
             )
             replica = await Replica(config).start()
             try:

@@ -251,7 +251,8 @@ class RestServer:
                 view = await self.host.get_view(message.game_id, token)
                 if message.from_version > view.version:
                     raise from_version_ahead(view.version)
-                self.host.watchers.limits.check(_stream_client(request), token)
+                address = self.limits.addresses.of_http(request)  # as unary calls count it
+                self.host.watchers.limits.check(_stream_client(address), token, address)
             except ServiceError as error:
                 return error_response(error)
             except RedisError as failure:
@@ -260,14 +261,14 @@ class RestServer:
             assert task is not None
             self._streams.add(task)
             try:
-                return await self._stream(request, message, token)
+                return await self._stream(request, message, token, address)
             finally:
                 self._streams.discard(task)
 
         return handle
 
     async def _stream(
-        self, request: web.Request, message: game_service_pb2.WatchGameRequest, token: str | None
+        self, request: web.Request, message: game_service_pb2.WatchGameRequest, token: str | None, address: str
     ) -> web.StreamResponse:
         response = web.StreamResponse(
             headers={
@@ -281,7 +282,8 @@ class RestServer:
 
         async def produce() -> None:
             try:
-                async for update in self.host.watch(message.game_id, token, message.from_version, _stream_client(request)):
+                updates = self.host.watchers.watch(message.game_id, token, message.from_version, _stream_client(address), address)
+                async for update in updates:
                     await queue.put(("update", update))
                 await queue.put(("end", None))
             except ServiceError as error:
@@ -362,10 +364,11 @@ def _counted(rule: HttpRule, handler: Callable[[web.Request], Awaitable[web.Stre
     return handle
 
 
-def _stream_client(request: web.Request) -> str:
-    """Who holds an event stream, for the per-client cap: its remote address (each stream has
-    an HTTP/1.1 connection of its own, so a port would count every stream apart)."""
-    return f"rest:{request.remote}"
+def _stream_client(address: str) -> str:
+    """Who holds an event stream, for the per-client cap: its client address (each stream has
+    an HTTP/1.1 connection of its own, so a port would count every stream apart), the one the
+    unary calls and the per-address cap count (behind a trusted proxy, the forwarded one)."""
+    return f"rest:{address}"
 
 
 def _path_params(rule: HttpRule, request: web.Request) -> dict[str, str]:

@@ -199,26 +199,31 @@ class Watchers:
             feed.poke()  # steps of other replicas came in between: read them
 
     async def watch(
-        self, game_id: str, token: str | None, from_version: int, client: str
+        self, game_id: str, token: str | None, from_version: int, client: str, address: str | None = None
     ) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
         """Every step after ``from_version``, then each new one; a stream that ends in an error
-        is logged with its reason (never with its token)."""
-        async with contextlib.aclosing(self._logged(game_id, token, from_version, client)) as updates:
+        is logged with its reason (never with its token). It counts towards the caps of
+        ``client`` and of the client ``address`` (``service/limits.py``)."""
+        async with contextlib.aclosing(self._logged(game_id, token, from_version, client, address)) as updates:
             async for update in updates:
                 yield update.message
 
-    async def watch_encoded(self, game_id: str, token: str | None, from_version: int, client: str) -> AsyncIterator[bytes]:
+    async def watch_encoded(
+        self, game_id: str, token: str | None, from_version: int, client: str, address: str | None = None
+    ) -> AsyncIterator[bytes]:
         """As ``watch``, each update as its serialised ``WatchGameResponse``, shared by every
         stream that gets the same update (gRPC writes the bytes as they are)."""
-        async with contextlib.aclosing(self._logged(game_id, token, from_version, client)) as updates:
+        async with contextlib.aclosing(self._logged(game_id, token, from_version, client, address)) as updates:
             async for update in updates:
                 yield update.encoded()
 
-    async def _logged(self, game_id: str, token: str | None, from_version: int, client: str) -> AsyncIterator[Update]:
+    async def _logged(
+        self, game_id: str, token: str | None, from_version: int, client: str, address: str | None
+    ) -> AsyncIterator[Update]:
         try:
             # aclosing: a stream that goes away releases its place and its feed at once, not
             # whenever the garbage collector finalises the inner generators.
-            async with contextlib.aclosing(self._watch(game_id, token, from_version, client)) as updates:
+            async with contextlib.aclosing(self._watch(game_id, token, from_version, client, address)) as updates:
                 async for update in updates:
                     yield update
         except ServiceError as error:
@@ -229,12 +234,14 @@ class Watchers:
             log.info("stream_ended", code=error.code.name, reason=error.reason, client=client)
             raise error from None
 
-    async def _watch(self, game_id: str, token: str | None, from_version: int, client: str) -> AsyncIterator[Update]:
+    async def _watch(
+        self, game_id: str, token: str | None, from_version: int, client: str, address: str | None
+    ) -> AsyncIterator[Update]:
         if from_version < 0:
             raise invalid("BAD_FROM_VERSION", "from_version must be 0 or more")
         if self._closing():
             raise shutting_down()
-        with self.limits.hold(client, token):
+        with self.limits.hold(client, token, address):
             feed = self._feeds.get(game_id)
             if feed is not None and feed.failure is None:
                 loaded = feed.step.loaded  # no read: the feed has the latest step it heard of

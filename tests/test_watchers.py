@@ -374,7 +374,8 @@ def test_three_thousand_streams_from_thirty_clients_and_five_hundred_views(redis
     the games move: no UNAVAILABLE, every stream sees every step of its game; a client past its
     stream cap is refused while another client's calls all succeed."""
     with serve_process(
-        "--redis-url", redis_server.url, "--max-streams-per-client", str(STREAMS_PER_CLIENT), "--redis-max-connections", "16"
+        "--redis-url", redis_server.url, "--max-streams-per-client", str(STREAMS_PER_CLIENT), "--redis-max-connections", "16",
+        "--max-streams-per-address", "10000",  # the 30 clients are connections from one loopback address
     ) as (process, port):
         address = f"127.0.0.1:{port}"
 
