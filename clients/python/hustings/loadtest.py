@@ -74,10 +74,11 @@ def replica_processes(redis_url: str, count: int, base_port: int = 0) -> Iterato
                 subprocess.Popen(
                     [sys.executable, "-m", "hustings.cli", "serve", "--address", f"127.0.0.1:{port}", "--http-address", "",
                      "--redis-url", redis_url, "--allow-client-seed", "--benchmark-floor", "--log-level", "error",
-                     # Every call comes from this one host and it prepares hundreds of games at
-                     # once: the per-client limits, which keep clients from crowding each other
-                     # out, are raised to the replica's own.
-                     "--max-calls-per-client", "2048", "--creates-per-client-per-minute", "1000000", "--create-burst", "1000000"],
+                     # Every call and stream comes from this one host, which prepares hundreds of
+                     # games at once and holds up to 10,000 streams: the per-client limits, which
+                     # keep clients from crowding each other out, are raised to the replica's own.
+                     "--max-calls-per-client", "2048", "--creates-per-client-per-minute", "1000000", "--create-burst", "1000000",
+                     "--max-streams-per-address", "10000"],
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
                 )
