@@ -220,7 +220,7 @@ class GameHost:
         self.keys = keys or Keys(secrets.token_bytes(32))
         self.lobby_repair = LobbyRepair(store)
         self.retention_s = retention_s
-        self.deadlines = deadlines.DeadlineIndex(store.client)
+        self.deadlines = deadlines.DeadlineIndex(store.client, store.lane)
         self.seats = SeatLifecycle(self)
         self.deadline_runner = deadlines.DeadlineRunner(
             self.deadlines, self.seats.apply_due, self.store.version_of, now_ms=self._now_ms

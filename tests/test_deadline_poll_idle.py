@@ -1,0 +1,92 @@
+"""The deadline runner's poll (service/deadlines.py): when nothing is due it reads which buckets
+hold a due game and stops there, writing nothing and running no script; a game that falls due
+after such a read is claimed by the next poll. A Redis server of its own, so that its command
+counts are this test's alone."""
+
+from __future__ import annotations
+
+import pathlib
+import time
+
+import redis.asyncio as aioredis
+
+from conftest import run
+from hustings.service import deadlines
+from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.service.host import GameHost
+from hustings.service.notifier import Notifier
+from hustings.service.store import Store
+
+IDLE_POLLS = 5
+FIGURE_POLLS = 400
+
+
+async def command_calls(client: aioredis.Redis) -> dict[str, int]:
+    """Calls per command since the last CONFIG RESETSTAT (``INFO commandstats``), without INFO's own."""
+    stats = await client.info("commandstats")
+    return {name.removeprefix("cmdstat_"): int(entry["calls"]) for name, entry in stats.items() if name != "cmdstat_info"}
+
+
+async def dirty(client: aioredis.Redis) -> int:
+    """Writes since the last save (``rdb_changes_since_last_save``): every write counts."""
+    return int((await client.info("persistence"))["rdb_changes_since_last_save"])
+
+
+def test_an_idle_poll_writes_nothing_and_a_game_due_after_its_read_is_claimed_next(tmp_path: pathlib.Path) -> None:
+    """Polls with a game indexed for later only count buckets (ZCOUNT, no script, no write) on the
+    index as the host builds it (on the store's lane); a game scheduled right after a read that
+    found nothing due is handed over by the next poll, and its claim is the first script run."""
+    server = EmbeddedRedis(tmp_path / "redis", appendonly=False).start()
+
+    async def scenario() -> None:
+        store = Store.from_url(server.url)
+        try:
+            host = GameHost(store, Notifier(store.client))
+            index = host.deadlines
+            assert index.lane is store.lane is not None  # the host reads the buckets on its lane
+            handed: list[str] = []
+
+            async def apply_due(game_id: str) -> tuple[int, int]:
+                handed.append(game_id)
+                return 0, 0  # nothing more due; a game that does not exist is at version 0
+
+            async def version_of(game_id: str) -> int:
+                return 0
+
+            runner = deadlines.DeadlineRunner(index, apply_due, version_of, now_ms=lambda: int(time.time() * 1000))
+            await index.schedule("g-later", int(time.time() * 1000) + 3_600_000)
+            assert await runner.run_once() == 0  # the lane's connection is opened (HELLO, PING) here
+            await store.client.config_resetstat()
+            written = await dirty(store.client)
+            for _poll in range(IDLE_POLLS):
+                assert await runner.run_once() == 0
+            calls = await command_calls(store.client)
+            assert calls.get("zcount", 0) == IDLE_POLLS * deadlines.BUCKETS
+            assert set(calls) <= {"zcount", "config"}, calls  # no script, no write, nothing else
+            assert await dirty(store.client) == written
+
+            now = int(time.time() * 1000)
+            assert await index.due_buckets(now) == []
+            await index.schedule("g-due", now)  # falls due after the read that found nothing
+            assert await runner.run_once() == 1
+            assert handed == ["g-due"]
+            calls = await command_calls(store.client)
+            assert calls.get("evalsha", 0) >= 1  # the claim ran, on the one bucket holding the game
+            assert await index.pending() == 1  # the later game is still indexed, the due one released
+
+            # Figures, not assertions: what an idle poll costs this process and Redis.
+            await store.client.config_resetstat()
+            started = time.process_time()
+            for _poll in range(FIGURE_POLLS):
+                await runner.run_once()
+            cpu_us = (time.process_time() - started) / FIGURE_POLLS * 1e6
+            stats = await store.client.info("commandstats")
+            redis_us = sum(int(e["usec"]) for n, e in stats.items() if n != "cmdstat_config") / FIGURE_POLLS
+            print(f"idle deadline poll: {cpu_us:.0f} us CPU in the replica, {redis_us:.1f} us in Redis")
+        finally:
+            await store.close()
+
+    try:
+        run(scenario(), timeout_s=60)
+    finally:
+        server.stop()
