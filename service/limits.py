@@ -30,9 +30,10 @@ from hustings.service.errors import exhausted
 
 DEFAULT_MAX_STREAMS = 10_000
 DEFAULT_MAX_STREAMS_PER_CLIENT = 1_000
-# A quarter of the replica's streams: four busy addresses (a NAT, a crawler, a load test) cannot
-# take every stream, and a classroom or an office behind one address still holds thousands.
-DEFAULT_MAX_STREAMS_PER_ADDRESS = 2_500
+# A fifth of the replica's streams: four busy addresses (a NAT, a crawler, a load test) at their
+# cap still leave 2,000 streams to everyone else, and an office or a classroom behind one address
+# still holds its thousands.
+DEFAULT_MAX_STREAMS_PER_ADDRESS = 2_000
 DEFAULT_MAX_STREAMS_PER_SEAT = 32
 DEFAULT_MAX_CALLS = 2_048
 # A quarter of the replica's calls: no one address can take them all, and the suite's heaviest

@@ -15,7 +15,7 @@ import aiohttp
 import grpc
 import pytest
 
-from conftest import run, serve_process
+from conftest import REPO, run, serve_process
 from hustings.client import Client
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.errors import ServiceError
@@ -100,6 +100,24 @@ def test_a_refusal_past_the_address_cap_counts_nothing_and_names_no_address_or_t
     assert (limits.open, limits.held_from(address), limits.held_by("grpc:a")) == (0, 0, 0)
     with pytest.raises(ValueError):
         StreamLimits(max_per_address=0)
+
+
+def test_the_default_cap_is_the_readme_s_and_a_cap_below_one_is_refused() -> None:
+    """`hustings serve`, ReplicaConfig and the limits agree on the README's default (a fifth of
+    the replica's streams), a tool's own replica lets its one address hold every stream, and
+    `--max-streams-per-address 0` is a usage error."""
+    from hustings.cli import _parser
+    from hustings.service import limits
+    from hustings.service.replica import SOLE_CLIENT, ReplicaConfig
+
+    readme = (REPO / "README.md").read_text()
+    assert "`--max-streams-per-address` (2,000)" in readme
+    assert _parser().parse_args(["serve"]).max_streams_per_address == 2_000
+    assert ReplicaConfig(redis_url="redis://127.0.0.1:1/0").max_streams_per_address == limits.DEFAULT_MAX_STREAMS_PER_ADDRESS == 2_000
+    assert limits.DEFAULT_MAX_STREAMS_PER_ADDRESS * 5 == limits.DEFAULT_MAX_STREAMS
+    assert ReplicaConfig(redis_url="redis://127.0.0.1:1/0", **SOLE_CLIENT).max_streams_per_address == limits.DEFAULT_MAX_STREAMS
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["serve", "--max-streams-per-address", "0"])
 
 
 def test_two_connections_of_one_address_share_its_cap_and_a_refusal_changes_nothing(redis_server: EmbeddedRedis) -> None:

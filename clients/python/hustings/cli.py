@@ -123,7 +123,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--redis-max-connections", type=_redis_connections, default=64, help="Redis connections of this replica; commands wait for a free one (default %(default)s)")
     serve.add_argument("--max-watchers", type=int, default=10_000, help="WatchGame streams on this replica (default %(default)s)")
     serve.add_argument("--max-streams-per-client", type=int, default=1_000, help="streams of one client: a gRPC connection, or an address for SSE (default %(default)s)")
-    serve.add_argument("--max-streams-per-address", type=_at_least_one, default=2_500, help="streams of one client address over all its connections, gRPC and SSE together (default %(default)s: a quarter of the default --max-watchers, so that four busy addresses cannot take every stream)")
+    serve.add_argument("--max-streams-per-address", type=_at_least_one, default=2_000, help="streams of one client address over all its connections, gRPC and SSE together (default %(default)s: a fifth of the default --max-watchers, so that four busy addresses leave streams to everyone else)")
     serve.add_argument("--max-streams-per-seat", type=int, default=32, help="streams with one seat token (default %(default)s)")
     serve.add_argument("--max-calls-per-client", type=_at_least_one, default=512, help="unary calls in flight from one client address (default %(default)s)")
     serve.add_argument("--creates-per-client-per-minute", type=_positive, default=60.0, help="games one client address may create per minute, sustained (default %(default)s)")
