@@ -157,6 +157,7 @@ def _play_checking_counts(players: int, side_move_chance: float) -> dict[str, in
         if GAME.is_over(state):
             break
     assert GAME.is_over(state), "the game did not end within the step bound"
+    assert _counts(state) == [0] * players
     return seen
 
 
