@@ -4,6 +4,7 @@ configuration parsed as protobuf). No container runtime runs here, so none is st
 
 from __future__ import annotations
 
+import ipaddress
 import pathlib
 import shutil
 import subprocess
@@ -51,6 +52,22 @@ def test_compose_runs_redis_three_replicas_and_a_grpc_balancer() -> None:
 
     assert (hashing, "g1") in _metadata(None, "g1")  # the header the Python client sends
     assert "appendonly yes" in (DEPLOY / "redis.conf").read_text()
+    # Every caller reaches the replicas from Envoy's address: Envoy appends the caller's own to
+    # x-forwarded-for and the replicas trust exactly Envoy, so each caller has its own limits.
+    connection_manager = envoy["static_resources"]["listeners"][0]["filter_chains"][0]["filters"][0]["typed_config"]
+    assert connection_manager["use_remote_address"] is True
+    envoy_address = ipaddress.ip_address(services["envoy"]["networks"]["default"]["ipv4_address"])
+    (subnet,) = compose["networks"]["default"]["ipam"]["config"]
+    assert envoy_address in ipaddress.ip_network(subnet["subnet"])
+    for name in replicas:
+        command = services[name]["command"]
+        trusted = [ipaddress.ip_network(command[i + 1]) for i, flag in enumerate(command) if flag == "--trusted-proxy"]
+        assert trusted and all(envoy_address in network and network.num_addresses == 1 for network in trusted)
+        # The image's entry point is `hustings serve`: the command is its arguments, as it parses them.
+        from hustings.cli import _parser
+
+        parsed = _parser().parse_args(["serve", *command])
+        assert parsed.trusted_proxy == [str(n) for n in trusted] and parsed.redis_url == "redis://redis:6379/0"
 
 
 def test_kubernetes_manifests_fit_together() -> None:
