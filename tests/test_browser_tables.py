@@ -384,6 +384,7 @@ def _spin_doctors_facts(page: Any, view: dict[str, Any], catalogue: dict[str, An
         checked += 1
         has(f"{row} td.budget", str(p.get("budget", 0)))
         has(f"{row} td.supply", str(p.get("supply", 0)))
+        has(f"{row} td.side-moves-left", str(p.get("sideMovesLeft", 0)))
         for card in p.get("programmeFaceUp", []):
             programme = next(c for c in cat["programmeCards"] if c["cardId"] == card)
             has(f".programmes [data-seat='{p.get('seat', 0)}']", topics[programme.get("topic", 0)])
