@@ -330,10 +330,15 @@ class GameHost:
     @staticmethod
     def seat_of(loaded: Loaded, token: str | None) -> Seat | None:
         """The seat a token belongs to; None for no token (a spectator)."""
+        return GameHost.seat_in(loaded.stored, token)
+
+    @staticmethod
+    def seat_in(stored: storage_pb2.StoredGame, token: str | None) -> Seat | None:
+        """The seat of ``stored`` a token belongs to; None for no token (a spectator)."""
         if not token:
             return None
         digest = token_hash(token)
-        for seat in loaded.stored.seats:
+        for seat in stored.seats:
             if seat.token_sha256 and hmac.compare_digest(seat.token_sha256, digest):
                 return seat.seat
         raise unauthenticated("INVALID_SEAT_TOKEN", "the seat token does not belong to this game")
@@ -804,31 +809,35 @@ class GameHost:
         """One page of the caller's filtered log, the steps after ``request.after_version``
         oldest first; everything once the game is over.
 
-        A game's log has no bound on its length, so only the page is read from Redis; the page
-        stops at the version read with the game, so that it and ``revealed`` agree."""
+        A game's log has no bound on its length, so only the page is read from Redis, in one
+        round trip with the game's snapshot after it: every entry of the page is of a version
+        the snapshot has reached, so the page and ``revealed`` agree. Only the stored record's
+        version, status and seat token hashes are used: the engine state is never decoded."""
         size = request.page_size or DEFAULT_HISTORY_PAGE_SIZE
         if not 0 < size <= MAX_HISTORY_PAGE_SIZE:
             raise invalid("BAD_PAGE_SIZE", f"page_size must be 1 to {MAX_HISTORY_PAGE_SIZE}")
         after = request.after_version
         if after < 0:
             raise invalid("BAD_AFTER_VERSION", "after_version must be 0 or more")
-        loaded = await self._load_fresh(request.game_id)
-        seat = self.seat_of(loaded, token)
-        if after > loaded.version:
+        _check_game_id(request.game_id)
+        entries, stored = await self.store.history_page(request.game_id, after, size)
+        if stored is None:
+            raise not_found("GAME_NOT_FOUND", f"no game {request.game_id}")
+        seat = self.seat_in(stored, token)
+        if after > stored.version:
             raise ServiceError(
                 grpc.StatusCode.OUT_OF_RANGE,
                 "AFTER_VERSION_AHEAD",
-                f"the game is at version {loaded.version}; after_version must not be beyond it",
-                {"version": str(loaded.version)},
+                f"the game is at version {stored.version}; after_version must not be beyond it",
+                {"version": str(stored.version)},
             )
-        entries = await self.store.log_entries(request.game_id, after, loaded.version, count=size)
-        reveal = loaded.stored.status == game_pb2.GAME_STATUS_FINISHED
-        response = game_service_pb2.GetHistoryResponse(version=loaded.version, revealed=reveal)
+        reveal = stored.status == game_pb2.GAME_STATUS_FINISHED
+        response = game_service_pb2.GetHistoryResponse(version=stored.version, revealed=reveal)
         for entry in entries:
             response.entries.append(visibility.entry_for(entry, seat, reveal))
         # Entries run in version order, so the last one is where the next page starts; a page
         # that reads nothing ends the walk even if versions are missing from the log.
-        if entries and entries[-1].version < loaded.version:
+        if entries and entries[-1].version < stored.version:
             response.next_after_version = entries[-1].version
         return response
 

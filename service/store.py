@@ -332,6 +332,39 @@ class Store:
             entries.append(entry)
         return entries
 
+    async def history_page(
+        self, game_id: str, after_version: int, count: int
+    ) -> tuple[list[storage_pb2.LogEntry], storage_pb2.StoredGame | None]:
+        """The first ``count`` log entries after ``after_version`` (oldest first), then the game's
+        snapshot (None when it does not exist), in one round trip and in that order: a step
+        writes its entry and its snapshot together, so every entry read is of a version the
+        snapshot has reached."""
+        log = log_key(game_id).encode()
+        after, most = b"(%d-0" % after_version, b"%d" % count
+        if self.lane is not None:
+            # Queued in this order on the lane, so Redis runs them in this order.
+            raw_log, data = await asyncio.gather(
+                self.lane.call(b"XRANGE", log, after, b"+", b"COUNT", most),
+                self.lane.call(b"HGET", game_key(game_id).encode(), b"snapshot"),
+            )
+            fields = [dict(zip(flat[::2], flat[1::2])) for _id, flat in raw_log]
+        else:  # a Cluster: both keys are on one shard, whose connection runs them in order
+            async with self.client.pipeline(transaction=False) as pipe:
+                pipe.xrange(log, min=after, max="+", count=count)
+                pipe.hget(game_key(game_id), "snapshot")
+                parsed_log, data = await pipe.execute()
+            fields = [f for _id, f in parsed_log]
+        entries = []
+        for f in fields:
+            entry = storage_pb2.LogEntry()
+            entry.ParseFromString(f[b"e"])
+            entries.append(entry)
+        if data is None:
+            return entries, None
+        stored = storage_pb2.StoredGame()
+        stored.ParseFromString(data)
+        return entries, stored
+
     async def log_entry(self, game_id: str, version: int) -> storage_pb2.LogEntry | None:
         """The log entry of one version."""
         raw = await self.client.xrange(log_key(game_id), min=f"{version}-0", max=f"{version}-0")
