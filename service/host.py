@@ -40,6 +40,7 @@ from hustings.service.presence import Presence
 from hustings.service.seats import SeatLifecycle
 from hustings.service.limits import (
     DEFAULT_MAX_STREAMS,
+    DEFAULT_MAX_STREAMS_PER_ADDRESS,
     DEFAULT_MAX_STREAMS_PER_CLIENT,
     DEFAULT_MAX_STREAMS_PER_SEAT,
     StreamLimits,
@@ -210,6 +211,7 @@ class GameHost:
         max_watchers: int = DEFAULT_MAX_STREAMS,
         max_streams_per_client: int = DEFAULT_MAX_STREAMS_PER_CLIENT,
         max_streams_per_seat: int = DEFAULT_MAX_STREAMS_PER_SEAT,
+        max_streams_per_address: int = DEFAULT_MAX_STREAMS_PER_ADDRESS,
         clock: Callable[[], float] = time.time,
         keys: Keys | None = None,
         retention_s: int = DEFAULT_RETENTION_S,
@@ -237,7 +239,7 @@ class GameHost:
             view=self._view,
             seat_of=self.seat_of,
             closing=lambda: self.closing,
-            limits=StreamLimits(max_watchers, max_streams_per_client, max_streams_per_seat),
+            limits=StreamLimits(max_watchers, max_streams_per_client, max_streams_per_seat, max_streams_per_address),
             seen=lambda game_id, seat: self.presence.touch(game_id, seat),
         )
         self.closing = False

@@ -28,7 +28,6 @@ from hustings.service.limits import (
     DEFAULT_MAX_STREAMS_PER_ADDRESS,
     DEFAULT_MAX_STREAMS_PER_CLIENT,
     DEFAULT_MAX_STREAMS_PER_SEAT,
-    StreamLimits,
 )
 from hustings.service.store import DEFAULT_MAX_CONNECTIONS, DEFAULT_POOL_TIMEOUT_S, Store
 
@@ -105,17 +104,10 @@ class Replica:
                 max_watchers=self.config.max_watchers,
                 max_streams_per_client=self.config.max_streams_per_client,
                 max_streams_per_seat=self.config.max_streams_per_seat,
+                max_streams_per_address=self.config.max_streams_per_address,
                 keys=server_secret.Keys(secret),
                 retention_s=self.config.retention_s,
                 clock=clock.time,
-            )
-            # The host's stream limits, with this replica's cap per client address (set whole, so
-            # that every cap is checked, and before any stream is served).
-            host.watchers.limits = StreamLimits(
-                self.config.max_watchers,
-                self.config.max_streams_per_client,
-                self.config.max_streams_per_seat,
-                self.config.max_streams_per_address,
             )
             limits = ClientLimits.configured(
                 self.config.max_calls,
