@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import fields
-from typing import Any, Callable
+from functools import lru_cache
+from typing import Any
 
-from hustings.engine.jsontext import ENCODE, SMALL_INTS, kept_by_identity, numbers, text, texts
+from hustings.engine.jsontext import ENCODE, SMALL_INTS, compound, numbers, text, texts
 from hustings.engine.spin_doctors.model import Offer, Played, Player, SpinDoctorsOptions, Spot, State, Task, Term
 
 FORMAT = 1
@@ -15,15 +16,34 @@ _STATE_FIELDS = tuple(f.name for f in fields(State))
 _KEYS = {cls: frozenset(f.name for f in fields(cls)) for cls in (State, *_NESTED.values())}
 
 # Every move stores the whole state, so its serialisation is on the move path: the text is put
-# together field by field in sorted key order (``hustings.engine.jsontext``: the same bytes as
-# ``json.dumps``, so stored digests stay valid). A step clones the seats and the Localities and
-# changes one or two of them, so a Locality's text is kept by its value (built as a tuple and
-# hashed in C); Staffers on the board and tasks are frozen and shared by the next state, so
-# theirs is kept by identity (hashing a frozen dataclass runs Python over every field). A seat
-# changes on most steps and is written directly: its numbers from a table, its cards as they are.
+# together in sorted key order (``hustings.engine.jsontext``: the same bytes as ``json.dumps``, so
+# stored digests stay valid), and the text of every part that the next state may share is kept.
+# A step clones the seats and the Localities and changes one or two, so theirs is kept by value
+# (a tuple of their fields, hashed in C), as are stacks of card ids and lists of ints. Staffers on
+# the board and tasks are frozen and shared by the next state: the whole board's (and the task
+# queue's) text is kept by the identities of its entries, each entry's by its own identity (hashing
+# a frozen dataclass runs Python over every field). A kept text holds what it was written from,
+# so no other object takes an identity it is kept by.
+KEPT = 4096
+"""Texts each table keeps: several for each game a replica has in play."""
+KEPT_TABLES = 1024
+"""Whole sets of ten Localities kept (each holds its ten keys: a larger entry)."""
 _INTS = {**SMALL_INTS, -1: "-1"}
 """The text of every int a state holds in its scalar fields (-1: no winner yet)."""
-_BOOLS = {True: "true", False: "false"}
+_LOCALITIES: dict[tuple[Any, ...], str] = {}
+_ALL_LOCALITIES: dict[tuple[Any, ...], str] = {}
+_SEATS: dict[tuple[Any, ...], str] = {}
+_BOARDS: dict[tuple[int, ...], tuple[tuple[Played, ...], str]] = {}
+_TASK_QUEUES: dict[tuple[int, ...], tuple[tuple[Task, ...], str]] = {}
+_card_ids = lru_cache(maxsize=KEPT)(texts)
+_int_list = lru_cache(maxsize=KEPT)(numbers)
+
+
+def _keep(table: dict[Any, Any], key: Any, written: Any, size: int = KEPT) -> Any:
+    if len(table) >= size:
+        table.clear()  # atomic: the next states write their parts afresh
+    table[key] = written
+    return written
 
 
 def _int(value: int) -> str:
@@ -35,44 +55,71 @@ def _int(value: int) -> str:
     return ENCODE(value)
 
 
-@kept_by_identity
-def _played(played: Played) -> str:
-    return ENCODE(vars(played))
+_STAFFERS: dict[tuple[Any, ...], str] = {}
+_TASKS: dict[tuple[Any, ...], str] = {}
 
 
-@kept_by_identity
-def _task(task: Task) -> str:
-    return ENCODE(vars(task))
+def _board(board: list[Played]) -> str:
+    if not board:
+        return "[]"
+    key = tuple(map(id, board))
+    found = _BOARDS.get(key)
+    if found is None:
+        written = []
+        for p in board:
+            # Played Staffers repeat across games (a seat, a Staffer, a field and three flags).
+            value = (p.seat, p.staffer, p.field, p.face_up, p.resolved, p.blocked)
+            text_of = _STAFFERS.get(value)
+            if text_of is None:
+                text_of = _keep(_STAFFERS, value, compound(vars(p)))
+            written.append(text_of)
+        found = _keep(_BOARDS, key, (tuple(board), "[" + ",".join(written) + "]"))
+    return found[1]
 
 
-KEPT_LOCALITIES = 1 << 13
-"""Locality texts kept by value: a game changes a few per decision, ten lie on every table."""
-_LOCALITIES: dict[tuple[Any, ...], str] = {}
+def _tasks(tasks: list[Task]) -> str:
+    if not tasks:
+        return "[]"
+    key = tuple(map(id, tasks))
+    found = _TASK_QUEUES.get(key)
+    if found is None:
+        written = []
+        for t in tasks:
+            value = (t.kind, t.seat, t.locality, t.index, t.other, t.amount, tuple(t.cards))
+            text_of = _TASKS.get(value)
+            if text_of is None:
+                text_of = _keep(_TASKS, value, compound(vars(t)))
+            written.append(text_of)
+        found = _keep(_TASK_QUEUES, key, (tuple(tasks), "[" + ",".join(written) + "]"))
+    return found[1]
 
 
-def _spot(spot: Spot) -> str:
-    key = (spot.turnout_card, spot.topic_card, tuple(spot.turnout), tuple(spot.red), tuple(spot.white), tuple(spot.activity))
+def _locality(key: tuple[Any, ...], spot: Spot) -> str:
     found = _LOCALITIES.get(key)
     if found is None:
         # An entry's attributes are exactly its dataclass fields (no rule adds any).
-        found = ENCODE(vars(spot))
-        if len(_LOCALITIES) >= KEPT_LOCALITIES:
-            _LOCALITIES.clear()  # atomic: the next states write their Localities afresh
-        _LOCALITIES[key] = found
+        found = _keep(_LOCALITIES, key, compound(vars(spot)))
     return found
 
 
-def _player(player: Player) -> str:
-    gave, budget, pool, poll_step, supply = player.gave, player.budget, player.pool, player.poll_step, player.supply
-    if not (type(gave) is bool and type(budget) is int and type(pool) is int and type(poll_step) is int
-            and type(supply) is int and budget in _INTS and pool in _INTS and poll_step in _INTS and supply in _INTS):
-        return ENCODE(vars(player))  # values no rule sets: the json module writes them
-    return (
-        f'{{"budget":{_INTS[budget]},"face_up":{texts(player.face_up)},"gave":{_BOOLS[gave]},'
-        f'"poll_step":{_INTS[poll_step]},"pool":{_INTS[pool]},"programme":{texts(player.programme)},'
-        f'"shown":{numbers(player.shown)},"staff":{numbers(player.staff)},"supply":{_INTS[supply]},'
-        f'"votes":{numbers(player.votes)}}}'
-    )
+def _spots(spots: list[Spot]) -> str:
+    keys = tuple([(s.turnout_card, s.topic_card, tuple(s.turnout), tuple(s.red), tuple(s.white), tuple(s.activity)) for s in spots])
+    found = _ALL_LOCALITIES.get(keys)
+    if found is None:
+        found = _keep(_ALL_LOCALITIES, keys, "[" + ",".join([_locality(k, s) for k, s in zip(keys, spots)]) + "]", KEPT_TABLES)
+    return found
+
+
+def _seats(seats: list[Player]) -> str:
+    written = []
+    for p in seats:
+        key = (p.budget, p.supply, p.pool, p.gave, p.poll_step, tuple(p.staff), tuple(p.programme), tuple(p.face_up),
+               tuple(p.votes), tuple(p.shown))
+        found = _SEATS.get(key)
+        if found is None:
+            found = _keep(_SEATS, key, compound(vars(p)))
+        written.append(found)
+    return "[" + ",".join(written) + "]"
 
 
 def _pairs(pairs: list[list[int]]) -> str:
@@ -85,60 +132,38 @@ def _options(options: SpinDoctorsOptions) -> str:
     return f'{{"players":{options.players}}}'
 
 
-def _offers(offers: list[Offer]) -> str | None:
-    # Pending offers are written only when there are some, so states without them keep their bytes.
-    return ENCODE([{**vars(offer), "term": vars(offer.term)} for offer in offers]) if offers else None
-
-
-def _side_move_counts(counts: list[int]) -> str | None:
-    # Written only once a side move is counted, so states without any keep their bytes (and
-    # states stored before the count existed load with none made).
-    return numbers(counts) if counts else None
-
-
-_WRITERS: dict[str, Callable[[State], str | None]] = {
-    "board": lambda s: "[" + ",".join([_played(p) for p in s.board]) + "]",
-    "coordinated": lambda s: _pairs(s.coordinated),
-    "debate_next": lambda s: _int(s.debate_next),
-    "favourite": lambda s: _int(s.favourite),
-    "field_now": lambda s: _int(s.field_now),
-    "format": lambda s: str(FORMAT),
-    "news": lambda s: texts(s.news),
-    "news_deck": lambda s: texts(s.news_deck),
-    "news_discard": lambda s: texts(s.news_discard),
-    "news_known": lambda s: _pairs(s.news_known),
-    "offers": lambda s: _offers(s.offers),
-    "options": lambda s: _options(s.options),
-    "phase": lambda s: text(s.phase),
-    "protected": lambda s: _pairs(s.protected),
-    "round": lambda s: _int(s.round),
-    "scandals_aside": lambda s: texts(s.scandals_aside),
-    "seats": lambda s: "[" + ",".join([_player(p) for p in s.seats]) + "]",
-    "side_moves": lambda s: _side_move_counts(s.side_moves),
-    "spots": lambda s: "[" + ",".join([_spot(p) for p in s.spots]) + "]",
-    "tasks": lambda s: "[" + ",".join([_task(t) for t in s.tasks]) + "]",
-    "topic_deck": lambda s: texts(s.topic_deck),
-    "topic_discard": lambda s: texts(s.topic_discard),
-    "turnout_markers": lambda s: numbers(s.turnout_markers),
-    "winner": lambda s: _int(s.winner),
-}
-"""Each stored key's writer (None: the key is left out), in sorted key order."""
-if list(_WRITERS) != sorted({*_STATE_FIELDS, "format"}):
-    raise AssertionError("every field of State, and only those, needs a writer in sorted order")
-_WRITTEN = tuple((f'"{name}":', write) for name, write in _WRITERS.items())
+_WRITTEN = (
+    "board", "coordinated", "debate_next", "favourite", "field_now", "format", "news", "news_deck", "news_discard",
+    "news_known", "offers", "options", "phase", "protected", "round", "scandals_aside", "seats", "side_moves", "spots",
+    "tasks", "topic_deck", "topic_discard", "turnout_markers", "winner",
+)
+"""The keys ``dump_state`` writes, in sorted order: every field of ``State``, and the format."""
+if list(_WRITTEN) != sorted({*_STATE_FIELDS, "format"}):
+    raise AssertionError("dump_state must write every field of State (and only those) in sorted order")
 
 
 def dump_state(state: State) -> bytes:
     """The state as canonical JSON bytes (sorted keys, no spaces): equal states, equal bytes.
 
     ``scandals_set_aside`` is written only when set, so games without the variant keep the
-    bytes (and the logged state digests) they had before it was stored."""
-    pieces = []
-    for key, write in _WRITTEN:
-        written = write(state)
-        if written is not None:
-            pieces.append(key + written)
-    return ("{" + ",".join(pieces) + "}").encode("utf-8")
+    bytes (and the logged state digests) they had before it was stored. Pending offers and the
+    side moves' count likewise only when there are some."""
+    offers = state.offers
+    offers_text = '"offers":' + ENCODE([{**vars(o), "term": vars(o.term)} for o in offers]) + "," if offers else ""
+    side_moves = state.side_moves
+    side_moves_text = f'"side_moves":{_int_list(tuple(side_moves))},' if side_moves else ""
+    return (
+        f'{{"board":{_board(state.board)},"coordinated":{_pairs(state.coordinated)},'
+        f'"debate_next":{_int(state.debate_next)},"favourite":{_int(state.favourite)},'
+        f'"field_now":{_int(state.field_now)},"format":{FORMAT},"news":{_card_ids(tuple(state.news))},'
+        f'"news_deck":{_card_ids(tuple(state.news_deck))},"news_discard":{_card_ids(tuple(state.news_discard))},'
+        f'"news_known":{_pairs(state.news_known)},{offers_text}"options":{_options(state.options)},'
+        f'"phase":{text(state.phase)},"protected":{_pairs(state.protected)},"round":{_int(state.round)},'
+        f'"scandals_aside":{_card_ids(tuple(state.scandals_aside))},"seats":{_seats(state.seats)},'
+        f'{side_moves_text}"spots":{_spots(state.spots)},"tasks":{_tasks(state.tasks)},'
+        f'"topic_deck":{_card_ids(tuple(state.topic_deck))},"topic_discard":{_card_ids(tuple(state.topic_discard))},'
+        f'"turnout_markers":{_int_list(tuple(state.turnout_markers))},"winner":{_int(state.winner)}}}'
+    ).encode("utf-8")
 
 
 def _list(cls: Any, items: Any) -> list[Any]:
