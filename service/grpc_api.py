@@ -19,13 +19,14 @@ from hustings.service import metrics
 from hustings.service.errors import ServiceError, internal, store_error, unauthenticated
 from hustings.service.host import GameHost
 from hustings.service.client_limits import ClientLimits
-from hustings.service.limits import DEFAULT_MAX_CALLS
+from hustings.service.limits import DEFAULT_MAX_CALLS, MAX_REQUEST_BYTES
 from hustings.v1 import game_service_pb2, game_service_pb2_grpc
 
 log = structlog.get_logger("hustings.grpc")
 
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
-MAX_MESSAGE_BYTES = 1 << 20  # the largest request answered; a larger one is REQUEST_TOO_LARGE
+MAX_MESSAGE_BYTES = MAX_REQUEST_BYTES  # the largest request answered; a larger one is REQUEST_TOO_LARGE
+MAX_RESPONSE_BYTES = 4 << 20  # gRPC's default: a history page of 1000 steps is about half of it
 # gRPC's own receive limit sits above it, so that a request a little too large reaches the parser
 # and gets the reason (gRPC refuses past its limit before any handler sees the call, with a bare
 # RESOURCE_EXHAUSTED, and without reading the body). Each call in flight may hold a body up to it
@@ -296,7 +297,7 @@ def build_server(
         maximum_concurrent_rpcs=max_rpcs,
         options=[
             ("grpc.max_receive_message_length", RECEIVE_BACKSTOP_BYTES),
-            ("grpc.max_send_message_length", 4 * MAX_MESSAGE_BYTES),
+            ("grpc.max_send_message_length", MAX_RESPONSE_BYTES),
             ("grpc.so_reuseport", 0),
             # Calls that arrive faster than the event loop takes them up wait in gRPC's queue;
             # past its default (1,000) gRPC cancels them, so a burst of new streams (every

@@ -28,6 +28,11 @@ from typing import Iterator
 
 from hustings.service.errors import exhausted
 
+# The largest request answered, over gRPC and REST alike; a larger one is RESOURCE_EXHAUSTED
+# REQUEST_TOO_LARGE. Every request of the API is a few hundred bytes. A call's body is held in
+# memory while it arrives (over gRPC up to twice this: its backstop), so this bound times the
+# calls a replica admits is what bodies in flight can hold.
+MAX_REQUEST_BYTES = 64 << 10
 DEFAULT_MAX_STREAMS = 10_000
 DEFAULT_MAX_STREAMS_PER_CLIENT = 1_000
 # A fifth of the replica's streams: four busy addresses (a NAT, a crawler, a load test) at their

@@ -34,6 +34,7 @@ from hustings.service.catalogue import rest_answer
 from hustings.service.client_limits import ClientLimits, RetryLater
 from hustings.service.grpc_api import RPC_DEADLINE_S
 from hustings.service.host import GameHost
+from hustings.service.limits import MAX_REQUEST_BYTES
 from hustings.service.watch import from_version_ahead
 from hustings.service.rest_routes import HttpRule, build_request, http_rules, to_json
 from hustings.v1 import game_service_pb2
@@ -41,7 +42,7 @@ from hustings.v1 import game_service_pb2
 log = structlog.get_logger("hustings.rest")
 
 SERVICE = game_service_pb2.DESCRIPTOR.services_by_name["GameService"]
-MAX_BODY_BYTES = 1 << 20
+MAX_BODY_BYTES = MAX_REQUEST_BYTES
 KEEPALIVE_S = 15.0
 SSE_RETRY_MS = 2000
 SHUTDOWN_S = 2.0

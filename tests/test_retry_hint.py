@@ -24,6 +24,7 @@ from service_helpers import stimmvieh_options
 from test_client_retry import FaultyProxy, fresh_redis
 from hustings.client import Client, HustingsError
 from hustings.service import metrics
+from hustings.service.limits import MAX_REQUEST_BYTES
 from hustings.service.replica import Replica, ReplicaConfig
 
 
@@ -104,7 +105,7 @@ def test_a_resource_exhausted_without_a_hint_is_not_retried(tmp_path: pathlib.Pa
                 async with Client(f"127.0.0.1:{replica.port}", timeout_s=10.0) as client:
                     refused = creates("RESOURCE_EXHAUSTED")
                     with pytest.raises(HustingsError) as caught:
-                        await client.create_game("stimmvieh", 3, request_id="r" * ((1 << 20) + 1))
+                        await client.create_game("stimmvieh", 3, request_id="r" * (MAX_REQUEST_BYTES + 1))
                     assert creates("RESOURCE_EXHAUSTED") - refused == 1
                     error = caught.value
                     assert (error.code, error.reason, error.retry_after_s) == (
