@@ -1,9 +1,12 @@
 """Limits per client: who a caller is, and how many games it may create.
 
-No one client may exhaust a replica for the others. Two things a client could otherwise take
-alone: the replica's unary calls (counted per client in ``limits.CallLimit``) and the store's
-memory (every CreateGame keeps an open game for as long as it waits for players, a day by
-default), which a token bucket per client here bounds in rate.
+No one client may exhaust a replica for the others. Three things a client could otherwise take
+alone: the replica's places for unary calls (counted per client in ``limits.CallLimit``), the
+replica's time (a client that keeps its calls in flight, each answered in a millisecond, has them
+answered as fast as the replica can: ``CallRate``, a token bucket per client here, bounds its
+rate) and the store's memory (every CreateGame keeps an open game for as long as it waits for
+players, a day by default), which ``CreationLimit``, another token bucket per client, bounds in
+rate. Both buckets refuse with a retry hint, so that the clients pace themselves.
 
 A client is a remote IP address, not an address and port: one client may open many connections.
 An IPv6 client is its /64 network, the block one host or home is given; else one machine would
@@ -32,7 +35,13 @@ from google.protobuf import duration_pb2
 from google.rpc import error_details_pb2, status_pb2
 
 from hustings.service.errors import ServiceError
-from hustings.service.limits import DEFAULT_MAX_CALLS, DEFAULT_MAX_CALLS_PER_CLIENT, CallLimit
+from hustings.service.limits import (
+    DEFAULT_CALL_BURST,
+    DEFAULT_CALLS_PER_CLIENT_PER_SECOND,
+    DEFAULT_MAX_CALLS,
+    DEFAULT_MAX_CALLS_PER_CLIENT,
+    CallLimit,
+)
 
 # One game a second, sustained, from one address: far beyond a person at a table or a lobby of
 # friends, and 86,400 open games a day at most from one address instead of as many as a loop can
@@ -43,6 +52,9 @@ DEFAULT_CREATE_BURST = 120
 # Buckets of this many addresses at most (about 250 bytes each): past it the least recently seen
 # address is forgotten and starts again with a full bucket, no more than a fresh address gets.
 DEFAULT_MAX_BUCKETS = 65_536
+# Full buckets are looked for at most this often (and on every take when they refill faster):
+# a look is cheap, but every call takes from a bucket.
+PRUNE_EVERY_S = 1.0
 # Peer names remembered with the address they resolve to (a connection's peer name keeps its
 # port, so there are as many as connections); the table is emptied when it reaches this size.
 MAX_KNOWN_PEERS = 8_192
@@ -76,6 +88,16 @@ def too_many_games_created(retry_after_s: float) -> RetryLater:
         grpc.StatusCode.RESOURCE_EXHAUSTED,
         "TOO_MANY_GAMES_CREATED",
         f"this client has created games faster than this replica allows; retry in {retry_after_s:.1f} s",
+        retry_after_s,
+    )
+
+
+def call_rate_exceeded(retry_after_s: float) -> RetryLater:
+    """RESOURCE_EXHAUSTED ``CALL_RATE_EXCEEDED``: this client's bucket of calls is empty."""
+    return RetryLater(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        "CALL_RATE_EXCEEDED",
+        f"this client calls faster than this replica allows; retry in {retry_after_s:.3f} s",
         retry_after_s,
     )
 
@@ -189,14 +211,116 @@ class ClientAddresses:
         return client_of(forwarded) if forwarded else known.address  # type: ignore[union-attr]
 
 
-class CreationLimit:
-    """A token bucket per client for CreateGame: ``burst`` games at once, then ``per_minute``.
+class ClientBuckets:
+    """A token bucket per client: ``burst`` at once, refilled at ``per_second``; past it
+    ``refuse(seconds until the next token)`` is raised and the bucket is left as it was.
 
-    Buckets live in a dict in the order they were last touched. One untouched for the time an
-    empty bucket takes to fill is full again, the same as no bucket, so it is dropped; and past
-    ``max_buckets`` the least recently touched go first. So the table holds at most the clients
-    that created a game within the last ``burst / per_minute`` minutes, and never more than
-    ``max_buckets``."""
+    A bucket is one number, the time at which it is full again (in the past for a full one):
+    a take moves it one refill interval later, and is refused when that would be more than a
+    whole refill ahead. Buckets live in a dict in the order they were last touched; a full one is
+    the same as no bucket, so it is dropped (looked for at most every ``PRUNE_EVERY_S``); and
+    past ``max_buckets`` the least recently touched go first. So the table holds at most the
+    clients that took within the last ``burst / per_second`` seconds (and ``PRUNE_EVERY_S``),
+    and never more than ``max_buckets``."""
+
+    def __init__(
+        self,
+        per_second: float,
+        burst: int,
+        refuse: Callable[[float], RetryLater],
+        max_buckets: int = DEFAULT_MAX_BUCKETS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if not per_second > 0 or burst < 1 or max_buckets < 1:
+            raise ValueError("the rate, burst and table size must be positive")
+        self.per_second = per_second
+        self.burst = float(burst)
+        self.max_buckets = max_buckets
+        self.refill_s = burst / per_second  # from empty to full
+        self._interval = 1.0 / per_second  # what one token takes to come back
+        # How far ahead a bucket's full time may be: a whole refill, and a hair more so that
+        # the sum of ``burst`` intervals, rounded, still lets the whole burst in.
+        self._ahead_s = self.refill_s * (1 + 1e-9)
+        self._refuse = refuse
+        self._clock = clock
+        self._prune_every_s = min(PRUNE_EVERY_S, self.refill_s)
+        self._prune_at = -math.inf
+        # client -> when its bucket is full again, least recently touched first; an OrderedDict
+        # because it drops its first entry in constant time (a dict's first entry is found past
+        # every hole left before it).
+        self._buckets: collections.OrderedDict[str, float] = collections.OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+    def tokens(self, client: str) -> float:
+        """What ``client`` may take now."""
+        full_at = self._buckets.get(client)
+        if full_at is None:
+            return self.burst
+        return max(0.0, self.burst - max(0.0, full_at - self._clock()) * self.per_second)
+
+    def take(self, client: str) -> None:
+        """Spend one of ``client``'s tokens, or raise ``refuse`` with the wait for the next one
+        (then its bucket is as it was). Every unary call comes here: kept to a few dict
+        operations."""
+        now = self._clock()
+        if now >= self._prune_at:
+            self._prune(now)
+        buckets = self._buckets
+        full_at = buckets.get(client, now)
+        if full_at < now:
+            full_at = now
+        full_at += self._interval
+        if full_at - now > self._ahead_s:
+            raise self._refuse(full_at - now - self.refill_s)
+        buckets[client] = full_at
+        buckets.move_to_end(client)  # the most recently touched
+        if len(buckets) > self.max_buckets:
+            buckets.popitem(last=False)
+
+    def give_back(self, client: str) -> None:
+        """Return a token taken for something that did not happen (a refused or replayed call
+        changes nothing)."""
+        full_at = self._buckets.get(client)
+        if full_at is None:
+            return  # full already, or forgotten: as full as it can be
+        full_at -= self._interval
+        if full_at <= self._clock():
+            del self._buckets[client]  # full again
+        else:
+            self._buckets[client] = full_at
+            self._buckets.move_to_end(client)
+
+    def _prune(self, now: float) -> None:
+        self._prune_at = now + self._prune_every_s
+        buckets = self._buckets
+        while buckets:
+            client = next(iter(buckets))
+            if buckets[client] > now:
+                break  # a bucket still filling: the ones touched after it wait for the next look
+            del buckets[client]
+
+
+class CallRate(ClientBuckets):
+    """A token bucket of unary calls per client: ``burst`` at once, then ``per_second``; past it
+    RESOURCE_EXHAUSTED ``CALL_RATE_EXCEEDED`` with a retry hint. The cap on calls in flight
+    (``limits.CallLimit``) bounds what a client holds at once; only a rate bounds its share of
+    the replica's time."""
+
+    def __init__(
+        self,
+        per_second: float = DEFAULT_CALLS_PER_CLIENT_PER_SECOND,
+        burst: int = DEFAULT_CALL_BURST,
+        max_buckets: int = DEFAULT_MAX_BUCKETS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__(per_second, burst, call_rate_exceeded, max_buckets, clock)
+
+
+class CreationLimit(ClientBuckets):
+    """A token bucket per client for CreateGame: ``burst`` games at once, then ``per_minute``;
+    past it RESOURCE_EXHAUSTED ``TOO_MANY_GAMES_CREATED`` with a retry hint."""
 
     def __init__(
         self,
@@ -205,62 +329,9 @@ class CreationLimit:
         max_buckets: int = DEFAULT_MAX_BUCKETS,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        if per_minute <= 0 or burst < 1 or max_buckets < 1:
+        if not per_minute > 0:
             raise ValueError("the creation rate, burst and table size must be positive")
-        self.per_second = per_minute / 60.0
-        self.burst = float(burst)
-        self.max_buckets = max_buckets
-        self.refill_s = burst / self.per_second  # from empty to full
-        self._clock = clock
-        # client -> (tokens, when), least recently touched first; an OrderedDict because it drops
-        # its first entry in constant time (a dict's first entry is found past every hole left
-        # before it).
-        self._buckets: collections.OrderedDict[str, tuple[float, float]] = collections.OrderedDict()
-
-    def __len__(self) -> int:
-        return len(self._buckets)
-
-    def tokens(self, client: str) -> float:
-        """The games ``client`` may create now."""
-        return self._level(client, self._clock())
-
-    def _level(self, client: str, now: float) -> float:
-        bucket = self._buckets.get(client)
-        if bucket is None:
-            return self.burst
-        tokens, when = bucket
-        return min(self.burst, tokens + (now - when) * self.per_second)
-
-    def _set(self, client: str, tokens: float, now: float) -> None:
-        self._buckets[client] = (tokens, now)
-        self._buckets.move_to_end(client)  # the most recently touched
-        while len(self._buckets) > self.max_buckets:
-            self._buckets.popitem(last=False)
-
-    def _prune(self, now: float) -> None:
-        horizon = now - self.refill_s
-        while self._buckets:
-            client = next(iter(self._buckets))
-            if self._buckets[client][1] > horizon:
-                break
-            del self._buckets[client]
-
-    def take(self, client: str) -> None:
-        """Spend one of ``client``'s games, or refuse with RESOURCE_EXHAUSTED
-        ``TOO_MANY_GAMES_CREATED`` and a retry hint (then its bucket is as it was)."""
-        now = self._clock()
-        self._prune(now)
-        tokens = self._level(client, now)
-        if tokens < 1:
-            raise too_many_games_created((1 - tokens) / self.per_second)
-        self._set(client, tokens - 1, now)
-
-    def give_back(self, client: str) -> None:
-        """Return a game taken for a creation that failed or answered an earlier one (a
-        refused call changes nothing)."""
-        now = self._clock()
-        if client in self._buckets:
-            self._set(client, min(self.burst, self._level(client, now) + 1), now)
+        super().__init__(per_minute / 60.0, burst, too_many_games_created, max_buckets, clock)
 
     def claim(self, client: str) -> "CreationCharge":
         """One of ``client``'s games if it has one; else a charge that holds the refusal, for
@@ -327,12 +398,16 @@ def current_creation() -> CreationCharge:
     return _CURRENT_CREATION.get()
 
 
+def _calls_at_default_rate() -> CallLimit:
+    return CallLimit(rate=CallRate())
+
+
 @dataclass
 class ClientLimits:
-    """A replica's per-client limits, shared by its gRPC and REST faces: calls in flight,
-    game creation and who a client is."""
+    """A replica's per-client limits, shared by its gRPC and REST faces: calls in flight and
+    their rate (``calls.rate``), game creation and who a client is."""
 
-    calls: CallLimit = field(default_factory=CallLimit)
+    calls: CallLimit = field(default_factory=_calls_at_default_rate)
     creations: CreationLimit = field(default_factory=CreationLimit)
     addresses: ClientAddresses = field(default_factory=ClientAddresses)
 
@@ -344,10 +419,12 @@ class ClientLimits:
         creates_per_minute: float = DEFAULT_CREATES_PER_MINUTE,
         create_burst: int = DEFAULT_CREATE_BURST,
         trusted_proxies: Iterable[str] = (),
+        calls_per_client_per_second: float = DEFAULT_CALLS_PER_CLIENT_PER_SECOND,
+        call_burst: int = DEFAULT_CALL_BURST,
     ) -> "ClientLimits":
         """The limits as a replica's flags give them."""
         return cls(
-            CallLimit(max_calls, max_calls_per_client),
+            CallLimit(max_calls, max_calls_per_client, CallRate(calls_per_client_per_second, call_burst)),
             CreationLimit(creates_per_minute, create_burst),
             ClientAddresses(trusted_proxies),
         )

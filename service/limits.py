@@ -8,7 +8,9 @@ other client's calls. So each has its own count here:
   ``max_per_address`` from one client address (gRPC and Server-Sent Events together), at most
   ``max_per_client`` from one client, and at most ``max_per_seat`` with one seat token;
 - unary calls: at most ``max_calls`` in flight on the replica, at most ``max_per_client`` from
-  one client.
+  one client, and no faster than that client's ``rate`` allows (a token bucket per client
+  address, ``client_limits.CallRate``): the cap in flight bounds how much a client holds at once,
+  not how much of the replica it takes, since calls answered quickly free their places at once.
 
 A client address is what ``service/client_limits.py`` says (the peer's IP, an IPv6 peer's /64, or
 the one a trusted proxy forwards): one machine may open many connections, so only a cap per
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from typing import Iterator
+from typing import Iterator, Protocol
 
 from hustings.service.errors import exhausted
 
@@ -44,6 +46,14 @@ DEFAULT_MAX_CALLS = 2_048
 # A quarter of the replica's calls: no one address can take them all, and the suite's heaviest
 # bursts from loopback (500 views at once) and the load test's clients (16-32) fit under it.
 DEFAULT_MAX_CALLS_PER_CLIENT = 512
+# Unary calls from one client address, sustained and at once (client_limits.CallRate): a fifth of
+# what a replica answers on 2 cores (2,000-3,000 cheap calls a second), like the streams per
+# address, so that five addresses at their rate still leave the replica to everyone else; a
+# person at a table makes about one call a second, a bot tens, a bot farm or a classroom behind
+# one address hundreds. The burst, two seconds' worth, lets a page of tables or a round of bots
+# start at once.
+DEFAULT_CALLS_PER_CLIENT_PER_SECOND = 500.0
+DEFAULT_CALL_BURST = 1_000
 
 
 def seat_key(token: str) -> str:
@@ -134,22 +144,37 @@ class StreamLimits:
                 _release(self._by_seat, seat)
 
 
-class CallLimit:
-    """Unary calls in flight on a replica and from each client, with their own caps (streams do
-    not count)."""
+class ClientRate(Protocol):
+    """How fast each client may call (``client_limits.CallRate``: a token bucket per client)."""
 
-    def __init__(self, max_calls: int = DEFAULT_MAX_CALLS, max_per_client: int = DEFAULT_MAX_CALLS_PER_CLIENT) -> None:
+    def take(self, client: str) -> None:
+        """Spend one of ``client``'s calls, or raise RESOURCE_EXHAUSTED with a retry hint (and
+        then spend nothing)."""
+
+
+class CallLimit:
+    """Unary calls in flight on a replica and from each client, with their own caps, and each
+    client's rate when ``rate`` is given (streams do not count)."""
+
+    def __init__(
+        self,
+        max_calls: int = DEFAULT_MAX_CALLS,
+        max_per_client: int = DEFAULT_MAX_CALLS_PER_CLIENT,
+        rate: ClientRate | None = None,
+    ) -> None:
         if min(max_calls, max_per_client) < 1:
             raise ValueError("call limits must be at least 1")
         self.max_calls = max_calls
         self.max_per_client = max_per_client
+        self.rate = rate
         self.in_flight = 0
         self.by_client: dict[str, int] = {}  # only clients with calls in flight
 
     def hold(self, client: str) -> "_Call":
         """Count one call of ``client`` while the block (``with limit.hold(client):``) runs;
-        RESOURCE_EXHAUSTED past either cap, and then nothing is counted. A plain class, not a
-        generator-based context manager: every call (every move) enters it."""
+        RESOURCE_EXHAUSTED past either cap or past the client's rate, and then nothing is
+        counted or spent. A plain class, not a generator-based context manager: every call
+        (every move) enters it."""
         return _Call(self, client)
 
 
@@ -173,6 +198,9 @@ class _Call:
                 "TOO_MANY_CALLS_FOR_CLIENT",
                 f"this client has its maximum of {limit.max_per_client} calls in flight on this replica; retry shortly",
             )
+        if limit.rate is not None:
+            # Last: a call refused for a cap above spends none of the client's rate.
+            limit.rate.take(self.client)
         by_client[self.client] = held + 1
         limit.in_flight += 1
 

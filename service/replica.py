@@ -22,6 +22,8 @@ from hustings.service.grpc_api import SERVICE_NAME, build_server
 from hustings.service.host import GameHost
 from hustings.service.notifier import Notifier
 from hustings.service.limits import (
+    DEFAULT_CALL_BURST,
+    DEFAULT_CALLS_PER_CLIENT_PER_SECOND,
     DEFAULT_MAX_CALLS,
     DEFAULT_MAX_CALLS_PER_CLIENT,
     DEFAULT_MAX_STREAMS,
@@ -38,12 +40,15 @@ DEFAULT_DATA_DIR = pathlib.Path(".hustings-data")
 # Creation limits no tool reaches (a million games a minute, and at once), for a replica that only
 # its own tool calls: ``ReplicaConfig(..., **UNBOUNDED_CREATES)``.
 UNBOUNDED_CREATES: dict[str, Any] = {"creates_per_client_per_minute": 1_000_000.0, "create_burst": 1_000_000}
+# A rate of unary calls no tool reaches (a million a second, and at once), for a replica that only
+# its own tool or test calls from one address: ``ReplicaConfig(..., **UNBOUNDED_CALL_RATE)``.
+UNBOUNDED_CALL_RATE: dict[str, Any] = {"calls_per_client_per_second": 1_000_000.0, "call_burst": 1_000_000}
 # The per-address limits of a replica that only its own tool calls, all from one address
 # (loopback): ``ReplicaConfig(..., **SOLE_CLIENT)``. They keep clients from crowding each other
-# out, and here there is no other client: creation unbounded, and one address may hold as many
-# streams as the replica serves. The replica's own caps, and those per connection and per seat
-# token, stay as they are.
-SOLE_CLIENT: dict[str, Any] = {**UNBOUNDED_CREATES, "max_streams_per_address": DEFAULT_MAX_STREAMS}
+# out, and here there is no other client: creation and the rate of calls unbounded, and one
+# address may hold as many streams as the replica serves. The replica's own caps, and those per
+# connection and per seat token, stay as they are.
+SOLE_CLIENT: dict[str, Any] = {**UNBOUNDED_CREATES, **UNBOUNDED_CALL_RATE, "max_streams_per_address": DEFAULT_MAX_STREAMS}
 
 
 @dataclass
@@ -62,6 +67,8 @@ class ReplicaConfig:
     max_streams_per_seat: int = DEFAULT_MAX_STREAMS_PER_SEAT  # per seat token
     max_calls: int = DEFAULT_MAX_CALLS  # unary calls in flight on this replica
     max_calls_per_client: int = DEFAULT_MAX_CALLS_PER_CLIENT  # ... from one client address
+    calls_per_client_per_second: float = DEFAULT_CALLS_PER_CLIENT_PER_SECOND  # unary calls, sustained, per client address
+    call_burst: int = DEFAULT_CALL_BURST  # unary calls at once, per client address
     creates_per_client_per_minute: float = DEFAULT_CREATES_PER_MINUTE  # CreateGame, sustained, per client address
     create_burst: int = DEFAULT_CREATE_BURST  # CreateGame at once, per client address
     trusted_proxies: tuple[str, ...] = ()  # CIDRs whose x-forwarded-for names the client
@@ -115,6 +122,8 @@ class Replica:
                 self.config.creates_per_client_per_minute,
                 self.config.create_burst,
                 self.config.trusted_proxies,
+                self.config.calls_per_client_per_second,
+                self.config.call_burst,
             )
             server, port, health = build_server(host, self.config.address, self.config.max_calls, limits)
             if self.config.benchmark_floor:

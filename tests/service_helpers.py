@@ -7,7 +7,7 @@ import random
 from typing import AsyncIterator
 
 from hustings.client import Client, Joined
-from hustings.service.replica import Replica, ReplicaConfig
+from hustings.service.replica import UNBOUNDED_CALL_RATE, Replica, ReplicaConfig
 from hustings.v1 import game_pb2, stimmvieh_pb2
 
 MAX_MOVES = 2000
@@ -16,7 +16,9 @@ MAX_MOVES = 2000
 @contextlib.asynccontextmanager
 async def replica_and_client(redis_url: str, **config: object) -> AsyncIterator[tuple[Replica, Client]]:
     """An in-process replica on a free loopback port (``config``: more ReplicaConfig fields) and a
-    client of it, both closed afterwards."""
+    client of it, both closed afterwards. The test is its one client, calling as fast as it can
+    from one address: no rate of calls per address unless ``config`` sets one."""
+    config = {**UNBOUNDED_CALL_RATE, **config}
     replica = await Replica(ReplicaConfig(redis_url=redis_url, address="127.0.0.1:0", grace_s=1.0, **config)).start()  # type: ignore[arg-type]
     client = Client(f"127.0.0.1:{replica.port}")
     try:

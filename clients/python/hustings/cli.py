@@ -126,6 +126,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-streams-per-address", type=_at_least_one, default=2_000, help="streams of one client address over all its connections, gRPC and SSE together (default %(default)s: a fifth of the default --max-watchers, so that four busy addresses leave streams to everyone else)")
     serve.add_argument("--max-streams-per-seat", type=int, default=32, help="streams with one seat token (default %(default)s)")
     serve.add_argument("--max-calls-per-client", type=_at_least_one, default=512, help="unary calls in flight from one client address (default %(default)s)")
+    serve.add_argument("--calls-per-client-per-second", type=_positive, default=500.0, help="unary calls one client address may make per second, sustained, gRPC and REST together (default %(default)s: a fifth of what a replica answers)")
+    serve.add_argument("--call-burst", type=_at_least_one, default=1_000, help="unary calls one client address may make at once (default %(default)s)")
     serve.add_argument("--creates-per-client-per-minute", type=_positive, default=60.0, help="games one client address may create per minute, sustained (default %(default)s)")
     serve.add_argument("--create-burst", type=_at_least_one, default=120, help="games one client address may create at once (default %(default)s)")
     serve.add_argument(
@@ -226,6 +228,8 @@ async def _serve(args: argparse.Namespace) -> int:
             max_streams_per_address=args.max_streams_per_address,
             max_streams_per_seat=args.max_streams_per_seat,
             max_calls_per_client=args.max_calls_per_client,
+            calls_per_client_per_second=args.calls_per_client_per_second,
+            call_burst=args.call_burst,
             creates_per_client_per_minute=args.creates_per_client_per_minute,
             create_burst=args.create_burst,
             trusted_proxies=tuple(args.trusted_proxy),

@@ -31,14 +31,16 @@ POLL_S = 0.5
 
 @contextlib.asynccontextmanager
 async def _replica(redis_url: str) -> AsyncIterator[Any]:
-    from hustings.service.replica import UNBOUNDED_CREATES, Replica, ReplicaConfig
+    from hustings.service.replica import UNBOUNDED_CALL_RATE, UNBOUNDED_CREATES, Replica, ReplicaConfig
 
-    # Only this tool calls its replica, creating its due games in bursts: no per-client creation limit.
+    # Only this tool calls its replica, creating its due games in bursts and playing them as fast
+    # as it can: no per-client creation limit or rate of calls.
     config = ReplicaConfig(
         redis_url=redis_url,
         address="127.0.0.1:0",
         grace_s=1.0,
         **UNBOUNDED_CREATES,
+        **UNBOUNDED_CALL_RATE,
     )
     replica = await Replica(config).start()
     try:

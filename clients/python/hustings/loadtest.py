@@ -75,10 +75,11 @@ def replica_processes(redis_url: str, count: int, base_port: int = 0) -> Iterato
                     [sys.executable, "-m", "hustings.cli", "serve", "--address", f"127.0.0.1:{port}", "--http-address", "",
                      "--redis-url", redis_url, "--allow-client-seed", "--benchmark-floor", "--log-level", "error",
                      # Every call and stream comes from this one host, which prepares hundreds of
-                     # games at once and holds up to 10,000 streams: the per-client limits, which
-                     # keep clients from crowding each other out, are raised to the replica's own.
+                     # games at once, calls thousands of times a second and holds up to 10,000
+                     # streams: the per-client limits, which keep clients from crowding each other
+                     # out, are raised to the replica's own.
                      "--max-calls-per-client", "2048", "--creates-per-client-per-minute", "1000000", "--create-burst", "1000000",
-                     "--max-streams-per-address", "10000"],
+                     "--max-streams-per-address", "10000", "--calls-per-client-per-second", "1000000", "--call-burst", "1000000"],
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
                 )

@@ -1,0 +1,268 @@
+"""The rate of unary calls per client address (README, Many replicas: Limits): past its burst a
+client's call, on either face, is RESOURCE_EXHAUSTED ``CALL_RATE_EXCEEDED`` with a retry hint
+(RetryInfo; over REST also Retry-After) and changes nothing, while another address is answered at
+once; the bucket refills at the configured rate; the Python client waits for the hint and is
+answered within its budget.
+
+Real parts: a Redis server, in-process replicas with both faces on loopback, a second client
+address through a relay from 127.0.0.2 (test_client_limits.relay_from). The rates are small so
+that every refusal comes within a second. The games are made through a second replica of the same
+store that has no rate, so that only the calls under test spend the limited replica's buckets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import time
+from typing import AsyncIterator
+
+import aiohttp
+import grpc
+import pytest
+
+from conftest import REPO, run
+from hustings.client import Client, HustingsError
+from hustings.service import metrics
+from hustings.service.client_limits import CallRate, RetryLater
+from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.service.limits import CallLimit
+from hustings.service.replica import SOLE_CLIENT, Replica, ReplicaConfig
+from hustings.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
+from service_helpers import new_game
+from test_client_limits import OTHER_ADDRESS, details, relay_from
+
+PER_SECOND = 4.0  # one call back every quarter second
+BURST = 5
+A = "127.0.0.1"
+
+
+@contextlib.asynccontextmanager
+async def replica(redis_url: str, **config: object) -> AsyncIterator[Replica]:
+    """An in-process replica with both faces on free loopback ports and ``config`` on top."""
+    started = await Replica(
+        ReplicaConfig(redis_url=redis_url, address="127.0.0.1:0", http_address="127.0.0.1:0", grace_s=1.0, **config)  # type: ignore[arg-type]
+    ).start()
+    try:
+        yield started
+    finally:
+        await started.stop()
+
+
+@contextlib.asynccontextmanager
+async def limited_and_free(redis_url: str, **config: object) -> AsyncIterator[tuple[Replica, Client]]:
+    """A replica whose rate of calls is ``config`` (PER_SECOND and BURST unless it says), and a
+    client of another replica of the same store with no rate, for setting up and checking."""
+    rate = {"calls_per_client_per_second": PER_SECOND, "call_burst": BURST, **config}
+    async with replica(redis_url, **rate) as limited, replica(redis_url, **SOLE_CLIENT) as free:
+        async with Client(f"127.0.0.1:{free.port}") as helper:
+            yield limited, helper
+
+
+def rpcs(method: str, code: str) -> float:
+    """``method`` calls the replicas of this process have answered with ``code`` so far."""
+    return float(metrics.RPCS.labels(method, code)._value.get())  # type: ignore[attr-defined]
+
+
+def test_past_the_burst_a_call_is_refused_with_a_hint_on_both_faces_and_changes_nothing(redis_server: EmbeddedRedis) -> None:
+    """Burst 5, four a second: five views (three over gRPC, two over REST: one bucket) are
+    answered; then a view over gRPC is CALL_RATE_EXCEEDED with RetryInfo of at most a quarter
+    second, over REST 429 with Retry-After and RetryInfo, and a move is refused without being
+    applied or holding its request id. Meanwhile another address is answered at once on both
+    faces. Nothing stays counted in flight, the refusals spent nothing, and after the hint the
+    same move is applied once."""
+
+    async def scenario() -> None:
+        async with limited_and_free(redis_server.url) as (limited, helper):
+            seats = await new_game(helper, 3)
+            game_id = seats[0].game_id
+            before = await helper.view(game_id)
+            seat = min(before.to_act)
+            mine = await helper.view(game_id, seats[seat].token)
+            move = game_service_pb2.SubmitMoveRequest(
+                game_id=game_id, move=mine.legal_moves[0], expected_version=mine.version, request_id="rate-refused-move"
+            )
+            token = (("authorization", f"Bearer {seats[seat].token}"),)
+            calls, rate = limited.limits.calls, limited.limits.calls.rate
+            assert isinstance(rate, CallRate)
+            view_url = f"http://127.0.0.1:{limited.http_port}/v1/games/{game_id}/view"
+            async with (
+                relay_from(OTHER_ADDRESS, limited.port) as relay_port,
+                grpc.aio.insecure_channel(f"127.0.0.1:{limited.port}") as channel_a,
+                grpc.aio.insecure_channel(f"127.0.0.1:{relay_port}") as channel_b,
+                aiohttp.ClientSession() as http_a,
+                aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(OTHER_ADDRESS, 0))) as http_b,
+            ):
+                stub_a, stub_b = game_service_pb2_grpc.GameServiceStub(channel_a), game_service_pb2_grpc.GameServiceStub(channel_b)
+                view = game_service_pb2.GetViewRequest(game_id=game_id)
+                for _ in range(3):
+                    assert (await stub_a.GetView(view, timeout=10)).view.version == before.version
+                for _ in range(2):
+                    async with http_a.get(view_url) as answered:
+                        assert answered.status == 200
+                with pytest.raises(grpc.aio.AioRpcError) as caught:
+                    await stub_a.GetView(view, timeout=10)
+                assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                reason, delay = details(caught.value)
+                assert reason == "CALL_RATE_EXCEEDED"
+                assert delay is not None and 0 < delay <= 1 / PER_SECOND
+                left = rate.tokens(A)
+                async with http_a.get(view_url) as over:
+                    assert over.status == 429
+                    assert over.headers["Retry-After"] == "1"  # whole seconds, rounded up
+                    body = await over.json()
+                infos = {d["@type"].rsplit(".", 1)[1]: d for d in body["details"]}
+                assert infos["ErrorInfo"]["reason"] == "CALL_RATE_EXCEEDED"
+                assert 0 < float(infos["RetryInfo"]["retryDelay"].rstrip("s")) <= 1 / PER_SECOND
+                assert A not in body["message"]  # no refusal names the address
+                with pytest.raises(grpc.aio.AioRpcError) as move_refused:
+                    await stub_a.SubmitMove(move, metadata=token, timeout=10)
+                assert details(move_refused.value)[0] == "CALL_RATE_EXCEEDED"
+                assert rate.tokens(A) >= left  # the refusals spent nothing
+                assert (calls.in_flight, calls.by_client) == (0, {})  # nor stayed counted
+                assert (await helper.view(game_id)).version == before.version  # the move was not applied
+                # Another address has a bucket of its own, on both faces.
+                assert (await stub_b.GetView(view, timeout=10)).view.game_id == game_id
+                async with http_b.get(view_url) as other:
+                    assert other.status == 200
+                assert rate.tokens(OTHER_ADDRESS) < BURST  # spent from a bucket of its own
+                # After the hint the refused move goes through, once: its request id was not held.
+                await asyncio.sleep(1 / PER_SECOND + 0.05)
+                applied = await stub_a.SubmitMove(move, metadata=token, timeout=10)
+                assert applied.version == before.version + 1
+                assert (await helper.view(game_id)).version == before.version + 1
+
+    run(scenario(), timeout_s=60)
+
+
+def test_the_bucket_refills_at_the_configured_rate(redis_server: EmbeddedRedis) -> None:
+    """An address that spent its burst gets four calls back a second: its level follows the
+    time since the refusal, a call is answered after the hinted wait, and half a second later
+    two more are let in."""
+
+    async def scenario() -> None:
+        async with limited_and_free(redis_server.url) as (limited, _):
+            rate = limited.limits.calls.rate
+            assert isinstance(rate, CallRate)
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{limited.port}") as channel:
+                stub = game_service_pb2_grpc.GameServiceStub(channel)
+                kinds = game_service_pb2.ListGameKindsRequest()
+                answered, emptied, reason, delay = 0, 0.0, "", None
+                for _ in range(BURST * 10):  # bounded: the burst (and what refills meanwhile), then a refusal
+                    try:
+                        await stub.ListGameKinds(kinds, timeout=10)
+                    except grpc.aio.AioRpcError as error:
+                        emptied, (reason, delay) = time.monotonic(), details(error)
+                        break
+                    answered += 1
+                assert answered >= BURST and reason == "CALL_RATE_EXCEEDED" and delay is not None
+                level = rate.tokens(A)
+                assert level < 1
+                await asyncio.sleep(0.3)
+                refilled = rate.tokens(A) - level
+                assert refilled == pytest.approx(PER_SECOND * (time.monotonic() - emptied), abs=0.25)
+                await asyncio.sleep(max(0.0, delay - 0.3) + 0.02)
+                await stub.ListGameKinds(kinds, timeout=10)  # the hinted wait was enough
+                await asyncio.sleep(0.5)  # two more
+                for _ in range(2):
+                    await stub.ListGameKinds(kinds, timeout=10)
+
+    run(scenario(), timeout_s=60)
+
+
+def test_the_python_client_waits_for_the_hint_and_is_answered_within_its_budget(redis_server: EmbeddedRedis) -> None:
+    """Burst 5, four a second: twelve moves and views through the Python client are all answered
+    (the replica refused some of them, the client waited for the hint), every move applied once;
+    a client whose budget is shorter than the hint gets the refusal at once, with the hint."""
+
+    async def scenario() -> None:
+        async with limited_and_free(redis_server.url) as (limited, helper):
+            seats = await new_game(helper, 3)
+            game_id = seats[0].game_id
+            start = (await helper.view(game_id)).version
+            refused_before = rpcs("GetView", "RESOURCE_EXHAUSTED") + rpcs("SubmitMove", "RESOURCE_EXHAUSTED")
+            async with Client(f"127.0.0.1:{limited.port}", timeout_s=20.0) as client:
+                moves = 0
+                for _ in range(4):  # three calls each: two views and a move
+                    view = await client.view(game_id)
+                    if view.status == game_pb2.GAME_STATUS_FINISHED:
+                        break
+                    seat = min(view.to_act)
+                    mine = await client.view(game_id, seats[seat].token)
+                    await client.move(game_id, seats[seat].token, mine.legal_moves[0], expected_version=mine.version)
+                    moves += 1
+            refused = rpcs("GetView", "RESOURCE_EXHAUSTED") + rpcs("SubmitMove", "RESOURCE_EXHAUSTED") - refused_before
+            assert moves == 4 and refused >= 1
+            assert (await helper.view(game_id)).version == start + moves  # each applied once
+        async with limited_and_free(redis_server.url, calls_per_client_per_second=1.0, call_burst=1) as (slow, _):
+            async with Client(f"127.0.0.1:{slow.port}", timeout_s=0.5) as hurried:
+                await hurried.kinds()
+                with pytest.raises(HustingsError) as caught:
+                    await hurried.kinds()
+            error = caught.value
+            assert (error.code, error.reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "CALL_RATE_EXCEEDED")
+            assert error.retry_after_s is not None and 0.5 < error.retry_after_s <= 1.0
+
+    run(scenario(), timeout_s=60)
+
+
+def test_the_bucket_table_spends_only_admitted_calls_and_stays_bounded() -> None:
+    """On a clock of its own: the burst, then a refusal whose hint is one refill interval and
+    which changes nothing; a call refused for the cap in flight spends no token, and one refused
+    for the rate is not counted in flight; the table forgets full buckets and never holds more
+    than its maximum."""
+    now = [100.0]
+    rate = CallRate(per_second=10.0, burst=3, max_buckets=50, clock=lambda: now[0])
+    for _ in range(3):
+        rate.take("192.0.2.1")
+    with pytest.raises(RetryLater) as refused:
+        rate.take("192.0.2.1")
+    assert refused.value.reason == "CALL_RATE_EXCEEDED"
+    assert refused.value.retry_after_s == pytest.approx(0.1)
+    assert rate.tokens("192.0.2.1") == pytest.approx(0.0, abs=1e-9)
+    now[0] += 0.25
+    assert rate.tokens("192.0.2.1") == pytest.approx(2.5)
+    calls = CallLimit(max_calls=10, max_per_client=1, rate=rate)
+    with calls.hold("192.0.2.9"):
+        with pytest.raises(Exception) as capped:
+            calls.hold("192.0.2.9").__enter__()
+        assert getattr(capped.value, "reason", "") == "TOO_MANY_CALLS_FOR_CLIENT"
+    assert rate.tokens("192.0.2.9") == pytest.approx(2.0)  # the capped call spent nothing
+    empty = CallLimit(max_calls=10, max_per_client=5, rate=CallRate(per_second=1.0, burst=1, clock=lambda: now[0]))
+    with empty.hold("192.0.2.7"):
+        pass
+    with pytest.raises(RetryLater):
+        empty.hold("192.0.2.7").__enter__()
+    assert (empty.in_flight, empty.by_client) == (0, {})
+    for n in range(2_000):
+        rate.take(f"10.0.{n >> 8}.{n & 255}")
+        assert len(rate) <= 50
+    now[0] += rate.refill_s + 1.0  # every bucket full again: all go at the next take
+    rate.take("198.51.100.1")
+    assert len(rate) == 1
+
+
+def test_the_defaults_agree_between_serve_the_replica_and_the_readme() -> None:
+    """`hustings serve`, ReplicaConfig and the limits agree on the README's figures (a fifth of
+    what a replica answers, two seconds' worth at once); a tool's own replica has no rate; a rate
+    or burst below the smallest is a usage error."""
+    from hustings.cli import _parser
+    from hustings.service import limits
+
+    serve = _parser().parse_args(["serve"])
+    config = ReplicaConfig(redis_url="redis://127.0.0.1:1/0")
+    assert serve.calls_per_client_per_second == config.calls_per_client_per_second == limits.DEFAULT_CALLS_PER_CLIENT_PER_SECOND == 500
+    assert serve.call_burst == config.call_burst == limits.DEFAULT_CALL_BURST == 1_000
+    default = CallRate()
+    assert (default.per_second, default.burst, default.refill_s) == (500, 1_000, 2.0)
+    readme = re.sub(r"\s+", " ", (REPO / "README.md").read_text())
+    assert "`--call-burst` (1,000)" in readme and "`--calls-per-client-per-second` (500)" in readme
+    assert "`CALL_RATE_EXCEEDED`" in readme
+    sole = ReplicaConfig(redis_url="redis://127.0.0.1:1/0", **SOLE_CLIENT)
+    assert sole.calls_per_client_per_second >= 1_000_000 and sole.call_burst >= 1_000_000
+    for flags in (["--calls-per-client-per-second", "0"], ["--call-burst", "0"]):
+        with pytest.raises(SystemExit):
+            _parser().parse_args(["serve", *flags])
+    with pytest.raises(ValueError):
+        CallRate(per_second=0.0)
