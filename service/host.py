@@ -35,7 +35,7 @@ from hustings.service.errors import (
 )
 from hustings.service import deadlines, table
 from hustings.service.client_limits import current_creation
-from hustings.service.lobby import LobbyRepair, index_quietly, summary_of
+from hustings.service.lobby import LobbyRepair, index_quietly, lobby_page, summary_of
 from hustings.service.presence import Presence
 from hustings.service.seats import SeatLifecycle
 from hustings.service.limits import (
@@ -68,7 +68,6 @@ MAX_PAGE_SIZE = 200
 # limit were every step as large as the largest seen (README, "History pages").
 DEFAULT_HISTORY_PAGE_SIZE = 500
 MAX_HISTORY_PAGE_SIZE = 1000
-LOBBY_SCAN_LIMIT = 5000
 
 
 @dataclass(frozen=True)
@@ -854,43 +853,13 @@ class GameHost:
         return self.watchers.watch(game_id, token, from_version, client)
 
     async def list_games(self, request: game_service_pb2.ListGamesRequest) -> game_service_pb2.ListGamesResponse:
-        """The lobby, newest first, filtered by kind and status, paginated."""
+        """The lobby, newest first, filtered by kind and status, paginated (``service/lobby.py``:
+        a filtered page reads only its filter's games, and no call reads more than a bounded
+        number of lobby entries)."""
         size = request.page_size or DEFAULT_PAGE_SIZE
         if not 0 < size <= MAX_PAGE_SIZE:
             raise invalid("BAD_PAGE_SIZE", f"page_size must be 1 to {MAX_PAGE_SIZE}")
-        try:
-            offset = int(request.page_token) if request.page_token else 0
-        except ValueError:
-            raise invalid("BAD_PAGE_TOKEN", "page_token must come from a previous response") from None
-        if not 0 <= offset < 1 << 40:  # a real token counts lobby entries; a huge one would reach Redis as an error
-            raise invalid("BAD_PAGE_TOKEN", "page_token must come from a previous response")
-        response = game_service_pb2.ListGamesResponse()
-        scanned = 0
-        while len(response.games) < size and scanned < LOBBY_SCAN_LIMIT:
-            ids = await self.store.lobby_ids(offset, MAX_PAGE_SIZE)
-            if not ids:
-                offset = -1
-                break
-            summaries = await self.store.lobby_summaries(ids)
-            # Version and status from the games themselves: exact, whatever the index says.
-            heads = await self.store.heads(ids)
-            for game_id in ids:
-                offset += 1
-                scanned += 1
-                summary, head = summaries.get(game_id), heads.get(game_id)
-                if summary is None or head is None:
-                    continue  # a game whose creation has not committed (yet)
-                summary.version, summary.status = head[0], head[1] or summary.status
-                if request.kind and summary.kind != request.kind:
-                    continue
-                if request.status and summary.status != request.status:
-                    continue
-                response.games.append(summary)
-                if len(response.games) == size:
-                    break
-        if offset >= 0:
-            response.next_page_token = str(offset)
-        return response
+        return await lobby_page(self.store, request, size)
 
     def get_kind(self, kind: str) -> game_service_pb2.GetGameKindResponse:
         """The kind with its whole catalogue and content version (shared: do not change it)."""

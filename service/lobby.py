@@ -8,26 +8,43 @@ lobby is therefore only an index, kept right in three ways:
   depends on that write: a failure is logged and left to the repair.
 - ``LobbyRepair`` runs on every replica; one at a time (a short lease in Redis) it compares each
   unfinished game's indexed version with the game's own and rewrites what is behind. The index
-  script keeps the newest summary, so writes may repeat or cross in any order.
+  script keeps the newest summary, so writes may repeat or cross in any order. It also files a
+  batch of the lobby per pass under its kind and status (entries written before the filter sets
+  existed, or by a replica without them) and drops filter positions whose games have left.
 ListGames also reads each listed game's current version and status, so those two are exact at
 once, whatever the index says.
+
+A filtered ListGames reads the filter set of its kind, its status or both (``service/store.py``),
+which the same index script keeps, so a page reads the games that match and not the lobby
+between them. Whatever it reads, one call reads at most ``PAGE_SCAN_LIMIT`` entries: a page may
+then hold fewer games than asked, and its ``next_page_token`` goes on from where it stopped.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+import re
 import time
 from typing import Callable
 
 import structlog
 from redis.exceptions import RedisError
 
+from hustings.engine import games
 from hustings.service import table
 from hustings.service.background import BackgroundLoop
-from hustings.service.store import Store
+from hustings.service.errors import ServiceError, invalid
+from hustings.service.store import (
+    FILED_STATUSES,
+    Store,
+    filterable,
+    game_id_of_position,
+    lobby_filter_key,
+    lobby_position,
+)
 from hustings.storage.v1 import storage_pb2
-from hustings.v1 import game_pb2
+from hustings.v1 import game_pb2, game_service_pb2
 
 log = structlog.get_logger("hustings.lobby")
 
@@ -35,6 +52,18 @@ REPAIR_INTERVAL_S = 5.0
 GHOST_GRACE_S = 60.0  # how long an entry may wait for its game's creating commit
 REPAIR_BATCH = 500
 REPAIR_MAX_PER_PASS = 20_000
+# Entries per pass that the repair files under their kind and status (a lobby written before the
+# filter sets existed is filed within N / REFILE_BATCH passes), and positions per pass it checks
+# for games no longer in the lobby.
+REFILE_BATCH = 1000
+# Lobby entries one ListGames call reads at most: two pages of the largest size, whatever the
+# filter and however many entries it has to pass over (expired games, or games whose status
+# changed a moment ago).
+PAGE_SCAN_LIMIT = 400
+# A page token: a lobby offset (the whole lobby; also from replicas without filter sets) or the
+# lobby position of the last entry read (a filtered page).
+_POSITION_TOKEN_RE = re.compile(r"^[0-9]{12}:[A-Za-z0-9_-]{1,64}$")
+_MAX_OFFSET = 1 << 40  # a real offset counts lobby entries; a huge one would reach Redis as an error
 
 
 def summary_of(stored: storage_pb2.StoredGame) -> game_pb2.GameSummary:
@@ -49,6 +78,105 @@ def summary_of(stored: storage_pb2.StoredGame) -> game_pb2.GameSummary:
     for s in stored.seats:
         table.seat_to_proto(s, summary.seats.add(), present=False)
     return summary
+
+
+def _bad_token() -> ServiceError:
+    return invalid("BAD_PAGE_TOKEN", "page_token must come from a previous response")
+
+
+def _parse_token(token: str) -> int | str:
+    """A page token as a lobby offset or a lobby position."""
+    if not token:
+        return 0
+    if _POSITION_TOKEN_RE.fullmatch(token):
+        return token
+    try:
+        offset = int(token)
+    except ValueError:
+        raise _bad_token() from None
+    if not 0 <= offset < _MAX_OFFSET:
+        raise _bad_token()
+    return offset
+
+
+async def _listed(store: Store, game_ids: list[str]) -> list[tuple[str, game_pb2.GameSummary | None]]:
+    """Each game's indexed summary with its version and status from the game itself (exact,
+    whatever the index says); None for a game that does not exist (not yet, or no longer)."""
+    summaries = await store.lobby_summaries(game_ids)
+    heads = await store.heads(game_ids)
+    listed: list[tuple[str, game_pb2.GameSummary | None]] = []
+    for game_id in game_ids:
+        summary, head = summaries.get(game_id), heads.get(game_id)
+        if summary is not None and head is not None:
+            summary.version, summary.status = head[0], head[1] or summary.status
+        listed.append((game_id, summary if head is not None else None))
+    return listed
+
+
+async def lobby_page(
+    store: Store, request: game_service_pb2.ListGamesRequest, size: int
+) -> game_service_pb2.ListGamesResponse:
+    """One ListGames page of at most ``size`` games, newest first, reading at most
+    ``PAGE_SCAN_LIMIT`` lobby entries."""
+    start = _parse_token(request.page_token)
+    if not request.kind and not request.status:
+        if isinstance(start, str):
+            raise _bad_token()  # a filtered page's token: this query never gave it out
+        return await _whole_lobby_page(store, start, size)
+    if not filterable(request.kind, request.status):
+        return game_service_pb2.ListGamesResponse()  # no game is of such a kind or status
+    if isinstance(start, int):
+        # A lobby offset, from a replica that scanned the whole lobby: go on after that entry.
+        passed = await store.lobby_entry(start - 1) if start else None
+        if start and passed is None:
+            return game_service_pb2.ListGamesResponse()  # it was past the end
+        start = lobby_position(passed[1], passed[0]) if passed else ""
+    return await _filtered_page(store, request, start, size)
+
+
+async def _whole_lobby_page(store: Store, offset: int, size: int) -> game_service_pb2.ListGamesResponse:
+    """A page of the whole lobby from the ``offset``-th entry; its token is an offset."""
+    response = game_service_pb2.ListGamesResponse()
+    scanned = 0
+    while True:
+        count = min(size - len(response.games), PAGE_SCAN_LIMIT - scanned)
+        ids = await store.lobby_ids(offset, count)
+        for _game_id, summary in await _listed(store, ids):
+            offset += 1
+            scanned += 1
+            if summary is not None:  # else a game whose creation has not committed, or expired
+                response.games.append(summary)
+        if len(ids) < count:
+            return response  # the end of the lobby: no token (a full page has one, as ever)
+        if len(response.games) == size or scanned >= PAGE_SCAN_LIMIT:
+            response.next_page_token = str(offset)
+            return response
+
+
+async def _filtered_page(
+    store: Store, request: game_service_pb2.ListGamesRequest, after: str, size: int
+) -> game_service_pb2.ListGamesResponse:
+    """A page of the filter set of the request's kind and status, from just after the lobby
+    position ``after`` ("" from the newest); its token is the last position read."""
+    key = lobby_filter_key(request.kind, request.status)
+    response = game_service_pb2.ListGamesResponse()
+    scanned = 0
+    while True:
+        count = min(size - len(response.games), PAGE_SCAN_LIMIT - scanned)
+        positions = await store.filed_newest_first(key, after, count)
+        for position, (_game_id, summary) in zip(positions, await _listed(store, [game_id_of_position(p) for p in positions])):
+            after = position
+            scanned += 1
+            if summary is None or (request.kind and summary.kind != request.kind):
+                continue
+            if request.status and summary.status != request.status:
+                continue  # filed under the status it had a moment ago: its new one is written after its commit
+            response.games.append(summary)
+        if len(positions) < count:
+            return response
+        if len(response.games) == size or scanned >= PAGE_SCAN_LIMIT:
+            response.next_page_token = after
+            return response
 
 
 async def index_quietly(store: Store, stored: storage_pb2.StoredGame) -> None:
@@ -82,6 +210,10 @@ class LobbyRepair(BackgroundLoop):
         # looked at), and starts over once it has reached the end.
         self._live_from = 0
         self._prune_from = 0
+        self._refile_from = 0
+        # The sweep walks one status's filter set at a time, from a lobby position on.
+        self._sweep_slot = 0
+        self._sweep_from = ""
 
     async def _run(self) -> None:
         while not self._stopping:
@@ -124,6 +256,8 @@ class LobbyRepair(BackgroundLoop):
                             offset -= 1
         self._live_from = offset
         fixed += await self._prune_expired()
+        fixed += await self._refile()
+        fixed += await self._sweep()
         if fixed:
             log.info("lobby_repaired", entries=fixed)
         return fixed
@@ -141,11 +275,39 @@ class LobbyRepair(BackgroundLoop):
         self._prune_from = self._prune_from + len(ids) - dropped if len(ids) == REPAIR_BATCH else 0
         return dropped
 
+    async def _refile(self) -> int:
+        """File one batch of the lobby, from the oldest on, under its kind and status as its
+        summaries say: entries indexed before the filter sets existed (or by a replica that
+        does not keep them) are filed within one walk over the lobby."""
+        ids = await self.store.oldest_lobby_ids(REFILE_BATCH, self._refile_from)
+        summaries = await self.store.lobby_summaries(ids)
+        changed = await self.store.refile([summaries[i] for i in ids if i in summaries])
+        self._refile_from = self._refile_from + len(ids) if len(ids) == REFILE_BATCH else 0
+        return changed
+
+    async def _sweep(self) -> int:
+        """Drop from the filter sets one batch of positions whose games have left the lobby
+        (dropped by a replica that does not keep the filter sets), one status at a time."""
+        key = lobby_filter_key("", FILED_STATUSES[self._sweep_slot])
+        positions = await self.store.filed_oldest_first(key, self._sweep_from, REFILE_BATCH)
+        ids = [game_id_of_position(p) for p in positions]
+        dropped = 0
+        for position, game_id, kept in zip(positions, ids, await self.store.in_lobby(ids)):
+            if not kept:
+                await self.store.unindex(game_id, tuple(games()), position)
+                dropped += 1
+        if len(positions) == REFILE_BATCH:
+            self._sweep_from = positions[-1]
+        else:
+            self._sweep_from, self._sweep_slot = "", (self._sweep_slot + 1) % len(FILED_STATUSES)
+        return dropped
+
     async def _drop_ghost(self, game_id: str) -> bool:
         summaries = await self.store.lobby_summaries([game_id])
         summary = summaries.get(game_id)
         if summary is not None and self._clock() - summary.created_at < self.ghost_grace_s:
             return False
-        await self.store.unindex(game_id)
+        # Its own kind's filter sets, or (with no summary left to say which) every kind's.
+        await self.store.unindex(game_id, (summary.kind,) if summary is not None else tuple(games()))
         log.info("lobby_ghost_dropped", game_id=game_id)
         return True

@@ -9,16 +9,19 @@ A CreateGame request id is kept (as a keyed hash) in ``hustings:create:{<hash>}`
 <fingerprint>"`` for a day, so that a retry finds its game although game ids are random.
 The lobby lives outside any game's slot, under its own hash tag: ``hustings:{lobby}:games``
 (sorted set by creation time), ``hustings:{lobby}:summaries`` (GameSummary by game),
-``hustings:{lobby}:versions`` and ``hustings:{lobby}:live`` (games not finished, to repair). It
-is only an index: never written with an older summary over a newer one, and repaired from the
-games themselves (``service/lobby.py``), since on Redis Cluster no script can write a game and
-the lobby together.
+``hustings:{lobby}:versions`` and ``hustings:{lobby}:live`` (games not finished, to repair), and
+the filter sets ``hustings:{lobby}:filter:kind:<kind>``, ``…:filter:status:<n>`` and
+``…:filter:kind:<kind>:status:<n>`` (each game's lobby position at score 0, so in lobby order),
+from which a filtered ListGames reads only the games that match. It is only an index: never
+written with an older summary over a newer one, and repaired from the games themselves
+(``service/lobby.py``), since on Redis Cluster no script can write a game and the lobby together.
 """
 
 from __future__ import annotations
 
 import asyncio
 import pathlib
+import re
 from dataclasses import dataclass
 from typing import Any, Awaitable
 
@@ -36,12 +39,21 @@ LOBBY_KEY = "hustings:{lobby}:games"
 LOBBY_GAMES_KEY = "hustings:{lobby}:summaries"
 LOBBY_VERSIONS_KEY = "hustings:{lobby}:versions"
 LOBBY_LIVE_KEY = "hustings:{lobby}:live"
+LOBBY_FILTER_PREFIX = "hustings:{lobby}:filter:"
+# The statuses a game is filed under, in the order the lobby scripts take their sets.
+FILED_STATUSES = (game_pb2.GAME_STATUS_OPEN, game_pb2.GAME_STATUS_ACTIVE, game_pb2.GAME_STATUS_FINISHED)
+# What a kind may look like to name a filter set (registered kinds do; a client's string that
+# does not never reaches a key name).
+FILED_KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+REFILE_CHUNK = 250  # entries per refile script: each call holds Redis for well under a millisecond
 CREATE_REQUEST_TTL_S = 24 * 3600
 
 CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
 
 _COMMIT_LUA = (pathlib.Path(__file__).parent / "lua" / "commit.lua").read_text()
 _INDEX_LUA = (pathlib.Path(__file__).parent / "lua" / "index.lua").read_text()
+_REFILE_LUA = (pathlib.Path(__file__).parent / "lua" / "refile.lua").read_text()
+_UNINDEX_LUA = (pathlib.Path(__file__).parent / "lua" / "unindex.lua").read_text()
 
 DEFAULT_MAX_CONNECTIONS = 64  # per replica; watchers share reads, so few are busy at once
 DEFAULT_POOL_TIMEOUT_S = 10.0  # below the 15 s server deadline of a unary call
@@ -108,6 +120,37 @@ def updates_channel(game_id: str) -> str:
     return f"hustings:{{{game_id}}}:updates"
 
 
+def lobby_filter_key(kind: str = "", status: int = 0) -> str:
+    """The filter set of the games of a kind, of a status, or of both (see ``filterable``)."""
+    parts = ([f"kind:{kind}"] if kind else []) + ([f"status:{status}"] if status else [])
+    return LOBBY_FILTER_PREFIX + ":".join(parts)
+
+
+def filterable(kind: str, status: int) -> bool:
+    """Whether games of ``kind`` and ``status`` ("" and 0: any) can be filed at all; a filter
+    that is not names no game."""
+    return (not kind or bool(FILED_KIND_RE.fullmatch(kind))) and (not status or status in FILED_STATUSES)
+
+
+def _kind_keys(kind: str) -> list[str]:
+    """A kind's filter set, then its sets by status (in ``FILED_STATUSES`` order)."""
+    return [lobby_filter_key(kind)] + [lobby_filter_key(kind, s) for s in FILED_STATUSES]
+
+
+_STATUS_KEYS = [lobby_filter_key("", s) for s in FILED_STATUSES]
+
+
+def lobby_position(created_at: int, game_id: str) -> str:
+    """A game's place in the lobby as the filter sets hold it: its creation time (12 digits) and
+    its id, so that byte order is the lobby sorted set's order (score, then member)."""
+    return f"{created_at:012d}:{game_id}"
+
+
+def game_id_of_position(position: str) -> str:
+    """The game id of a lobby position."""
+    return position.partition(":")[2]
+
+
 def game_id_of_channel(channel: str) -> str | None:
     """The game id in an updates channel name, or None."""
     start, end = channel.find("{"), channel.find("}")
@@ -151,6 +194,8 @@ class Store:
         self.lane = Lane(client) if isinstance(client, aioredis.Redis) else None
         self._commit = client.register_script(_COMMIT_LUA)
         self._index = client.register_script(_INDEX_LUA)
+        self._refile = client.register_script(_REFILE_LUA)
+        self._unindex = client.register_script(_UNINDEX_LUA)
 
     @classmethod
     def from_url(
@@ -375,28 +420,72 @@ class Store:
         return entry
 
     async def index(self, summary: game_pb2.GameSummary) -> bool:
-        """Record a game's summary in the lobby, unless a newer one is there already; True when
-        it was written."""
+        """Record a game's summary in the lobby and file it under its kind and status, unless a
+        newer summary is there already; True when it was written."""
+        kind_keys = _kind_keys(summary.kind)
         written = await self._index(
-            keys=[LOBBY_KEY, LOBBY_GAMES_KEY, LOBBY_VERSIONS_KEY, LOBBY_LIVE_KEY],
+            keys=[LOBBY_KEY, LOBBY_GAMES_KEY, LOBBY_VERSIONS_KEY, LOBBY_LIVE_KEY, kind_keys[0], *_STATUS_KEYS, *kind_keys[1:]],
             args=[
                 summary.game_id,
                 summary.created_at,
                 summary.version,
                 summary.SerializeToString(),
                 "1" if summary.status == game_pb2.GAME_STATUS_FINISHED else "0",
+                lobby_position(summary.created_at, summary.game_id),
+                summary.status,
             ],
         )
         return bool(written)
 
-    async def unindex(self, game_id: str) -> None:
-        """Drop a game from the lobby (it does not exist: its creation never committed)."""
-        async with self.client.pipeline(transaction=False) as pipe:
-            pipe.zrem(LOBBY_KEY, game_id)
-            pipe.zrem(LOBBY_LIVE_KEY, game_id)
-            pipe.hdel(LOBBY_GAMES_KEY, game_id)
-            pipe.hdel(LOBBY_VERSIONS_KEY, game_id)
-            await pipe.execute()
+    async def unindex(self, game_id: str, kinds: "list[str] | tuple[str, ...]", position: str = "") -> None:
+        """Drop a game from the lobby and from the filter sets of each of ``kinds`` and every
+        status (it does not exist: its creation never committed, or it expired). ``position``:
+        its lobby position, when it is known although the lobby sorted set may not hold it."""
+        keys = [LOBBY_KEY, LOBBY_GAMES_KEY, LOBBY_VERSIONS_KEY, LOBBY_LIVE_KEY, *_STATUS_KEYS]
+        for kind in dict.fromkeys(kinds):
+            if FILED_KIND_RE.fullmatch(kind):
+                keys += _kind_keys(kind)
+        await self._unindex(keys=keys, args=[game_id, position])
+
+    async def refile(self, summaries: list[game_pb2.GameSummary]) -> int:
+        """File lobby entries under their kind and status as their summaries say (each unless a
+        newer summary has been written since it was read); how many memberships changed."""
+        changed = 0
+        for start in range(0, len(summaries), REFILE_CHUNK):
+            keys, args, kinds = [LOBBY_VERSIONS_KEY, *_STATUS_KEYS], [], {}  # type: ignore[var-annotated]
+            for summary in summaries[start : start + REFILE_CHUNK]:
+                if not (FILED_KIND_RE.fullmatch(summary.kind) and summary.status in FILED_STATUSES):
+                    continue
+                if summary.kind not in kinds:
+                    kinds[summary.kind] = len(kinds)
+                    keys += _kind_keys(summary.kind)
+                position = lobby_position(summary.created_at, summary.game_id)
+                args += [summary.game_id, summary.version, position, kinds[summary.kind], summary.status]
+            if args:
+                changed += int(await self._refile(keys=keys, args=args))
+        return changed
+
+    async def filed_newest_first(self, key: str, before: str, count: int) -> list[str]:
+        """Up to ``count`` positions of a filter set, newest first, from just before the position
+        ``before`` ("" from the newest)."""
+        high = b"(" + before.encode() if before else b"+"
+        return [p.decode() for p in await self.client.zrevrangebylex(key, high, b"-", start=0, num=count)]
+
+    async def filed_oldest_first(self, key: str, after: str, count: int) -> list[str]:
+        """Up to ``count`` positions of a filter set, oldest first, from just after ``after``."""
+        low = b"(" + after.encode() if after else b"-"
+        return [p.decode() for p in await self.client.zrangebylex(key, low, b"+", start=0, num=count)]
+
+    async def lobby_entry(self, offset: int) -> tuple[str, int] | None:
+        """The (game id, creation time) of the ``offset``-th lobby entry, newest first."""
+        found = await self.client.zrevrange(LOBBY_KEY, offset, offset, withscores=True)
+        return (found[0][0].decode(), int(found[0][1])) if found else None
+
+    async def in_lobby(self, game_ids: list[str]) -> list[bool]:
+        """Whether each game has an entry in the lobby sorted set."""
+        if not game_ids:
+            return []
+        return [score is not None for score in await self.client.zmscore(LOBBY_KEY, game_ids)]
 
     async def live_games(self, offset: int, count: int) -> list[tuple[str, int]]:
         """Unfinished games of the lobby with their indexed version, oldest first."""

@@ -1,7 +1,11 @@
 -- Record a game's lobby summary unless a newer one is already there (index writes of two steps
--- may arrive in either order, and the lobby repair may write too).
+-- may arrive in either order, and the lobby repair may write too), and file the game under its
+-- kind, its status and both, where a filtered ListGames reads only the games that match.
 -- KEYS[1] lobby sorted set   KEYS[2] summaries hash   KEYS[3] versions hash   KEYS[4] live set
+-- KEYS[5] the kind's filter set   KEYS[6..8] the OPEN, ACTIVE, FINISHED filter sets
+-- KEYS[9..11] the kind's OPEN, ACTIVE, FINISHED filter sets
 -- ARGV[1] game id   ARGV[2] creation time   ARGV[3] version   ARGV[4] summary   ARGV[5] "1" when finished
+-- ARGV[6] the game's lobby position ("<creation time, 12 digits>:<game id>")   ARGV[7] its status (1-3)
 local current = tonumber(redis.call('HGET', KEYS[3], ARGV[1]) or '0')
 if tonumber(ARGV[3]) <= current then
   return 0
@@ -13,5 +17,18 @@ if ARGV[5] == '1' then
   redis.call('ZREM', KEYS[4], ARGV[1])
 else
   redis.call('ZADD', KEYS[4], ARGV[2], ARGV[1])
+end
+-- The filter sets hold positions at score 0, so they are ordered by position: creation time,
+-- then game id, the very order of the lobby sorted set (which breaks ties of a score by member).
+local status = tonumber(ARGV[7])
+redis.call('ZADD', KEYS[5], 0, ARGV[6])
+for slot = 1, 3 do
+  if slot == status then
+    redis.call('ZADD', KEYS[5 + slot], 0, ARGV[6])
+    redis.call('ZADD', KEYS[8 + slot], 0, ARGV[6])
+  else
+    redis.call('ZREM', KEYS[5 + slot], ARGV[6])
+    redis.call('ZREM', KEYS[8 + slot], ARGV[6])
+  end
 end
 return 1
