@@ -8,11 +8,10 @@ Topic change, the answer to Blackmail).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from itertools import combinations
 from typing import Callable
 
-from hustings.engine.base import Event
+from hustings.engine.base import Event, evolve
 from hustings.engine.rng import Rng
 from hustings.engine.spin_doctors.board import clamp
 from hustings.engine.spin_doctors.content import CONTENT, Action
@@ -236,7 +235,7 @@ def perform(state: State, task: Task, act: Act, rng: Rng, events: list[Event]) -
                 say(events, Happening("VOTES_LOST_TO_TRAIT", seat=seat, locality=loc, group=group, amount=1))
     EFFECTS[act.action](state, seat, index, act, localities, rng, events)
     if act.action == "change_topic":
-        state.tasks[-1] = replace(state.tasks[-1], amount=cost)  # refunded if a Red-field holder refuses
+        state.tasks[-1] = evolve(state.tasks[-1], amount=cost)  # refunded if a Red-field holder refuses
     for loc in localities:
         if trait_of(state, loc) == "everything_matters":
             state.tasks.append(Task("activity", seat, loc, amount=1))
@@ -288,7 +287,7 @@ def _substitute(state: State, seat: int, index: int, act: Act, locs: list[int], 
 
 def _take_the_lead(state: State, seat: int, index: int, act: Act, locs: list[int], rng: Rng, events: list[Event]) -> None:
     moved = next(i for i, p in enumerate(state.board) if p.seat == seat and p.staffer == act.staffer)
-    state.board[moved] = replace(state.board[moved], field=state.board[index].field)
+    state.board[moved] = evolve(state.board[moved], field=state.board[index].field)
 
 
 def _media_influence(state: State, seat: int, index: int, act: Act, locs: list[int], rng: Rng, events: list[Event]) -> None:
@@ -308,7 +307,7 @@ def _find(state: State, act: Act) -> int:
 
 def _undermine(state: State, seat: int, index: int, act: Act, locs: list[int], rng: Rng, events: list[Event]) -> None:
     target = _find(state, act)
-    state.board[target] = replace(state.board[target], blocked=True)
+    state.board[target] = evolve(state.board[target], blocked=True)
 
 
 def _blackmail(state: State, seat: int, index: int, act: Act, locs: list[int], rng: Rng, events: list[Event]) -> None:
@@ -358,7 +357,7 @@ def _topmost(tokens: list[int], seat: int) -> int:
 
 def _protest(state: State, seat: int, index: int, act: Act, locs: list[int], rng: Rng, events: list[Event]) -> None:
     for loc in locs:
-        spot = state.spots[loc]
+        spot = state.changed_spot(loc)
         fields = spot.white if act.seat in spot.white else spot.red
         del fields[_topmost(fields, act.seat)]
         state.seats[act.seat].supply += 1
@@ -373,13 +372,13 @@ def _replace_token(state: State, seat: int, other: int, tokens: list[int]) -> No
 
 def _smear(state: State, seat: int, index: int, act: Act, locs: list[int], rng: Rng, events: list[Event]) -> None:
     for loc in locs:
-        _replace_token(state, seat, act.seat, state.spots[loc].turnout)
+        _replace_token(state, seat, act.seat, state.changed_spot(loc).turnout)
 
 
 def _take_over_topic(state: State, seat: int, index: int, act: Act, locs: list[int], rng: Rng, events: list[Event]) -> None:
     # A Red field first: holding it is what blocks a change of the Topic card.
     for loc in locs:
-        spot = state.spots[loc]
+        spot = state.changed_spot(loc)
         _replace_token(state, seat, act.seat, spot.red if act.seat in spot.red else spot.white)
 
 

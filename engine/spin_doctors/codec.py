@@ -185,11 +185,40 @@ def view_to_proto(view: TableView, out: game_pb2.GameView) -> None:
     own.MergeFromString(b"".join(parts))
 
 
+_EVENT_KINDS = {name.removeprefix("SPIN_DOCTORS_EVENT_KIND_"): number for name, number in pb.SpinDoctorsEventKind.items()}
+"""Each event kind's enum number by its engine name: every step writes several events."""
+
+
 def event_to_proto(payload: Any, out: game_pb2.Event) -> None:
     """Fill Event.spin_doctors from an event payload (already filtered for the viewer)."""
     if not isinstance(payload, m.Happening):
         raise TypeError(f"not a Spin Doctors event: {payload!r}")
     own = out.spin_doctors
+    kind = _EVENT_KINDS.get(payload.kind)
+    if kind is None or own.ByteSize():
+        _fill_event(payload, own)  # an unknown kind fails there as always; a filled message is overwritten as before
+        return
+    # A fresh message (the host fills a new one for every event): only the lists that hold
+    # something are written, which leaves the same message as replacing empty ones.
+    own.SetInParent()
+    own.kind = kind
+    own.seat, own.staffer, own.field, own.locality = payload.seat, payload.staffer, payload.field, payload.locality
+    own.voter_group, own.amount, own.other_seat, own.action = payload.group, payload.amount, payload.other, payload.action
+    own.second, own.step, own.target_staffer = payload.second, payload.step, payload.target_staffer
+    if payload.cards:
+        own.cards.extend(payload.cards)
+    if payload.path:
+        own.path.extend(payload.path)
+    if payload.pools:
+        own.pools.extend(payload.pools)
+    for seat, staffer, field in payload.revealed:
+        own.revealed.add(seat=seat, staffer=staffer, field=field, face_up=True)
+    if payload.term is not None:
+        own.term.CopyFrom(term_to_proto(payload.term))
+
+
+def _fill_event(payload: m.Happening, own: pb.SpinDoctorsEvent) -> None:
+    """Every field of ``own`` from ``payload``, replacing what it held."""
     own.SetInParent()
     own.kind = pb.SpinDoctorsEventKind.Value(f"SPIN_DOCTORS_EVENT_KIND_{payload.kind}")
     own.seat, own.staffer, own.field, own.locality = payload.seat, payload.staffer, payload.field, payload.locality

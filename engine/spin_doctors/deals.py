@@ -142,17 +142,19 @@ def apply(state: State, seat: Seat, move: Any, acting: bool) -> tuple[State, lis
     """Make, withdraw or decline an offer; whose turn it is does not change."""
     if not _well_formed(move) or move not in options(state, seat, acting):
         raise IllegalMoveError("BAD_OFFER", _REFUSAL[type(move)])
-    # Only the seats and the offers change; the rest is shared (every apply clones before it mutates).
+    # Only one seat and the offers change; the rest is shared (every apply clones before it mutates).
     new = state.sharing()
-    new.seats = [p.clone() for p in state.seats]
+    new.seats = list(state.seats)
     new.offers = list(state.offers)
     events: list[Event] = []
     if isinstance(move, OfferDeal):
+        new.seats[seat] = state.seats[seat].clone()
         new.seats[seat].budget -= move.amount
         new.offers.append(Offer(seat, move.seat, move.amount, move.term))
         say(events, Happening("OFFER_MADE", seat=seat, other=move.seat, amount=move.amount, term=move.term))
     else:
         offer = new.offers.pop(move.offer)
+        new.seats[offer.offerer] = state.seats[offer.offerer].clone()
         new.seats[offer.offerer].budget += offer.amount
         kind = "OFFER_WITHDRAWN" if isinstance(move, WithdrawOffer) else "OFFER_DECLINED"
         say(events, Happening(kind, seat=offer.offerer, other=offer.seat, amount=offer.amount, term=offer.term))

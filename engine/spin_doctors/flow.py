@@ -7,11 +7,10 @@ owed (or the game ends); when the queue is empty it takes the next step of the r
 
 from __future__ import annotations
 
-from dataclasses import replace
 from itertools import permutations
 from typing import Any, Callable
 
-from hustings.engine.base import Event
+from hustings.engine.base import Event, evolve
 from hustings.engine.rng import Rng
 from hustings.engine.spin_doctors import actions
 from hustings.engine.spin_doctors.board import (
@@ -148,13 +147,13 @@ def perform(state: State, task: Task, move: Any, rng: Rng, events: list[Event]) 
         _begin(state, index, events)
     elif kind in ("resolve", "imitate"):
         if kind == "resolve":
-            state.board[task.index] = replace(state.board[task.index], resolved=True)
+            state.board[task.index] = evolve(state.board[task.index], resolved=True)
         if isinstance(move, Act):
             actions.perform(state, task, move, rng, events)
         else:
             say(events, Happening("DECLINED", seat=seat, staffer=state.board[task.index].staffer, field=state.board[task.index].field))
     elif kind == "turnout":
-        spot = state.spots[task.locality]
+        spot = state.changed_spot(task.locality)
         me.supply -= 1
         pushed = place_on_turnout(spot.turnout, move.path, seat)
         if pushed >= 0:
@@ -166,6 +165,7 @@ def perform(state: State, task: Task, move: Any, rng: Rng, events: list[Event]) 
         spot = state.spots[task.locality]
         if me.supply > 0 and len(spot.red) < CONTENT.topic_cards[spot.topic_card].red_fields:
             me.supply -= 1
+            spot = state.changed_spot(task.locality)
             place_on_topic(CONTENT.topic_cards[spot.topic_card], spot.red, spot.white, seat, PlaceOnTopic(True))
             say(events, Happening("TOPIC_TOKEN", seat=seat, locality=task.locality, amount=1))
     elif kind in ("white", "topic"):
@@ -208,7 +208,7 @@ def _play(state: State, seat: int, move: PlayStaffer, events: list[Event]) -> No
 
 
 def _place_on_topic(state: State, task: Task, move: PlaceOnTopic, events: list[Event]) -> None:
-    spot = state.spots[task.locality]
+    spot = state.changed_spot(task.locality)
     seat = task.seat
     if task.kind == "topic":
         spot.activity.remove(seat)
@@ -238,8 +238,8 @@ def add_activity(state: State, seat: int, locality: int, amount: int, events: li
     me = state.seats[seat]
     count = min(amount, me.supply)
     me.supply -= count
-    state.spots[locality].activity += [seat] * count
     if count:
+        state.changed_spot(locality).activity += [seat] * count
         say(events, Happening("ACTIVITY_TOKENS", seat=seat, locality=locality, amount=count))
 
 
@@ -269,7 +269,7 @@ def _refuse(state: State, task: Task) -> None:
 
 
 def _change_topic(state: State, seat: int, locality: int, events: list[Event]) -> None:
-    spot = state.spots[locality]
+    spot = state.changed_spot(locality)
     for owner in spot.red + spot.white:
         state.seats[owner].supply += 1
     state.topic_discard.append(spot.topic_card)
@@ -283,7 +283,7 @@ def _answer_blackmail(state: State, task: Task, pay: bool, events: list[Event]) 
         state.seats[task.seat].budget -= task.amount
         state.seats[task.other].budget += task.amount
     else:
-        state.board[task.index] = replace(state.board[task.index], blocked=True)
+        state.board[task.index] = evolve(state.board[task.index], blocked=True)
     say(events, Happening("BLACKMAIL_ANSWERED", seat=task.seat, other=task.other, amount=task.amount if pay else 0,
                           staffer=state.board[task.index].staffer))
 
@@ -328,7 +328,7 @@ def _step(state: State, rng: Rng, events: list[Event]) -> None:
     elif phase == OPENING:
         start_round(state, 1, events)
     elif phase == PLANNING:
-        state.board = [replace(played, face_up=True) for played in state.board]
+        state.board = [evolve(played, face_up=True) for played in state.board]
         for played in state.board:
             if played.staffer not in state.seats[played.seat].shown:
                 state.seats[played.seat].shown.append(played.staffer)
@@ -399,7 +399,7 @@ def _next_staffer(state: State, events: list[Event]) -> None:
 def _begin(state: State, index: int, events: list[Event]) -> None:
     played = state.board[index]
     if played.blocked or (played.staffer == CANDIDATE and scandal_blocks(state, played.seat)):
-        state.board[index] = replace(played, resolved=True)
+        state.board[index] = evolve(played, resolved=True)
         say(events, Happening("STAFFER_FORGOES", seat=played.seat, staffer=played.staffer, field=played.field))
         return
     state.tasks.append(Task("resolve", played.seat, index=index))
@@ -409,7 +409,7 @@ def _debate_step(state: State, events: list[Event]) -> None:
     if state.debate_next < len(state.spots):
         locality = state.debate_next
         state.debate_next += 1
-        spot = state.spots[locality]
+        spot = state.changed_spot(locality)
         first: list[int] = []
         for seat in reversed(spot.activity):
             if seat in first:

@@ -6,12 +6,11 @@ state, so a rejected move changes nothing and no caller's state is ever mutated.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
-from hustings.engine.base import Event, Seat
+from hustings.engine.base import Event, Seat, evolve
 from hustings.engine.errors import GameOverError, IllegalMoveError, InvalidOptionsError, MalformedMoveError, NotYourTurnError
 from hustings.engine.rng import Rng
 from hustings.engine.spin_doctors import deals, flow
@@ -169,6 +168,20 @@ def _gifts(state: State, seat: Seat, acting: bool) -> list[HandBudget]:
     return [_hand_budget(s, n) for s in range(state.players) if s != seat for n in amounts]
 
 
+def _gift_listed(state: State, seat: Seat, move: HandBudget, acting: bool) -> bool:
+    """Whether ``move`` is one of ``_gifts(state, seat, acting)``, found without listing them
+    (a hand-over is a third of the moves of a game): an exact HandBudget to another seat, of an
+    amount ``gift_amounts`` lists."""
+    if type(move) is not HandBudget or type(move.seat) is not int or type(move.amount) is not int:
+        return False
+    budget, amount = state.seats[seat].budget, move.amount
+    if state.phase == FINISHED or budget <= 0 or (acting and state.seats[seat].gave):
+        return False
+    if move.seat == seat or not 0 <= move.seat < state.players:
+        return False
+    return 1 <= amount <= min(budget, GIFT_STEPS) or (2 * GIFT_STEPS <= amount <= budget and amount % GIFT_STEPS == 0)
+
+
 def legal_moves(state: State, seat: Seat) -> list[Any]:
     """Every legal decision of ``seat``: its owed decision, if any, then its hand-overs of
     Budget points (binding immediate deals, allowed at any time), then its conditional deals
@@ -185,14 +198,15 @@ def legal_moves(state: State, seat: Seat) -> list[Any]:
 
 def _hand_over(state: State, seat: Seat, move: HandBudget, acting: bool) -> tuple[State, list[Event]]:
     """A binding immediate deal: Budget points change hands; whose turn it is does not change."""
-    if type(move.seat) is not int or type(move.amount) is not int or move not in _gifts(state, seat, acting):
+    if not _gift_listed(state, seat, move, acting):
         raise IllegalMoveError(
             "BAD_HAND_OVER",
             "hand 1 to 5 of your Budget points, or a multiple of 5, to another player (once before each decision you owe)",
         )
-    # Only the seats change; the rest is shared (every apply clones before it mutates).
+    # Only the two seats change; the rest is shared (every apply clones before it mutates).
     new = state.sharing()
-    new.seats = [p.clone() for p in state.seats]
+    new.seats = list(state.seats)
+    new.seats[seat], new.seats[move.seat] = state.seats[seat].clone(), state.seats[move.seat].clone()
     new.seats[seat].budget -= move.amount
     new.seats[move.seat].budget += move.amount
     if acting:
@@ -217,7 +231,7 @@ def apply(state: State, seat: Seat, move: object, rng: Rng) -> tuple[State, list
         raise NotYourTurnError("NOT_YOUR_TURN", "you owe no decision now")
     _check_offered(state, seat, move)
     events: list[Event] = []
-    new = state.clone()
+    new = state.for_step()
     new.seats[seat].gave = False
     new.side_moves = []  # a decision of the game: every seat may make its side moves again
     if new.phase in (CHOOSING, POLL_CHANGES):
@@ -229,7 +243,7 @@ def apply(state: State, seat: Seat, move: object, rng: Rng) -> tuple[State, list
     flow.advance(new, rng, events)
     if new.offers:
         deals.release_stale(new, events)
-    return new, [replace(e, reveals=True) if e.payload.kind in REVEALING else e for e in events]
+    return new, [evolve(e, reveals=True) if e.payload.kind in REVEALING else e for e in events]
 
 
 def _side_move(state: State, seat: Seat, move: Any, acting: bool) -> tuple[State, list[Event]]:

@@ -117,9 +117,23 @@ def _seats(seats: list[Player]) -> str:
                tuple(p.votes), tuple(p.shown))
         found = _SEATS.get(key)
         if found is None:
-            found = _keep(_SEATS, key, compound(vars(p)))
+            found = _keep(_SEATS, key, _seat(p))
         written.append(found)
     return "[" + ",".join(written) + "]"
+
+
+def _seat(player: Player) -> str:
+    """A seat's JSON written directly (most steps change a seat, and the json module sorts its
+    keys and encodes every part on each call); anything but the values rules set goes through it."""
+    numbers_ok = all(type(n) is int and n in _INTS for n in (player.budget, player.pool, player.poll_step, player.supply))
+    if not numbers_ok or type(player.gave) is not bool:
+        return compound(vars(player))
+    return (
+        f'{{"budget":{_INTS[player.budget]},"face_up":{texts(player.face_up)},'
+        f'"gave":{"true" if player.gave else "false"},"poll_step":{_INTS[player.poll_step]},'
+        f'"pool":{_INTS[player.pool]},"programme":{texts(player.programme)},"shown":{numbers(player.shown)},'
+        f'"staff":{numbers(player.staff)},"supply":{_INTS[player.supply]},"votes":{numbers(player.votes)}}}'
+    )
 
 
 def _pairs(pairs: list[list[int]]) -> str:
