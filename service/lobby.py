@@ -56,10 +56,11 @@ REPAIR_MAX_PER_PASS = 20_000
 # filter sets existed is filed within N / REFILE_BATCH passes), and positions per pass it checks
 # for games no longer in the lobby.
 REFILE_BATCH = 1000
-# Lobby entries one ListGames call reads at most: two pages of the largest size, whatever the
-# filter and however many entries it has to pass over (expired games, or games whose status
-# changed a moment ago).
-PAGE_SCAN_LIMIT = 400
+# Lobby entries one ListGames call reads at most (one page of the largest size), whatever the
+# filter and however many entries it has to pass over (games expired but not yet dropped by the
+# repair, or games whose status changed a moment ago): 64 calls at once each passing over that
+# many take about 0.4 s of a replica's loop.
+PAGE_SCAN_LIMIT = 200
 # A page token: a lobby offset (the whole lobby; also from replicas without filter sets) or the
 # lobby position of the last entry read (a filtered page).
 _POSITION_TOKEN_RE = re.compile(r"^[0-9]{12}:[A-Za-z0-9_-]{1,64}$")
@@ -276,10 +277,11 @@ class LobbyRepair(BackgroundLoop):
         return dropped
 
     async def _refile(self) -> int:
-        """File one batch of the lobby, from the oldest on, under its kind and status as its
-        summaries say: entries indexed before the filter sets existed (or by a replica that
-        does not keep them) are filed within one walk over the lobby."""
-        ids = await self.store.oldest_lobby_ids(REFILE_BATCH, self._refile_from)
+        """File one batch of the lobby under its kind and status as its summaries say: entries
+        indexed before the filter sets existed (or by a replica that does not keep them) are
+        filed within one walk over the lobby. The walk goes from the newest on, as the lobby's
+        pages do, so a lobby written before the sets has its first pages filed first."""
+        ids = await self.store.lobby_ids(self._refile_from, REFILE_BATCH)
         summaries = await self.store.lobby_summaries(ids)
         changed = await self.store.refile([summaries[i] for i in ids if i in summaries])
         self._refile_from = self._refile_from + len(ids) if len(ids) == REFILE_BATCH else 0
