@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import resource
 import time
+from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, TypeVar
 
 import grpc
@@ -36,6 +38,80 @@ RPC_DEADLINE_S = 15.0  # the server's own bound on any unary call
 # Streams and unary calls are counted apart (service/limits.py); gRPC's own cap on all RPCs is
 # only a backstop above both, with room for health checks and reflection.
 RPC_BACKSTOP_HEADROOM = 256
+
+# Descriptors kept back from gRPC's connections: Redis' pool, the listeners, logs, the embedded
+# Redis' files; the REST face's connections take the other half of what is left.
+DESCRIPTOR_RESERVE = 256
+# Room per connection beyond its streams and calls: health checks and reflection.
+STREAM_HEADROOM_PER_CONNECTION = 16
+
+
+@dataclass(frozen=True)
+class ConnectionPolicy:
+    """How the gRPC face keeps its connections (HTTP/2 streams need no descriptor; connections do).
+
+    ``idle_s``: a connection with no call that long gets GOAWAY (a client reconnects on its next
+    call, transparently), so idle channels do not hold descriptors for ever. ``keepalive_s`` and
+    ``keepalive_timeout_s``: the server pings each connection every ``keepalive_s`` and closes it,
+    ending its streams, when a ping goes unanswered for ``keepalive_timeout_s`` (a peer that
+    vanished without a FIN: a phone gone, a NAT entry dropped). ``client_ping_s``: the shortest
+    interval of a client's own keepalive pings tolerated (gRPC's default, 5 minutes, would answer
+    a client pinging every 30 s with GOAWAY for "too many pings"). ``max_connections``: incoming
+    connections at once (past it a new connection is closed at once); None: half of the process's
+    descriptors less ``DESCRIPTOR_RESERVE``.
+    """
+
+    idle_s: float = 120.0
+    keepalive_s: float = 30.0
+    keepalive_timeout_s: float = 10.0
+    client_ping_s: float = 10.0
+    max_connections: int | None = None
+
+    def connection_cap(self) -> int:
+        """The cap on incoming connections: as configured, or from the descriptor limit."""
+        if self.max_connections is not None:
+            return self.max_connections
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft == resource.RLIM_INFINITY:
+            soft = 1 << 20
+        return max(16, (soft - DESCRIPTOR_RESERVE) // 2)
+
+
+def server_options(policy: ConnectionPolicy, max_rpcs: int, streams_per_connection: int) -> list[tuple[str, int]]:
+    """The gRPC server's channel arguments: message limits, the queue of calls, and how
+    connections are kept (``policy``, ``streams_per_connection`` HTTP/2 streams on each)."""
+    return [
+        ("grpc.max_receive_message_length", RECEIVE_BACKSTOP_BYTES),
+        ("grpc.max_send_message_length", MAX_RESPONSE_BYTES),
+        ("grpc.so_reuseport", 0),
+        # Calls that arrive faster than the event loop takes them up wait in gRPC's queue;
+        # past its default (1,000) gRPC cancels them, so a burst of new streams (every
+        # spectator of a game reconnecting at once) would be CANCELLED. Queue as many as
+        # our own limits admit; they answer the excess with a reason.
+        ("grpc.server.max_pending_requests", max_rpcs),
+        ("grpc.server.max_pending_requests_hard_limit", max_rpcs),
+        # A request's body is held while it arrives, before any handler or limit of ours sees
+        # the call: one connection may open no more streams than one client may use (its
+        # WatchGame streams and its unary calls), not HTTP/2's unbounded default; a stream
+        # past it is refused (REFUSED_STREAM; a gRPC client queues the call instead).
+        ("grpc.max_concurrent_streams", streams_per_connection),
+        ("grpc.max_connection_idle_ms", int(policy.idle_s * 1000)),
+        ("grpc.keepalive_time_ms", int(policy.keepalive_s * 1000)),
+        ("grpc.keepalive_timeout_ms", int(policy.keepalive_timeout_s * 1000)),
+        # The wait for any ping's answer (gRPC's default is a minute, and its keepalive timeout
+        # does not always shorten it): a peer that answers no ping within the keepalive timeout
+        # is gone.
+        ("grpc.http2.ping_timeout_ms", int(policy.keepalive_timeout_s * 1000)),
+        # gRPC sends at most 2 pings while no data is sent (its default), so keepalive would
+        # stop pinging a quiet WatchGame stream after two rounds and never notice its peer gone.
+        ("grpc.http2.max_pings_without_data", 0),
+        # Pings from clients are allowed on a connection without calls too (until it is idle
+        # long enough to be closed), and down to every client_ping_s.
+        ("grpc.keepalive_permit_without_calls", 1),
+        ("grpc.http2.min_ping_interval_without_data_ms", int(policy.client_ping_s * 1000)),
+        ("grpc.max_allowed_incoming_connections", policy.connection_cap()),
+    ]
+
 
 R = TypeVar("R")
 
@@ -287,25 +363,23 @@ def public_descriptors() -> descriptor_pool.DescriptorPool:
 
 
 def build_server(
-    host: GameHost, address: str, max_calls: int = DEFAULT_MAX_CALLS, limits: ClientLimits | None = None
+    host: GameHost,
+    address: str,
+    max_calls: int = DEFAULT_MAX_CALLS,
+    limits: ClientLimits | None = None,
+    connections: ConnectionPolicy = ConnectionPolicy(),
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     """A gRPC server with GameService, health checking and reflection, bound to ``address``
-    (``limits``, when given, shared with the replica's REST face)."""
+    (``limits``, when given, shared with the replica's REST face; ``connections``, how its
+    connections are kept)."""
     servicer = GameServicer(host, max_calls, limits)
     max_rpcs = host.max_watchers + servicer.calls.max_calls + RPC_BACKSTOP_HEADROOM
+    streams_per_connection = (
+        host.watchers.limits.max_per_client + servicer.calls.max_per_client + STREAM_HEADROOM_PER_CONNECTION
+    )
     server = grpc.aio.server(
         maximum_concurrent_rpcs=max_rpcs,
-        options=[
-            ("grpc.max_receive_message_length", RECEIVE_BACKSTOP_BYTES),
-            ("grpc.max_send_message_length", MAX_RESPONSE_BYTES),
-            ("grpc.so_reuseport", 0),
-            # Calls that arrive faster than the event loop takes them up wait in gRPC's queue;
-            # past its default (1,000) gRPC cancels them, so a burst of new streams (every
-            # spectator of a game reconnecting at once) would be CANCELLED. Queue as many as
-            # our own limits admit; they answer the excess with a reason.
-            ("grpc.server.max_pending_requests", max_rpcs),
-            ("grpc.server.max_pending_requests_hard_limit", max_rpcs),
-        ]
+        options=server_options(connections, max_rpcs, streams_per_connection),
     )
     server.add_generic_rpc_handlers((service_handler(servicer),))
     health_servicer = health.aio.HealthServicer()

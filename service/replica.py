@@ -18,7 +18,7 @@ from hustings.service import server_secret
 from hustings.service.client_limits import DEFAULT_CREATE_BURST, DEFAULT_CREATES_PER_MINUTE, ClientLimits
 from hustings.service.clock import SharedClock
 from hustings.service.embedded_redis import EmbeddedRedis
-from hustings.service.grpc_api import SERVICE_NAME, build_server
+from hustings.service.grpc_api import SERVICE_NAME, ConnectionPolicy, build_server
 from hustings.service.host import GameHost
 from hustings.service.notifier import Notifier
 from hustings.service.limits import (
@@ -72,6 +72,7 @@ class ReplicaConfig:
     creates_per_client_per_minute: float = DEFAULT_CREATES_PER_MINUTE  # CreateGame, sustained, per client address
     create_burst: int = DEFAULT_CREATE_BURST  # CreateGame at once, per client address
     trusted_proxies: tuple[str, ...] = ()  # CIDRs whose x-forwarded-for names the client
+    grpc_connections: ConnectionPolicy = ConnectionPolicy()  # idle, keepalive and cap of gRPC connections
     redis_max_connections: int = DEFAULT_MAX_CONNECTIONS  # the bounded pool of this replica
     redis_pool_timeout_s: float = DEFAULT_POOL_TIMEOUT_S  # how long a command waits for a connection
     benchmark_floor: bool = False  # serve the loadtest's floor call too
@@ -125,7 +126,9 @@ class Replica:
                 self.config.calls_per_client_per_second,
                 self.config.call_burst,
             )
-            server, port, health = build_server(host, self.config.address, self.config.max_calls, limits)
+            server, port, health = build_server(
+                host, self.config.address, self.config.max_calls, limits, self.config.grpc_connections
+            )
             if self.config.benchmark_floor:
                 from hustings.service.floor import floor_handler
 

@@ -1,0 +1,358 @@
+"""How the gRPC face keeps its connections: a request announcing more than the receive backstop is
+refused at its length prefix, an idle connection is closed, a peer that stops answering pings
+loses its streams (and its seat stops showing present once the presence window has passed), a
+connection may open only so many streams, and the replica only so many connections.
+
+A real replica on loopback; the clients are raw HTTP/2 over a socket (frames as bytes, to send
+what no gRPC client sends: half a message, more streams than allowed) or a real gRPC client
+through a loopback relay that can stop passing bytes. Every wait is bounded."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import struct
+import time
+from typing import AsyncIterator
+
+import grpc
+import pytest
+
+from conftest import run
+from hustings.service import grpc_api, presence, watch
+from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.service.grpc_api import ConnectionPolicy
+from hustings.v1 import game_service_pb2, game_service_pb2_grpc
+from service_helpers import new_game, replica_and_client
+
+DATA, HEADERS, RST_STREAM, SETTINGS, PING, GOAWAY, WINDOW_UPDATE = 0, 1, 3, 4, 6, 7, 8
+END_STREAM, END_HEADERS, ACK = 1, 4, 1
+SETTINGS_MAX_CONCURRENT_STREAMS = 3
+REFUSED_STREAM = 7
+RESOURCE_EXHAUSTED = b"8"
+WAIT_S = 10.0  # the bound on any one wait for the server
+
+
+def rss_mib() -> float:
+    """This process's resident memory (the replica runs in it), in MiB."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return -1.0
+
+
+def _literal(name: str, value: str) -> bytes:
+    """An HPACK header field, literal without indexing (no Huffman coding)."""
+    key, text = name.encode(), value.encode()
+    return b"\x00" + bytes([len(key)]) + key + bytes([len(text)]) + text
+
+
+def call_headers(port: int, method: str) -> bytes:
+    """The header block of a gRPC call to GameService/``method``."""
+    fields = (
+        (":method", "POST"),
+        (":scheme", "http"),
+        (":path", f"/hustings.v1.GameService/{method}"),
+        (":authority", f"127.0.0.1:{port}"),
+        ("content-type", "application/grpc"),
+        ("te", "trailers"),
+    )
+    return b"".join(_literal(k, v) for k, v in fields)
+
+
+class Frame:
+    """One HTTP/2 frame as received."""
+
+    def __init__(self, kind: int, flags: int, stream: int, payload: bytes) -> None:
+        self.kind, self.flags, self.stream, self.payload = kind, flags, stream, payload
+
+    def settings(self) -> dict[int, int]:
+        """A SETTINGS frame's values by identifier."""
+        return {k: v for k, v in (struct.unpack(">HI", self.payload[i : i + 6]) for i in range(0, len(self.payload), 6))}
+
+    def grpc_status(self) -> bytes | None:
+        """The grpc-status of a trailers frame, when sent literally (the first on a connection)."""
+        at = self.payload.find(b"\x0bgrpc-status")
+        if at < 0:
+            return None
+        start = at + len(b"\x0bgrpc-status") + 1
+        return self.payload[start : start + self.payload[start - 1]]
+
+
+class RawHttp2:
+    """A bare HTTP/2 client connection: it answers SETTINGS, and PINGs while ``answer_pings``."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+        self.answer_pings = True
+        self.pings = 0
+
+    @classmethod
+    async def open(cls, port: int) -> "RawHttp2":
+        """Connect and send the connection preface with empty SETTINGS."""
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        connection = cls(reader, writer)
+        writer.write(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+        connection.send(SETTINGS, 0, 0)
+        return connection
+
+    def send(self, kind: int, flags: int, stream: int, payload: bytes = b"") -> None:
+        """Queue one frame for sending."""
+        self.writer.write(struct.pack(">I", len(payload))[1:] + bytes([kind, flags]) + struct.pack(">I", stream) + payload)
+
+    def start_call(self, port: int, stream: int, method: str, announced: int, body: bytes = b"") -> None:
+        """Open a call on ``stream`` whose message announces ``announced`` bytes and sends ``body``."""
+        self.send(HEADERS, END_HEADERS, stream, call_headers(port, method))
+        self.send(DATA, 0, stream, b"\x00" + struct.pack(">I", announced) + body)
+
+    async def next(self, timeout_s: float = WAIT_S) -> Frame | None:
+        """The next frame from the server, or None when it closed the connection."""
+        try:
+            head = await asyncio.wait_for(self.reader.readexactly(9), timeout_s)
+            payload = await asyncio.wait_for(self.reader.readexactly(int.from_bytes(head[:3], "big")), timeout_s)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            return None
+        frame = Frame(head[3], head[4], int.from_bytes(head[5:9], "big") & 0x7FFFFFFF, payload)
+        if frame.kind == SETTINGS and not frame.flags & ACK:
+            self.send(SETTINGS, ACK, 0)
+        elif frame.kind == PING and not frame.flags & ACK:
+            self.pings += 1
+            if self.answer_pings:
+                self.send(PING, ACK, 0, frame.payload)
+        return frame
+
+    async def frames(self, within_s: float) -> AsyncIterator[Frame]:
+        """Frames until the server closes the connection or ``within_s`` passes (then TimeoutError)."""
+        deadline = time.monotonic() + within_s
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"nothing conclusive from the server within {within_s} s")
+            frame = await self.next(left)
+            if frame is None:
+                return
+            yield frame
+
+    def close(self) -> None:
+        """Close the socket."""
+        self.writer.close()
+
+
+def test_a_request_announcing_more_than_the_backstop_is_refused_at_its_prefix(redis_server: EmbeddedRedis) -> None:
+    """A message whose length prefix says one byte more than the backstop ends RESOURCE_EXHAUSTED
+    at once: the server does not open its window to take the body (it never gets it)."""
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url) as (replica, _):
+            before = rss_mib()
+            h2 = await RawHttp2.open(replica.port)
+            started = time.monotonic()
+            h2.start_call(replica.port, 1, "CreateGame", grpc_api.RECEIVE_BACKSTOP_BYTES + 1)
+            status: bytes | None = None
+            window_for_body = 0
+            async for frame in h2.frames(WAIT_S):
+                if frame.kind == WINDOW_UPDATE and frame.stream == 1:
+                    window_for_body += struct.unpack(">I", frame.payload)[0] & 0x7FFFFFFF
+                if frame.stream == 1 and frame.kind == HEADERS and frame.flags & END_STREAM:
+                    status = frame.grpc_status()
+                    break
+                if frame.stream == 1 and frame.kind == RST_STREAM:
+                    break
+            took = time.monotonic() - started
+            h2.close()
+            print(f"refused after {took * 1000:.0f} ms; rss {before:.0f} -> {rss_mib():.0f} MiB")
+            assert status == RESOURCE_EXHAUSTED
+            assert window_for_body < grpc_api.RECEIVE_BACKSTOP_BYTES  # the body was never asked for
+            assert grpc_api.RECEIVE_BACKSTOP_BYTES == 128 * 1024
+
+    run(scenario(), timeout_s=60)
+
+
+def test_an_idle_connection_is_closed_after_the_idle_time(redis_server: EmbeddedRedis) -> None:
+    """A connection with no call for ``idle_s`` gets GOAWAY (a gRPC client reconnects on its next
+    call); one that had a call is idle from when the call ended."""
+
+    async def scenario() -> None:
+        policy = ConnectionPolicy(idle_s=1.0)
+        async with replica_and_client(redis_server.url, grpc_connections=policy) as (replica, _):
+            h2 = await RawHttp2.open(replica.port)
+            started = time.monotonic()
+            goaway = None
+            async for frame in h2.frames(policy.idle_s + WAIT_S):
+                if frame.kind == GOAWAY:
+                    goaway = time.monotonic() - started
+                    break
+            h2.close()
+            assert goaway is not None and goaway >= policy.idle_s * 0.5
+            # A gRPC channel sees it as a closed connection and reconnects for its next call.
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{replica.port}") as channel:
+                stub = game_service_pb2_grpc.GameServiceStub(channel)
+                await stub.ListGameKinds(game_service_pb2.ListGameKindsRequest(), timeout=WAIT_S)
+                deadline = time.monotonic() + policy.idle_s + WAIT_S
+                while channel.get_state() == grpc.ChannelConnectivity.READY and time.monotonic() < deadline:
+                    await asyncio.sleep(0.1)
+                assert channel.get_state() != grpc.ChannelConnectivity.READY
+                kinds = await stub.ListGameKinds(game_service_pb2.ListGameKindsRequest(), timeout=WAIT_S)
+                assert kinds.kinds
+
+    run(scenario(), timeout_s=60)
+
+
+class Relay:
+    """A loopback relay to the replica that can stop passing bytes both ways, keeping both
+    connections open (a peer gone without FIN or RST: a phone out of range, a NAT entry dropped)."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self.frozen = False
+        self.server: asyncio.Server | None = None
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    async def start(self) -> int:
+        """Listen on a free loopback port; return it."""
+        self.server = await asyncio.start_server(self._accept, "127.0.0.1", 0)
+        return int(self.server.sockets[0].getsockname()[1])
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        upstream_reader, upstream_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+        for source, sink in ((reader, upstream_writer), (upstream_reader, writer)):
+            task = asyncio.create_task(self._pipe(source, sink))
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+
+    async def _pipe(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(ConnectionError):
+            while data := await source.read(65536):
+                if not self.frozen:  # frozen: read and drop, so that nobody's TCP pushes back
+                    sink.write(data)
+                    await sink.drain()
+        sink.close()
+
+    async def stop(self) -> None:
+        """Stop listening and end every pipe."""
+        if self.server is not None:
+            self.server.close()
+        for task in list(self.tasks):
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+
+
+def test_a_peer_that_stops_answering_pings_loses_its_stream_and_then_its_presence(
+    redis_server: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A seat's WatchGame stream through a relay that goes silent: within keepalive time and
+    timeout the server closes the connection and the stream ends; the seat shows present no
+    longer once the presence window has passed after that."""
+    window_s = 2.0
+    monkeypatch.setattr(presence, "WINDOW_MS", int(window_s * 1000))
+    monkeypatch.setattr(presence, "TOUCH_EVERY_S", 0.2)
+    monkeypatch.setattr(presence, "REFRESH_S", 0.1)
+    monkeypatch.setattr(watch, "SEEN_EVERY_S", 0.2)
+    policy = ConnectionPolicy(keepalive_s=1.0, keepalive_timeout_s=1.0)
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url, grpc_connections=policy) as (replica, client):
+            seats = await new_game(client, players=3)
+            game_id = seats[0].game_id
+            relay = Relay(replica.port)
+            port = await relay.start()
+            limits = replica.host.watchers.limits
+            try:
+                async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+                    call = game_service_pb2_grpc.GameServiceStub(channel).WatchGame(
+                        game_service_pb2.WatchGameRequest(game_id=game_id),
+                        metadata=(("authorization", f"Bearer {seats[0].token}"),),
+                    )
+                    await asyncio.wait_for(call.read(), WAIT_S)
+                    assert limits.open == 1
+                    # Held for longer than the window, answering pings: present throughout.
+                    await asyncio.sleep(window_s + 2 * policy.keepalive_s)
+                    assert limits.open == 1
+                    assert (await client.view(game_id, seats[1].token)).seats[0].present
+                    relay.frozen = True
+                    frozen_at = time.monotonic()
+                    bound = policy.keepalive_s + policy.keepalive_timeout_s + 2.0  # + scheduling slack
+                    while limits.open and time.monotonic() - frozen_at < bound + WAIT_S:
+                        await asyncio.sleep(0.1)
+                    ended = time.monotonic() - frozen_at
+                    print(f"stream ended {ended:.1f} s after the peer went silent")
+                    assert limits.open == 0 and ended <= bound
+                    deadline = time.monotonic() + window_s + WAIT_S
+                    view = await client.view(game_id, seats[1].token)
+                    while view.seats[0].present and time.monotonic() < deadline:
+                        await asyncio.sleep(0.2)
+                        view = await client.view(game_id, seats[1].token)
+                    gone = time.monotonic() - frozen_at
+                    print(f"seat 0 not present {gone:.1f} s after the peer went silent")
+                    assert not view.seats[0].present
+                    assert gone <= bound + window_s + 2.0
+                    call.cancel()
+            finally:
+                await relay.stop()
+
+    run(scenario(), timeout_s=90)
+
+
+def test_streams_past_the_connections_cap_are_refused(redis_server: EmbeddedRedis) -> None:
+    """A connection may hold its client's streams and calls and a little more (health,
+    reflection); HEADERS past MAX_CONCURRENT_STREAMS get RST_STREAM REFUSED_STREAM."""
+
+    async def scenario() -> None:
+        async with replica_and_client(
+            redis_server.url, max_streams_per_client=3, max_calls_per_client=2
+        ) as (replica, _):
+            cap = 3 + 2 + grpc_api.STREAM_HEADROOM_PER_CONNECTION
+            h2 = await RawHttp2.open(replica.port)
+            advertised = None
+            async for frame in h2.frames(WAIT_S):
+                if frame.kind == SETTINGS and not frame.flags & ACK:
+                    advertised = frame.settings().get(SETTINGS_MAX_CONCURRENT_STREAMS)
+                    break
+            assert advertised == cap
+            extra = 4
+            # Calls that announce a message and never send it: each holds its stream open.
+            streams = [1 + 2 * i for i in range(cap + extra)]
+            for stream in streams:
+                h2.start_call(replica.port, stream, "ListGameKinds", 10)
+            refused: set[int] = set()
+            with contextlib.suppress(TimeoutError):
+                async for frame in h2.frames(WAIT_S):
+                    if frame.kind == RST_STREAM and struct.unpack(">I", frame.payload)[0] == REFUSED_STREAM:
+                        refused.add(frame.stream)
+                    if len(refused) >= extra:
+                        break
+            h2.close()
+            assert refused == set(streams[cap:])
+
+    run(scenario(), timeout_s=60)
+
+
+def test_connections_past_the_replicas_cap_are_closed(redis_server: EmbeddedRedis) -> None:
+    """``max_connections`` connections are served; one more is closed at once (descriptors
+    stay for Redis, the REST face and the connections already held)."""
+
+    async def scenario() -> None:
+        policy = ConnectionPolicy(max_connections=3)
+        async with replica_and_client(redis_server.url, grpc_connections=policy) as (replica, client):
+            held = [await RawHttp2.open(replica.port) for _ in range(3)]
+            for h2 in held:
+                first = await h2.next()
+                assert first is not None and first.kind == SETTINGS
+            one_more = await RawHttp2.open(replica.port)
+            closed = False
+            with contextlib.suppress(TimeoutError):
+                async for _ in one_more.frames(WAIT_S):
+                    pass
+                closed = True
+            one_more.close()
+            assert closed
+            held[0].close()
+            await asyncio.sleep(0.5)
+            again = await RawHttp2.open(replica.port)  # a place is free again
+            first = await again.next()
+            assert first is not None and first.kind == SETTINGS
+            for h2 in (*held[1:], again):
+                h2.close()
+
+    run(scenario(), timeout_s=60)
