@@ -452,7 +452,9 @@ class Store:
         newer summary has been written since it was read); how many memberships changed."""
         changed = 0
         for start in range(0, len(summaries), REFILE_CHUNK):
-            keys, args, kinds = [LOBBY_VERSIONS_KEY, *_STATUS_KEYS], [], {}  # type: ignore[var-annotated]
+            keys: list[str] = [LOBBY_VERSIONS_KEY, *_STATUS_KEYS]
+            args: list[str | int] = []
+            kinds: dict[str, int] = {}  # kind -> its place among this call's kinds
             for summary in summaries[start : start + REFILE_CHUNK]:
                 if not (FILED_KIND_RE.fullmatch(summary.kind) and summary.status in FILED_STATUSES):
                     continue
