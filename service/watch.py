@@ -48,7 +48,12 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("hustings.watch")
 
-SEEN_EVERY_S = 10.0  # how often a seat's open stream renews its presence
+# How often a seat's open, quiet stream renews its presence. Only a stream with no write
+# outstanding renews it (a write holds the stream until the peer's window takes it), and over
+# gRPC a quiet stream's peer answers keepalive pings or loses its connection and its streams
+# (service/grpc_api.py): a gRPC stream whose peer stopped reading or vanished stops counting its
+# seat present once the presence window has passed (tests/test_grpc_connections.py).
+SEEN_EVERY_S = 10.0
 POLL_S = 2.0  # pub/sub is at-most-once: every watched game's version is also read this often
 SWEEP_CHUNK = 500  # games read in one pipeline by the sweep
 RETRY_S = (0.1, 0.25, 0.5, 1.0, 2.0)  # a feed's pauses after failed reads, then POLL_S
@@ -299,7 +304,7 @@ class Watchers:
                 if feed.step.version <= last:
                     if seat is None:
                         await wake.wait()
-                    else:  # a seat holding a stream is present: say so now and then
+                    else:  # a seat holding a stream, its last update written, is present
                         self._seen(game_id, seat)
                         await _woken(wake, SEEN_EVERY_S)
                 step = feed.step

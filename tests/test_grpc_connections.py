@@ -27,7 +27,7 @@ from service_helpers import new_game, replica_and_client
 
 DATA, HEADERS, RST_STREAM, SETTINGS, PING, GOAWAY, WINDOW_UPDATE = 0, 1, 3, 4, 6, 7, 8
 END_STREAM, END_HEADERS, ACK = 1, 4, 1
-SETTINGS_MAX_CONCURRENT_STREAMS = 3
+SETTINGS_MAX_CONCURRENT_STREAMS, SETTINGS_INITIAL_WINDOW_SIZE = 3, 4
 REFUSED_STREAM = 7
 RESOURCE_EXHAUSTED = b"8"
 WAIT_S = 10.0  # the bound on any one wait for the server
@@ -87,6 +87,7 @@ class RawHttp2:
         self.reader, self.writer = reader, writer
         self.answer_pings = True
         self.pings = 0
+        self.data_frames = 0
 
     @classmethod
     async def open(cls, port: int) -> "RawHttp2":
@@ -356,3 +357,60 @@ def test_connections_past_the_replicas_cap_are_closed(redis_server: EmbeddedRedi
                 h2.close()
 
     run(scenario(), timeout_s=60)
+
+
+def test_a_stream_renews_its_seats_presence_only_while_it_delivers(
+    redis_server: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A seat's stream whose peer answers pings but takes no data (its flow-control window is
+    0: a client that stopped reading) is held, yet its seat stops showing present once the
+    window has passed; when the peer opens its window the updates go out and it is present again."""
+    window_s = 2.0
+    monkeypatch.setattr(presence, "WINDOW_MS", int(window_s * 1000))
+    monkeypatch.setattr(presence, "TOUCH_EVERY_S", 0.2)
+    monkeypatch.setattr(presence, "REFRESH_S", 0.1)
+    monkeypatch.setattr(watch, "SEEN_EVERY_S", 0.2)
+
+    async def present(client: object, game_id: str, token: str) -> bool:
+        return bool((await client.view(game_id, token)).seats[0].present)  # type: ignore[attr-defined]
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url) as (replica, client):
+            seats = await new_game(client, players=3)
+            game_id = seats[0].game_id
+            h2 = await RawHttp2.open(replica.port)
+            h2.send(SETTINGS, 0, 0, struct.pack(">HI", SETTINGS_INITIAL_WINDOW_SIZE, 0))
+            request = game_service_pb2.WatchGameRequest(game_id=game_id).SerializeToString()
+            headers = call_headers(replica.port, "WatchGame") + _literal("authorization", f"Bearer {seats[0].token}")
+            h2.send(HEADERS, END_HEADERS, 1, headers)
+            h2.send(DATA, END_STREAM, 1, b"\x00" + struct.pack(">I", len(request)) + request)
+            reading = asyncio.create_task(_drain(h2, within_s=4 * window_s + WAIT_S))
+            try:
+                deadline = time.monotonic() + WAIT_S
+                while replica.host.watchers.limits.open == 0 and time.monotonic() < deadline:
+                    await asyncio.sleep(0.05)
+                assert replica.host.watchers.limits.open == 1
+                await asyncio.sleep(window_s + 1.0)
+                assert replica.host.watchers.limits.open == 1  # held all along (pings answered)
+                assert not await present(client, game_id, seats[1].token)
+                h2.send(WINDOW_UPDATE, 0, 0, struct.pack(">I", 1 << 24))
+                h2.send(SETTINGS, 0, 0, struct.pack(">HI", SETTINGS_INITIAL_WINDOW_SIZE, 1 << 20))
+                deadline = time.monotonic() + WAIT_S
+                while not await present(client, game_id, seats[1].token) and time.monotonic() < deadline:
+                    await asyncio.sleep(0.1)
+                assert await present(client, game_id, seats[1].token)
+                assert h2.data_frames > 0
+            finally:
+                reading.cancel()
+                await asyncio.gather(reading, return_exceptions=True)
+                h2.close()
+
+    run(scenario(), timeout_s=60)
+
+
+async def _drain(h2: RawHttp2, within_s: float) -> None:
+    """Read the server's frames (answering pings), counting DATA, until closed or ``within_s``."""
+    with contextlib.suppress(TimeoutError):
+        async for frame in h2.frames(within_s):
+            if frame.kind == DATA:
+                h2.data_frames += 1
