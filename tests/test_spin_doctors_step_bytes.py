@@ -1,7 +1,8 @@
 """The Spin Doctors' cheaper step keeps every byte: over random whole games, for every player
 count and the Scandal variant, each stored state is the json module's text of the plain state,
-each event's message is the one written field by field, a move read back from its message is the
-move, and ``apply`` leaves the state it was given as it was (Localities are shared with the next
+each event's message is the one written field by field, every seat's and a spectator's view
+message the one added entry by entry, a move read back from its message is the move, and
+``apply`` leaves the state it was given as it was (Localities are shared with the next
 state until a rule changes one). The kept texts and the values made at once are checked against
 the plain ways of making them too."""
 
@@ -32,6 +33,7 @@ from hustings.engine.spin_doctors.model import (
     init_at_once,
     public_event,
 )
+from hustings.engine.spin_doctors.views import TableView
 from hustings.v1 import game_pb2, spin_doctors_pb2
 
 OPTION_SETS = [SpinDoctorsOptions(3), SpinDoctorsOptions(4), SpinDoctorsOptions(4, True), SpinDoctorsOptions(5)]
@@ -65,6 +67,53 @@ def _event_bytes(payload: Happening) -> tuple[bytes, bytes]:
     return fast.SerializeToString(deterministic=True), plain.SerializeToString(deterministic=True)
 
 
+def _plain_view(view: TableView) -> bytes:
+    """The view's message with every entry added one by one, nothing kept."""
+    out = spin_doctors_pb2.SpinDoctorsView(
+        round=view.round, phase=spin_doctors_pb2.SpinDoctorsPhase.Value(f"SPIN_DOCTORS_PHASE_{view.phase}"),
+        favourite=view.favourite, field_now=view.field_now, turnout_markers=view.turnout_markers, news=view.news,
+        news_face_down=view.news_face_down, news_deck_count=view.news_deck_count, news_discard=view.news_discard,
+        topic_deck_count=view.topic_deck_count, topic_discard=view.topic_discard, named_winner=view.winner,
+        scandals_aside=view.scandals_aside,
+    )
+    for p in view.players:
+        out.players.add(
+            seat=p.seat, colour=p.colour, budget=p.budget, supply=p.supply, pool=p.pool, votes=p.votes, staff=p.staff,
+            staff_count=p.staff_count, hand_count=p.hand_count, shown_staffers=p.shown,
+            programme_face_up=p.programme_face_up, programme_face_down=p.programme_face_down,
+            programme_count=p.programme_count, done_choosing=p.done_choosing, side_moves_left=p.side_moves_left,
+        )
+    for loc in view.localities:
+        out.localities.add(
+            locality=loc.locality, turnout_card=loc.turnout_card, turnout_tokens=loc.turnout, topic_card=loc.topic_card,
+            red_tokens=loc.red, white_tokens=loc.white, activity_tokens=loc.activity,
+        )
+    for s in view.board:
+        out.board_staffers.add(seat=s.seat, staffer=s.staffer, field=s.field, face_up=s.face_up, resolved=s.resolved, blocked=s.blocked)
+    if view.pending is not None:
+        q = view.pending
+        out.pending.CopyFrom(spin_doctors_pb2.SpinDoctorsPending(
+            kind=q.kind, seat=q.seat, locality=q.locality, staffer=q.staffer, other_seat=q.other, amount=q.amount, cards=q.cards
+        ))
+    for seat, field in view.coordinated:
+        out.coordinated.add(seat=seat, field=field)
+    for seat, field in view.protected:
+        out.protected.add(seat=seat, field=field)
+    for o in view.offers:
+        out.offers.add(offerer=o.offerer, seat=o.seat, amount=o.amount, term=codec.term_to_proto(o.term))
+    return out.SerializeToString(deterministic=True)
+
+
+def _check_views(state: State) -> int:
+    """Every seat's and a spectator's view message equals the one added entry by entry."""
+    for seat in [*range(state.players), None]:
+        view = GAME.view(state, seat)
+        message = game_pb2.GameView()
+        GAME.view_to_proto(view, message)
+        assert message.spin_doctors.SerializeToString(deterministic=True) == _plain_view(view), seat
+    return state.players + 1
+
+
 def _check_gifts(state: State, seat: int, acting: bool) -> int:
     """``_gift_listed`` answers what searching the listed hand-overs answers, for every seat and
     amount around the legal ones."""
@@ -84,7 +133,7 @@ def _play(options: SpinDoctorsOptions, number: int) -> dict[str, int]:
     choices = random.Random(number)
     rng = Rng(seed)
     state = GAME.setup(options, rng)
-    counts = {"steps": 0, "events": 0, "gifts": 0, "shared": 0}
+    counts = {"steps": 0, "events": 0, "gifts": 0, "shared": 0, "views": 0}
     for _ in range(MAX_STEPS):
         if GAME.is_over(state):
             break
@@ -96,6 +145,8 @@ def _play(options: SpinDoctorsOptions, number: int) -> dict[str, int]:
         assert read == move and type(read) is type(move)
         if counts["steps"] % 7 == 0:
             counts["gifts"] += _check_gifts(state, seat, seat in GAME.to_act(state))
+        if counts["steps"] % 5 == 0:
+            counts["views"] += _check_views(state)
         before = _plain(state)
         rng = Rng(seed, rng.counter)  # as the host: a fresh Rng at the stored counter
         new, events = GAME.apply(state, seat, move, rng)
@@ -111,16 +162,17 @@ def _play(options: SpinDoctorsOptions, number: int) -> dict[str, int]:
         state = new
         counts["steps"] += 1
     assert GAME.is_over(state)
+    counts["views"] += _check_views(state)
     return counts
 
 
 @pytest.mark.parametrize("options", OPTION_SETS, ids=lambda o: f"{o.players}{'-aside' if o.scandals_set_aside else ''}")
 def test_random_whole_games_keep_their_bytes(options: SpinDoctorsOptions) -> None:
-    totals = {"steps": 0, "events": 0, "gifts": 0, "shared": 0}
+    totals = {"steps": 0, "events": 0, "gifts": 0, "shared": 0, "views": 0}
     for number in range(2):
         for key, value in _play(options, number + 10 * options.players + options.scandals_set_aside).items():
             totals[key] += value
-    assert totals["steps"] > 300 and totals["events"] > 300 and totals["gifts"] > 1000
+    assert totals["steps"] > 300 and totals["events"] > 300 and totals["gifts"] > 1000 and totals["views"] > 250
     assert totals["shared"] > totals["steps"]  # Localities were shared between states, and stayed unchanged
 
 

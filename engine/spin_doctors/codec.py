@@ -11,7 +11,8 @@ from typing import Any, Callable, Mapping
 from hustings.engine.errors import MalformedMoveError
 from hustings.engine.spin_doctors import model as m
 from hustings.engine.spin_doctors.content import CONTENT, CONTENT_DATA
-from hustings.engine.spin_doctors.rules import validate_options
+from hustings.engine.spin_doctors.flow import PLAYS
+from hustings.engine.spin_doctors.rules import hand_budget, validate_options
 from hustings.engine.spin_doctors.views import LocalityView, PlayerView, StafferView, TableView
 from hustings.v1 import catalogue_pb2, game_pb2, game_service_pb2, spin_doctors_catalogue_pb2 as cpb, spin_doctors_pb2 as pb
 
@@ -85,6 +86,8 @@ _MOVES: dict[type, tuple[str, Callable[[Any], dict[str, Any]], Callable[[Any], A
     m.DeclineOffer: ("decline_offer", lambda v: {"offer": v.offer}, lambda p: m.DeclineOffer(p.offer)),
 }
 _BY_FIELD = {name: parse for name, _, parse in _MOVES.values()}
+_PLAYS = PLAYS
+"""Every well-formed planning move, by (Staffer, field)."""
 
 
 def move_from_proto(message: game_pb2.Move) -> Any:
@@ -95,6 +98,17 @@ def move_from_proto(message: game_pb2.Move) -> Any:
     kind = own.WhichOneof("kind")
     if kind is None:
         raise MalformedMoveError("EMPTY_MOVE", "the move carries no Spin Doctors decision")
+    # The two commonest moves (six in ten of a game's) come from tables of well-formed ones,
+    # already made; any other value goes the long way, and is checked there.
+    if kind == "play_staffer":
+        play = own.play_staffer
+        made = _PLAYS.get((play.staffer, play.field))
+        if made is not None:
+            return made
+    elif kind == "hand_budget":
+        gift = own.hand_budget
+        if _INTS[0] <= gift.seat <= _INTS[1] and _INTS[0] <= gift.amount <= _INTS[1]:
+            return hand_budget(gift.seat, gift.amount)
     part = getattr(own, kind)
     for field, value in part.ListFields():
         values = value if field.is_repeated else [value]
@@ -117,11 +131,13 @@ def move_to_proto(move: Any, out: game_pb2.Move) -> None:
             setattr(part, key, value)
 
 
+_PHASES = {name.removeprefix("SPIN_DOCTORS_PHASE_"): number for name, number in pb.SpinDoctorsPhase.items()}
+"""Each phase's enum number by its engine name (every view writes one)."""
 _ENCODED: dict[int, tuple[object, bytes]] = {}
 _ENCODED_MAX = 1 << 14
 
 
-def _encoded(part: Any, encode: Callable[[Any], pb.SpinDoctorsView]) -> bytes:
+def _encoded(part: Any, encode: Callable[[Any], bytes]) -> bytes:
     """The wire form of a SpinDoctorsView holding only ``part``, kept per part object: the view
     shares its parts between seats and steps (see views._interned), so most are encoded once.
     Entries hold their part, so an id is never reused while its entry lives."""
@@ -130,31 +146,36 @@ def _encoded(part: Any, encode: Callable[[Any], pb.SpinDoctorsView]) -> bytes:
         return found[1]
     if len(_ENCODED) >= _ENCODED_MAX:
         _ENCODED.clear()
-    data = encode(part).SerializeToString()
+    data = encode(part)
     _ENCODED[id(part)] = (part, data)
     return data
 
 
-def _player(p: PlayerView) -> pb.SpinDoctorsView:
+def _player(p: PlayerView) -> bytes:
     return pb.SpinDoctorsView(players=[pb.SpinDoctorsPlayer(
         seat=p.seat, colour=p.colour, budget=p.budget, supply=p.supply, pool=p.pool, votes=p.votes, staff=p.staff,
         staff_count=p.staff_count, hand_count=p.hand_count, shown_staffers=p.shown,
         programme_face_up=p.programme_face_up, programme_face_down=p.programme_face_down,
         programme_count=p.programme_count, done_choosing=p.done_choosing, side_moves_left=p.side_moves_left,
-    )])
+    )]).SerializeToString()
 
 
-def _locality(loc: LocalityView) -> pb.SpinDoctorsView:
+def _locality(loc: LocalityView) -> bytes:
     return pb.SpinDoctorsView(localities=[pb.SpinDoctorsLocality(
         locality=loc.locality, turnout_card=loc.turnout_card, turnout_tokens=loc.turnout, topic_card=loc.topic_card,
         red_tokens=loc.red, white_tokens=loc.white, activity_tokens=loc.activity,
-    )])
+    )]).SerializeToString()
 
 
-def _staffer(s: StafferView) -> pb.SpinDoctorsView:
+def _localities(localities: tuple[LocalityView, ...]) -> bytes:
+    """Every Locality's part, one after the other: the views share the whole tuple (views._localities)."""
+    return b"".join([_encoded(loc, _locality) for loc in localities])
+
+
+def _staffer(s: StafferView) -> bytes:
     return pb.SpinDoctorsView(board_staffers=[pb.SpinDoctorsBoardStaffer(
         seat=s.seat, staffer=s.staffer, field=s.field, face_up=s.face_up, resolved=s.resolved, blocked=s.blocked
-    )])
+    )]).SerializeToString()
 
 
 def view_to_proto(view: TableView, out: game_pb2.GameView) -> None:
@@ -162,8 +183,11 @@ def view_to_proto(view: TableView, out: game_pb2.GameView) -> None:
 
     The message is assembled from encoded parts: repeated fields concatenate on the wire, so
     merging the parts in order gives the same message as adding every entry one by one."""
+    phase = _PHASES.get(view.phase)
+    if phase is None:
+        phase = pb.SpinDoctorsPhase.Value(f"SPIN_DOCTORS_PHASE_{view.phase}")  # fails as it always did
     head = pb.SpinDoctorsView(
-        round=view.round, phase=pb.SpinDoctorsPhase.Value(f"SPIN_DOCTORS_PHASE_{view.phase}"), favourite=view.favourite,
+        round=view.round, phase=phase, favourite=view.favourite,
         field_now=view.field_now, turnout_markers=view.turnout_markers, news=view.news, news_face_down=view.news_face_down,
         news_deck_count=view.news_deck_count, news_discard=view.news_discard, topic_deck_count=view.topic_deck_count,
         topic_discard=view.topic_discard, named_winner=view.winner, scandals_aside=view.scandals_aside,
@@ -178,7 +202,7 @@ def view_to_proto(view: TableView, out: game_pb2.GameView) -> None:
         ))
     parts = [head.SerializeToString()]
     parts += [_encoded(p, _player) for p in view.players]
-    parts += [_encoded(loc, _locality) for loc in view.localities]
+    parts.append(_encoded(view.localities, _localities))
     parts += [_encoded(s, _staffer) for s in view.board]
     own = out.spin_doctors
     own.SetInParent()

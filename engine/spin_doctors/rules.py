@@ -7,7 +7,8 @@ state, so a rejected move changes nothing and no caller's state is ever mutated.
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import combinations
+from itertools import combinations, repeat
+from operator import is_
 from typing import Any
 
 from hustings.engine.base import Event, Seat, evolve
@@ -126,7 +127,9 @@ _STAFF_SET = frozenset(STAFFS)
 _CHOOSE_PROGRAMME = {c: ChooseProgramme(c) for c in PROGRAMME_CARDS}
 _SWAPS = {(d, t): SwapStaffer(d, t) for d in STAFFERS for t in STAFFERS}
 _EXCHANGES = {c: ExchangeProgramme(c) for c in PROGRAMME_CARDS}
-_hand_budget = lru_cache(maxsize=4096)(HandBudget)
+hand_budget = lru_cache(maxsize=4096)(HandBudget)
+"""``HandBudget(seat, amount)``, one object per pair: hand-overs are listed at every step and read from
+every hand-over message."""
 
 
 def _own_options(state: State, seat: Seat) -> list[Any]:
@@ -165,7 +168,7 @@ def _gifts(state: State, seat: Seat, acting: bool) -> list[HandBudget]:
     if state.phase == FINISHED or player.budget <= 0 or (acting and player.gave):
         return []
     amounts = gift_amounts(player.budget)
-    return [_hand_budget(s, n) for s in range(state.players) if s != seat for n in amounts]
+    return [hand_budget(s, n) for s in range(state.players) if s != seat for n in amounts]
 
 
 def _gift_listed(state: State, seat: Seat, move: HandBudget, acting: bool) -> bool:
@@ -272,8 +275,12 @@ def _check_offered(state: State, seat: Seat, move: Any) -> None:
             if move in _STAFF_SET:
                 return
             raise IllegalMoveError("BAD_STAFF", "a Staff is six different Staffers, 1 to 12, besides the Candidate")
-    elif move in _own_options(state, seat):
-        return
+    else:
+        options = _own_options(state, seat)
+        # A planning move read from its message is the listed object itself (codec's table):
+        # found by identity in C, before comparing it with each option by its dataclass __eq__.
+        if any(map(is_, options, repeat(move))) or move in options:
+            return
     raise IllegalMoveError("ILLEGAL_MOVE", f"{type(move).__name__} is not one of your legal decisions now")
 
 

@@ -16,12 +16,24 @@ from typing import Callable, TypeVar
 from hustings.engine.base import Seat
 from hustings.engine.rng import Rng
 from hustings.engine.spin_doctors.content import CONTENT
-from hustings.engine.spin_doctors.model import CANDIDATE, CHOOSING, FINISHED, PROGRAMME_CARDS, STAFFERS, Offer, Played, Spot, State
+from hustings.engine.spin_doctors.model import (
+    CANDIDATE,
+    CHOOSING,
+    FINISHED,
+    PROGRAMME_CARDS,
+    STAFFERS,
+    Offer,
+    Played,
+    Spot,
+    State,
+    made_at_once,
+)
 from hustings.engine.spin_doctors.rules import to_act
 
 T = TypeVar("T")
 
 
+@made_at_once
 @dataclass(frozen=True)
 class PlayerView:
     """A seat as the viewer sees it; ``staff`` and ``programme_face_down`` only for its owner."""
@@ -45,6 +57,7 @@ class PlayerView:
     over. Shown for every seat: each side move is a public event, so the count hides nothing."""
 
 
+@made_at_once
 @dataclass(frozen=True)
 class LocalityView:
     """A Locality: its Turnout card with tokens (-1 empty field), Topic card, Activity stack."""
@@ -58,6 +71,7 @@ class LocalityView:
     activity: tuple[int, ...]
 
 
+@made_at_once
 @dataclass(frozen=True)
 class StafferView:
     """A Staffer on the board; ``staffer`` is -1 while face down for the viewer."""
@@ -70,6 +84,7 @@ class StafferView:
     blocked: bool
 
 
+@made_at_once
 @dataclass(frozen=True)
 class PendingView:
     """The decision owed now (the head of the task queue); ``cards`` only for its seat."""
@@ -83,6 +98,7 @@ class PendingView:
     cards: tuple[str, ...]
 
 
+@made_at_once
 @dataclass(frozen=True)
 class TableView:
     """The whole table as the viewer sees it. ``news`` holds a card id per News field, "" for an
@@ -163,6 +179,13 @@ def _locality(index: int, spot: Spot) -> LocalityView:
     return _interned(key, lambda: LocalityView(*key[1:]))  # type: ignore[arg-type]
 
 
+def _localities(spots: list[Spot]) -> tuple[LocalityView, ...]:
+    """Every Locality's view, the whole table's found at once: the same for every viewer, and
+    most steps change none of them."""
+    keys = tuple([(s.turnout_card, tuple(s.turnout), s.topic_card, tuple(s.red), tuple(s.white), tuple(s.activity)) for s in spots])
+    return _interned((LocalityView, keys), lambda: tuple(_locality(i, s) for i, s in enumerate(spots)))
+
+
 def _staffer(played: Played, seat: Seat | None) -> StafferView:
     staffer = played.staffer if played.face_up or played.seat == seat else -1
     key = (StafferView, played.seat, staffer, played.field, played.face_up, played.resolved, played.blocked)
@@ -192,7 +215,7 @@ def view(state: State, seat: Seat | None) -> TableView:
         favourite=state.favourite,
         field_now=state.field_now,
         players=tuple(_player(state, i, seat, on_board.count(i)) for i in range(state.players)),
-        localities=tuple(_locality(i, s) for i, s in enumerate(state.spots)),
+        localities=_localities(state.spots),
         turnout_markers=tuple(state.turnout_markers),
         news=news,
         news_face_down=face_down,
