@@ -21,6 +21,7 @@ from hustings.service import metrics
 from hustings.service.errors import ServiceError, internal, store_error, unauthenticated
 from hustings.service.host import GameHost
 from hustings.service.client_limits import ClientLimits
+from hustings.service.grpc_arrivals import ArrivalInterceptor, Arrivals
 from hustings.service.limits import DEFAULT_MAX_CALLS, MAX_REQUEST_BYTES
 from hustings.v1 import game_service_pb2, game_service_pb2_grpc
 
@@ -377,7 +378,11 @@ def build_server(
     streams_per_connection = (
         host.watchers.limits.max_per_client + servicer.calls.max_per_client + STREAM_HEADROOM_PER_CONNECTION
     )
+    # Requests still arriving hold places among max_rpcs before any handler runs: each client
+    # may have as many arriving as it may have calls, and each must arrive within seconds.
+    arrivals = Arrivals(servicer.calls.max_calls, servicer.calls.max_per_client)
     server = grpc.aio.server(
+        interceptors=[ArrivalInterceptor(arrivals, servicer.client_of)],
         maximum_concurrent_rpcs=max_rpcs,
         options=server_options(connections, max_rpcs, streams_per_connection),
     )

@@ -19,7 +19,7 @@ import grpc
 import pytest
 
 from conftest import run
-from hustings.service import grpc_api, presence, watch
+from hustings.service import grpc_api, grpc_arrivals, presence, watch
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.grpc_api import ConnectionPolicy
 from hustings.v1 import game_service_pb2, game_service_pb2_grpc
@@ -29,7 +29,7 @@ DATA, HEADERS, RST_STREAM, SETTINGS, PING, GOAWAY, WINDOW_UPDATE = 0, 1, 3, 4, 6
 END_STREAM, END_HEADERS, ACK = 1, 4, 1
 SETTINGS_MAX_CONCURRENT_STREAMS, SETTINGS_INITIAL_WINDOW_SIZE = 3, 4
 REFUSED_STREAM = 7
-RESOURCE_EXHAUSTED = b"8"
+RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED = b"8", b"4"
 WAIT_S = 10.0  # the bound on any one wait for the server
 
 
@@ -414,3 +414,43 @@ async def _drain(h2: RawHttp2, within_s: float) -> None:
         async for frame in h2.frames(within_s):
             if frame.kind == DATA:
                 h2.data_frames += 1
+
+
+async def _status_of(h2: RawHttp2, stream: int, within_s: float) -> bytes | None:
+    """The grpc-status that ends ``stream`` (the first call on ``h2``), or None when the stream
+    or the connection ends without one."""
+    async for frame in h2.frames(within_s):
+        if frame.stream == stream and frame.kind == HEADERS and frame.flags & END_STREAM:
+            return frame.grpc_status()
+        if frame.stream == stream and frame.kind == RST_STREAM:
+            return None
+    return None
+
+
+def test_requests_that_never_finish_arriving_are_capped_and_ended(
+    redis_server: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Calls that announce a message and never finish it hold one of gRPC's places each before
+    any handler runs: a client gets as many as its calls in flight (past that RESOURCE_EXHAUSTED
+    at once) and each ends DEADLINE_EXCEEDED after the receipt time; then calls are answered."""
+    receipt_s = 1.0
+    monkeypatch.setattr(grpc_arrivals, "RECEIPT_S", receipt_s)
+    per_client = 3
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url, max_calls_per_client=per_client) as (replica, client):
+            connections = [await RawHttp2.open(replica.port) for _ in range(per_client + 2)]
+            started = time.monotonic()
+            for h2 in connections:
+                h2.start_call(replica.port, 1, "CreateGame", 100, b"x" * 10)
+                await asyncio.sleep(0.05)  # in this order: the first ones take the client's places
+            statuses = await asyncio.gather(*(_status_of(h2, 1, receipt_s + WAIT_S) for h2 in connections))
+            took = time.monotonic() - started
+            for h2 in connections:
+                h2.close()
+            print(f"statuses {statuses} within {took:.1f} s")
+            assert statuses == [DEADLINE_EXCEEDED] * per_client + [RESOURCE_EXHAUSTED] * 2
+            assert took <= receipt_s + 3.0
+            assert (await client.create_game("stimmvieh", 3)).game_id  # places free again
+
+    run(scenario(), timeout_s=60)

@@ -1,0 +1,142 @@
+"""Requests still arriving over gRPC.
+
+gRPC reads a unary request's message before any handler sees the call, and meanwhile holds its
+body (up to the receive backstop) and one of the server's places for RPCs. A client that opens
+calls, announces their messages and never finishes them would hold those places for as long as
+its connection lives; a few connections of them fill every place, and then no call is taken at
+all. So every method with one request message reads it itself, through ``ArrivalInterceptor``:
+the read counts towards the caller's requests in arrival (at most as many as its calls in
+flight, and the replica's at most as many as its calls) and must end within ``RECEIPT_S``; then
+the method's own handler runs on the request as before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import inspect
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterator
+
+import grpc
+
+from hustings.service import metrics
+from hustings.service.errors import ServiceError, invalid
+
+RECEIPT_S = 10.0  # an API request is a few hundred bytes: one packet, or a few retransmissions
+
+
+def _exhausted(reason: str, message: str) -> ServiceError:
+    return ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED, reason, message)
+
+
+class Arrivals:
+    """Requests whose message is still arriving, by client address, with their caps."""
+
+    def __init__(self, max_arriving: int, max_per_client: int) -> None:
+        if min(max_arriving, max_per_client) < 1:
+            raise ValueError("arrival limits must be at least 1")
+        self.max_arriving = max_arriving
+        self.max_per_client = max_per_client
+        self.arriving = 0
+        self._by_client: dict[str, int] = {}
+
+    @contextlib.contextmanager
+    def hold(self, client: str) -> Iterator[None]:
+        """Count one request of ``client`` in arrival while the block runs; refuse it with
+        RESOURCE_EXHAUSTED (the reasons of the call caps) when a cap is reached."""
+        if self.arriving >= self.max_arriving:
+            raise _exhausted("TOO_MANY_CALLS", f"this replica has {self.max_arriving} requests arriving; retry shortly")
+        held = self._by_client.get(client, 0)
+        if held >= self.max_per_client:
+            raise _exhausted(
+                "TOO_MANY_CALLS_FOR_CLIENT",
+                f"this client has its maximum of {self.max_per_client} requests arriving on this replica; retry shortly",
+            )
+        self.arriving += 1
+        self._by_client[client] = held + 1
+        try:
+            yield
+        finally:
+            self.arriving -= 1
+            left = self._by_client[client] - 1
+            if left:
+                self._by_client[client] = left
+            else:
+                del self._by_client[client]
+
+
+class ArrivalInterceptor(grpc.aio.ServerInterceptor):
+    """Serves every method with one request message as one that reads its request itself,
+    under ``arrivals`` and within ``RECEIPT_S`` (``client_of`` names a call's client)."""
+
+    def __init__(self, arrivals: Arrivals, client_of: Callable[[grpc.aio.ServicerContext], str]) -> None:
+        self.arrivals = arrivals
+        self.client_of = client_of
+        self._handlers: dict[str, grpc.RpcMethodHandler] = {}
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        """The method's handler, reading its request under the arrival limits."""
+        handler = await continuation(handler_call_details)
+        if handler is None or handler.request_streaming:
+            return handler
+        method = handler_call_details.method
+        wrapped = self._handlers.get(method)
+        if wrapped is None or wrapped.response_serializer is not handler.response_serializer:
+            wrapped = self._handlers[method] = self._wrap(method, handler)
+        return wrapped
+
+    def _wrap(self, method: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+        name = method.rpartition("/")[2]
+        receive = functools.partial(self._receive, name)
+        if not handler.response_streaming:
+            unary = handler.unary_unary
+
+            async def unary_behaviour(requests: Any, context: grpc.aio.ServicerContext) -> Any:
+                return await unary(await receive(context), context)
+
+            return grpc.stream_unary_rpc_method_handler(
+                unary_behaviour, handler.request_deserializer, handler.response_serializer
+            )
+        streaming = handler.unary_stream
+        if inspect.isasyncgenfunction(streaming) or inspect.isasyncgenfunction(getattr(streaming, "__func__", None)):
+
+            async def generator_behaviour(requests: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+                async for response in streaming(await receive(context), context):
+                    yield response
+
+            return grpc.stream_stream_rpc_method_handler(
+                generator_behaviour, handler.request_deserializer, handler.response_serializer
+            )
+
+        async def writer_behaviour(requests: Any, context: grpc.aio.ServicerContext) -> None:
+            await streaming(await receive(context), context)  # it writes its responses itself
+
+        return grpc.stream_stream_rpc_method_handler(writer_behaviour, handler.request_deserializer, handler.response_serializer)
+
+    async def _receive(self, name: str, context: grpc.aio.ServicerContext) -> Any:
+        """The call's request, read under the arrival limits; aborts the call otherwise."""
+        try:
+            with self.arrivals.hold(self.client_of(context)):
+                async with asyncio.timeout(RECEIPT_S):
+                    request = await context.read()
+        except ServiceError as error:
+            await _refuse(context, name, error)
+        except TimeoutError:
+            error = ServiceError(
+                grpc.StatusCode.DEADLINE_EXCEEDED, "SERVER_DEADLINE", f"the request did not arrive within {RECEIPT_S:.0f} s"
+            )
+            await _refuse(context, name, error)
+        if request is grpc.aio.EOF:
+            await _refuse(context, name, invalid("MALFORMED_REQUEST", "the call ended before its request"))
+        return request
+
+
+async def _refuse(context: grpc.aio.ServicerContext, name: str, error: ServiceError) -> None:
+    metrics.rpc_done(name, error.code.name, None)
+    status = error.to_status()
+    await context.abort(status.code, status.details, status.trailing_metadata)
