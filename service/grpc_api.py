@@ -91,10 +91,10 @@ def server_options(policy: ConnectionPolicy, max_rpcs: int, streams_per_connecti
         # our own limits admit; they answer the excess with a reason.
         ("grpc.server.max_pending_requests", max_rpcs),
         ("grpc.server.max_pending_requests_hard_limit", max_rpcs),
-        # A request's body is held while it arrives, before any handler or limit of ours sees
-        # the call: one connection may open no more streams than one client may use (its
-        # WatchGame streams and its unary calls), not HTTP/2's unbounded default; a stream
-        # past it is refused (REFUSED_STREAM; a gRPC client queues the call instead).
+        # One connection may open no more streams than one client may use (its WatchGame
+        # streams and its unary calls), not HTTP/2's unbounded default: each stream costs the
+        # server memory before any handler of ours sees it. A stream past it is refused
+        # (REFUSED_STREAM); a client within its caps never meets it.
         ("grpc.max_concurrent_streams", streams_per_connection),
         ("grpc.max_connection_idle_ms", int(policy.idle_s * 1000)),
         ("grpc.keepalive_time_ms", int(policy.keepalive_s * 1000)),
