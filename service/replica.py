@@ -9,7 +9,7 @@ import pathlib
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 
 import structlog
 from grpc_health.v1 import health_pb2
@@ -32,6 +32,9 @@ from hustings.service.limits import (
     DEFAULT_MAX_STREAMS_PER_SEAT,
 )
 from hustings.service.store import DEFAULT_MAX_CONNECTIONS, DEFAULT_POOL_TIMEOUT_S, Store
+
+if TYPE_CHECKING:
+    from hustings.service.rest_connections import HttpSettings
 
 log = structlog.get_logger("hustings.replica")
 
@@ -60,6 +63,7 @@ class ReplicaConfig:
     allow_client_seed: bool = False
     grace_s: float = 5.0
     http_address: str = ""  # REST/JSON face (and /play), off when empty
+    http: "HttpSettings | None" = None  # its connection caps and timeouts; None: the defaults
     metrics_address: str = ""  # Prometheus /metrics, off when empty
     max_watchers: int = DEFAULT_MAX_STREAMS  # WatchGame streams on this replica
     max_streams_per_client: int = DEFAULT_MAX_STREAMS_PER_CLIENT  # per gRPC connection / SSE address
@@ -152,7 +156,7 @@ class Replica:
             from hustings.service.rest import start_rest
 
             try:
-                rest = await start_rest(host, self.config.http_address, limits)
+                rest = await start_rest(host, self.config.http_address, limits, self.config.http)
             except BaseException:
                 await self.stop()  # do not leave the gRPC face running without its REST face
                 raise

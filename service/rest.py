@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import logging
 import re
 import time
 from dataclasses import dataclass, field
@@ -23,7 +22,6 @@ from typing import Any, Awaitable, Callable
 import grpc
 import structlog
 from aiohttp import web
-from aiohttp.http_exceptions import HttpProcessingError
 from google.protobuf import json_format
 from google.protobuf.message import Message
 from redis.exceptions import RedisError
@@ -35,6 +33,17 @@ from hustings.service.client_limits import ClientLimits, RetryLater
 from hustings.service.grpc_api import RPC_DEADLINE_S
 from hustings.service.host import GameHost
 from hustings.service.limits import MAX_REQUEST_BYTES
+from hustings.service.rest_connections import (
+    SERVER_NAME,
+    ConnectionGate,
+    GatedSite,
+    HttpSettings,
+    SparseLog,
+    bound_event_stream_buffers,
+    connection_caps,
+    connection_factory,
+    drop,
+)
 from hustings.service.watch import from_version_ahead
 from hustings.service.rest_routes import HttpRule, build_request, http_rules, to_json
 from hustings.v1 import game_service_pb2
@@ -52,6 +61,9 @@ OPENAPI_PATH = "/openapi.json"
 # the metrics and the log see the gRPC code of a refused call or of a stream that ended in error.
 OUTCOME = web.ResponseKey("hustings.outcome", ServiceError)
 CANCELLED = ServiceError(grpc.StatusCode.CANCELLED, "CLIENT_GONE", "the client went away")
+# An event stream whose client took no event for the write deadline: it is not reading, or gone.
+NOT_READING = ServiceError(grpc.StatusCode.CANCELLED, "CLIENT_NOT_READING", "the client took no event in time")
+_not_reading_log = SparseLog("event_streams_ended_unread", "event streams ended: their clients took no event in time")
 
 # CORS on every response (answers, errors, the event stream, static files): any origin may call
 # the API, since seat tokens travel in a header and never in cookies. Browsers may read these
@@ -183,6 +195,8 @@ class RestServer:
 
     host: GameHost
     limits: ClientLimits = field(default_factory=ClientLimits)  # shared with the gRPC face
+    settings: HttpSettings = field(default_factory=HttpSettings)
+    gate: ConnectionGate | None = None  # the open connections, once serving
     runner: web.AppRunner | None = None
     port: int = 0
     _streams: set[asyncio.Task[Any]] = field(default_factory=set)
@@ -209,15 +223,19 @@ class RestServer:
             params = _path_params(rule, request)
             structlog.contextvars.bind_contextvars(rpc=rule.name, face="rest", game_id=params.get("game_id"))
             try:
-                body = await request.read() if rule.body else b""
-                message = build_request(rule, params, _query(request), body)
                 client = self.limits.addresses.of_http(request)
+                # The call is counted from before its body is read: a body held in memory while it
+                # arrives is one of its client's calls in flight, and has a deadline of its own.
                 with self.limits.calls.hold(client):  # the same per-client limits as gRPC
+                    body = await self._body(request) if rule.body else b""
+                    message = build_request(rule, params, _query(request), body)
                     with self.limits.creations.spend(client) if creates else contextlib.nullcontext():
                         async with asyncio.timeout(RPC_DEADLINE_S):  # the same server deadline as gRPC
                             response = await call(self.host, message, bearer_token(request))
             except web.HTTPRequestEntityTooLarge:
                 return _too_large()
+            except _BodyRefused as refused:
+                return refused.response
             except TimeoutError:
                 return error_response(
                     ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, "SERVER_DEADLINE", "the call took too long; retry")
@@ -231,6 +249,26 @@ class RestServer:
             return web.json_response(to_json(response))
 
         return handle
+
+    async def _body(self, request: web.Request) -> bytes:
+        """The request's body, read within the body deadline; ``_BodyRefused`` when it is too
+        large, late, broken, or its client hung up."""
+        if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
+            raise web.HTTPRequestEntityTooLarge(MAX_BODY_BYTES, request.content_length)  # refused unread
+        try:
+            async with asyncio.timeout(self.settings.body_deadline_s):
+                return await request.read()
+        except TimeoutError:
+            late = ServiceError(
+                grpc.StatusCode.DEADLINE_EXCEEDED,
+                "BODY_TIMEOUT",
+                f"the request body did not arrive within {self.settings.body_deadline_s:g} s",
+            )
+            raise _BodyRefused(_closing(late, 408)) from None
+        except ConnectionError:
+            raise _BodyRefused(_closing(CANCELLED, 499)) from None  # nobody is left to answer
+        except web.RequestPayloadError:  # a chunked body that breaks its own encoding
+            raise _BodyRefused(_closing(invalid("MALFORMED_HTTP_REQUEST", "the request body is not well-formed"), 400)) from None
 
     def _watch_handler(self, rule: HttpRule) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         async def handle(request: web.Request) -> web.StreamResponse:
@@ -279,6 +317,7 @@ class RestServer:
             }
         )
         await response.prepare(request)
+        bound_event_stream_buffers(request.transport)
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(maxsize=16)
 
         async def produce() -> None:
@@ -296,25 +335,38 @@ class RestServer:
                 await queue.put(("error", ServiceError(grpc.StatusCode.INTERNAL, "INTERNAL", "internal error")))
 
         producer = asyncio.create_task(produce())
+        write_deadline_s = self.settings.event_write_deadline_s
+
+        async def send(data: bytes) -> None:
+            # A client that stops reading fills the socket's buffers and then blocks the write:
+            # past the deadline the stream ends, and its connection with it.
+            async with asyncio.timeout(write_deadline_s):
+                await response.write(data)
+
         try:
-            await response.write(f"retry: {SSE_RETRY_MS}\n\n".encode())
+            await send(f"retry: {SSE_RETRY_MS}\n\n".encode())
             while True:
                 try:
                     kind, item = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
                 except asyncio.TimeoutError:
-                    await response.write(b": keepalive\n\n")
+                    await send(b": keepalive\n\n")
                     continue
                 if kind == "update":
                     data = json.dumps(to_json(item), separators=(",", ":"))
-                    await response.write(f"id: {item.version}\ndata: {data}\n\n".encode())
+                    await send(f"id: {item.version}\ndata: {data}\n\n".encode())
                     continue
                 if kind == "error":
                     response[OUTCOME] = item
                     data = json.dumps(status_json(item.code, item.reason, item.message), separators=(",", ":"))
-                    await response.write(f"event: error\ndata: {data}\n\n".encode())
+                    await send(f"event: error\ndata: {data}\n\n".encode())
                 else:
-                    await response.write(b"event: end\ndata: {}\n\n")
+                    await send(b"event: end\ndata: {}\n\n")
                 break
+        except TimeoutError:
+            response[OUTCOME] = NOT_READING
+            _not_reading_log.note()
+            if request.transport is not None:
+                drop(request.transport)  # what it holds unsent would block the stream's end too
         except (ConnectionResetError, asyncio.CancelledError):
             response[OUTCOME] = CANCELLED  # the client went away, or the server is stopping
         finally:
@@ -322,6 +374,23 @@ class RestServer:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await producer
         return response
+
+
+class _BodyRefused(Exception):
+    """A request body that will not be read: the answer, which closes the connection."""
+
+    def __init__(self, response: web.Response) -> None:
+        super().__init__(response.status)
+        self.response = response
+
+
+def _closing(error: ServiceError, http_status: int) -> web.Response:
+    """The answer to a request whose body was not read to its end: the connection then closes,
+    since what is left of the body would be taken for the next request."""
+    response = web.json_response(status_json(error.code, error.reason, error.message), status=http_status)
+    response[OUTCOME] = error
+    response.force_close()
+    return response
 
 
 def _too_large() -> web.Response:
@@ -416,6 +485,17 @@ def _phrase(status: int) -> str:
 
 
 @web.middleware
+async def _plain_chunked(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+    """Refuse a transfer coding other than plain ``chunked`` (``gzip, chunked`` among them): the
+    body would be taken as chunked and its other coding ignored."""
+    codings = request.headers.getall("Transfer-Encoding", ())
+    if codings and [coding.strip().lower() for coding in codings] != ["chunked"]:
+        refused = invalid("UNSUPPORTED_TRANSFER_ENCODING", "the only transfer coding accepted is chunked")
+        return _closing(refused, 400)
+    return await handler(request)
+
+
+@web.middleware
 async def _preflight(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
     """A CORS preflight is answered here, for every path; its headers come from ``_cors``."""
     if request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers:
@@ -425,13 +505,15 @@ async def _preflight(request: web.Request, handler: Callable[[web.Request], Awai
 
 async def _cors(request: web.Request, response: web.StreamResponse) -> None:
     """CORS headers on every response just before its headers are sent: unlike a middleware, this
-    also reaches responses that a handler sends itself (the event stream) and static files."""
+    also reaches responses that a handler sends itself (the event stream) and static files. The
+    Server header names the service and no versions."""
     response.headers.update(CORS_HEADERS)
+    response.headers["Server"] = SERVER_NAME
 
 
 def build_app(server: RestServer) -> web.Application:
     """The aiohttp application: annotated RPC routes, the OpenAPI document and /play."""
-    app = web.Application(middlewares=[_preflight, _json_errors], client_max_size=MAX_BODY_BYTES)
+    app = web.Application(middlewares=[_plain_chunked, _preflight, _json_errors], client_max_size=MAX_BODY_BYTES)
     app.on_response_prepare.append(_cors)
     rules = http_rules(SERVICE)
     for rule in rules:
@@ -467,30 +549,19 @@ def _split(address: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
-class _MalformedHttpFilter(logging.Filter):
-    """aiohttp logs a request it cannot parse with the parser's message, which quotes the raw
-    line (an ``Authorization`` header and its seat token among them): keep the fact, drop the text."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if record.exc_info and isinstance(record.exc_info[1], HttpProcessingError):
-            record.msg, record.args = "malformed HTTP request from %s", record.args[:1] if isinstance(record.args, tuple) else ()
-            record.exc_info = record.exc_text = None
-        return True
-
-
-_MALFORMED_HTTP_FILTER = _MalformedHttpFilter()
-
-
-async def start_rest(host: GameHost, address: str, limits: ClientLimits | None = None) -> RestServer:
+async def start_rest(
+    host: GameHost, address: str, limits: ClientLimits | None = None, settings: HttpSettings | None = None
+) -> RestServer:
     """Serve the REST/JSON face of ``host`` on ``address`` (port 0 picks a free one), under
-    ``limits`` (the replica's, shared with its gRPC face)."""
-    logging.getLogger("aiohttp.server").addFilter(_MALFORMED_HTTP_FILTER)  # once: addFilter skips a repeat
-    server = RestServer(host, limits if limits is not None else ClientLimits())
+    ``limits`` (the replica's, shared with its gRPC face) and the connection ``settings``."""
+    server = RestServer(host, limits if limits is not None else ClientLimits(), settings or HttpSettings())
+    total, per_address = connection_caps(server.settings)
+    server.gate = ConnectionGate(total, per_address, server.limits.addresses.trusted_proxies)
     app = build_app(server)
     runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=SHUTDOWN_S)
     await runner.setup()
     bind_host, bind_port = _split(address)
-    site = web.TCPSite(runner, bind_host, bind_port)
+    site = GatedSite(runner, bind_host, bind_port, connection_factory(runner, server.gate, server.settings))
     await site.start()
     server.runner = runner
     server.port = int(runner.addresses[0][1])

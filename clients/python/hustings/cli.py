@@ -125,6 +125,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-streams-per-client", type=int, default=1_000, help="streams of one client: a gRPC connection, or an address for SSE (default %(default)s)")
     serve.add_argument("--max-streams-per-address", type=_at_least_one, default=2_000, help="streams of one client address over all its connections, gRPC and SSE together (default %(default)s: a fifth of the default --max-watchers, so that four busy addresses leave streams to everyone else)")
     serve.add_argument("--max-streams-per-seat", type=int, default=32, help="streams with one seat token (default %(default)s)")
+    serve.add_argument("--max-http-connections", type=_at_least_one, default=10_000, help="open HTTP connections of the REST face on this replica; lowered to half the open-files limit less 256 (default %(default)s)")
+    serve.add_argument("--max-http-connections-per-address", type=_at_least_one, default=2_500, help="open HTTP connections from one client address: its event streams and calls beside them; a trusted proxy is not capped (default %(default)s)")
     serve.add_argument("--max-calls-per-client", type=_at_least_one, default=512, help="unary calls in flight from one client address (default %(default)s)")
     serve.add_argument("--calls-per-client-per-second", type=_positive, default=500.0, help="unary calls one client address may make per second, sustained, gRPC and REST together (default %(default)s: a fifth of what a replica answers)")
     serve.add_argument("--call-burst", type=_at_least_one, default=1_000, help="unary calls one client address may make at once (default %(default)s)")
@@ -198,11 +200,13 @@ async def _serve(args: argparse.Namespace) -> int:
     from hustings.service import logs
     from hustings.service import server_secret
     from hustings.service.replica import ReplicaConfig, serve_forever, start_embedded_redis
+    from hustings.service.rest_connections import HttpSettings, raise_open_files_limit
 
     logs.configure(args.log_level)
     import structlog
 
     log = structlog.get_logger("hustings")
+    open_files = raise_open_files_limit()  # a descriptor per connection: the usual 1,024 is too few
     embedded = None
     redis_url = args.redis_url
     if not redis_url:
@@ -220,6 +224,7 @@ async def _serve(args: argparse.Namespace) -> int:
             address=args.address,
             allow_client_seed=args.allow_client_seed,
             http_address=args.http_address,
+            http=HttpSettings(args.max_http_connections, args.max_http_connections_per_address),
             metrics_address=args.metrics_address,
             benchmark_floor=args.benchmark_floor,
             redis_max_connections=args.redis_max_connections,
@@ -236,7 +241,7 @@ async def _serve(args: argparse.Namespace) -> int:
             retention_s=max(1, int(args.retention_days * 24 * 3600)),
             secret=server_secret.resolve(args.secret_file, embedded.data_dir if embedded is not None else None),
         )
-        log.info("serving", address=args.address)
+        log.info("serving", address=args.address, open_files_limit=open_files)
         from hustings.service import collector
 
         collector.settle()  # after the imports, before the first stream

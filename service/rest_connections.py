@@ -1,0 +1,338 @@
+"""The REST face's connections: how many may be open, how long one may idle or take over its
+headers, and what a request the HTTP parser refuses is answered.
+
+aiohttp serves each HTTP/1.1 connection with one protocol object (``RequestHandler``). Here a
+subclass of it counts the connection against two caps when it opens, per client address and per
+replica, and closes one past either at once (a reset: no answer, no log line per refusal, no
+task started); it answers a malformed request with a fixed ``google.rpc.Status`` instead of
+aiohttp's plain text, which quotes the offending line back (an ``Authorization`` header and its
+seat token among them). ``GatedSite`` listens with it in place of ``web.TCPSite``.
+
+The address counted is the socket's peer: a connection is counted before any byte of it is
+read, so a trusted proxy's ``x-forwarded-for`` is not known yet. Behind a proxy the peer is the
+proxy; a peer within ``--trusted-proxy`` is therefore counted only against the replica's cap
+(the proxy pools the connections of all its callers and is trusted to limit them itself).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import resource
+import socket
+import struct
+import time
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import Any, Callable, Iterable
+
+import grpc
+import structlog
+from aiohttp import web
+from aiohttp.web_protocol import RequestHandler
+from google.protobuf import json_format
+
+from hustings.service.client_limits import canonical_address, client_of
+from hustings.service.errors import ServiceError
+from hustings.service.grpc_api import DESCRIPTOR_RESERVE
+
+log = structlog.get_logger("hustings.rest")
+
+# An idle connection is closed after this long. aiohttp's keep-alive timer also runs from the
+# moment a connection opens, or its previous answer is sent, until the next request's headers are
+# complete, so it is the deadline for headers as well: a client that sends them a byte at a time
+# holds its connection this long at most. A bot or a browser at a table calls every few seconds
+# while it plays and keeps its connection; one quiet for 30 s is most likely gone or parked, and
+# opening it again costs a TCP handshake. (aiohttp's default is 3,630 s.)
+KEEP_ALIVE_TIMEOUT_S = 30.0
+# A request body must have arrived this long after its call was admitted (it holds one of its
+# client's calls in flight meanwhile); every body of the API is a few hundred bytes.
+BODY_DEADLINE_S = 10.0
+# An event of a Server-Sent-Events stream must be taken by the client's connection within this
+# long, or the stream ends: a client that stops reading (or is gone) would otherwise keep its
+# stream, its share of the stream caps and its seat shown present for as long as the game lasts.
+EVENT_WRITE_DEADLINE_S = 30.0
+# The buffers of an event stream's connection: the kernel's send buffer (which doubles what it is
+# given) and the transport's high-water mark. Left to the kernel's tuning, a connection whose
+# client reads nothing absorbs megabytes of events (3.9 MB measured on loopback) before a write
+# waits at all, so the write deadline would never be reached and 10,000 such streams could pin
+# gigabytes of kernel memory; this way at most about 100 KiB of unread events are held, a few
+# dozen events of any game, and a client that reads keeps up with room to spare.
+EVENT_SEND_BUFFER_BYTES = 16 << 10
+# Data sent to a client and left unacknowledged this long closes the connection in the kernel
+# (Linux TCP_USER_TIMEOUT): a peer that vanished without a FIN or a reset (a phone that lost its
+# network, a dropped NAT entry) is noticed at the next write instead of after the kernel's
+# retries (about 15 minutes). Every event stream writes at least its keep-alive comment every 15 s.
+UNACKNOWLEDGED_S = 30.0
+# Open HTTP connections on a replica: one per event stream (HTTP/1.1 has no multiplexing) and a
+# few per caller for calls, so as many as the replica's streams (``--max-watchers``).
+DEFAULT_MAX_CONNECTIONS = 10_000
+# From one client address: its event streams (``--max-streams-per-address``, 2,000) and 500 more
+# for calls beside them; a quarter of the replica's, so four addresses cannot take them all.
+DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 2_500
+# How long a connection keeps reading (and dropping) the rest of a body it answered without
+# reading to its end (too large, too late, a refused call) before it closes: aiohttp lingers so
+# that a client still sending gets to read the answer, and every body of the API is sent within
+# milliseconds on any working link. (aiohttp's default is 10 s.)
+LINGER_S = 2.0
+# Refusals and malformed requests are logged at most once per this many seconds each, with how
+# many there were since the last line: any client can cause them at will.
+LOG_INTERVAL_S = 10.0
+SERVER_NAME = "hustings"  # the Server header: no versions of Python or aiohttp
+
+
+@dataclass(frozen=True)
+class HttpSettings:
+    """The REST face's connection settings (the caps are ``serve`` flags, the times are not)."""
+
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    max_connections_per_address: int = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS
+    keep_alive_s: float = KEEP_ALIVE_TIMEOUT_S
+    body_deadline_s: float = BODY_DEADLINE_S
+    event_write_deadline_s: float = EVENT_WRITE_DEADLINE_S
+
+    def __post_init__(self) -> None:
+        if min(self.max_connections, self.max_connections_per_address) < 1:
+            raise ValueError("connection caps must be at least 1")
+        if min(self.keep_alive_s, self.body_deadline_s, self.event_write_deadline_s) <= 0:
+            raise ValueError("connection timeouts must be positive")
+
+
+class SparseLog:
+    """One kind of event any client can cause at will, logged at most once per ``interval_s``
+    with how many happened since the previous line (the first at once)."""
+
+    def __init__(self, event: str, text: str, interval_s: float = LOG_INTERVAL_S) -> None:
+        self.event = event
+        self.text = text
+        self.interval_s = interval_s
+        self.count = 0
+        self._next_s = 0.0
+
+    def note(self) -> None:
+        """Count one; write a line if none was written within the interval."""
+        self.count += 1
+        now = time.monotonic()
+        if now >= self._next_s:
+            log.info(self.event, count=self.count, text=self.text)
+            self.count = 0
+            self._next_s = now + self.interval_s
+
+
+class ConnectionGate:
+    """The open HTTP connections of a replica, per client address and in all, with their caps."""
+
+    def __init__(self, max_connections: int, max_per_address: int, trusted_proxies: Iterable[Any] = ()) -> None:
+        self.max_connections = max_connections
+        self.max_per_address = max_per_address
+        self.trusted_proxies = tuple(trusted_proxies)  # ipaddress networks: not capped per address
+        self.open = 0
+        self.by_address: dict[str, int] = {}  # only addresses with connections open
+        self.refused = SparseLog("http_connections_refused", "HTTP connections closed at once: a connection cap was reached")
+
+    def admit(self, peer: str) -> str | None:
+        """Count one connection from the peer address ``peer``: the client address it counts
+        as (``client_of``), or None past a cap (and then nothing is counted)."""
+        address = client_of(peer)
+        held = self.by_address.get(address, 0)
+        if self.open >= self.max_connections or (held >= self.max_per_address and not self._trusted(peer)):
+            self.refused.note()
+            return None
+        self.by_address[address] = held + 1
+        self.open += 1
+        return address
+
+    def release(self, address: str) -> None:
+        """One connection from ``address`` closed."""
+        self.open -= 1
+        left = self.by_address[address] - 1
+        if left:
+            self.by_address[address] = left
+        else:
+            del self.by_address[address]
+
+    def _trusted(self, peer: str) -> bool:
+        if not self.trusted_proxies:
+            return False
+        try:
+            ip = ipaddress.ip_address(peer)
+        except ValueError:
+            return False
+        return any(ip in network for network in self.trusted_proxies)
+
+
+def peer_address(transport: asyncio.BaseTransport) -> str:
+    """The remote IP address of a connection in its one spelling; a peer with none (a unix
+    socket) is ``"local"``, one address for the caps."""
+    peer = transport.get_extra_info("peername")
+    if isinstance(peer, tuple) and peer:
+        address = canonical_address(str(peer[0]))
+        if address is not None:
+            return address
+    return "local"
+
+
+def status_body(code: grpc.StatusCode, reason: str, message: str) -> dict[str, Any]:
+    """A google.rpc.Status with one ErrorInfo, in canonical JSON."""
+    return json_format.MessageToDict(ServiceError(code, reason, message).status_proto())
+
+
+MALFORMED = status_body(grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_HTTP_REQUEST", "the request is not well-formed HTTP/1.1")
+_malformed_log = SparseLog("malformed_http_requests", "malformed HTTP request answered 400 MALFORMED_HTTP_REQUEST")
+
+
+class GatedConnection(RequestHandler):
+    """aiohttp's protocol for one HTTP connection, counted against the caps of ``gate`` while it
+    is open, and answering errors that aiohttp handles itself (a request its parser refuses, a
+    handler's uncaught error) with a fixed JSON status."""
+
+    __slots__ = ("_gate", "_address")
+
+    def __init__(self, manager: Any, gate: ConnectionGate, **settings: Any) -> None:
+        super().__init__(manager, **settings)
+        self._gate = gate
+        self._address: str | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        """Admit the connection, or close it at once (a reset, no answer) past a cap."""
+        address = self._gate.admit(peer_address(transport))
+        if address is None:
+            drop(transport)  # aiohttp never learns of it: no task, no timer, no log line
+            return
+        self._address = address
+        sock = transport.get_extra_info("socket")
+        if sock is not None and hasattr(socket, "TCP_USER_TIMEOUT"):
+            try:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT, int(UNACKNOWLEDGED_S * 1000))
+            except OSError:
+                pass  # not a TCP socket
+        super().connection_made(transport)
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        """Release the connection's place (a refused one has none, and nothing to stop)."""
+        if self._address is None:
+            return
+        self._gate.release(self._address)
+        self._address = None
+        super().connection_lost(exc)
+
+    def handle_error(
+        self, request: Any, status: int = 500, exc: BaseException | None = None, message: str | None = None
+    ) -> web.StreamResponse:
+        """The answer to a request aiohttp could not hand to the application (400: its parser
+        refused it) or whose handler failed: a fixed status, never the parser's text."""
+        if request.writer.output_size > 0:
+            raise ConnectionError("the answer had begun: the connection is broken")  # as aiohttp does
+        if status == 400:
+            _malformed_log.note()
+            body = MALFORMED
+        else:
+            if not isinstance(exc, ConnectionError):  # a client hanging up is no error
+                log.error("rest_request_failed", status=status, exc_info=exc)
+            code = grpc.StatusCode.INTERNAL if status >= 500 else grpc.StatusCode.INVALID_ARGUMENT
+            body = status_body(code, "INTERNAL" if status >= 500 else "HTTP_ERROR", _phrase(status))
+        response = web.json_response(body, status=status, headers={"Server": SERVER_NAME})
+        response.force_close()
+        return response
+
+
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "HTTP error"
+
+
+class GatedSite(web.BaseSite):
+    """A TCP listener of an ``AppRunner`` whose connections are ``GatedConnection``s."""
+
+    __slots__ = ("_host", "_port", "_make")
+
+    def __init__(self, runner: web.AppRunner, host: str, port: int, make: Callable[[], RequestHandler]) -> None:
+        super().__init__(runner)
+        self._host = host
+        self._port = port
+        self._make = make
+
+    @property
+    def name(self) -> str:
+        """The site's URL, as aiohttp's sites name themselves."""
+        return f"http://{self._host}:{self._port}"
+
+    async def start(self) -> None:
+        """Listen."""
+        await super().start()
+        loop = asyncio.get_running_loop()
+        self._server = await loop.create_server(self._make, self._host, self._port, backlog=self._backlog)
+
+
+def drop(transport: asyncio.BaseTransport) -> None:
+    """Close a connection with a reset: what it holds unsent is discarded at once (a plain close
+    would queue its FIN behind that data, which a client that reads nothing never receives, and
+    the kernel would hold both), and the replica keeps no TIME_WAIT entry for it."""
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        except OSError:
+            pass  # not a socket that lingers
+    transport.abort()
+
+
+def bound_event_stream_buffers(transport: asyncio.BaseTransport | None) -> None:
+    """Give an event stream's connection small send buffers (``EVENT_SEND_BUFFER_BYTES``), so
+    that a client that stops reading makes a write wait soon, and its deadline end the stream."""
+    if transport is None:
+        return
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, EVENT_SEND_BUFFER_BYTES)
+        except OSError:
+            pass  # not a socket with a send buffer
+    if isinstance(transport, asyncio.WriteTransport):
+        transport.set_write_buffer_limits(high=EVENT_SEND_BUFFER_BYTES)
+
+
+def connection_factory(runner: web.AppRunner, gate: ConnectionGate, settings: HttpSettings) -> Callable[[], RequestHandler]:
+    """What makes the protocol of each new connection of ``runner``'s application."""
+    manager = runner.server
+    assert manager is not None, "set the runner up first"
+    loop = asyncio.get_running_loop()
+
+    def make() -> RequestHandler:
+        return GatedConnection(manager, gate, loop=loop, keepalive_timeout=settings.keep_alive_s, lingering_time=LINGER_S, access_log=None)
+
+    return make
+
+
+def open_files_limit() -> int:
+    """The process's soft limit of open files."""
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def raise_open_files_limit() -> int:
+    """Raise the soft limit of open files to the hard one (a replica holds a descriptor per
+    connection, and the usual soft limit, 1,024, is far below its caps); the limit now."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (ValueError, OSError):
+            return soft
+        return hard
+    return soft
+
+
+def connection_caps(settings: HttpSettings, open_files: int | None = None) -> tuple[int, int]:
+    """The caps (replica, per address) a replica applies: ``settings``' caps, the replica's
+    lowered (and logged) to half the open files the process may hold less ``DESCRIPTOR_RESERVE``,
+    the share the gRPC face leaves it; so that the two faces' connections together never take
+    the descriptors Redis' pool, the listeners and the logs need."""
+    limit = open_files_limit() if open_files is None else open_files
+    if limit == resource.RLIM_INFINITY:
+        limit = 1 << 20
+    total = min(settings.max_connections, max(16, (limit - DESCRIPTOR_RESERVE) // 2))
+    if total < settings.max_connections:
+        log.info("http_connections_capped_by_open_files", max_connections=total, open_files_limit=limit)
+    return total, min(settings.max_connections_per_address, total)
