@@ -1,7 +1,8 @@
 """How the gRPC face keeps its connections: a request announcing more than the receive backstop is
 refused at its length prefix, an idle connection is closed, a peer that stops answering pings
-loses its streams (and its seat stops showing present once the presence window has passed), a
-connection may open only so many streams, and the replica only so many connections.
+loses its streams (and its seat stops showing present once the presence window has passed), as
+does a stream whose peer takes no data, a connection may open only so many streams, the replica
+holds only so many connections, and requests that never finish arriving are capped and ended.
 
 A real replica on loopback; the clients are raw HTTP/2 over a socket (frames as bytes, to send
 what no gRPC client sends: half a message, more streams than allowed) or a real gRPC client
@@ -45,6 +46,7 @@ def rss_mib() -> float:
 def _literal(name: str, value: str) -> bytes:
     """An HPACK header field, literal without indexing (no Huffman coding)."""
     key, text = name.encode(), value.encode()
+    assert len(key) < 127 and len(text) < 127  # a one-byte length
     return b"\x00" + bytes([len(key)]) + key + bytes([len(text)]) + text
 
 
