@@ -213,7 +213,8 @@ class ClientAddresses:
 
 class ClientBuckets:
     """A token bucket per client: ``burst`` at once, refilled at ``per_second``; past it
-    ``refuse(seconds until the next token)`` is raised and the bucket is left as it was.
+    ``refuse(seconds to wait)`` is raised (until the next token, unless a kind of bucket hints
+    otherwise) and the bucket is left as it was.
 
     A bucket is one number, the time at which it is full again (in the past for a full one):
     a take moves it one refill interval later, and is refused when that would be more than a
@@ -273,11 +274,15 @@ class ClientBuckets:
             full_at = now
         full_at += self._interval
         if full_at - now > self._ahead_s:
-            raise self._refuse(full_at - now - self.refill_s)
+            raise self._refuse(self._hint_s(client, full_at - self.refill_s, now))
         buckets[client] = full_at
         buckets.move_to_end(client)  # the most recently touched
         if len(buckets) > self.max_buckets:
             buckets.popitem(last=False)
+
+    def _hint_s(self, client: str, next_token_at: float, now: float) -> float:
+        """The wait to hint to a refused take: until the next token (``next_token_at``)."""
+        return next_token_at - now
 
     def give_back(self, client: str) -> None:
         """Return a token taken for something that did not happen (a refused or replayed call
@@ -294,19 +299,21 @@ class ClientBuckets:
 
     def _prune(self, now: float) -> None:
         self._prune_at = now + self._prune_every_s
-        buckets = self._buckets
-        while buckets:
-            client = next(iter(buckets))
-            if buckets[client] > now:
-                break  # a bucket still filling: the ones touched after it wait for the next look
-            del buckets[client]
+        _forget_until(self._buckets, now)  # full buckets; one still filling stops the look till the next
 
 
 class CallRate(ClientBuckets):
     """A token bucket of unary calls per client: ``burst`` at once, then ``per_second``; past it
     RESOURCE_EXHAUSTED ``CALL_RATE_EXCEEDED`` with a retry hint. The cap on calls in flight
     (``limits.CallLimit``) bounds what a client holds at once; only a rate bounds its share of
-    the replica's time."""
+    the replica's time.
+
+    A client over its rate often has many calls in flight at once (a bot farm behind one
+    address): were they all hinted the next token, they would all come back together, one would
+    be let in and the rest refused again, round after round. So the refusals of one client are
+    hinted consecutive tokens, one refill interval apart (never more than a whole refill ahead):
+    its retries come back at the rate it is allowed. The hint is all a refusal books; the bucket
+    is left as it was, and a call that comes first still takes the token."""
 
     def __init__(
         self,
@@ -316,6 +323,36 @@ class CallRate(ClientBuckets):
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         super().__init__(per_second, burst, call_rate_exceeded, max_buckets, clock)
+        # client -> the token last hinted to one of its refused calls, least recently booked
+        # first; dropped once that time has passed, bounded like the buckets.
+        self._hinted: collections.OrderedDict[str, float] = collections.OrderedDict()
+
+    def _prune(self, now: float) -> None:
+        super()._prune(now)
+        _forget_until(self._hinted, now)  # hints whose token has come
+
+    def _hint_s(self, client: str, next_token_at: float, now: float) -> float:
+        hinted = self._hinted
+        slot = hinted.get(client, -math.inf) + self._interval
+        if slot < next_token_at:
+            slot = next_token_at
+        if slot > now + self.refill_s:
+            slot = now + self.refill_s  # more waiters than a burst: they share the last slot
+        hinted[client] = slot
+        hinted.move_to_end(client)
+        if len(hinted) > self.max_buckets:
+            hinted.popitem(last=False)
+        return slot - now
+
+
+def _forget_until(times: "collections.OrderedDict[str, float]", now: float) -> None:
+    """Drop the entries from the front of ``times`` (least recently touched first) that are not
+    after ``now``, up to the first that is."""
+    while times:
+        key = next(iter(times))
+        if times[key] > now:
+            break
+        del times[key]
 
 
 class CreationLimit(ClientBuckets):

@@ -46,14 +46,14 @@ DEFAULT_MAX_CALLS = 2_048
 # A quarter of the replica's calls: no one address can take them all, and the suite's heaviest
 # bursts from loopback (500 views at once) and the load test's clients (16-32) fit under it.
 DEFAULT_MAX_CALLS_PER_CLIENT = 512
-# Unary calls from one client address, sustained and at once (client_limits.CallRate): a fifth of
-# what a replica answers on 2 cores (2,000-3,000 cheap calls a second), like the streams per
-# address, so that five addresses at their rate still leave the replica to everyone else; a
-# person at a table makes about one call a second, a bot tens, a bot farm or a classroom behind
-# one address hundreds. The burst, two seconds' worth, lets a page of tables or a round of bots
-# start at once.
-DEFAULT_CALLS_PER_CLIENT_PER_SECOND = 500.0
-DEFAULT_CALL_BURST = 1_000
+# Unary calls from one client address, sustained and at once (client_limits.CallRate). A person at
+# a table makes about one call a second, a bot tens, a bot farm or a classroom behind one address
+# a few hundred. A replica on 2 cores answers 2,000-3,000 cheap calls a second, but GetView of a
+# game only about 900 with its callers on the same cores: at 300 a second one address takes from
+# a tenth to a third of a replica, and an address that keeps its calls in flight no longer takes
+# it all. The burst, two seconds' worth, lets a page of tables or a round of bots start at once.
+DEFAULT_CALLS_PER_CLIENT_PER_SECOND = 300.0
+DEFAULT_CALL_BURST = 600
 
 
 def seat_key(token: str) -> str:

@@ -114,7 +114,9 @@ def test_past_the_burst_a_call_is_refused_with_a_hint_on_both_faces_and_changes_
                     body = await over.json()
                 infos = {d["@type"].rsplit(".", 1)[1]: d for d in body["details"]}
                 assert infos["ErrorInfo"]["reason"] == "CALL_RATE_EXCEEDED"
-                assert 0 < float(infos["RetryInfo"]["retryDelay"].rstrip("s")) <= 1 / PER_SECOND
+                # The second refusal in a row is hinted the token after the first one's.
+                rest_delay = float(infos["RetryInfo"]["retryDelay"].rstrip("s"))
+                assert delay < rest_delay <= 2 / PER_SECOND
                 assert A not in body["message"]  # no refusal names the address
                 with pytest.raises(grpc.aio.AioRpcError) as move_refused:
                     await stub_a.SubmitMove(move, metadata=token, timeout=10)
@@ -208,8 +210,8 @@ def test_the_python_client_waits_for_the_hint_and_is_answered_within_its_budget(
 
 
 def test_the_bucket_table_spends_only_admitted_calls_and_stays_bounded() -> None:
-    """On a clock of its own: the burst, then a refusal whose hint is one refill interval and
-    which changes nothing; a call refused for the cap in flight spends no token, and one refused
+    """On a clock of its own: the burst, then refusals hinted one refill interval apart that
+    change nothing; a call refused for the cap in flight spends no token, and one refused
     for the rate is not counted in flight; the table forgets full buckets and never holds more
     than its maximum."""
     now = [100.0]
@@ -221,6 +223,15 @@ def test_the_bucket_table_spends_only_admitted_calls_and_stays_bounded() -> None
     assert refused.value.reason == "CALL_RATE_EXCEEDED"
     assert refused.value.retry_after_s == pytest.approx(0.1)
     assert rate.tokens("192.0.2.1") == pytest.approx(0.0, abs=1e-9)
+    # Refusals in a row are hinted the tokens after it, a refill interval apart, never more
+    # than a whole refill (0.3 s) ahead: many waiting calls come back at the rate, not at once.
+    hints = []
+    for _ in range(4):
+        with pytest.raises(RetryLater) as again:
+            rate.take("192.0.2.1")
+        hints.append(again.value.retry_after_s)
+    assert hints == pytest.approx([0.2, 0.3, 0.3, 0.3])
+    assert rate.tokens("192.0.2.1") == pytest.approx(0.0, abs=1e-9)  # still: the refusals spent nothing
     now[0] += 0.25
     assert rate.tokens("192.0.2.1") == pytest.approx(2.5)
     calls = CallLimit(max_calls=10, max_per_client=1, rate=rate)
@@ -244,20 +255,20 @@ def test_the_bucket_table_spends_only_admitted_calls_and_stays_bounded() -> None
 
 
 def test_the_defaults_agree_between_serve_the_replica_and_the_readme() -> None:
-    """`hustings serve`, ReplicaConfig and the limits agree on the README's figures (a fifth of
-    what a replica answers, two seconds' worth at once); a tool's own replica has no rate; a rate
-    or burst below the smallest is a usage error."""
+    """`hustings serve`, ReplicaConfig and the limits agree on the README's figures (300 a
+    second, two seconds' worth at once); a tool's own replica has no rate; a rate or burst below
+    the smallest is a usage error."""
     from hustings.cli import _parser
     from hustings.service import limits
 
     serve = _parser().parse_args(["serve"])
     config = ReplicaConfig(redis_url="redis://127.0.0.1:1/0")
-    assert serve.calls_per_client_per_second == config.calls_per_client_per_second == limits.DEFAULT_CALLS_PER_CLIENT_PER_SECOND == 500
-    assert serve.call_burst == config.call_burst == limits.DEFAULT_CALL_BURST == 1_000
+    assert serve.calls_per_client_per_second == config.calls_per_client_per_second == limits.DEFAULT_CALLS_PER_CLIENT_PER_SECOND == 300
+    assert serve.call_burst == config.call_burst == limits.DEFAULT_CALL_BURST == 600
     default = CallRate()
-    assert (default.per_second, default.burst, default.refill_s) == (500, 1_000, 2.0)
+    assert (default.per_second, default.burst, default.refill_s) == (300, 600, 2.0)
     readme = re.sub(r"\s+", " ", (REPO / "README.md").read_text())
-    assert "`--call-burst` (1,000)" in readme and "`--calls-per-client-per-second` (500)" in readme
+    assert "`--call-burst` (600)" in readme and "`--calls-per-client-per-second` (300)" in readme
     assert "`CALL_RATE_EXCEEDED`" in readme
     sole = ReplicaConfig(redis_url="redis://127.0.0.1:1/0", **SOLE_CLIENT)
     assert sole.calls_per_client_per_second >= 1_000_000 and sole.call_burst >= 1_000_000

@@ -128,8 +128,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-http-connections", type=_at_least_one, default=10_000, help="open HTTP connections of the REST face on this replica; lowered to half the open-files limit less 256 (default %(default)s)")
     serve.add_argument("--max-http-connections-per-address", type=_at_least_one, default=2_500, help="open HTTP connections from one client address: its event streams and calls beside them; a trusted proxy is not capped (default %(default)s)")
     serve.add_argument("--max-calls-per-client", type=_at_least_one, default=512, help="unary calls in flight from one client address (default %(default)s)")
-    serve.add_argument("--calls-per-client-per-second", type=_positive, default=500.0, help="unary calls one client address may make per second, sustained, gRPC and REST together (default %(default)s: a fifth of what a replica answers)")
-    serve.add_argument("--call-burst", type=_at_least_one, default=1_000, help="unary calls one client address may make at once (default %(default)s)")
+    serve.add_argument("--calls-per-client-per-second", type=_positive, default=300.0, help="unary calls one client address may make per second, sustained, gRPC and REST together (default %(default)s: a tenth to a third of what a replica answers)")
+    serve.add_argument("--call-burst", type=_at_least_one, default=600, help="unary calls one client address may make at once (default %(default)s)")
     serve.add_argument("--creates-per-client-per-minute", type=_positive, default=60.0, help="games one client address may create per minute, sustained (default %(default)s)")
     serve.add_argument("--create-burst", type=_at_least_one, default=120, help="games one client address may create at once (default %(default)s)")
     serve.add_argument(
