@@ -15,7 +15,6 @@ import json
 import re
 import time
 from dataclasses import dataclass, field
-from http import HTTPStatus
 from importlib import resources
 from typing import Any, Awaitable, Callable
 
@@ -40,6 +39,7 @@ from hustings.service.rest_connections import (
     HttpSettings,
     SparseLog,
     bound_event_stream_buffers,
+    status_phrase,
     connection_caps,
     connection_factory,
     drop,
@@ -467,7 +467,7 @@ async def _json_errors(request: web.Request, handler: Callable[[web.Request], Aw
         if error.status >= 400:
             # The status line's standard phrase, never a text that aiohttp or a caller put in the exception.
             code = grpc.StatusCode.INVALID_ARGUMENT if error.status < 500 else grpc.StatusCode.INTERNAL
-            return _http_error(code, error.status, "HTTP_ERROR", _phrase(error.status))
+            return _http_error(code, error.status, "HTTP_ERROR", status_phrase(error.status))
         raise
     except (asyncio.CancelledError, ConnectionResetError):
         raise
@@ -475,13 +475,6 @@ async def _json_errors(request: web.Request, handler: Callable[[web.Request], Aw
         log.exception("rest_internal_error", path=request.path[:100])
         return _http_error(grpc.StatusCode.INTERNAL, 500, "INTERNAL", "internal error")
     return response
-
-
-def _phrase(status: int) -> str:
-    try:
-        return HTTPStatus(status).phrase
-    except ValueError:
-        return "HTTP error"
 
 
 @web.middleware

@@ -56,8 +56,8 @@ EVENT_WRITE_DEADLINE_S = 30.0
 # given) and the transport's high-water mark. Left to the kernel's tuning, a connection whose
 # client reads nothing absorbs megabytes of events (3.9 MB measured on loopback) before a write
 # waits at all, so the write deadline would never be reached and 10,000 such streams could pin
-# gigabytes of kernel memory; this way at most about 100 KiB of unread events are held, a few
-# dozen events of any game, and a client that reads keeps up with room to spare.
+# gigabytes of kernel memory; this way at most about 100 KiB of unread events are held (tens of
+# events of any game), and a client that reads keeps up with room to spare.
 EVENT_SEND_BUFFER_BYTES = 16 << 10
 # Data sent to a client and left unacknowledged this long closes the connection in the kernel
 # (Linux TCP_USER_TIMEOUT): a peer that vanished without a FIN or a reset (a phone that lost its
@@ -230,13 +230,15 @@ class GatedConnection(RequestHandler):
             if not isinstance(exc, ConnectionError):  # a client hanging up is no error
                 log.error("rest_request_failed", status=status, exc_info=exc)
             code = grpc.StatusCode.INTERNAL if status >= 500 else grpc.StatusCode.INVALID_ARGUMENT
-            body = status_body(code, "INTERNAL" if status >= 500 else "HTTP_ERROR", _phrase(status))
+            body = status_body(code, "INTERNAL" if status >= 500 else "HTTP_ERROR", status_phrase(status))
         response = web.json_response(body, status=status, headers={"Server": SERVER_NAME})
         response.force_close()
         return response
 
 
-def _phrase(status: int) -> str:
+def status_phrase(status: int) -> str:
+    """The standard phrase of an HTTP status, never a text that aiohttp or a caller put in an
+    exception."""
     try:
         return HTTPStatus(status).phrase
     except ValueError:
