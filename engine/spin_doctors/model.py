@@ -455,20 +455,14 @@ class State:
 
     def clone(self) -> State:
         """A deep copy, fast."""
-        return State(
-            self.options, self.phase, self.round, self.favourite,
-            [p.clone() for p in self.seats], [s.clone() for s in self.spots], list(self.turnout_markers),
-            list(self.news), [list(k) for k in self.news_known], list(self.news_deck), list(self.news_discard),
-            list(self.topic_deck), list(self.topic_discard), list(self.board),
-            list(self.tasks), self.field_now, self.debate_next,
-            [list(c) for c in self.coordinated], [list(c) for c in self.protected], self.winner,
-            list(self.scandals_aside), list(self.offers), list(self.side_moves),
-        )
+        copy = self.for_step()
+        copy.spots = [s.clone() for s in self.spots]
+        return copy
 
     def for_step(self) -> State:
         """A copy for ``apply`` to change: as ``clone``, but the Localities are shared until a
-        rule changes one through ``changed_spot`` (a decision changes a few of the ten, and
-        copying all of them was a sixth of a step)."""
+        rule changes one through ``changed_spot`` (a decision changes at most a few of the ten,
+        and most change none)."""
         return State(
             self.options, self.phase, self.round, self.favourite,
             [p.clone() for p in self.seats], list(self.spots), list(self.turnout_markers),
