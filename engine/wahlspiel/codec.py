@@ -7,14 +7,16 @@ The only module of the game that imports protobuf code.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from hustings.engine.errors import MalformedMoveError
+from hustings.engine.jsontext import kept_by_identity
 from hustings.engine.wahlspiel import model as m
 from hustings.engine.wahlspiel import content as c
 from hustings.engine.wahlspiel.content import CONTENT, CONTENT_DATA
+from hustings.engine.wahlspiel import rules
 from hustings.engine.wahlspiel.rules import validate_options
-from hustings.engine.wahlspiel.views import TableView
+from hustings.engine.wahlspiel.views import PartyView, TableView
 from hustings.v1 import catalogue_pb2, game_pb2, game_service_pb2, wahlspiel_catalogue_pb2 as cpb, wahlspiel_pb2 as pb
 
 _FIELDS = {
@@ -86,6 +88,39 @@ _DECODE: dict[str, Callable[[Any], m.Move]] = {
 }
 
 
+def _well_formed(value: str) -> bool:
+    try:
+        return _text(value, "id") == value
+    except MalformedMoveError:
+        return False
+
+
+_POLITICIAN_IDS = [p for p in CONTENT.politicians if _well_formed(p)]
+_VOTER_IDS = [v for v in CONTENT.voters if _well_formed(v)]
+_CARD_IDS = ["", *_VOTER_IDS, *(e for e in CONTENT.events if _well_formed(e))]
+
+# The decisions made most often, with the content's ids: the move path takes its move from the
+# rules' tables of moves made once (the field that names it as the key) instead of checking ids
+# and building a frozen move, and ``apply`` then finds it among the legal moves by identity.
+# Anything else is decoded and checked as above.
+_KNOWN: dict[str, tuple[Callable[[Any], Any], dict[Any, m.Move]]] = {
+    "nominate": (lambda x: x.politician_id, {p: rules.NOMINATIONS[p] for p in _POLITICIAN_IDS}),
+    "cast_voter": (lambda x: x.card_id, {v: rules.CASTS[v] for v in _VOTER_IDS}),
+    "judge": (
+        lambda x: (x.politician_id, x.verdict),
+        {(p, verdict): rules.JUDGEMENTS[p, verdict] for p in _POLITICIAN_IDS for verdict in (True, False)},
+    ),
+    "goal_vote": (lambda x: x.politician_id, {p: rules.GOAL_VOTES_FOR[p] for p in _POLITICIAN_IDS}),
+    "send_runoff_voter": (lambda x: x.card_id, {v: rules.RUNOFF_VOTERS[v] for v in ["", *_VOTER_IDS]}),
+    "answer_trade": (
+        lambda x: (x.accept, x.card_id),
+        {(True, card): rules.CARDS_HANDED[card] for card in _CARD_IDS} | {(False, ""): rules.DECLINE},
+    ),
+    "pass": (lambda x: None, {None: rules.PASS}),
+    "propose_offer": (lambda x: None, {None: rules.PROPOSE}),
+}
+
+
 def move_from_proto(message: game_pb2.Move) -> m.Move:
     """An engine move from a Move. Raises MalformedMoveError (EMPTY_MOVE, BAD_...)."""
     if message.WhichOneof("game") != "wahlspiel":
@@ -94,7 +129,14 @@ def move_from_proto(message: game_pb2.Move) -> m.Move:
     kind = own.WhichOneof("kind")
     if kind is None:
         raise MalformedMoveError("EMPTY_MOVE", "the move carries no Wahlspiel decision")
-    return _DECODE[kind](getattr(own, kind))
+    inner = getattr(own, kind)
+    known = _KNOWN.get(kind)
+    if known is not None:
+        key, table = known
+        move = table.get(key(inner))
+        if move is not None:
+            return move
+    return _DECODE[kind](inner)
 
 
 def move_to_proto(move: m.Move, out: game_pb2.Move) -> None:
@@ -169,9 +211,10 @@ def _cards(card_ids: tuple[str, ...], out: Any) -> None:
     out.extend([_CARDS[card_id] for card_id in card_ids])
 
 
-@lru_cache(maxsize=64)
-def _static_part(politician_ids: tuple[str, ...]) -> bytes:
-    """The board and the dealt politicians, which never change during a game, serialised once."""
+@lru_cache(maxsize=1024)
+def _static_part(politician_ids: tuple[str, ...]) -> pb.WahlspielView:
+    """The board and the dealt politicians, which never change during a game, written once per
+    game (a few kilobytes each: enough for the games a replica's watchers follow at once)."""
     static = pb.WahlspielView()
     for field in CONTENT.board:
         static.board.add(kind=_FIELDS[field.kind], prize_voters=field.prize_voters, prize_events=field.prize_events)
@@ -180,12 +223,44 @@ def _static_part(politician_ids: tuple[str, ...]) -> bytes:
             politician_id=politician.politician_id, name=politician.name, sex=politician.sex, age=politician.age,
             occupation=politician.occupation, traits=sorted(politician.traits), symbols=politician.symbols,
         )
-    return bytes(static.SerializeToString(deterministic=True))
+    return static
+
+
+@kept_by_identity
+def _party_bytes(party: PartyView) -> bytes:
+    """A party's view as a WahlspielView holding just that party, serialised."""
+    message = pb.WahlspielView()
+    p = message.parties.add(
+        party=party.party, name=party.name, colour=party.colour, position=party.position, money=party.money,
+        arrived=party.arrived, politician_ids=party.politicians, voter_count=party.voter_count,
+        event_count=party.event_count, trades=party.trades,
+    )
+    _cards(party.voters, p.voters)
+    _cards(party.events, p.events)
+    return bytes(message.SerializeToString(deterministic=True))
+
+
+def _write_candidates(candidates: Sequence[m.Candidate]) -> bytes:
+    """The candidates as a WahlspielView holding just them, serialised."""
+    message = pb.WahlspielView()
+    for c in candidates:
+        message.candidates.add(
+            politician_id=c.politician, name=CONTENT.politicians[c.politician].name, party=c.party, votes=c.votes,
+            in_race=c.in_race, councillor=c.councillor,
+        )
+    return bytes(message.SerializeToString(deterministic=True))
+
+
+_candidates_bytes = kept_by_identity(_write_candidates)
+"""``_write_candidates`` of a tuple of candidates, kept: most steps leave the candidates alone."""
 
 
 def view_to_proto(view: TableView, out: game_pb2.GameView) -> None:
     """Fill GameView.wahlspiel from a seat's TableView."""
     own = out.wahlspiel
+    # Copying the static part's message costs less than reading it from bytes; it comes first,
+    # since a copy replaces what was there.
+    own.CopyFrom(_static_part(view.dealt))
     own.SetInParent()
     own.round, own.step, own.start_party = view.round, _STEPS[view.step], view.start_party
     own.last_roll, own.goal_votes = view.last_roll, view.goal_votes
@@ -193,20 +268,15 @@ def view_to_proto(view: TableView, out: game_pb2.GameView) -> None:
         own.current_party = view.current
     if view.first_arrived >= 0:
         own.first_arrived = view.first_arrived
-    own.MergeFromString(_static_part(view.dealt))
-    for party in view.parties:
-        p = own.parties.add(
-            party=party.party, name=party.name, colour=party.colour, position=party.position, money=party.money,
-            arrived=party.arrived, politician_ids=party.politicians, voter_count=party.voter_count,
-            event_count=party.event_count, trades=party.trades,
-        )
-        _cards(party.voters, p.voters)
-        _cards(party.events, p.events)
-    for c in view.candidates:
-        own.candidates.add(
-            politician_id=c.politician, name=CONTENT.politicians[c.politician].name, party=c.party, votes=c.votes,
-            in_race=c.in_race, councillor=c.councillor,
-        )
+    # The parties and the candidates arrive as messages already written (a party's view and the
+    # candidates are shared with the view before, unless the step changed them), read in one go.
+    candidates = view.candidates
+    own.MergeFromString(
+        b"".join([
+            *[_party_bytes(party) for party in view.parties],
+            _candidates_bytes(candidates) if candidates.__class__ is tuple else _write_candidates(candidates),
+        ])
+    )
     own.voter_stack_count, own.event_stack_count = view.voter_stack_count, view.event_stack_count
     own.ballot_box_card_ids[:] = view.ballot_box
     own.event_discard_card_ids[:] = view.event_discards
@@ -248,114 +318,209 @@ def _offer(offer: Any, out: pb.WahlspielOffer) -> None:
     out.ask_voter_count, out.ask_event_count, out.ask_money = offer.ask_voters, offer.ask_events, offer.ask_money
 
 
+def _nominated(payload: m.Nominated, own: pb.WahlspielEvent) -> None:
+    own.nominated.SetInParent()
+    own.nominated.party, own.nominated.politician_id = payload.party, payload.politician
+
+
+def _die_rolled(payload: m.DieRolled, own: pb.WahlspielEvent) -> None:
+    own.die_rolled.SetInParent()
+    e = own.die_rolled
+    e.party, e.pips, e.origin, e.position = payload.party, payload.pips, payload.origin, payload.position
+    e.field, e.bounced = _FIELDS[payload.field], payload.bounced
+
+
+def _cards_drawn(payload: m.CardsDrawn, own: pb.WahlspielEvent) -> None:
+    e = own.cards_drawn
+    e.SetInParent()
+    e.party, e.reason, e.voter_count, e.event_count, e.cost = (
+        payload.party, payload.reason, payload.voters, payload.events, payload.cost,
+    )
+    _cards(payload.cards, e.cards)
+
+
+def _votes_changed(payload: m.VotesChanged, own: pb.WahlspielEvent) -> None:
+    own.votes_changed.SetInParent()
+    e = own.votes_changed
+    e.politician_id, e.delta, e.votes, e.reason = payload.politician, payload.delta, payload.votes, payload.reason
+
+
+def _voter_cast(payload: m.VoterCast, own: pb.WahlspielEvent) -> None:
+    own.voter_cast.SetInParent()
+    own.voter_cast.party = payload.party
+    _card(payload.card, own.voter_cast.card)
+    own.voter_cast.politician_ids[:] = payload.politicians
+
+
+def _ballot_opened(payload: m.BallotOpened, own: pb.WahlspielEvent) -> None:
+    own.ballot_opened.SetInParent()
+    _card(payload.card, own.ballot_opened.card)
+    own.ballot_opened.politician_ids[:] = payload.politicians
+    own.ballot_opened.judges[:] = payload.judges
+
+
+def _judged(payload: m.Judged, own: pb.WahlspielEvent) -> None:
+    own.judged.SetInParent()
+    own.judged.judge, own.judged.politician_id, own.judged.verdict = payload.judge, payload.politician, payload.verdict
+
+
+def _ballot_decided(payload: m.BallotDecided, own: pb.WahlspielEvent) -> None:
+    own.ballot_decided.SetInParent()
+    own.ballot_decided.card_id = payload.card
+    own.ballot_decided.politician_ids[:] = payload.politicians
+
+
+def _money_changed(payload: m.MoneyChanged, own: pb.WahlspielEvent) -> None:
+    own.money_changed.SetInParent()
+    e = own.money_changed
+    e.party, e.delta, e.money, e.reason = payload.party, payload.delta, payload.money, payload.reason
+
+
+def _event_played(payload: m.EventPlayed, own: pb.WahlspielEvent) -> None:
+    own.event_played.SetInParent()
+    e = own.event_played
+    e.party, e.effective = payload.party, payload.effective
+    _card(payload.card, e.card)
+    e.politician_ids[:] = payload.candidates
+    if payload.target_party >= 0:
+        e.target_party = payload.target_party
+
+
+def _candidate_changed(payload: m.CandidateChanged, own: pb.WahlspielEvent) -> None:
+    own.candidate_changed.SetInParent()
+    e = own.candidate_changed
+    e.party, e.withdrawn_politician_id, e.nominated_politician_id = payload.party, payload.withdrawn, payload.nominated
+
+
+def _candidate_retired(payload: m.CandidateRetired, own: pb.WahlspielEvent) -> None:
+    own.candidate_retired.SetInParent()
+    own.candidate_retired.politician_id, own.candidate_retired.reason = payload.politician, payload.reason
+
+
+def _coalition_changed(payload: m.CoalitionChanged, own: pb.WahlspielEvent) -> None:
+    own.coalition_changed.SetInParent()
+    e = own.coalition_changed
+    e.party, e.partner, e.ended = payload.party, payload.partner, payload.ended
+
+
+def _trade_offered(payload: m.TradeOffered, own: pb.WahlspielEvent) -> None:
+    own.trade_offered.SetInParent()
+    e = own.trade_offered
+    e.party, e.partner = payload.party, payload.partner
+    _offer(payload, e.offer)
+
+
+def _trade_answered(payload: m.TradeAnswered, own: pb.WahlspielEvent) -> None:
+    own.trade_answered.SetInParent()
+    e = own.trade_answered
+    e.party, e.partner, e.accepted = payload.party, payload.partner, payload.accepted
+    e.given_count, e.received_count = payload.given_count, payload.received_count
+    _cards(payload.given_cards, e.given_cards)
+    _cards(payload.received_cards, e.received_cards)
+
+
+def _goal_reached(payload: m.GoalReached, own: pb.WahlspielEvent) -> None:
+    own.goal_reached.SetInParent()
+    own.goal_reached.party, own.goal_reached.goal, own.goal_reached.first = (
+        payload.party, _FIELDS[payload.goal], payload.first,
+    )
+
+
+def _runoff_opened(payload: m.RunoffOpened, own: pb.WahlspielEvent) -> None:
+    own.runoff_opened.SetInParent()
+    e = own.runoff_opened
+    e.politician_ids[:], e.seats, e.parties[:] = payload.politicians, payload.seats, payload.parties
+
+
+def _runoff_voter_sent(payload: m.RunoffVoterSent, own: pb.WahlspielEvent) -> None:
+    own.runoff_voter_sent.SetInParent()
+    own.runoff_voter_sent.party = payload.party
+    if payload.card:
+        _card(payload.card, own.runoff_voter_sent.card)
+
+
+def _runoff_voters_revealed(payload: m.RunoffVotersRevealed, own: pb.WahlspielEvent) -> None:
+    own.runoff_voters_revealed.SetInParent()
+    for sent in payload.sent:
+        s = own.runoff_voters_revealed.sent.add(party=sent.party)
+        if sent.card:
+            _card(sent.card, s.card)
+    own.runoff_voters_revealed.politician_ids[:] = payload.politicians
+
+
+def _runoff_card_turned(payload: m.RunoffCardTurned, own: pb.WahlspielEvent) -> None:
+    own.runoff_card_turned.SetInParent()
+    _card(payload.card, own.runoff_card_turned.card)
+    own.runoff_card_turned.politician_ids[:] = payload.politicians
+
+
+def _runoff_lots(payload: m.RunoffLots, own: pb.WahlspielEvent) -> None:
+    own.runoff_lots.SetInParent()
+    own.runoff_lots.politician_ids[:] = payload.politicians
+
+
+def _election_held(payload: m.ElectionHeld, own: pb.WahlspielEvent) -> None:
+    own.election_held.SetInParent()
+    e = own.election_held
+    e.round, e.politician_ids[:], e.pay = payload.round, payload.elected, payload.pay
+
+
+_EVENT_WRITERS: dict[type, Callable[[Any, pb.WahlspielEvent], None]] = {
+    m.Nominated: _nominated,
+    m.DieRolled: _die_rolled,
+    m.CardsDrawn: _cards_drawn,
+    m.VotesChanged: _votes_changed,
+    m.VoterCast: _voter_cast,
+    m.BallotOpened: _ballot_opened,
+    m.Judged: _judged,
+    m.BallotDecided: _ballot_decided,
+    m.MoneyChanged: _money_changed,
+    m.EventPlayed: _event_played,
+    m.CandidateChanged: _candidate_changed,
+    m.CandidateRetired: _candidate_retired,
+    m.CoalitionChanged: _coalition_changed,
+    m.TradeOffered: _trade_offered,
+    m.TradeAnswered: _trade_answered,
+    m.GoalReached: _goal_reached,
+    m.RunoffOpened: _runoff_opened,
+    m.RunoffVoterSent: _runoff_voter_sent,
+    m.RunoffVotersRevealed: _runoff_voters_revealed,
+    m.RunoffCardTurned: _runoff_card_turned,
+    m.RunoffLots: _runoff_lots,
+    m.ElectionHeld: _election_held,
+}
+"""How each payload type is written: one lookup instead of a chain of type checks."""
+
+# Events of these types recur with the same values (a roll from a field, a vote won, a candidate
+# named, a verdict, a goal reached, a payment), so each one's message is written once and copied:
+# setting a message's fields from Python costs several times a copy. They are found by their
+# type and field values (a tuple, hashed in C; hashing the frozen payload would run Python).
+_RECURRING = frozenset(
+    (m.DieRolled, m.VotesChanged, m.Nominated, m.Judged, m.GoalReached, m.MoneyChanged, m.CoalitionChanged)
+)
+_KEPT_MESSAGES: dict[tuple[Any, ...], pb.WahlspielEvent] = {}
+MESSAGES_KEPT = 8192
+"""Recurring event messages kept; when full, all are let go at once (clearing is atomic)."""
+
+
 def event_to_proto(payload: Any, out: game_pb2.Event) -> None:
     """Fill Event.wahlspiel from an event payload (already filtered for the viewer)."""
-    own = out.wahlspiel
-    if isinstance(payload, m.Nominated):
-        own.nominated.SetInParent()
-        own.nominated.party, own.nominated.politician_id = payload.party, payload.politician
-    elif isinstance(payload, m.DieRolled):
-        own.die_rolled.SetInParent()
-        e = own.die_rolled
-        e.party, e.pips, e.origin, e.position = payload.party, payload.pips, payload.origin, payload.position
-        e.field, e.bounced = _FIELDS[payload.field], payload.bounced
-    elif isinstance(payload, m.CardsDrawn):
-        e = own.cards_drawn
-        e.SetInParent()
-        e.party, e.reason, e.voter_count, e.event_count, e.cost = (
-            payload.party, payload.reason, payload.voters, payload.events, payload.cost,
-        )
-        _cards(payload.cards, e.cards)
-    elif isinstance(payload, m.VotesChanged):
-        own.votes_changed.SetInParent()
-        e = own.votes_changed
-        e.politician_id, e.delta, e.votes, e.reason = payload.politician, payload.delta, payload.votes, payload.reason
-    elif isinstance(payload, m.VoterCast):
-        own.voter_cast.SetInParent()
-        own.voter_cast.party = payload.party
-        _card(payload.card, own.voter_cast.card)
-        own.voter_cast.politician_ids[:] = payload.politicians
-    elif isinstance(payload, m.BallotOpened):
-        own.ballot_opened.SetInParent()
-        _card(payload.card, own.ballot_opened.card)
-        own.ballot_opened.politician_ids[:] = payload.politicians
-        own.ballot_opened.judges[:] = payload.judges
-    elif isinstance(payload, m.Judged):
-        own.judged.SetInParent()
-        own.judged.judge, own.judged.politician_id, own.judged.verdict = payload.judge, payload.politician, payload.verdict
-    elif isinstance(payload, m.BallotDecided):
-        own.ballot_decided.SetInParent()
-        own.ballot_decided.card_id = payload.card
-        own.ballot_decided.politician_ids[:] = payload.politicians
-    elif isinstance(payload, m.MoneyChanged):
-        own.money_changed.SetInParent()
-        e = own.money_changed
-        e.party, e.delta, e.money, e.reason = payload.party, payload.delta, payload.money, payload.reason
-    elif isinstance(payload, m.EventPlayed):
-        own.event_played.SetInParent()
-        e = own.event_played
-        e.party, e.effective = payload.party, payload.effective
-        _card(payload.card, e.card)
-        e.politician_ids[:] = payload.candidates
-        if payload.target_party >= 0:
-            e.target_party = payload.target_party
-    elif isinstance(payload, m.CandidateChanged):
-        own.candidate_changed.SetInParent()
-        e = own.candidate_changed
-        e.party, e.withdrawn_politician_id, e.nominated_politician_id = payload.party, payload.withdrawn, payload.nominated
-    elif isinstance(payload, m.CandidateRetired):
-        own.candidate_retired.SetInParent()
-        own.candidate_retired.politician_id, own.candidate_retired.reason = payload.politician, payload.reason
-    elif isinstance(payload, m.CoalitionChanged):
-        own.coalition_changed.SetInParent()
-        e = own.coalition_changed
-        e.party, e.partner, e.ended = payload.party, payload.partner, payload.ended
-    elif isinstance(payload, m.TradeOffered):
-        own.trade_offered.SetInParent()
-        e = own.trade_offered
-        e.party, e.partner = payload.party, payload.partner
-        _offer(payload, e.offer)
-    elif isinstance(payload, m.TradeAnswered):
-        own.trade_answered.SetInParent()
-        e = own.trade_answered
-        e.party, e.partner, e.accepted = payload.party, payload.partner, payload.accepted
-        e.given_count, e.received_count = payload.given_count, payload.received_count
-        _cards(payload.given_cards, e.given_cards)
-        _cards(payload.received_cards, e.received_cards)
-    elif isinstance(payload, m.GoalReached):
-        own.goal_reached.SetInParent()
-        own.goal_reached.party, own.goal_reached.goal, own.goal_reached.first = (
-            payload.party, _FIELDS[payload.goal], payload.first,
-        )
-    elif isinstance(payload, m.RunoffOpened):
-        own.runoff_opened.SetInParent()
-        e = own.runoff_opened
-        e.politician_ids[:], e.seats, e.parties[:] = payload.politicians, payload.seats, payload.parties
-    elif isinstance(payload, m.RunoffVoterSent):
-        own.runoff_voter_sent.SetInParent()
-        own.runoff_voter_sent.party = payload.party
-        if payload.card:
-            _card(payload.card, own.runoff_voter_sent.card)
-    elif isinstance(payload, m.RunoffVotersRevealed):
-        own.runoff_voters_revealed.SetInParent()
-        for sent in payload.sent:
-            s = own.runoff_voters_revealed.sent.add(party=sent.party)
-            if sent.card:
-                _card(sent.card, s.card)
-        own.runoff_voters_revealed.politician_ids[:] = payload.politicians
-    elif isinstance(payload, m.RunoffCardTurned):
-        own.runoff_card_turned.SetInParent()
-        _card(payload.card, own.runoff_card_turned.card)
-        own.runoff_card_turned.politician_ids[:] = payload.politicians
-    elif isinstance(payload, m.RunoffLots):
-        own.runoff_lots.SetInParent()
-        own.runoff_lots.politician_ids[:] = payload.politicians
-    elif isinstance(payload, m.ElectionHeld):
-        own.election_held.SetInParent()
-        e = own.election_held
-        e.round, e.politician_ids[:], e.pay = payload.round, payload.elected, payload.pay
-    else:
+    cls = payload.__class__
+    write = _EVENT_WRITERS.get(cls)
+    if write is None:
         raise TypeError(f"not a Wahlspiel event: {payload!r}")
+    if cls not in _RECURRING:
+        write(payload, out.wahlspiel)
+        return
+    key = (cls, *payload.__dict__.values())
+    message = _KEPT_MESSAGES.get(key)
+    if message is None:
+        message = pb.WahlspielEvent()
+        write(payload, message)
+        if len(_KEPT_MESSAGES) >= MESSAGES_KEPT:
+            _KEPT_MESSAGES.clear()
+        _KEPT_MESSAGES[key] = message
+    out.wahlspiel.CopyFrom(message)
 
 
 # --- the catalogue ----------------------------------------------------------------------------

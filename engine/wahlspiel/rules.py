@@ -106,6 +106,44 @@ from hustings.engine.wahlspiel.table import (
     with_party,
 )
 
+# --- moves made once ---------------------------------------------------------------------------------
+
+
+class MadeOnce(dict[Any, Move]):
+    """Moves by their parameter (a content id, a count), each made once and shared (moves are
+    frozen): listing the legal moves on every step then builds none, and the decoded move, taken
+    from the same table, is found in the list by identity. A parameter outside the content
+    makes a fresh move, which is not kept."""
+
+    def __init__(self, make: Callable[[Any], Move], keys: Any) -> None:
+        super().__init__((key, make(key)) for key in keys)
+        self.make = make
+
+    def __missing__(self, key: Any) -> Move:
+        return self.make(key)
+
+
+NOMINATIONS = MadeOnce(Nominate, POLITICIANS)
+GOAL_VOTES_FOR = MadeOnce(GoalVote, POLITICIANS)
+JUDGEMENTS = MadeOnce(lambda key: Judge(*key), [(p, verdict) for p in POLITICIANS for verdict in (True, False)])
+CASTS = MadeOnce(CastVoter, VOTERS)
+RUNOFF_VOTERS = MadeOnce(SendRunoffVoter, ["", *VOTERS])
+CARDS_OFFERED = MadeOnce(lambda card: OfferTrade(give_card=card), [*VOTERS, *EVENTS])
+CARDS_HANDED = MadeOnce(lambda card: AnswerTrade(True, card), ["", *VOTERS, *EVENTS])
+PARTNERS = MadeOnce(ChoosePartner, range(MAX_PLAYERS))
+PURCHASES = {
+    BUYING_VOTERS: [BuyVoters(n) for n in range(len(VOTERS) + 1)],
+    BUYING_EVENTS: [BuyEvents(n) for n in range(len(EVENTS) + 1)],
+}
+PASS = Pass()
+PROPOSE = ProposeOffer()
+DECLINE = AnswerTrade(False)
+MONEY_OFFERED = OfferTrade(give_money=MONEY_STEP)
+VOTER_ASKED = OfferTrade(ask_kind=VOTER)
+EVENT_ASKED = OfferTrade(ask_kind=EVENT)
+MONEY_ASKED = OfferTrade(ask_money=MONEY_STEP)
+
+
 # --- options and setup -----------------------------------------------------------------------------
 
 
@@ -220,17 +258,17 @@ def offer_moves(state: WahlspielState, party: int) -> list[Move]:
     assert state.coalition is not None
     draft = state.coalition.draft
     own, other = state.parties[party], state.parties[other_side(state, party)]
-    moves: list[Move] = [OfferTrade(give_card=c) for c in own.voters + own.events if c not in draft.give_cards]
+    moves: list[Move] = [CARDS_OFFERED[c] for c in own.voters + own.events if c not in draft.give_cards]
     if own.money >= draft.give_money + MONEY_STEP:
-        moves.append(OfferTrade(give_money=MONEY_STEP))
+        moves.append(MONEY_OFFERED)
     if len(other.voters) > draft.ask_voters:
-        moves.append(OfferTrade(ask_kind=VOTER))
+        moves.append(VOTER_ASKED)
     if len(other.events) > draft.ask_events:
-        moves.append(OfferTrade(ask_kind=EVENT))
+        moves.append(EVENT_ASKED)
     if other.money >= draft.ask_money + MONEY_STEP:
-        moves.append(OfferTrade(ask_money=MONEY_STEP))
+        moves.append(MONEY_ASKED)
     if not draft.is_empty():
-        moves.append(ProposeOffer())
+        moves.append(PROPOSE)
     return moves
 
 
@@ -242,9 +280,9 @@ def handing_moves(state: WahlspielState, party: int) -> list[Move]:
     own = state.parties[party]
     moves: list[Move] = []
     if sum(c in VOTERS for c in handed) < offer.ask_voters:
-        moves.extend(AnswerTrade(True, c) for c in own.voters if c not in handed)
+        moves.extend(CARDS_HANDED[c] for c in own.voters if c not in handed)
     if sum(c in EVENTS for c in handed) < offer.ask_events:
-        moves.extend(AnswerTrade(True, c) for c in own.events if c not in handed)
+        moves.extend(CARDS_HANDED[c] for c in own.events if c not in handed)
     return moves
 
 
@@ -252,40 +290,48 @@ def legal_moves(state: WahlspielState, seat: Seat) -> list[Move]:
     """Every legal decision of ``seat`` now, enumerated."""
     if seat not in to_act(state):
         return []
+    return _owed_moves(state, seat)
+
+
+def _owed_moves(state: WahlspielState, seat: Seat) -> list[Move]:
+    """``legal_moves`` of a seat known to owe a decision."""
     step, own = state.step, state.parties[seat]
     if step == NOMINATING:
-        return [Nominate(p) for p in available(state, seat)]
-    if step == BUYING_VOTERS:
-        return [BuyVoters(n) for n in range(turns.purchasable(state, seat, step) + 1)]
-    if step == BUYING_EVENTS:
-        return [BuyEvents(n) for n in range(turns.purchasable(state, seat, step) + 1)]
+        return [NOMINATIONS[p] for p in available(state, seat)]
+    if step == BUYING_VOTERS or step == BUYING_EVENTS:
+        purchases = PURCHASES[step]
+        count = max(0, turns.purchasable(state, seat, step) + 1)
+        return purchases[:count] if count <= len(purchases) else purchases + [
+            BuyVoters(n) if step == BUYING_VOTERS else BuyEvents(n) for n in range(len(purchases), count)
+        ]
     moves: list[Move] = []
     if step == VOTING:
-        moves.extend(CastVoter(c) for c in own.voters)
-        return moves + [Pass()]
+        moves.extend([CASTS[c] for c in own.voters])
+        moves.append(PASS)
+        return moves
     if step == SENSATION:
-        return event_moves(state, seat) + [Pass()]
+        return event_moves(state, seat) + [PASS]
     if step == CHANGING_CANDIDATE:
         moves.extend(ChangeCandidate(c.politician, p) for c in nominees(state, seat) for p in available(state, seat))
-        return moves + [Pass()]
+        return moves + [PASS]
     if step == CHOOSING_PARTNER:
-        moves.extend(ChoosePartner(p) for p in range(state.options.players) if p != seat)
-        return moves + [Pass()]
+        moves.extend([PARTNERS[p] for p in range(state.options.players) if p != seat])
+        return moves + [PASS]
     if step == OFFERING:
-        return offer_moves(state, seat) + [Pass()]
+        return offer_moves(state, seat) + [PASS]
     if step == ANSWERING:
-        return [AnswerTrade(True), AnswerTrade(False)]
+        return [CARDS_HANDED[""], DECLINE]
     if step == HANDING_OVER:
         return handing_moves(state, seat)
     if step == BALLOT:
         assert state.ballot is not None
         politician = _next_in_question(state.ballot, seat)
-        return [Judge(politician, True), Judge(politician, False)] if politician else []
+        return [JUDGEMENTS[politician, True], JUDGEMENTS[politician, False]] if politician else []
     if step == GOAL_VOTES:
-        return [GoalVote(c.politician) for c in in_race(state) if c.party == seat]
+        return [GOAL_VOTES_FOR[c.politician] for c in in_race(state) if c.party == seat]
     if step == RUNOFF:
-        moves.extend(SendRunoffVoter(c) for c in own.voters if not VOTERS[c].opinion)
-        return moves + [SendRunoffVoter()]
+        moves.extend([RUNOFF_VOTERS[c] for c in own.voters if not VOTERS[c].opinion])
+        return moves + [RUNOFF_VOTERS[""]]
     return []
 
 
@@ -300,7 +346,7 @@ def apply(state: WahlspielState, seat: Seat, move: object, rng: Rng) -> tuple[Wa
         raise MalformedMoveError("UNKNOWN_MOVE", "not a Wahlspiel move")
     if type(seat) is not int or seat not in to_act(state):
         raise NotYourTurnError("NOT_YOUR_TURN", "you owe no decision now")
-    legal = legal_moves(state, seat)
+    legal = _owed_moves(state, seat)
     if move not in legal:
         raise IllegalMoveError(_reason(state, seat, move, legal), "that decision is not open to you now")
     events: list[Event] = []
@@ -342,8 +388,9 @@ def _buy_events(state: WahlspielState, seat: Seat, move: BuyEvents, rng: Rng, ev
 
 def _cast_voter(state: WahlspielState, seat: Seat, move: CastVoter, rng: Rng, events: list[Event]) -> WahlspielState:
     voter = VOTERS[move.card]
-    state = with_party(state, seat, voters=tuple(c for c in state.parties[seat].voters if c != move.card))
-    state = replace(state, ballot_box=state.ballot_box + (move.card,))
+    parties = list(state.parties)
+    parties[seat] = replace(parties[seat], voters=tuple([c for c in parties[seat].voters if c != move.card]))
+    state = replace(state, parties=tuple(parties), ballot_box=state.ballot_box + (move.card,))
     matching = tuple(c.politician for c in in_race(state, voter.condition))
     if voter.opinion and matching:
         judges = tuple(p for p in range(state.options.players) if p != seat)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import fields
-from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
-from hustings.engine.jsontext import ENCODE, scalar, texts
+from hustings.engine.jsontext import ENCODE, SMALL_INTS, scalar, texts
 from hustings.engine.wahlspiel.model import (
     Ballot,
     Candidate,
@@ -68,35 +67,107 @@ def _build(cls: type, data: Any) -> Any:
 
 # Every move stores the whole state, so its serialisation is on the move path: the text is put
 # together field by field in sorted key order (``hustings.engine.jsontext``: the same bytes as
-# ``json.dumps``, so stored digests stay valid). The stacks of card ids are written directly, and
-# the JSON of each nested value (options, a party, a candidate, the coalition, ballot or runoff)
-# is kept for the next state, which shares most of them.
-FRAGMENTS_KEPT = 8192  # a few dozen per game in play; frozen values, so equal values share one entry
-_NESTED_FIELDS = _NESTED[WahlspielState]
-_TOP_FIELDS = tuple(sorted([f.name for f in fields(WahlspielState)] + ["format"]))
-_CARD_STACKS = frozenset(f.name for f in fields(WahlspielState) if f.type == "tuple[str, ...]")
+# ``json.dumps``, so stored digests stay valid). A move changes a party or two, a candidate, a
+# stack or the coalition, and the next state shares every other part: the text of each part (a
+# nested value, a tuple of them, a stack of card ids, a number or a string) is kept, found by the
+# part's identity. (Found by value, a frozen dataclass would be hashed field by field in Python
+# on every lookup.) Each kept text holds its part, so no other object can take that identity
+# while the text is kept; lists are never kept (they could change under their text).
+_KEPT: dict[int, tuple[Any, str]] = {}
+TEXTS_KEPT = 16384
+"""Texts kept: a few dozen for every game in play. When full, all are let go at once (the next
+state of each game writes its parts afresh): clearing is atomic, so threads may share them."""
 
 
-@lru_cache(maxsize=FRAGMENTS_KEPT)
-def _fragment(value: Any) -> str:
-    return ENCODE(_plain(value))
+def _keep(value: Any) -> tuple[Any, str]:
+    kept = (value, _write(value))
+    if value.__class__ is not list:
+        if len(_KEPT) >= TEXTS_KEPT:
+            _KEPT.clear()
+        _KEPT[id(value)] = kept
+    return kept
 
 
-def _field(state: WahlspielState, name: str) -> str:
-    value = getattr(state, name)
-    if name in _NESTED_FIELDS:
-        if isinstance(value, tuple):
-            return "[" + ",".join([_fragment(item) for item in value]) + "]"
-        return "null" if value is None else _fragment(value)
-    if name in _CARD_STACKS:
-        return texts(value)
-    return scalar(value)
+def _text(value: Any) -> str:
+    """The JSON of one part, kept or written."""
+    return (_KEPT.get(id(value)) or _keep(value))[1]
+
+
+def _write(value: Any) -> str:
+    cls = value.__class__
+    if cls is tuple or cls is list:
+        if value and value[0].__class__ is not str:  # parties, candidates
+            return "[" + ",".join([_text(item) for item in value]) + "]"
+        return texts(value)  # card ids (anything else there goes through the json module)
+    if cls is int:
+        return SMALL_INTS.get(value) or str(value)
+    if cls is str or cls is bool or value is None:
+        return scalar(value)
+    writer = _WRITERS.get(cls)
+    if writer is not None:
+        return writer(value)
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        if not hasattr(value, "__dataclass_fields__"):
+            return ENCODE(value)
+        names = _FIELD_NAMES[cls] = tuple(sorted(f.name for f in fields(value)))
+    # A stored dataclass is the object of its fields in sorted order, as the json module writes
+    # ``_plain(value)`` (the json module's own encoder costs more, on every coalition offer).
+    return "{" + ",".join([f'"{name}":{_text(getattr(value, name))}' for name in names]) + "}"
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+# The values a move changes most often are written by hand (a party takes cards or pays, a
+# candidate wins votes); the rest go through the json module.
+def _party(party: Party) -> str:
+    return (
+        f'{{"arrived":{_text(party.arrived)},"colour":{_text(party.colour)},"events":{_text(party.events)},'
+        f'"money":{_text(party.money)},"name":{_text(party.name)},"politicians":{_text(party.politicians)},'
+        f'"position":{_text(party.position)},"trades":{_text(party.trades)},"voters":{_text(party.voters)}}}'
+    )
+
+
+def _candidate(candidate: Candidate) -> str:
+    return (
+        f'{{"councillor":{_text(candidate.councillor)},"in_race":{_text(candidate.in_race)},'
+        f'"party":{_text(candidate.party)},"politician":{_text(candidate.politician)},'
+        f'"votes":{_text(candidate.votes)}}}'
+    )
+
+
+_WRITERS: dict[type, Callable[[Any], str]] = {Party: _party, Candidate: _candidate}
 
 
 def dump_state(state: WahlspielState) -> bytes:
     """The state as canonical JSON bytes (sorted keys, no spaces): equal states, equal bytes."""
-    pieces = [f'"{name}":{FORMAT if name == "format" else _field(state, name)}' for name in _TOP_FIELDS]
-    return ("{" + ",".join(pieces) + "}").encode("utf-8")
+    # Each part's text is looked up inline: a call per field would cost more than the lookup.
+    get, keep, s = _KEPT.get, _keep, state
+    return (
+        f'{{"ballot":{(get(id(s.ballot)) or keep(s.ballot))[1]},'
+        f'"ballot_box":{(get(id(s.ballot_box)) or keep(s.ballot_box))[1]},'
+        f'"candidates":{(get(id(s.candidates)) or keep(s.candidates))[1]},'
+        f'"cantonal":{(get(id(s.cantonal)) or keep(s.cantonal))[1]},'
+        f'"coalition":{(get(id(s.coalition)) or keep(s.coalition))[1]},'
+        f'"current":{(get(id(s.current)) or keep(s.current))[1]},'
+        f'"event_discards":{(get(id(s.event_discards)) or keep(s.event_discards))[1]},'
+        f'"event_stack":{(get(id(s.event_stack)) or keep(s.event_stack))[1]},'
+        f'"federal":{(get(id(s.federal)) or keep(s.federal))[1]},'
+        f'"first_arrived":{(get(id(s.first_arrived)) or keep(s.first_arrived))[1]},'
+        f'"format":{FORMAT},'
+        f'"goal_votes":{(get(id(s.goal_votes)) or keep(s.goal_votes))[1]},'
+        f'"last_roll":{(get(id(s.last_roll)) or keep(s.last_roll))[1]},'
+        f'"national":{(get(id(s.national)) or keep(s.national))[1]},'
+        f'"options":{(get(id(s.options)) or keep(s.options))[1]},'
+        f'"parties":{(get(id(s.parties)) or keep(s.parties))[1]},'
+        f'"retired":{(get(id(s.retired)) or keep(s.retired))[1]},'
+        f'"round":{(get(id(s.round)) or keep(s.round))[1]},'
+        f'"runoff":{(get(id(s.runoff)) or keep(s.runoff))[1]},'
+        f'"start_party":{(get(id(s.start_party)) or keep(s.start_party))[1]},'
+        f'"step":{(get(id(s.step)) or keep(s.step))[1]},'
+        f'"voter_stack":{(get(id(s.voter_stack)) or keep(s.voter_stack))[1]}}}'
+    ).encode("utf-8")
 
 
 def load_state(raw: bytes) -> WahlspielState:

@@ -5,9 +5,9 @@ Each returns a new state; event lists passed in are appended to, and nothing els
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
-from hustings.engine.base import Event
+from hustings.engine.base import Event, evolve
 from hustings.engine.rng import Rng
 from hustings.engine.wahlspiel.content import CONTENT, Condition, Politician
 from hustings.engine.wahlspiel.model import (
@@ -21,24 +21,14 @@ from hustings.engine.wahlspiel.model import (
     WahlspielState,
 )
 
-T = TypeVar("T")
-
 POLITICIANS = CONTENT.politicians
 VOTERS = CONTENT.voters
 EVENTS = CONTENT.events
 
 
-def replace(obj: T, **changes: Any) -> T:
-    """A copy of the frozen dataclass ``obj`` with ``changes``: ``dataclasses.replace`` without
-    re-running ``__init__``, which the rules do thousands of times per game."""
-    fields = obj.__dict__
-    unknown = changes.keys() - fields.keys()
-    if unknown:
-        raise TypeError(f"{type(obj).__name__} has no field {sorted(unknown)}")
-    new = object.__new__(type(obj))
-    new.__dict__.update(fields)
-    new.__dict__.update(changes)
-    return new
+replace = evolve
+"""A copy of a frozen dataclass with changes: ``dataclasses.replace`` without re-running
+``__init__`` (``hustings.engine.base.evolve``), which the rules do thousands of times per game."""
 
 
 def politician(politician_id: str) -> Politician:
@@ -61,12 +51,29 @@ def with_candidate(state: WahlspielState, politician_id: str, **changes: Any) ->
     )
 
 
+_MATCHING: dict[int, tuple[Condition, frozenset[str]]] = {}
+"""The politicians each card's condition matches, by the condition's identity (the content's
+conditions live as long as the process; each entry holds its condition). Voting, events and the
+legal event plays ask it on most steps, and ``Condition.matches`` runs Python for every candidate."""
+
+
+def _matching(condition: Condition) -> frozenset[str]:
+    found = _MATCHING.get(id(condition))
+    if found is None or found[0] is not condition:
+        if len(_MATCHING) >= 4096:
+            _MATCHING.clear()
+        found = _MATCHING[id(condition)] = (
+            condition, frozenset(p for p, politician in POLITICIANS.items() if condition.matches(politician))
+        )
+    return found[1]
+
+
 def in_race(state: WahlspielState, condition: Condition | None = None) -> list[Candidate]:
     """The candidates in the race (matching ``condition`` if given), in table order."""
-    return [
-        c for c in state.candidates
-        if c.in_race and (condition is None or condition.matches(POLITICIANS[c.politician]))
-    ]
+    if condition is None:
+        return [c for c in state.candidates if c.in_race]
+    matching = _matching(condition)
+    return [c for c in state.candidates if c.in_race and c.politician in matching]
 
 
 def nominees(state: WahlspielState, party: int) -> list[Candidate]:
@@ -92,6 +99,13 @@ def change_money(state: WahlspielState, party: int, delta: int, reason: str, eve
     return with_party(state, party, money=new)
 
 
+_VOTES_CHANGED: dict[tuple[str, int, int, str], Event] = {}
+VOTE_EVENTS_KEPT = 4096
+"""Votes won or lost recur (the same politician, delta, count and reason in game after game,
+most of a game's events): each such event is made once and shared (events are frozen). When
+this many are kept, all are let go at once."""
+
+
 def change_votes(state: WahlspielState, politician_id: str, delta: int, reason: str, events: list[Event]) -> WahlspielState:
     """Add ``delta`` votes to a candidate (never below 0); with the Gnomes rule a candidate who
     reaches 17 votes leaves the race."""
@@ -101,7 +115,13 @@ def change_votes(state: WahlspielState, politician_id: str, delta: int, reason: 
     votes = max(0, candidate.votes + delta)
     if votes == candidate.votes:
         return state
-    events.append(Event(VotesChanged(politician_id, votes - candidate.votes, votes, reason)))
+    key = (politician_id, votes - candidate.votes, votes, reason)
+    event = _VOTES_CHANGED.get(key)
+    if event is None:
+        if len(_VOTES_CHANGED) >= VOTE_EVENTS_KEPT:
+            _VOTES_CHANGED.clear()
+        event = _VOTES_CHANGED[key] = Event(VotesChanged(*key))
+    events.append(event)
     state = with_candidate(state, politician_id, votes=votes)
     if state.options.gnomes and votes >= GNOMES_VOTES:
         state = retire(state, politician_id, "GNOMES", events)

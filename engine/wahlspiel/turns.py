@@ -154,10 +154,10 @@ def has_decision(state: WahlspielState, party: int, step: str) -> bool:
     return step == CHOOSING_PARTNER
 
 
-def _roll(state: WahlspielState, party: int, rng: Rng, events: list[Event]) -> WahlspielState:
-    pips = rng.below(DIE_SIDES) + 1
-    goal = CONTENT.goal_positions[state.round - 1]
-    origin = state.parties[party].position
+def _landing(party: int, round_number: int, origin: int, pips: int) -> tuple[int, Event]:
+    """Where ``party``'s piece lands from ``origin`` with ``pips`` in round ``round_number``,
+    and the event that says so."""
+    goal = CONTENT.goal_positions[round_number - 1]
     position, bounced = origin + pips, False
     if position > goal:
         if CONTENT.board[goal].kind == BUNDESRAT:
@@ -165,8 +165,26 @@ def _roll(state: WahlspielState, party: int, rng: Rng, events: list[Event]) -> W
             position, bounced = goal - (position - goal), True
         else:
             position = goal
-    events.append(Event(DieRolled(party, pips, origin, position, CONTENT.board[position].kind, bounced)))
-    return replace(with_party(state, party, position=position), current=party, last_roll=pips)
+    return position, Event(DieRolled(party, pips, origin, position, CONTENT.board[position].kind, bounced))
+
+
+_LANDINGS: dict[tuple[int, int, int, int], tuple[int, Event]] = {}
+"""Every landing made so far, by (party, round, origin, pips): a roll's event is made once and
+shared (a few thousand at most: six parties, three rounds, the board's fields, six pips)."""
+
+
+def _roll(state: WahlspielState, party: int, rng: Rng, events: list[Event]) -> WahlspielState:
+    pips = rng.below(DIE_SIDES) + 1
+    parties = list(state.parties)
+    mover = parties[party]
+    key = (party, state.round, mover.position, pips)
+    landing = _LANDINGS.get(key)
+    if landing is None:
+        landing = _LANDINGS[key] = _landing(*key)
+    position, event = landing
+    events.append(event)
+    parties[party] = replace(mover, position=position)
+    return replace(state, parties=tuple(parties), current=party, last_roll=pips)
 
 
 def begin_turn(state: WahlspielState, party: int, rng: Rng, events: list[Event]) -> WahlspielState:
@@ -206,9 +224,16 @@ def next_mover(state: WahlspielState, party: int) -> int | None:
     return None
 
 
+def _between_turns(state: WahlspielState) -> WahlspielState:
+    """``state`` with no coalition, ballot or goal votes pending (the same state if none is)."""
+    if state.coalition is None and state.ballot is None and state.goal_votes == 0:
+        return state
+    return replace(state, coalition=None, ballot=None, goal_votes=0)
+
+
 def end_turn(state: WahlspielState, rng: Rng, events: list[Event]) -> WahlspielState:
     """The current party's turn is over: the next party rolls, or the election is held."""
-    state = replace(state, coalition=None, ballot=None, goal_votes=0)
+    state = _between_turns(state)
     following = next_mover(state, state.current)
     if following is None:
         return election(state, rng, events)
@@ -217,6 +242,6 @@ def end_turn(state: WahlspielState, rng: Rng, events: list[Event]) -> WahlspielS
 
 def election(state: WahlspielState, rng: Rng, events: list[Event]) -> WahlspielState:
     """Every party has arrived: count, and move on unless a run-off waits for decisions."""
-    state = replace(state, coalition=None, ballot=None, goal_votes=0)
+    state = _between_turns(state)
     state, done = elections.open_election(state, rng, events)
     return next_round(state, rng, events) if done else state

@@ -20,6 +20,7 @@ from hustings.engine.wahlspiel.model import (
     Ballot,
     Candidate,
     Offer,
+    Party,
     WahlspielState,
 )
 from hustings.engine.wahlspiel.founding import party_colours, party_names
@@ -133,26 +134,67 @@ def _politicians(dealt: tuple[str, ...]) -> tuple[Politician, ...]:
     return tuple(POLITICIANS[p] for p in dealt)
 
 
+_LABELS: dict[tuple[tuple[str, str], ...], tuple[tuple[str, ...], tuple[str, ...]]] = {}
+"""Each table's party names and colours, by the names and colours the parties chose (a game's
+choice is made once, as its players join)."""
+
+_PARTY_VIEWS: dict[tuple[int, int, bool, str, str], tuple[object, PartyView]] = {}
+"""Party views by (identity of the party, its number, whether the viewer is that party, name,
+colour): a move changes a party or two, and the others' views are shared with the view before.
+Each entry holds its party, so no other object can take that identity while it is kept."""
+
+VIEWS_KEPT = 4096
+"""Entries each of the tables above keeps; when full, all are let go at once (clearing is atomic)."""
+
+
+def _labels(state: WahlspielState) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    key = tuple([(p.name, p.colour) for p in state.parties])
+    found = _LABELS.get(key)
+    if found is None:
+        if len(_LABELS) >= VIEWS_KEPT:
+            _LABELS.clear()
+        found = _LABELS[key] = (party_names(state), party_colours(state))
+    return found
+
+
+def _party_view(i: int, p: Party, own: bool, name: str, colour: str) -> PartyView:
+    key = (id(p), i, own, name, colour)
+    found = _PARTY_VIEWS.get(key)
+    if found is not None:
+        return found[1]
+    party_view = PartyView(
+        party=i,
+        name=name,
+        colour=colour,
+        position=p.position,
+        money=p.money,
+        arrived=p.arrived,
+        politicians=p.politicians,
+        voter_count=len(p.voters),
+        event_count=len(p.events),
+        trades=p.trades,
+        voters=p.voters if own else (),
+        events=p.events if own else (),
+    )
+    if len(_PARTY_VIEWS) >= VIEWS_KEPT:
+        _PARTY_VIEWS.clear()
+    _PARTY_VIEWS[key] = (p, party_view)
+    return party_view
+
+
+def _table_view(**values: object) -> TableView:
+    """A TableView as its constructor makes it (given every field), without the frozen
+    ``__init__``'s per-field ``object.__setattr__``: a view is built for every watcher of every
+    step. (tests/test_wahlspiel_step_bytes.py checks it against the constructor.)"""
+    table = object.__new__(TableView)
+    table.__dict__.update(values)
+    return table
+
+
 def view(state: WahlspielState, seat: Seat | None) -> TableView:
     """The table as ``seat`` (None: a spectator) may see it."""
-    names, colours = party_names(state), party_colours(state)
-    parties = tuple(
-        PartyView(
-            party=i,
-            name=names[i],
-            colour=colours[i],
-            position=p.position,
-            money=p.money,
-            arrived=p.arrived,
-            politicians=p.politicians,
-            voter_count=len(p.voters),
-            event_count=len(p.events),
-            trades=p.trades,
-            voters=p.voters if i == seat else (),
-            events=p.events if i == seat else (),
-        )
-        for i, p in enumerate(state.parties)
-    )
+    names, colours = _labels(state)
+    parties = tuple([_party_view(i, p, i == seat, names[i], colours[i]) for i, p in enumerate(state.parties)])
     coalition = None
     if state.coalition is not None and state.coalition.partner >= 0:
         c = state.coalition
@@ -167,8 +209,8 @@ def view(state: WahlspielState, seat: Seat | None) -> TableView:
         r = state.runoff
         own = next((s.card for s in r.sent if s.party == seat), "")
         runoff = RunoffView(r.politicians, r.seats, r.elected, r.parties, tuple(s.party for s in r.sent), own)
-    dealt = _dealt(tuple(p.politicians for p in state.parties))
-    return TableView(
+    dealt = _dealt(tuple([p.politicians for p in state.parties]))
+    return _table_view(
         round=state.round,
         step=state.step,
         current=state.current,
