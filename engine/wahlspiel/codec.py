@@ -491,36 +491,12 @@ _EVENT_WRITERS: dict[type, Callable[[Any, pb.WahlspielEvent], None]] = {
 }
 """How each payload type is written: one lookup instead of a chain of type checks."""
 
-# Events of these types recur with the same values (a roll from a field, a vote won, a candidate
-# named, a verdict, a goal reached, a payment), so each one's message is written once and copied:
-# setting a message's fields from Python costs several times a copy. They are found by their
-# type and field values (a tuple, hashed in C; hashing the frozen payload would run Python).
-_RECURRING = frozenset(
-    (m.DieRolled, m.VotesChanged, m.Nominated, m.Judged, m.GoalReached, m.MoneyChanged, m.CoalitionChanged)
-)
-_KEPT_MESSAGES: dict[tuple[Any, ...], pb.WahlspielEvent] = {}
-MESSAGES_KEPT = 8192
-"""Recurring event messages kept; when full, all are let go at once (clearing is atomic)."""
-
-
 def event_to_proto(payload: Any, out: game_pb2.Event) -> None:
     """Fill Event.wahlspiel from an event payload (already filtered for the viewer)."""
-    cls = payload.__class__
-    write = _EVENT_WRITERS.get(cls)
+    write = _EVENT_WRITERS.get(payload.__class__)
     if write is None:
         raise TypeError(f"not a Wahlspiel event: {payload!r}")
-    if cls not in _RECURRING:
-        write(payload, out.wahlspiel)
-        return
-    key = (cls, *payload.__dict__.values())
-    message = _KEPT_MESSAGES.get(key)
-    if message is None:
-        message = pb.WahlspielEvent()
-        write(payload, message)
-        if len(_KEPT_MESSAGES) >= MESSAGES_KEPT:
-            _KEPT_MESSAGES.clear()
-        _KEPT_MESSAGES[key] = message
-    out.wahlspiel.CopyFrom(message)
+    write(payload, out.wahlspiel)
 
 
 # --- the catalogue ----------------------------------------------------------------------------
