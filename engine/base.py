@@ -12,7 +12,7 @@ import hashlib
 import importlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Generic, Mapping, Protocol, TypeVar
+from typing import Any, Callable, Generic, Hashable, Mapping, Protocol, TypeVar
 
 from hustings.engine.errors import EngineError
 from hustings.engine.rng import Rng

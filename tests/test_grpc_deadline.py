@@ -4,7 +4,6 @@ open, and once Redis is back the same request id finds the move applied exactly 
 
 from __future__ import annotations
 
-import asyncio
 import os
 import pathlib
 import signal

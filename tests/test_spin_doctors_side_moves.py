@@ -16,11 +16,10 @@ import pytest
 
 from spin_doctors_helpers import empty_table
 from hustings.engine import IllegalMoveError, Rng
-from hustings.engine.spin_doctors import GAME, rules
+from hustings.engine.spin_doctors import GAME
 from hustings.engine.spin_doctors.model import (
     RESOLUTION,
     SIDE_MOVE_LIMIT,
-    Decline,
     DeclineOffer,
     HandBudget,
     OfferDeal,

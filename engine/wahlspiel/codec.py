@@ -243,10 +243,10 @@ def _party_bytes(party: PartyView) -> bytes:
 def _write_candidates(candidates: Sequence[m.Candidate]) -> bytes:
     """The candidates as a WahlspielView holding just them, serialised."""
     message = pb.WahlspielView()
-    for c in candidates:
+    for candidate in candidates:
         message.candidates.add(
-            politician_id=c.politician, name=CONTENT.politicians[c.politician].name, party=c.party, votes=c.votes,
-            in_race=c.in_race, councillor=c.councillor,
+            politician_id=candidate.politician, name=CONTENT.politicians[candidate.politician].name,
+            party=candidate.party, votes=candidate.votes, in_race=candidate.in_race, councillor=candidate.councillor,
         )
     return bytes(message.SerializeToString(deterministic=True))
 

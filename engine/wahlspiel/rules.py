@@ -94,7 +94,6 @@ from hustings.engine.wahlspiel.table import (
     POLITICIANS,
     VOTERS,
     add_card,
-    card_kind,
     change_money,
     change_votes,
     draw_cards,
