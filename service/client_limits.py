@@ -97,7 +97,7 @@ def call_rate_exceeded(retry_after_s: float) -> RetryLater:
     return RetryLater(
         grpc.StatusCode.RESOURCE_EXHAUSTED,
         "CALL_RATE_EXCEEDED",
-        f"this client calls faster than this replica allows; retry in {retry_after_s:.3f} s",
+        f"this client calls faster than this replica allows; retry in {math.ceil(retry_after_s * 1000)} ms",
         retry_after_s,
     )
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import requests
 
-from hustings.service.replica import Replica, ReplicaConfig
+from hustings.service.replica import UNBOUNDED_CALL_RATE, Replica, ReplicaConfig
 
 START_TIMEOUT_S = 30.0
 CALL_TIMEOUT_S = 20.0
@@ -33,6 +33,9 @@ class LiveRest:
             http_address="127.0.0.1:0",
             allow_client_seed=allow_client_seed,
             grace_s=1.0,
+            # One replica serves a whole module's tests, every call from loopback: the call rate
+            # per address (its own tests start replicas of their own) would pace them all.
+            **UNBOUNDED_CALL_RATE,
         )
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="live-rest", daemon=True)
