@@ -14,26 +14,22 @@ from typing import Any
 
 import pytest
 
-from spin_doctors_helpers import empty_table
+from spin_doctors_helpers import side_moves, tie_to_order
 from hustings.engine import IllegalMoveError, Rng
 from hustings.engine.spin_doctors import GAME
 from hustings.engine.spin_doctors.model import (
-    RESOLUTION,
     SIDE_MOVE_LIMIT,
     DeclineOffer,
     HandBudget,
     OfferDeal,
     OrderTie,
-    Played,
     SpinDoctorsOptions,
     State,
-    Task,
     Term,
     WithdrawOffer,
 )
 
 ANTEK, ANIA, BARTEK = 0, 1, 2
-CENTRAL = 3
 OLD_SNAPSHOT = Path(__file__).parent / "data" / "spin_doctors_state_before_side_move_limit.json"
 """A mid-game state stored before side moves were counted (round 3, ANTEK to order tied Staffers
 after handing over a point, ANIA's offer pending), written by the code of that time."""
@@ -42,9 +38,6 @@ after handing over a point, ANIA's offer pending), written by the code of that t
 def _apply(state: State, seat: int, move: Any) -> State:
     return GAME.apply(state, seat, move, Rng(b"side"))[0]
 
-
-def _side_moves(state: State, seat: int) -> list[Any]:
-    return [m for m in GAME.legal_moves(state, seat) if GAME.is_side_move(m)]
 
 
 def _refused(state: State, seat: int, move: Any) -> IllegalMoveError:
@@ -55,17 +48,9 @@ def _refused(state: State, seat: int, move: Any) -> IllegalMoveError:
     return error.value
 
 
-def _tie() -> State:
-    """ANTEK, the Favourite, owes the order of ANIA's and BARTEK's tied Authorities."""
-    state = empty_table()
-    state.phase, state.round, state.field_now = RESOLUTION, 1, CENTRAL
-    state.board = [Played(ANIA, 2, CENTRAL, True), Played(BARTEK, 2, CENTRAL, True)]
-    state.tasks = [Task("order_tie", ANTEK)]
-    return state
 
-
-def test_two_seats_handing_a_point_back_and_forth_stop_after_their_side_moves() -> None:
-    state = _tie()
+def test_two_seats_handing_a_point_back_and_forth_stop_after_theirside_moves() -> None:
+    state = tie_to_order()
     for _ in range(SIDE_MOVE_LIMIT):
         state = _apply(state, ANIA, HandBudget(BARTEK, 1))
         state = _apply(state, BARTEK, HandBudget(ANIA, 1))
@@ -76,22 +61,22 @@ def test_two_seats_handing_a_point_back_and_forth_stop_after_their_side_moves() 
     error = _refused(state, ANIA, HandBudget(BARTEK, 1))
     assert error.reason == "SIDE_MOVES_EXHAUSTED" and f"your {SIDE_MOVE_LIMIT} side moves" in error.message
     assert _refused(state, BARTEK, HandBudget(ANTEK, 5)).reason == "SIDE_MOVES_EXHAUSTED"
-    assert _side_moves(state, ANTEK)  # ANTEK's own are untouched
+    assert side_moves(state, ANTEK)  # ANTEK's own are untouched
     # ANTEK's decision gives every seat its side moves again.
     state = _apply(state, ANTEK, OrderTie(ANIA))
     assert state.side_moves == [] and all(s.side_moves_left(seat) == SIDE_MOVE_LIMIT for s in [state] for seat in range(3))
     assert HandBudget(BARTEK, 1) in GAME.legal_moves(state, ANIA)
 
 
-def test_offering_withdrawing_and_declining_count_as_side_moves() -> None:
+def test_offering_withdrawing_and_declining_count_asside_moves() -> None:
     """BARTEK offers and withdraws, ANTEK (owing the decision) hands over once and declines, ANIA
     offers again: each stops at the limit; the decision settles the offers and resets the count."""
-    state = _tie()
+    state = tie_to_order()
     tie_bartek, tie_ania = Term("ORDER_TIE", seat=BARTEK), Term("ORDER_TIE", seat=ANIA)
     for move in (OfferDeal(ANTEK, 2, tie_bartek), WithdrawOffer(0), OfferDeal(ANTEK, 3, tie_bartek), OfferDeal(ANTEK, 1, tie_bartek)):
         state = _apply(state, BARTEK, move)
     assert state.side_moves == [0, 0, SIDE_MOVE_LIMIT] and len(state.offers) == 2
-    assert _side_moves(state, BARTEK) == []  # not even a withdrawal of his own pending offers
+    assert side_moves(state, BARTEK) == []  # not even a withdrawal of his own pending offers
     assert _refused(state, BARTEK, WithdrawOffer(0)).reason == "SIDE_MOVES_EXHAUSTED"
     assert _refused(state, BARTEK, OfferDeal(ANTEK, 1, tie_bartek)).reason == "SIDE_MOVES_EXHAUSTED"
     # ANTEK owes the decision: one hand-over, then declines; ANIA offers in between.
@@ -106,7 +91,7 @@ def test_offering_withdrawing_and_declining_count_as_side_moves() -> None:
     listed = GAME.legal_moves(state, ANTEK)
     assert listed == [OrderTie(ANIA), OrderTie(BARTEK)]  # his decision only
     assert _refused(state, ANTEK, DeclineOffer(1)).reason == "SIDE_MOVES_EXHAUSTED"
-    assert WithdrawOffer(1) in _side_moves(state, ANIA)  # her last side move
+    assert WithdrawOffer(1) in side_moves(state, ANIA)  # her last side move
     before = [p.budget for p in state.seats]
     state = _apply(state, ANTEK, OrderTie(BARTEK))  # BARTEK's 3 points kept, ANIA's 5 returned
     assert [p.budget for p in state.seats] == [before[0] + 3, before[1] + 5, before[2]]
@@ -127,7 +112,7 @@ def test_a_game_spammed_with_side_moves_still_ends_in_a_bounded_number_of_steps(
     decisions = steps = longest = 0
     made = [0] * players
     for steps in range(1, STEP_LIMIT + 1):
-        side = [(seat, move) for seat in range(players) for move in _side_moves(state, seat)]
+        side = [(seat, move) for seat in range(players) for move in side_moves(state, seat)]
         if side:
             seat, move = chooser.choice(side)
         else:
@@ -167,6 +152,6 @@ def test_a_state_stored_before_side_moves_were_counted_still_loads_and_plays() -
 
 @pytest.mark.parametrize("stored", ['"side_moves":[1,2]', '"side_moves":[1,"2",0]', '"side_moves":{"0":1}'])
 def test_a_stored_count_that_is_not_one_per_seat_is_refused(stored: str) -> None:
-    raw = GAME.dump_state(_tie()).decode()
+    raw = GAME.dump_state(tie_to_order()).decode()
     with pytest.raises(ValueError):
         GAME.load_state(raw.replace('"spots":', stored + ',"spots":', 1).encode())

@@ -18,34 +18,27 @@ from hustings.client import Client, HustingsError
 from hustings.engine import Rng
 from hustings.engine.spin_doctors import GAME
 from hustings.engine.spin_doctors.model import (
-    RESOLUTION,
     SIDE_MOVE_LIMIT,
     DeclineOffer,
     HandBudget,
     OfferDeal,
     OrderTie,
-    Played,
     SpinDoctorsOptions,
     State,
-    Task,
     Term,
     WithdrawOffer,
 )
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.v1 import game_pb2
 from rest_helpers import LiveRest
-from spin_doctors_helpers import empty_table
+from spin_doctors_helpers import side_moves, tie_to_order
 
 ANTEK, ANIA, BARTEK = 0, 1, 2
-CENTRAL = 3
 
 
 def _apply(state: State, seat: int, move: Any) -> State:
     return GAME.apply(state, seat, move, Rng(b"view"))[0]
 
-
-def _side_moves(state: State, seat: int) -> list[Any]:
-    return [m for m in GAME.legal_moves(state, seat) if GAME.is_side_move(m)]
 
 
 def _counts(state: State) -> list[int]:
@@ -63,35 +56,27 @@ def _proto_counts(state: State, viewer: int | None) -> list[int]:
     return [p.side_moves_left for p in out.spin_doctors.players]
 
 
-def _tie() -> State:
-    """ANTEK, the Favourite, owes the order of ANIA's and BARTEK's tied Authorities."""
-    state = empty_table()
-    state.phase, state.round, state.field_now = RESOLUTION, 1, CENTRAL
-    state.board = [Played(ANIA, 2, CENTRAL, True), Played(BARTEK, 2, CENTRAL, True)]
-    state.tasks = [Task("order_tie", ANTEK)]
-    return state
-
 
 def test_the_count_goes_down_with_each_side_move_of_its_player_and_is_full_again_after_a_decision() -> None:
-    state = _tie()
+    state = tie_to_order()
     full = [SIDE_MOVE_LIMIT] * 3
     assert _counts(state) == full == [4, 4, 4]  # the number the proto comment and CONTENT.md state
     assert all(_proto_counts(state, viewer) == full for viewer in (None, ANTEK, ANIA, BARTEK))
     for made in range(1, SIDE_MOVE_LIMIT + 1):
         state = _apply(state, ANIA, HandBudget(BARTEK, 1))
         assert _counts(state) == [4, 4 - made, 4]
-    assert _side_moves(state, ANIA) == [] and _side_moves(state, BARTEK)
+    assert side_moves(state, ANIA) == [] and side_moves(state, BARTEK)
     # BARTEK's count is his own: ANIA's hand-overs to him took none of it.
     state = _apply(state, BARTEK, HandBudget(ANTEK, 2))
     assert _counts(state) == [4, 0, 3]
     assert all(_proto_counts(state, viewer) == [4, 0, 3] for viewer in (None, ANTEK, ANIA, BARTEK))
     state = _apply(state, ANTEK, OrderTie(BARTEK))  # a decision of the game
     assert _counts(state) == full
-    assert _side_moves(state, ANIA)
+    assert side_moves(state, ANIA)
 
 
 def test_offers_withdrawals_and_declines_count_like_hand_overs() -> None:
-    state = _tie()
+    state = tie_to_order()
     tie = Term("ORDER_TIE", seat=BARTEK)
     state = _apply(state, BARTEK, OfferDeal(ANTEK, 2, tie))
     assert _counts(state) == [4, 4, 3]
@@ -136,14 +121,14 @@ def _play_checking_counts(players: int, side_move_chance: float) -> dict[str, in
         fresh = state.sharing()
         fresh.side_moves = []  # the same table with every seat's side moves unused
         for seat in range(players):
-            listed, possible = _side_moves(state, seat), _side_moves(fresh, seat)
+            listed, possible = side_moves(state, seat), side_moves(fresh, seat)
             if counts[seat] == 0:
                 assert listed == [], (seat, listed)
                 seen["none left"] += 1
             else:
                 assert listed == possible, seat
                 seen["some left and listed" if listed else "some left, none possible"] += 1
-        side = [(seat, move) for seat in range(players) for move in _side_moves(state, seat)]
+        side = [(seat, move) for seat in range(players) for move in side_moves(state, seat)]
         if side and chooser.random() < side_move_chance:
             seat, move = chooser.choice(side)
         else:
@@ -161,7 +146,7 @@ def _play_checking_counts(players: int, side_move_chance: float) -> dict[str, in
     return seen
 
 
-def test_across_whole_random_games_a_count_of_0_is_exactly_what_hides_a_seats_side_moves() -> None:
+def test_across_whole_random_games_a_count_of_0_is_exactly_what_hides_a_seatsside_moves() -> None:
     for players, chance in ((3, 0.9), (5, 0.6)):
         seen = _play_checking_counts(players, chance)
         assert seen["none left"] > 0 and seen["some left and listed"] > 0, seen  # both sides were met
