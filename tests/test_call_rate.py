@@ -32,23 +32,11 @@ from hustings.service.limits import CallLimit
 from hustings.service.replica import SOLE_CLIENT, Replica, ReplicaConfig
 from hustings.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
 from service_helpers import new_game
-from test_client_limits import OTHER_ADDRESS, details, relay_from
+from test_client_limits import OTHER_ADDRESS, details, relay_from, replica
 
 PER_SECOND = 1.0  # one call back a second: wide enough for a refusal to stand over a few calls on a busy machine
 BURST = 5
 A = "127.0.0.1"
-
-
-@contextlib.asynccontextmanager
-async def replica(redis_url: str, **config: object) -> AsyncIterator[Replica]:
-    """An in-process replica with both faces on free loopback ports and ``config`` on top."""
-    started = await Replica(
-        ReplicaConfig(redis_url=redis_url, address="127.0.0.1:0", http_address="127.0.0.1:0", grace_s=1.0, **config)  # type: ignore[arg-type]
-    ).start()
-    try:
-        yield started
-    finally:
-        await started.stop()
 
 
 @contextlib.asynccontextmanager
