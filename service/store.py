@@ -337,16 +337,12 @@ class Store:
         if first is None:  # expired between the two calls: take it now
             await self.client.set(key, value, ex=CREATE_REQUEST_TTL_S)
             return game_id, fingerprint
-        recorded_id, _, recorded_fingerprint = first.decode().partition(" ")
-        return recorded_id, recorded_fingerprint
+        return _recorded_create(first)
 
     async def recorded_create(self, request_key: str) -> tuple[str, str] | None:
         """The (game id, fingerprint) a CreateGame request id recorded, or None; reads only."""
         first = await self.client.get(create_request_key(request_key))
-        if first is None:
-            return None
-        recorded_id, _, recorded_fingerprint = first.decode().partition(" ")
-        return recorded_id, recorded_fingerprint
+        return _recorded_create(first) if first is not None else None
 
     async def heads(self, game_ids: list[str]) -> dict[str, tuple[int, int]]:
         """The current (version, status) of each existing game, in one pipelined round trip
@@ -370,12 +366,7 @@ class Store:
         first ``count`` of them when it is given (Redis reads no more than that)."""
         end = f"{up_to_version}-0" if up_to_version is not None else "+"
         raw = await self.client.xrange(log_key(game_id), min=f"({after_version}-0", max=end, count=count)
-        entries = []
-        for _id, fields in raw:
-            entry = storage_pb2.LogEntry()
-            entry.ParseFromString(fields[b"e"])
-            entries.append(entry)
-        return entries
+        return [_log_entry(fields) for _id, fields in raw]
 
     async def history_page(
         self, game_id: str, after_version: int, count: int
@@ -399,11 +390,7 @@ class Store:
                 pipe.hget(game_key(game_id), "snapshot")
                 parsed_log, data = await pipe.execute()
             fields = [f for _id, f in parsed_log]
-        entries = []
-        for f in fields:
-            entry = storage_pb2.LogEntry()
-            entry.ParseFromString(f[b"e"])
-            entries.append(entry)
+        entries = [_log_entry(f) for f in fields]
         if data is None:
             return entries, None
         stored = storage_pb2.StoredGame()
@@ -413,11 +400,7 @@ class Store:
     async def log_entry(self, game_id: str, version: int) -> storage_pb2.LogEntry | None:
         """The log entry of one version."""
         raw = await self.client.xrange(log_key(game_id), min=f"{version}-0", max=f"{version}-0")
-        if not raw:
-            return None
-        entry = storage_pb2.LogEntry()
-        entry.ParseFromString(raw[0][1][b"e"])
-        return entry
+        return _log_entry(raw[0][1]) if raw else None
 
     async def index(self, summary: game_pb2.GameSummary) -> bool:
         """Record a game's summary in the lobby and file it under its kind and status, unless a
@@ -527,3 +510,16 @@ class Store:
                 summary.ParseFromString(data)
                 summaries[game_id] = summary
         return summaries
+
+
+def _log_entry(fields: dict[bytes, bytes]) -> storage_pb2.LogEntry:
+    """The log entry a stream entry's fields hold."""
+    entry = storage_pb2.LogEntry()
+    entry.ParseFromString(fields[b"e"])
+    return entry
+
+
+def _recorded_create(value: bytes) -> tuple[str, str]:
+    """The (game id, fingerprint) a CreateGame request id's key holds ("<game id> <fingerprint>")."""
+    recorded_id, _, recorded_fingerprint = value.decode().partition(" ")
+    return recorded_id, recorded_fingerprint
