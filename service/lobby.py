@@ -103,8 +103,8 @@ def _parse_token(token: str) -> int | str:
 async def _listed(store: Store, game_ids: list[str]) -> list[tuple[str, game_pb2.GameSummary | None]]:
     """Each game's indexed summary with its version and status from the game itself (exact,
     whatever the index says); None for a game that does not exist (not yet, or no longer)."""
-    summaries = await store.lobby_summaries(game_ids)
-    heads = await store.heads(game_ids)
+    # Two reads of keys apart (the lobby's, the games'): at once, not one after the other.
+    summaries, heads = await asyncio.gather(store.lobby_summaries(game_ids), store.heads(game_ids))
     listed: list[tuple[str, game_pb2.GameSummary | None]] = []
     for game_id in game_ids:
         summary, head = summaries.get(game_id), heads.get(game_id)
