@@ -38,7 +38,8 @@ def _states(kind: str, which: int, seed: int) -> Iterator[Any]:
 
 
 def _plain(game: Any, state: Any, seat: int) -> bytes:
-    """The view's bytes with its legal moves added one by one, as views were first written."""
+    """A seat's view's bytes with its legal moves added one by one, as views were first
+    written; fields set before and after them as the host sets them."""
     view = game_pb2.GameView(game_id="g", version=7)
     for move in game.legal_moves(state, seat):
         game.move_to_proto(move, view.legal_moves.add())
@@ -48,7 +49,7 @@ def _plain(game: Any, state: Any, seat: int) -> bytes:
 
 def _kept(lists: LegalMoveLists | None, game: Any, state: Any, seat: int) -> bytes:
     """The same view with its legal moves from kept bytes (the replica's own when ``lists`` is
-    None), fields set before and after them as the host sets them."""
+    None)."""
     view = game_pb2.GameView(game_id="g", version=7)
     if lists is None:
         fill_legal_moves(game, state, seat, view)
