@@ -13,8 +13,11 @@ update) on every step of that phase. Two things are kept instead:
   the byte, at about a twentieth of the cost (the parse is the rest).
 - A seat's joined list while its state is the same object: the views of one step share the
   state's decoding (the host's cache), and a state is never changed once made. The key is the
-  state's identity *and* the seat, and the entry holds its state, so no other state can take
-  that identity while the list is kept and no seat is given another seat's list.
+  state's identity *and* the seat, so no seat is given another seat's list; the entry holds a
+  weak reference to its state and is used only while that reference still gives the very state
+  asked about, so a state made later at a freed state's address never gets the freed one's
+  list, and a kept list keeps no state alive (a state that cannot be referenced weakly gets its
+  lists written every time).
 
 Both are bounded (``KEPT_MOVES`` parts per game, ``KEPT_LISTS`` lists and ``KEPT_LIST_BYTES``
 of them) and, when full, let go of everything at once, as ``engine/jsontext.py``'s memos do:
@@ -23,6 +26,7 @@ clearing is atomic, so views may be built on several threads.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from hustings.engine import Seat
@@ -47,7 +51,7 @@ class LegalMoveLists:
     def __init__(self, moves: int = KEPT_MOVES, lists: int = KEPT_LISTS, list_bytes: int = KEPT_LIST_BYTES) -> None:
         self.max_moves, self.max_lists, self.max_list_bytes = moves, lists, list_bytes
         self._parts: dict[str, dict[Any, bytes]] = {}  # by game kind, then by move
-        self._lists: dict[tuple[int, Seat], tuple[object, bytes]] = {}  # by (id(state), seat)
+        self._lists: dict[tuple[int, Seat], tuple[weakref.ref[Any], bytes]] = {}  # by (id(state), seat)
         self._list_bytes = 0
 
     def fill(self, game: Any, state: Any, seat: Seat, view: game_pb2.GameView) -> None:
@@ -55,19 +59,25 @@ class LegalMoveLists:
         ``game.move_to_proto(move, view.legal_moves.add())`` for each move in turn."""
         key = (id(state), seat)
         found = self._lists.get(key)
-        if found is not None and found[0] is state:
+        if found is not None and found[0]() is state:
             view.MergeFromString(found[1])
             return
         data = self.written(game, game.legal_moves(state, seat))
+        view.MergeFromString(data)
         if not data or len(data) > self.max_list_bytes:  # nothing to keep, or more than may be kept
-            view.MergeFromString(data)
+            return
+        try:
+            state_ref = weakref.ref(state)
+        except TypeError:
             return
         if len(self._lists) >= self.max_lists or self._list_bytes + len(data) > self.max_list_bytes:
             self._lists.clear()
             self._list_bytes = 0
-        self._lists[key] = (state, data)
+        replaced = self._lists.get(key)  # a list of a state gone since, at the same address
+        if replaced is not None:
+            self._list_bytes -= len(replaced[1])
+        self._lists[key] = (state_ref, data)
         self._list_bytes += len(data)
-        view.MergeFromString(data)
 
     def written(self, game: Any, moves: list[Any]) -> bytes:
         """The wire form of a ``GameView`` holding only ``moves`` as its legal moves."""
