@@ -17,10 +17,11 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 from redis.exceptions import RedisError
 
-from hustings.service import metrics
+from hustings.service import logs, metrics
 from hustings.service.errors import ServiceError, internal, store_error, unauthenticated
 from hustings.service.host import GameHost
 from hustings.service.client_limits import ClientLimits
+from hustings.service.call_clock import CallClock
 from hustings.service.grpc_arrivals import ArrivalInterceptor, Arrivals
 from hustings.service.limits import DEFAULT_MAX_CALLS, MAX_REQUEST_BYTES
 from hustings.v1 import game_service_pb2, game_service_pb2_grpc
@@ -191,16 +192,14 @@ def _unary(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
 
     @functools.wraps(method)
     async def handler(self: "GameServicer", request: Any, context: grpc.aio.ServicerContext) -> R:
-        structlog.contextvars.clear_contextvars()
-        structlog.contextvars.bind_contextvars(rpc=name, game_id=getattr(request, "game_id", None) or None)
+        logs.begin_call(rpc=name, game_id=getattr(request, "game_id", None) or None)
         started = time.perf_counter()
         code = "OK"
         try:
             if isinstance(request, RefusedRequest):
                 raise request.error()
-            with self.calls.hold(self.client_of(context)):
-                async with asyncio.timeout(RPC_DEADLINE_S):
-                    return await method(self, request, context)
+            with self.calls.hold(self.client_of(context)), self.clock.within(RPC_DEADLINE_S):
+                return await method(self, request, context)
         except ServiceError as error:
             code = error.code.name
             await _abort(context, error)
@@ -210,7 +209,7 @@ def _unary(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
             code = error.code.name
             await _abort(context, error)
             raise
-        except asyncio.TimeoutError:
+        except TimeoutError:
             code = "DEADLINE_EXCEEDED"
             await _abort(context, ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, "SERVER_DEADLINE", "the call took too long; retry"))
             raise
@@ -243,6 +242,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         self.limits = limits if limits is not None else ClientLimits.configured(max_calls)
         self.calls = self.limits.calls
         self.client_of = self.limits.addresses.of_grpc  # who a call comes from, for the per-client limits
+        self.clock = CallClock()  # every unary call's deadlines: its request's arrival, then its answer
 
     def _token(self, context: grpc.aio.ServicerContext) -> str | None:
         token = bearer_token(context)
@@ -302,12 +302,12 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     async def WatchGame(self, request: game_service_pb2.WatchGameRequest, context: grpc.aio.ServicerContext) -> None:
         """Write each update (a serialised WatchGameResponse, shared by the streams in step) as
         it comes; an error ends the stream with its status."""
-        structlog.contextvars.clear_contextvars()
+        logs.begin_call()
         code = "OK"
         try:
             if isinstance(request, RefusedRequest):
                 raise request.error()
-            structlog.contextvars.bind_contextvars(rpc="WatchGame", game_id=request.game_id or None)
+            logs.begin_call(rpc="WatchGame", game_id=request.game_id or None)
             # The client is the connection (a gRPC channel): its streams share the per-client cap.
             # Its address (a trusted proxy's forwarded one) shares the per-address cap with the
             # address's other connections and event streams: many connections get no more.
@@ -382,7 +382,7 @@ def build_server(
     # may have as many arriving as it may have calls, and each must arrive within seconds.
     arrivals = Arrivals(servicer.calls.max_calls, servicer.calls.max_per_client)
     server = grpc.aio.server(
-        interceptors=[ArrivalInterceptor(arrivals, servicer.client_of)],
+        interceptors=[ArrivalInterceptor(arrivals, servicer.client_of, servicer.clock)],
         maximum_concurrent_rpcs=max_rpcs,
         options=server_options(connections, max_rpcs, streams_per_connection),
     )

@@ -6,21 +6,21 @@ calls, announces their messages and never finishes them would hold those places 
 its connection lives; a few connections of them fill every place, and then no call is taken at
 all. So every method with one request message reads it itself, through ``ArrivalInterceptor``:
 the read counts towards the caller's requests in arrival (at most as many as its calls in
-flight, and the replica's at most as many as its calls) and must end within ``RECEIPT_S``; then
-the method's own handler runs on the request as before.
+flight, and the replica's at most as many as its calls) and must end within ``RECEIPT_S`` (on the
+server's CallClock, ``service/call_clock.py``); then the method's own handler runs on the request
+as before.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import functools
 import inspect
-from typing import Any, AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any, AsyncIterator, Awaitable, Callable
 
 import grpc
 
 from hustings.service import metrics
+from hustings.service.call_clock import CallClock
 from hustings.service.errors import ServiceError, invalid
 
 RECEIPT_S = 10.0  # an API request is a few hundred bytes: one packet, or a few retransmissions
@@ -41,10 +41,10 @@ class Arrivals:
         self.arriving = 0
         self._by_client: dict[str, int] = {}
 
-    @contextlib.contextmanager
-    def hold(self, client: str) -> Iterator[None]:
-        """Count one request of ``client`` in arrival while the block runs; refuse it with
-        RESOURCE_EXHAUSTED (the reasons of the call caps) when a cap is reached."""
+    def enter(self, client: str) -> None:
+        """Count one request of ``client`` in arrival (until ``leave``); refuse it with
+        RESOURCE_EXHAUSTED (the reasons of the call caps) when a cap is reached, and then count
+        nothing. Two plain calls rather than a context manager: every call enters here."""
         if self.arriving >= self.max_arriving:
             raise _exhausted("TOO_MANY_CALLS", f"this replica has {self.max_arriving} requests arriving; retry shortly")
         held = self._by_client.get(client, 0)
@@ -55,24 +55,27 @@ class Arrivals:
             )
         self.arriving += 1
         self._by_client[client] = held + 1
-        try:
-            yield
-        finally:
-            self.arriving -= 1
-            left = self._by_client[client] - 1
-            if left:
-                self._by_client[client] = left
-            else:
-                del self._by_client[client]
+
+    def leave(self, client: str) -> None:
+        """The request of ``client`` counted by ``enter`` has arrived, or never will."""
+        self.arriving -= 1
+        left = self._by_client[client] - 1
+        if left:
+            self._by_client[client] = left
+        else:
+            del self._by_client[client]
 
 
 class ArrivalInterceptor(grpc.aio.ServerInterceptor):
     """Serves every method with one request message as one that reads its request itself,
-    under ``arrivals`` and within ``RECEIPT_S`` (``client_of`` names a call's client)."""
+    under ``arrivals`` and within ``RECEIPT_S`` on ``clock`` (``client_of`` names a call's client)."""
 
-    def __init__(self, arrivals: Arrivals, client_of: Callable[[grpc.aio.ServicerContext], str]) -> None:
+    def __init__(
+        self, arrivals: Arrivals, client_of: Callable[[grpc.aio.ServicerContext], str], clock: CallClock
+    ) -> None:
         self.arrivals = arrivals
         self.client_of = client_of
+        self.clock = clock
         self._handlers: dict[str, grpc.RpcMethodHandler] = {}
 
     async def intercept_service(
@@ -120,17 +123,21 @@ class ArrivalInterceptor(grpc.aio.ServerInterceptor):
 
     async def _receive(self, name: str, context: grpc.aio.ServicerContext) -> Any:
         """The call's request, read under the arrival limits; aborts the call otherwise."""
+        client = self.client_of(context)
         try:
-            with self.arrivals.hold(self.client_of(context)):
-                async with asyncio.timeout(RECEIPT_S):
-                    request = await context.read()
+            self.arrivals.enter(client)
         except ServiceError as error:
             await _refuse(context, name, error)
+        try:
+            with self.clock.within(RECEIPT_S):
+                request = await context.read()
         except TimeoutError:
             error = ServiceError(
                 grpc.StatusCode.DEADLINE_EXCEEDED, "SERVER_DEADLINE", f"the request did not arrive within {RECEIPT_S:.0f} s"
             )
             await _refuse(context, name, error)
+        finally:
+            self.arrivals.leave(client)
         if request is grpc.aio.EOF:
             await _refuse(context, name, invalid("MALFORMED_REQUEST", "the call ended before its request"))
         return request

@@ -24,7 +24,7 @@ import structlog
 from hustings.engine import EngineError, Game, Rng, Seat, games, get_game, seed_commitment, state_digest
 from hustings.engine.base import is_side_move
 from hustings.engine.registry import check_content_version
-from hustings.service import metrics, visibility
+from hustings.service import logs, metrics, visibility
 from hustings.service.errors import (
     ServiceError,
     aborted,
@@ -663,7 +663,7 @@ class GameHost:
             except EngineError as error:
                 raise ServiceError.from_engine(error) from None
             # The keyed hash, never the request id: it tells a retry's lines apart without revealing it.
-            structlog.contextvars.bind_contextvars(game_id=game_id, seat=seat, request_key=key[:16])
+            logs.note(game_id=game_id, seat=seat, request_key=key[:16])
             return await self._decide(request, token, seat, loaded, cached is None, move, key, request_fingerprint)
         finally:
             # The seat was seen: a no-op when the commit noted it present, else written in the background.

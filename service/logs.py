@@ -2,13 +2,39 @@
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import sys
+from typing import Any, Mapping, MutableMapping
 
 import structlog
 
 
 LEVELS = ("debug", "info", "warning", "error", "critical")
+
+# A call's fields for its log lines (rpc, game_id, seat, ...): one context variable holding a
+# mapping that is never changed in place, so that a task started by the call keeps what the call
+# had then. Every call starts its own (``begin_call``): one set, where structlog's per-key
+# context variables cost a walk over the whole context to clear and one variable per key to bind
+# (about 4 µs on every move).
+_CALL: contextvars.ContextVar[Mapping[str, Any]] = contextvars.ContextVar("hustings_call", default={})
+
+
+def begin_call(**fields: Any) -> None:
+    """Start the current call's log context with ``fields``, dropping whatever was there."""
+    _CALL.set(fields)
+
+
+def note(**fields: Any) -> None:
+    """Add ``fields`` to the current call's log context."""
+    _CALL.set({**_CALL.get(), **fields})
+
+
+def merge_call(_logger: Any, _method: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    """structlog processor: the call's fields under the line's own."""
+    for key, value in _CALL.get().items():
+        event_dict.setdefault(key, value)
+    return event_dict
 
 
 def configure(level: str = "info", json: bool | None = None) -> None:
@@ -25,7 +51,7 @@ def configure(level: str = "info", json: bool | None = None) -> None:
     )
     structlog.configure(
         processors=[
-            structlog.contextvars.merge_contextvars,
+            merge_call,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,

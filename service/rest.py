@@ -25,7 +25,7 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 from redis.exceptions import RedisError
 
-from hustings.service import metrics
+from hustings.service import logs, metrics
 from hustings.service.errors import ServiceError, internal, invalid, store_error, unauthenticated
 from hustings.service.catalogue import rest_answer
 from hustings.service.client_limits import ClientLimits, RetryLater
@@ -219,9 +219,8 @@ class RestServer:
         creates = rule.name == "CreateGame"  # the one call limited in rate per client
 
         async def handle(request: web.Request) -> web.StreamResponse:
-            structlog.contextvars.clear_contextvars()
             params = _path_params(rule, request)
-            structlog.contextvars.bind_contextvars(rpc=rule.name, face="rest", game_id=params.get("game_id"))
+            logs.begin_call(rpc=rule.name, face="rest", game_id=params.get("game_id"))
             try:
                 client = self.limits.addresses.of_http(request)
                 # The call is counted from before its body is read: a body held in memory while it
@@ -272,9 +271,8 @@ class RestServer:
 
     def _watch_handler(self, rule: HttpRule) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         async def handle(request: web.Request) -> web.StreamResponse:
-            structlog.contextvars.clear_contextvars()
             params = _path_params(rule, request)
-            structlog.contextvars.bind_contextvars(rpc=rule.name, face="rest", game_id=params.get("game_id"))
+            logs.begin_call(rpc=rule.name, face="rest", game_id=params.get("game_id"))
             try:
                 message = build_request(rule, params, _query(request), b"")
                 last_event_id = request.headers.get("Last-Event-ID", "").strip()
