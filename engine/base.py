@@ -111,8 +111,9 @@ class Outcome:
 class Game(Protocol, Generic[OptionsT, StateT, MoveT]):
     """What every registered game offers. See DESIGN.md "A game".
 
-    A game whose rules allow moves beside the decisions (The Spin Doctors' hand-overs and deal
-    offers) says which with a method ``is_side_move(move) -> bool``; see ``is_side_move``.
+    A game with moves that end no decision (The Spin Doctors' hand-overs and deal offers, made
+    beside the decisions; Wahlspiel's items drafted into a coalition offer, steps of one) says
+    which with a method ``is_side_move(move) -> bool``; see ``is_side_move``.
     """
 
     info: GameInfo
@@ -224,13 +225,15 @@ def evolve(value: FrozenT, **changes: Any) -> FrozenT:
 
 
 def is_side_move(game: Game[Any, Any, Any], move: Any) -> bool:
-    """True when ``move`` is made beside a decision rather than as one (or a step of one): it
-    never changes who owes a decision, and a seat owing one still owes the same one after it.
-    The table's clocks run on through such a move (service/table.py ``settle``), so that a side
-    move cannot buy a seat a fresh decision time.
+    """True when ``move`` ends no decision: it is made beside one (The Spin Doctors' hand-overs
+    and deals) or is a step of composing one that its mover goes on with (Wahlspiel's items
+    drafted into a coalition offer, until the offer is put or the coalition ended). It never
+    changes who owes a decision, and a seat owing one still owes the same one after it. The
+    table's clocks run on through such a move (service/table.py ``settle``), so that it cannot
+    buy a seat a fresh decision time; the move that ends the decision pays for all of its time.
 
-    A game without side moves declares nothing: every move of a seat is then its decision or a
-    step of it, which is the default here."""
+    A game without such moves declares nothing: every move of a seat then ends the decision it
+    owed, which is the default here."""
     declared: Callable[[Any], bool] | None = getattr(game, "is_side_move", None)
     return declared is not None and bool(declared(move))
 

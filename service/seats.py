@@ -101,8 +101,8 @@ class SeatLifecycle:
         new, entry, _due = host._advance(loaded, seat, move, move_proto, by_bot=True)  # settled again below
         changed = new.stored.seats[seat]
         changed.bot_played = True
-        # A side move (a hand-over) ends no decision and leaves the seat due: its timeout counts
-        # once, with the decision made for it in the next step.
+        # A side move (a hand-over, an item drafted into an offer) ends no decision and leaves the
+        # seat due: its timeout counts once, with the move that ends the decision in a later step.
         if timed_out and not is_side_move(game, move):
             changed.timeouts += 1
             table.changed_event(entry, seat, Change.CHANGE_TIMED_OUT, changed.display_name)

@@ -83,11 +83,11 @@ def settle(
 ) -> int:
     """Bring every seat's clock in line with who owes a decision after a step by ``mover``.
 
-    ``side_move``: the step was made beside ``mover``'s decision (``is_side_move``), which is
-    still pending; its clock runs on from when that decision began, with no increment and no
-    charge to the bank until the decision is made or times out. Otherwise a step by a seat that
-    owed a decision ends it: the bank pays for the time used and gets the increment, and a seat
-    that owes another one starts it now.
+    ``side_move``: the step ended no decision of ``mover`` (``is_side_move``: made beside it, or
+    a step of composing it), which is still pending; its clock runs on from when that decision
+    began, with no increment and no charge to the bank until the decision is made or times out.
+    Otherwise a step by a seat that owed a decision ends it: the bank pays for the time used and
+    gets the increment, and a seat that owes another one starts it now.
 
     Returns the game's earliest pending deadline now, what ``next_due`` would find (0 for none),
     so that a caller need not walk the seats again."""

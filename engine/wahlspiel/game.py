@@ -79,6 +79,12 @@ class WahlspielGame:
         down until all are sent) are secret; every other decision is made in the open."""
         return not isinstance(move, SECRET_MOVES)
 
+    def is_side_move(self, move: Move) -> bool:
+        """An item drafted into a coalition offer (``OfferTrade``): a step of composing the offer,
+        which ends no decision. The drafting side owes the same decision after it, on the same
+        clock, until it puts the offer or ends the coalition (CONTENT.md, Coalition)."""
+        return isinstance(move, OfferTrade)
+
     def secret_footprint(self, state: WahlspielState, seat: Seat, move: Move) -> Footprint:
         """An item added to a coalition offer shows the table its kind and money, an answer whether
         it was accepted and a card handed over its kind (the other coalition side sees the cards);

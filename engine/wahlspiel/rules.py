@@ -251,7 +251,7 @@ def other_side(state: WahlspielState, party: int) -> int:
 
 
 def offer_moves(state: WahlspielState, party: int) -> list[Move]:
-    """What ``party`` may add to its draft, one item per decision: a card of its own not yet in
+    """What ``party`` may add to its draft, one item per move: a card of its own not yet in
     it, 1000 francs more that it has, one more card of a kind the other side holds more of than
     already asked, 1000 francs more that the other side has; or put a non-empty draft."""
     assert state.coalition is not None

@@ -1,0 +1,134 @@
+"""Wahlspiel's coalition offer on a clocked table: drafting an offer and putting it is one decision
+(engine/wahlspiel/CONTENT.md, Coalition). A drafted item keeps the deadline set when the decision
+began and charges or credits no bank; putting the offer pays for all its time with one increment;
+a decision that times out mid-draft is finished by the seat's bot and counts one timeout. Played
+through a real replica on a real Redis, with the replica's clock held still and moved on by the
+test.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conftest import run
+from service_helpers import replica_and_client
+from test_side_moves import _HeldClock, _timed_out
+from hustings.client import Client, Joined
+from hustings.engine import get_game
+from hustings.engine.wahlspiel.model import ChoosePartner, OfferTrade, Pass, ProposeOffer
+from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.v1 import game_pb2
+
+GAME = get_game("wahlspiel")
+assert GAME is not None
+SEED = "00" * 32  # its table reaches a coalition field after a dozen steps of ``_to_a_coalition``
+MAX_STEPS = 200  # the bound on the steps that lead there
+DECISION_S = 60
+BANK_S = 600
+INCREMENT_S = 10
+
+
+def _moves(view: game_pb2.GameView) -> list[Any]:
+    return [GAME.move_from_proto(m) for m in view.legal_moves]
+
+
+def _proto(move: Any) -> game_pb2.Move:
+    out = game_pb2.Move()
+    GAME.move_to_proto(move, out)
+    return out
+
+
+async def _to_a_coalition(client: Client, game_id: str, seats: list[Joined]) -> tuple[int, int]:
+    """Play (choosing a partner where offered, else passing, else the first legal move) until a
+    side drafts an offer; returns the drafting side and its partner."""
+    for _step in range(MAX_STEPS):
+        public = await client.view(game_id)
+        seat = min(public.to_act)
+        moves = _moves(await client.view(game_id, seats[seat].token))
+        if any(isinstance(m, OfferTrade) for m in moves):
+            return seat, public.wahlspiel.coalition.partner
+        chosen = next((m for m in moves if isinstance(m, ChoosePartner)), None)
+        chosen = chosen or next((m for m in moves if isinstance(m, Pass)), moves[0])
+        await client.move(game_id, seats[seat].token, _proto(chosen))
+    raise AssertionError("no coalition within the step bound")
+
+
+async def _draft_one(client: Client, game_id: str, seat: Joined) -> None:
+    moves = _moves(await client.view(game_id, seat.token))
+    await client.move(game_id, seat.token, _proto(next(m for m in moves if isinstance(m, OfferTrade))))
+
+
+def _items(offer: game_pb2.WahlspielOffer) -> int:
+    """How many items an offer was drafted from (a card, or 1000 francs, each)."""
+    cards = offer.give_voter_count + offer.give_event_count + offer.ask_voter_count + offer.ask_event_count
+    return cards + (offer.give_money + offer.ask_money) // 1000
+
+
+async def _clocked_game(client: Client, settings: game_pb2.TableSettings) -> tuple[str, list[Joined]]:
+    game_id = (await client.create_game("wahlspiel", 2, seed=SEED, table=settings)).game_id
+    return game_id, [await client.join(game_id, name) for name in ("Ursula", "Beat")]
+
+
+def test_drafting_keeps_the_deadline_and_putting_the_offer_pays_its_time_once(redis_server: EmbeddedRedis) -> None:
+    clock = _HeldClock()
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url, local_clock=clock, allow_client_seed=True) as (replica, client):
+            settings = game_pb2.TableSettings(decision_seconds=DECISION_S, bank_seconds=BANK_S, increment_seconds=INCREMENT_S)
+            game_id, seats = await _clocked_game(client, settings)
+            proposer, partner = await _to_a_coalition(client, game_id, seats)
+            start = await client.view(game_id)
+            deadline, bank = start.seats[proposer].deadline_unix_ms, start.seats[proposer].bank_ms
+            begun = deadline - DECISION_S * 1000  # the bank (over 60 s) does not set the deadline
+            assert bank > DECISION_S * 1000 and begun == replica.host._now_ms()
+
+            # Three items, 15 s apart: the decision's deadline and the bank stay as they were.
+            for item in range(1, 4):
+                clock.advance_to_ms(replica, begun + item * 15_000)
+                await _draft_one(client, game_id, seats[proposer])
+                view = await client.view(game_id)
+                assert list(view.to_act) == [proposer]
+                assert (view.seats[proposer].deadline_unix_ms, view.seats[proposer].bank_ms) == (deadline, bank), item
+            assert _items(view.wahlspiel.coalition.draft) == 3
+
+            # Put at 50 s: the bank pays the whole 50 s once and gets one increment; the partner's
+            # answer begins now.
+            clock.advance_to_ms(replica, begun + 50_000)
+            put_at = replica.host._now_ms()
+            await client.move(game_id, seats[proposer].token, _proto(ProposeOffer()))
+            after = await client.view(game_id)
+            assert list(after.to_act) == [partner]
+            assert after.seats[proposer].bank_ms == bank - (put_at - begun) + INCREMENT_S * 1000
+            assert after.seats[proposer].deadline_unix_ms == 0
+            assert after.seats[partner].deadline_unix_ms == put_at + DECISION_S * 1000
+
+    run(scenario(), timeout_s=60)
+
+
+def test_a_decision_timing_out_mid_draft_is_finished_by_the_bot_and_counts_once(redis_server: EmbeddedRedis) -> None:
+    clock = _HeldClock()
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url, local_clock=clock, allow_client_seed=True) as (replica, client):
+            # The greedy bot drafts item after item before it puts the offer; two timeouts in a
+            # row would make the seat absent.
+            settings = game_pb2.TableSettings(decision_seconds=DECISION_S, absent_after_timeouts=2, bot_level="greedy")
+            game_id, seats = await _clocked_game(client, settings)
+            proposer, partner = await _to_a_coalition(client, game_id, seats)
+            deadline = (await client.view(game_id)).seats[proposer].deadline_unix_ms
+            clock.advance_to_ms(replica, deadline - 30_000)
+            await _draft_one(client, game_id, seats[proposer])
+            before = await client.view(game_id)
+
+            clock.advance_to_ms(replica, deadline + 3)
+            await replica.host.deadline_runner.run_once()
+            assert await _timed_out(client, game_id, expected=[proposer]) == [proposer]
+            after = await client.view(game_id, seats[partner].token)
+            assert list(after.to_act) == [partner]  # the offer was put
+            put = after.wahlspiel.coalition.pending
+            bot_items = _items(put) - 1
+            assert bot_items >= 2, put  # several items drafted for the seat ...
+            assert after.version == before.version + bot_items + 1  # ... then put: no step more
+            assert (after.seats[proposer].timeouts, after.seats[proposer].absent) == (1, False)
+
+    run(scenario(), timeout_s=60)
