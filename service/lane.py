@@ -40,6 +40,7 @@ class Lane:
     def __init__(self, client: aioredis.Redis) -> None:
         self._pool = client.connection_pool
         self._connection: AbstractConnection | None = None
+        self._timeout_s: float | None = None  # the pool's socket timeout: the bound on a batch
         self._queue: Pending = []
         self._worker: asyncio.Task[None] | None = None
         self._closed = False
@@ -76,9 +77,11 @@ class Lane:
         for attempt in range(RESENDS + 1):
             try:
                 connection = await self._held()
-                await connection.send_packed_command(_packed(pending))
-                # One bound on the whole batch's replies rather than one timer per reply.
-                async with asyncio.timeout(connection.socket_timeout):
+                data = _packed(pending)
+                # One bound on the whole batch, its write and its replies, rather than a timer
+                # (and, for the write, a task of its own) per socket operation.
+                async with asyncio.timeout(self._timeout_s):
+                    await connection.send_packed_command(data, check_health=False)
                     while pending:
                         command, future = pending[0]
                         try:
@@ -113,13 +116,20 @@ class Lane:
 
     async def _held(self) -> AbstractConnection:
         if self._connection is None:
-            self._connection = await self._pool.get_connection()
+            connection = await self._pool.get_connection()
+            # With a socket timeout redis-py runs every write as a task of its own under
+            # wait_for; the batch's bound (above) covers the write instead. The connection gets
+            # its timeout back when it returns to the pool. No health check either: a batch that
+            # finds the connection dead redials and resends.
+            self._timeout_s, connection.socket_timeout = connection.socket_timeout, None
+            self._connection = connection
         return self._connection
 
     async def _drop(self) -> None:
         """Give the connection back closed: the next batch takes (and dials) one afresh."""
         connection, self._connection = self._connection, None
         if connection is not None:
+            connection.socket_timeout = self._timeout_s
             await connection.disconnect(nowait=True)
             await self._pool.release(connection)
 
