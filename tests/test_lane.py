@@ -6,15 +6,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import pathlib
+import signal
+import time
 from typing import AsyncIterator
 
 import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from hustings.service.embedded_redis import EmbeddedRedis
-from hustings.service.lane import Lane
+from hustings.service.lane import RESEND_PAUSE_S, RESENDS, Lane
 from hustings.service.store import Store, game_key
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2
@@ -109,6 +114,42 @@ def test_close_answers_what_is_queued_and_returns_the_connection(redis_server: E
         await client.aclose()
 
     asyncio.run(scenario())
+
+
+def test_a_silent_redis_times_the_batch_out_and_the_connection_gets_its_timeout_back(tmp_path: pathlib.Path) -> None:
+    """The lane's connection writes without redis-py's per-write timeout: the batch's own bound
+    (the pool's socket timeout) must still end a batch that Redis never answers, and the
+    connection returned to the pool must carry its socket timeout again."""
+    socket_timeout_s = 0.5
+
+    async def scenario(server: EmbeddedRedis) -> None:
+        pool = aioredis.BlockingConnectionPool.from_url(server.url, max_connections=2, timeout=5, socket_timeout=socket_timeout_s)
+        client = aioredis.Redis.from_pool(pool)
+        lane = Lane(client)
+        try:
+            assert await asyncio.wait_for(lane.call("PING"), TIMEOUT_S) in (b"PONG", True)
+            held = lane._connection
+            assert held is not None and held.socket_timeout is None  # the batch bounds it instead
+            pid = server._process.pid  # type: ignore[union-attr]
+            os.kill(pid, signal.SIGSTOP)
+            started = time.monotonic()
+            try:
+                with pytest.raises(RedisTimeoutError):
+                    await asyncio.wait_for(lane.call("PING"), TIMEOUT_S)
+            finally:
+                os.kill(pid, signal.SIGCONT)
+            took = time.monotonic() - started
+            print(f"gave up after {took:.2f} s")
+            # Each of the 1 + RESENDS attempts waits one bound, with short pauses between.
+            assert took <= (1 + RESENDS) * socket_timeout_s + sum(RESEND_PAUSE_S) + 2.0
+            assert held.socket_timeout == socket_timeout_s  # given back to the pool as it came
+            assert await asyncio.wait_for(lane.call("PING"), TIMEOUT_S) in (b"PONG", True)  # and the lane goes on
+        finally:
+            await lane.close()
+            await client.aclose()
+
+    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
+        asyncio.run(asyncio.wait_for(scenario(server), 60))
 
 
 def test_a_lane_without_redis_gives_up_with_a_connection_error(tmp_path: object) -> None:
