@@ -1,9 +1,9 @@
 """Wahlspiel's coalition offer on a clocked table: drafting an offer and putting it is one decision
-(engine/wahlspiel/CONTENT.md, Coalition). A drafted item keeps the deadline set when the decision
-began and charges or credits no bank; putting the offer pays for all its time with one increment;
-a decision that times out mid-draft is finished by the seat's bot and counts one timeout. Played
-through a real replica on a real Redis, with the replica's clock held still and moved on by the
-test.
+(engine/wahlspiel/CONTENT.md, Coalition). A drafted item, of an offer or of a decliner's
+counter-offer, keeps the deadline set when the decision began and charges or credits no bank;
+putting the offer pays for all its time with one increment; a decision that times out mid-draft
+is finished by the seat's bot and counts one timeout. Played through a real replica on a real
+Redis, with the replica's clock held still and moved on by the test.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from service_helpers import replica_and_client
 from test_side_moves import _HeldClock, _timed_out
 from hustings.client import Client, Joined
 from hustings.engine import get_game
-from hustings.engine.wahlspiel.model import ChoosePartner, OfferTrade, Pass, ProposeOffer
+from hustings.engine.wahlspiel.model import AnswerTrade, ChoosePartner, OfferTrade, Pass, ProposeOffer
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.v1 import game_pb2
 
@@ -101,6 +101,16 @@ def test_drafting_keeps_the_deadline_and_putting_the_offer_pays_its_time_once(re
             assert after.seats[proposer].bank_ms == bank - (put_at - begun) + INCREMENT_S * 1000
             assert after.seats[proposer].deadline_unix_ms == 0
             assert after.seats[partner].deadline_unix_ms == put_at + DECISION_S * 1000
+
+            # The partner declines at once and drafts a counter-offer on the one clock begun by
+            # declining.
+            await client.move(game_id, seats[partner].token, _proto(AnswerTrade(False)))
+            countering = (await client.view(game_id)).seats[partner].deadline_unix_ms
+            assert countering == put_at + DECISION_S * 1000
+            for item in range(1, 3):
+                clock.advance_to_ms(replica, put_at + item * 20_000)
+                await _draft_one(client, game_id, seats[partner])
+                assert (await client.view(game_id)).seats[partner].deadline_unix_ms == countering, item
 
     run(scenario(), timeout_s=60)
 
