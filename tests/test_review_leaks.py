@@ -93,3 +93,25 @@ async def _leave_and_return(near: Client, far: Client) -> int:
             f"leaving and returning moved the deadline {view.seats[0].deadline_unix_ms - deadline} ms later"
         )
     return held
+
+
+def test_a_seat_freed_in_an_open_game_keeps_nothing_its_leaver_chose(redis_server: EmbeddedRedis) -> None:
+    """In Wahlspiel a joining player may name its party and take a colour. Leaving an open game
+    frees the seat; the next player to sit there must find the party as a new seat is, not under
+    the name the leaver gave it, and the leaver's colour must be free for anybody again."""
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url) as (_replica, client):
+            game_id = (await client.create_game("wahlspiel", 3)).game_id
+            default = (await client.view(game_id)).wahlspiel.parties[0]
+            leaver = await client.join(game_id, "Leaver", seat=0, party_name="Leavers United", party_colour="black")
+            await client.leave(game_id, leaver.token)
+            newcomer = await client.join(game_id, "Newcomer", seat=0)
+            party = newcomer.view.wahlspiel.parties[0]
+            assert (party.name, party.colour) == (default.name, default.colour), (
+                f"the freed seat's party is still {party.name!r} in {party.colour} as its leaver named it"
+            )
+            other = await client.join(game_id, "Other", seat=1, party_colour="black")
+            assert other.view.wahlspiel.parties[1].colour == "black"
+
+    run(scenario())
