@@ -115,3 +115,38 @@ def test_a_seat_freed_in_an_open_game_keeps_nothing_its_leaver_chose(redis_serve
             assert other.view.wahlspiel.parties[1].colour == "black"
 
     run(scenario())
+
+
+FLOOD_TABLES = 6  # tables of strong bots one client sets going; each decision thinks up to 0.2 s
+
+
+async def _decisions(client: Client, game_ids: list[str]) -> int:
+    """How many steps the games have taken so far (their versions, summed)."""
+    return sum([(await client.view(game_id)).version for game_id in game_ids])
+
+
+def test_tables_of_strong_bots_do_not_hold_up_other_tables_bots(redis_server: EmbeddedRedis) -> None:
+    """One client may create tables of strong bots only (each decision a search of up to 0.2 s).
+    Another table's random bots, which decide in microseconds, must not wait behind all of those
+    searches: while they are due, the flood's tables may make a decision or two, not one each."""
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url) as (_replica, client):
+            strong = game_pb2.TableSettings(bot_seats=[0, 1, 2, 3], bot_level="strong")
+            flood = [(await client.create_game("stimmvieh", 4, table=strong)).game_id for _ in range(FLOOD_TABLES)]
+            victim_table = game_pb2.TableSettings(bot_seats=[1, 2], bot_level="random")
+            game_id = (await client.create_game("stimmvieh", 3, table=victim_table)).game_id
+            before = await _decisions(client, flood)
+            victim = await client.join(game_id, "Victim")  # the game starts: its two bots are due now
+            for _ in range(400):  # 20 s at most
+                if list((await client.view(game_id, victim.token)).to_act) == [0]:
+                    break
+                await asyncio.sleep(0.05)
+            else:
+                raise AssertionError("the victim's bots never chose")
+            between = await _decisions(client, flood) - before
+            assert between < FLOOD_TABLES // 2, (
+                f"the victim's random bots waited while the flood's strong bots made {between} decisions"
+            )
+
+    run(scenario())
