@@ -5,6 +5,10 @@ or the interference is refused."""
 from __future__ import annotations
 
 import asyncio
+import pathlib
+from typing import Iterator
+
+import pytest
 
 from conftest import run
 from hustings.client import Client
@@ -13,6 +17,17 @@ from hustings.v1 import game_pb2
 from service_helpers import replica_and_client
 
 SEED = "5e" * 32  # a fixed deal, so that the same hands are dealt in every run
+
+
+@pytest.fixture
+def own_redis(tmp_path: pathlib.Path) -> Iterator[EmbeddedRedis]:
+    """A Redis of the test's own, for tests that leave games of strong bots behind: on the
+    session's Redis the replicas of later tests would claim their deadlines and think for them."""
+    server = EmbeddedRedis(tmp_path, appendonly=False).start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 def _hand(view: game_pb2.GameView, party: int) -> set[str]:
@@ -47,14 +62,14 @@ def test_a_seat_left_in_an_open_game_shows_its_next_holder_no_known_hand(redis_s
     run(scenario())
 
 
-def test_leaving_and_returning_buys_no_decision_time(redis_server: EmbeddedRedis) -> None:
+def test_leaving_and_returning_buys_no_decision_time(own_redis: EmbeddedRedis) -> None:
     """A player who owes a decision must not restart its clock by leaving and coming back. With
     two replicas the return can be committed on one while the other's bot still thinks about the
     absent seat's decision (a strong bot thinks up to 0.2 s): the player keeps its decision, and
     its deadline must stay where it was, or a table could be held up for as long as it liked."""
 
     async def scenario() -> None:
-        async with replica_and_client(redis_server.url) as (_near, near), replica_and_client(redis_server.url) as (_far, far):
+        async with replica_and_client(own_redis.url) as (_near, near), replica_and_client(own_redis.url) as (_far, far):
             held = 0
             for _ in range(3):  # games, until a return came before the bot's choice
                 held += await _leave_and_return(near, far)
@@ -125,13 +140,13 @@ async def _decisions(client: Client, game_ids: list[str]) -> int:
     return sum([(await client.view(game_id)).version for game_id in game_ids])
 
 
-def test_tables_of_strong_bots_do_not_hold_up_other_tables_bots(redis_server: EmbeddedRedis) -> None:
+def test_tables_of_strong_bots_do_not_hold_up_other_tables_bots(own_redis: EmbeddedRedis) -> None:
     """One client may create tables of strong bots only (each decision a search of up to 0.2 s).
     Another table's random bots, which decide in microseconds, must not wait behind all of those
     searches: while they are due, the flood's tables may make a decision or two, not one each."""
 
     async def scenario() -> None:
-        async with replica_and_client(redis_server.url) as (_replica, client):
+        async with replica_and_client(own_redis.url) as (_replica, client):
             strong = game_pb2.TableSettings(bot_seats=[0, 1, 2, 3], bot_level="strong")
             flood = [(await client.create_game("stimmvieh", 4, table=strong)).game_id for _ in range(FLOOD_TABLES)]
             victim_table = game_pb2.TableSettings(bot_seats=[1, 2], bot_level="random")
