@@ -4,9 +4,11 @@ Every unary call has two bounds: its request must arrive within seconds, and its
 answer within the server's deadline. ``asyncio.timeout`` would give each its own timer: a timer
 object, a push onto the event loop's heap and its cancellation, about 5 µs apiece, twice on every
 call, every move included. Here a call only notes its task and when it is due (a dict entry);
-one sweeper task, running while any call is timed, wakes every ``TICK_S`` and cancels the calls
-that are overdue, which then raise TimeoutError as under ``asyncio.timeout``. A deadline so fires
-up to one tick late: a few hundred milliseconds on bounds of ten seconds and more.
+one sweep, a timer callback armed while any call is timed, runs every ``TICK_S`` and cancels the
+calls that are overdue, which then raise TimeoutError as under ``asyncio.timeout``. A deadline so
+fires up to one tick late: a quarter of a second on bounds of ten seconds and more. The sweep is a
+callback rather than a task so that nothing is left to stop when the server stops: a timer still
+armed when its loop closes is simply dropped.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ class CallClock:
         self._due: dict[asyncio.Task[Any], float] = {}  # task -> loop time it is due
         self._expired: set[asyncio.Task[Any]] = set()  # cancelled by the sweeper, not yet out of their block
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._sweeper: asyncio.Task[None] | None = None
+        self._timer: asyncio.TimerHandle | None = None  # the next sweep, while any block is timed
+        self.sweeps = 0
 
     def within(self, seconds: float) -> "_Within":
         """A block bounded by ``seconds`` from now (a plain context manager: entering it does not
@@ -44,38 +47,35 @@ class CallClock:
         loop = self._loop
         if loop is None or loop.is_closed():
             loop = self._loop = asyncio.get_running_loop()
+            self._timer = None  # one armed on a loop now closed never runs
         task = asyncio.current_task(loop)
         if task is None:
             raise RuntimeError("a call's deadline needs a task")
         self._due[task] = loop.time() + seconds
-        if self._sweeper is None:
-            # Runs while any block is timed and ends by itself when none is, so that nothing
-            # has to stop it and an idle replica has no wake-ups for it.
-            self._sweeper = loop.create_task(self._sweep(), name="hustings-call-deadlines")
+        if self._timer is None:
+            # Armed while any block is timed: an idle replica has no wake-ups for it.
+            self._timer = loop.call_later(self.tick_s, self._sweep)
         return task
 
     def _drop(self, task: asyncio.Task[Any]) -> bool:
-        """Forget ``task``'s deadline; True when the sweeper cancelled it for being late."""
+        """Forget ``task``'s deadline; True when a sweep cancelled it for being late."""
         self._due.pop(task, None)
         if task in self._expired:
             self._expired.discard(task)
             return True
         return False
 
-    async def _sweep(self) -> None:
-        loop = asyncio.get_running_loop()
-        try:
-            while self._due:
-                await asyncio.sleep(self.tick_s)
-                now = loop.time()
-                late = [task for task, due in self._due.items() if due <= now]
-                for task in late:
-                    del self._due[task]
-                    if not task.done():
-                        self._expired.add(task)
-                        task.cancel()
-        finally:
-            self._sweeper = None
+    def _sweep(self) -> None:
+        self.sweeps += 1
+        loop = self._loop
+        assert loop is not None
+        now = loop.time()
+        for task in [task for task, due in self._due.items() if due <= now]:
+            del self._due[task]
+            if not task.done():
+                self._expired.add(task)
+                task.cancel()
+        self._timer = loop.call_later(self.tick_s, self._sweep) if self._due else None
 
 
 class _Within:
