@@ -165,3 +165,68 @@ def test_tables_of_strong_bots_do_not_hold_up_other_tables_bots(own_redis: Embed
             )
 
     run(scenario())
+
+
+BALLOT_SEED = bytes(32)  # a Wahlspiel deal whose random play soon opens a ballot on a matter of opinion
+
+
+def _to_first_ballot() -> tuple[list[tuple[int, game_pb2.Move]], list[game_pb2.Move], int, int]:
+    """Random play (engine only, the deal of ``BALLOT_SEED``) up to the first ballot with two
+    judges owing verdicts: the moves up to it, judge A's verdicts 'yes' and 'no' on one candidate,
+    A and judge B."""
+    from hustings.engine import Rng, get_game
+    from hustings.engine.wahlspiel.model import BALLOT, Judge
+
+    game = get_game("wahlspiel")
+    assert game is not None
+    rng, chooser = Rng(BALLOT_SEED), Rng(b"ballot chooser")
+    state = game.setup(game.options_from_proto(game_pb2.GameOptions(players=3)), rng)
+    played: list[tuple[int, game_pb2.Move]] = []
+    for _ in range(2000):
+        if game.is_over(state):
+            break
+        acting = sorted(game.to_act(state))
+        if state.step == BALLOT and len(acting) >= 2:
+            judge, other = acting[0], acting[1]
+            politician = game.legal_moves(state, judge)[0].politician
+            verdicts = []
+            for verdict in (True, False):
+                message = game_pb2.Move()
+                game.move_to_proto(Judge(politician, verdict), message)
+                verdicts.append(message)
+            return played, verdicts, judge, other
+        seat = chooser.choice(acting)
+        move = chooser.choice(game.legal_moves(state, seat))
+        message = game_pb2.Move()
+        game.move_to_proto(move, message)
+        played.append((seat, message))
+        state, _ = game.apply(state, seat, move, rng)
+    raise AssertionError("random play opened no ballot with two judges")
+
+
+def test_a_verdict_on_a_matter_of_opinion_is_hidden_from_the_judges_still_to_give_theirs(redis_server: EmbeddedRedis) -> None:
+    """A ballot on a matter of opinion is one of the simultaneous secret choices (DESIGN.md,
+    "A game"): while judge B still owes its verdict, what B receives (its view, its history) must
+    be the same whether judge A said yes or no, or B could follow A's lead."""
+
+    async def received(client: Client, played: list[tuple[int, game_pb2.Move]], verdict: game_pb2.Move, judge: int, other: int) -> tuple[bytes, bytes]:
+        game_id = (await client.create_game("wahlspiel", 3, seed=BALLOT_SEED.hex())).game_id
+        seats = [await client.join(game_id, f"Player {seat}", seat=seat) for seat in range(3)]
+        for seat, move in played:
+            await client.move(game_id, seats[seat].token, move)
+        await client.move(game_id, seats[judge].token, verdict)
+        view = await client.view(game_id, seats[other].token)
+        assert other in view.to_act, "judge B still owes its verdict"
+        page = await client.history_page(game_id, seats[other].token, after_version=view.version - 1)
+        view.ClearField("seats")  # clocks and presence: not the game's content
+        return view.SerializeToString(deterministic=True), page.SerializeToString(deterministic=True)
+
+    async def scenario() -> None:
+        played, (yes, no), judge, other = _to_first_ballot()
+        async with replica_and_client(redis_server.url, allow_client_seed=True) as (_replica, client):
+            after_yes = await received(client, played, yes, judge, other)
+            after_no = await received(client, played, no, judge, other)
+        assert after_yes[0] == after_no[0], f"seat {other}'s view tells judge {judge}'s yes from its no"
+        assert after_yes[1] == after_no[1], f"seat {other}'s history tells judge {judge}'s yes from its no"
+
+    run(scenario())
