@@ -378,7 +378,11 @@ class GameHost:
                     if p.seat is not None:
                         placing.seat = p.seat
                         placing.bot_played = stored.seats[p.seat].bot_played or stored.seats[p.seat].bot
-        game.view_to_proto(game.view(state, seat), view)
+        # Until the game starts a seat may still change hands (leaving an open game frees it):
+        # it sees the game as a spectator does, or a client could sit in each seat in turn and
+        # learn the hands dealt at creation before the real players sit down.
+        viewer = None if stored.status == game_pb2.GAME_STATUS_OPEN else seat
+        game.view_to_proto(game.view(state, viewer), view)
         return view
 
     # --- RPCs ---------------------------------------------------------------------------------
