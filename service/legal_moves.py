@@ -10,15 +10,16 @@ update) on every step of that phase. Two things are kept instead:
   wire format a message's bytes followed by another's are the bytes of their merge, and a
   repeated field's entries are appended in order, so a seat's list is these parts joined and
   merged into the view with one ``MergeFromString``: the view's bytes are the plain path's to
-  the byte, at about an eighth of the cost.
+  the byte, at an eighth of the cost for that long list (a short one's cost is mostly
+  ``legal_moves`` itself).
 - A seat's joined list while its state is the same object: the views of one step share the
   state's decoding (the host's cache), and a state is never changed once made. The key is the
   state's identity *and* the seat, so no seat is given another seat's list; the entry holds a
   weak reference to its state and is used only while that reference still gives the very state
   asked about, so a state made later at a freed state's address never gets the freed one's
   list, and a kept list keeps no state alive (a state that cannot be referenced weakly gets its
-  lists written every time). A view of a state already listed costs about a thirtieth of the
-  plain path: what is left is protobuf's parse of the list.
+  lists written every time). A view of a state already listed costs a twentieth to a
+  thirtieth of the plain path: what is left is protobuf's parse of the list.
 
 Both are bounded (``KEPT_MOVES`` parts per game, ``KEPT_LISTS`` lists and ``KEPT_LIST_BYTES``
 of them) and, when full, let go of everything at once, as ``engine/jsontext.py``'s memos do:
