@@ -35,6 +35,7 @@ from hustings.service.errors import (
 )
 from hustings.service import deadlines, table
 from hustings.service.client_limits import current_creation
+from hustings.service.legal_moves import fill_legal_moves
 from hustings.service.lobby import LobbyRepair, index_quietly, lobby_page, summary_of
 from hustings.service.presence import Presence
 from hustings.service.seats import SeatLifecycle
@@ -366,8 +367,7 @@ class GameHost:
             acting = game.to_act(state)
             view.to_act.extend(sorted(acting))
             if seat is not None:  # what it owes, or moves allowed at any time (deals)
-                for move in game.legal_moves(state, seat):
-                    game.move_to_proto(move, view.legal_moves.add())
+                fill_legal_moves(game, state, seat, view)
         if finished:
             view.seed = stored.seed.hex()
             outcome = game.outcome(state)
