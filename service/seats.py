@@ -142,7 +142,10 @@ class SeatLifecycle:
             place = stored.seats[seat]
             place.absent = False
             place.timeouts = 0
-            place.turn_started_ms = 0  # its decision begins now, on its own clock
+            # A decision it still owes keeps the clock it began with: leaving and coming back
+            # must not buy a seat a fresh decision time (its bot may not have decided yet, say
+            # while it thinks on another replica). A decision its bot made while it was away
+            # began a new one then, with its own clock.
             table.changed_event(entry, seat, Change.CHANGE_RETURNED, place.display_name)
 
         loaded, seat = await self._change(game_id, token, change, lambda s: s.absent, "NOT_ABSENT")
