@@ -13,7 +13,7 @@ import hmac
 import random
 import secrets
 import time
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import grpc
 import structlog
@@ -132,7 +132,15 @@ class SeatLifecycle:
                 place.absent = True
             table.changed_event(entry, seat, Change.CHANGE_LEFT, name)
 
-        loaded, seat = await self._change(game_id, token, change, lambda s: not s.absent, "ALREADY_ABSENT")
+        def freed(loaded: "Loaded", seat: Seat) -> Any:
+            # A freed seat keeps nothing its leaver chose (a Wahlspiel party's name and colour):
+            # the next player would play under it, and a colour would stay taken for nobody.
+            free_party = getattr(loaded.game, "free_party", None)
+            if loaded.stored.status != game_pb2.GAME_STATUS_OPEN or free_party is None:
+                return None
+            return free_party(loaded.state, seat)
+
+        loaded, seat = await self._change(game_id, token, change, lambda s: not s.absent, "ALREADY_ABSENT", freed)
         return game_service_pb2.LeaveGameResponse(view=self.host._view(loaded, seat))
 
     async def return_(self, game_id: str, token: str | None) -> game_service_pb2.ReturnToGameResponse:
@@ -158,6 +166,7 @@ class SeatLifecycle:
         change: Callable[[storage_pb2.StoredGame, Seat, storage_pb2.LogEntry], None],
         allowed: Callable[[storage_pb2.StoredSeat], bool],
         refusal: str,
+        rules: Callable[["Loaded", Seat], Any] | None = None,
     ) -> tuple["Loaded", Seat]:
         host = self.host
         async with host._game_lock(game_id):
@@ -170,7 +179,7 @@ class SeatLifecycle:
                     raise precondition("GAME_OVER", "the game is over")
                 if not allowed(loaded.stored.seats[seat]):
                     raise precondition(refusal, "the seat is not in a state for this")
-                new, entry = self._table_step(loaded, seat)
+                new, entry = self._table_step(loaded, seat, None if rules is None else rules(loaded, seat))
                 change(new.stored, seat, entry)
                 if await self._commit(new, loaded.version, entry):
                     await host._after_commit(new)
@@ -248,17 +257,22 @@ class SeatLifecycle:
         raise aborted("TOO_MUCH_CONTENTION", "the game changed too often; retry")
 
     # --- shared --------------------------------------------------------------------------------
-    def _table_step(self, loaded: "Loaded", seat: Seat) -> tuple["Loaded", storage_pb2.LogEntry]:
+    def _table_step(self, loaded: "Loaded", seat: Seat, state: Any = None) -> tuple["Loaded", storage_pb2.LogEntry]:
         """A copy of the game one version on, with an empty log entry by ``seat`` (a table
-        change: the engine state stays as it is)."""
+        change: the engine state stays as it is, or becomes ``state`` where the rules follow
+        the change, its digest logged as after a move)."""
         from hustings.engine import state_digest
         from hustings.service.host import Loaded
 
         new = storage_pb2.StoredGame()
         new.CopyFrom(loaded.stored)
         new.version = loaded.version + 1
-        entry = storage_pb2.LogEntry(version=new.version, seat=seat, state_digest=state_digest(loaded.game, loaded.state))
-        return Loaded(new, loaded.game, loaded.state), entry
+        if state is None:
+            state = loaded.state
+        else:
+            new.engine_state = loaded.game.dump_state(state)
+        entry = storage_pb2.LogEntry(version=new.version, seat=seat, state_digest=state_digest(loaded.game, state))
+        return Loaded(new, loaded.game, state), entry
 
     async def _commit(
         self, new: "Loaded", base_version: int, entry: storage_pb2.LogEntry, key: str = "", wanted: str = ""

@@ -51,3 +51,10 @@ def found_party(state: WahlspielState, party: int, name: str, colour: str) -> Wa
         raise IllegalMoveError("COLOUR_TAKEN", f"another party has chosen {colour}")
     own = state.parties[party]
     return with_party(state, party, name=name or own.name, colour=colour or own.colour)
+
+
+def free_party(state: WahlspielState, party: int) -> WahlspielState:
+    """``party`` as a new seat finds it: its name and colour unchosen (the content's defaults
+    stand in), so that a player who leaves an open game takes neither with it to the next
+    player of the seat nor keeps the colour from the others."""
+    return with_party(state, party, name="", colour="")

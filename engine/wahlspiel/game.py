@@ -106,6 +106,11 @@ class WahlspielGame:
         COLOUR_TAKEN) and changes nothing when refused."""
         return founding.found_party(state, seat, name, colour)
 
+    def free_party(self, state: WahlspielState, seat: Seat) -> WahlspielState:
+        """The party of ``seat`` as a new seat finds it (name and colour as at setup), when its
+        player leaves the game before it starts and the seat is freed for the next."""
+        return founding.free_party(state, seat)
+
     # --- storage ----------------------------------------------------------------------------
     def dump_state(self, state: WahlspielState) -> bytes:
         """Canonical JSON of the full state."""
