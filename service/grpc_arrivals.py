@@ -22,6 +22,7 @@ import grpc
 from hustings.service import metrics
 from hustings.service.call_clock import CallClock
 from hustings.service.errors import ServiceError, invalid
+from hustings.service.limits import count_down
 
 RECEIPT_S = 10.0  # an API request is a few hundred bytes: one packet, or a few retransmissions
 
@@ -59,11 +60,7 @@ class Arrivals:
     def leave(self, client: str) -> None:
         """The request of ``client`` counted by ``enter`` has arrived, or never will."""
         self.arriving -= 1
-        left = self._by_client[client] - 1
-        if left:
-            self._by_client[client] = left
-        else:
-            del self._by_client[client]
+        count_down(self._by_client, client)
 
 
 class ArrivalInterceptor(grpc.aio.ServerInterceptor):

@@ -138,10 +138,10 @@ class StreamLimits:
             yield
         finally:
             self.open -= 1
-            _release(self._by_address, address)
-            _release(self._by_client, client)
+            count_down(self._by_address, address)
+            count_down(self._by_client, client)
             if seat is not None:
-                _release(self._by_seat, seat)
+                count_down(self._by_seat, seat)
 
 
 class ClientRate(Protocol):
@@ -207,10 +207,11 @@ class _Call:
     def __exit__(self, *exc: object) -> None:
         limit = self.limit
         limit.in_flight -= 1
-        _release(limit.by_client, self.client)
+        count_down(limit.by_client, self.client)
 
 
-def _release(counts: dict[str, int], key: str) -> None:
+def count_down(counts: dict[str, int], key: str) -> None:
+    """One fewer of ``key`` in ``counts``; a key that reaches 0 is dropped."""
     left = counts[key] - 1
     if left:
         counts[key] = left

@@ -35,6 +35,7 @@ from google.protobuf import json_format
 from hustings.service.client_limits import canonical_address, client_of
 from hustings.service.errors import ServiceError
 from hustings.service.grpc_api import DESCRIPTOR_RESERVE
+from hustings.service.limits import count_down
 
 log = structlog.get_logger("hustings.rest")
 
@@ -145,11 +146,7 @@ class ConnectionGate:
     def release(self, address: str) -> None:
         """One connection from ``address`` closed."""
         self.open -= 1
-        left = self.by_address[address] - 1
-        if left:
-            self.by_address[address] = left
-        else:
-            del self.by_address[address]
+        count_down(self.by_address, address)
 
     def _trusted(self, peer: str) -> bool:
         if not self.trusted_proxies:
