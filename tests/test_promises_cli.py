@@ -18,7 +18,7 @@ import redis as sync_redis
 
 from conftest import REPO, free_port, run, serve_process, wait_for_port
 from hustings.client import Client, HustingsError
-from hustings.service import grpc_api, limits, server_secret, store
+from hustings.service import call_clock, grpc_api, limits, server_secret, store
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.replica import Replica, ReplicaConfig
 from hustings.v1 import game_pb2
@@ -38,7 +38,7 @@ def test_serve_defaults_are_the_readme_s(monkeypatch: pytest.MonkeyPatch) -> Non
     `--retention-days` (default 30), `--max-watchers` (10,000), `--max-streams-per-client`
     (1,000), `--max-streams-per-seat` (32), `--redis-max-connections` (64), more than 2,048
     unary calls refused, a command waits up to 10 s for a connection, every unary call has a
-    server deadline of 15 s."""
+    server deadline of 15 s, and gRPC calls' deadlines are swept every 0.25 s."""
     from hustings.cli import _parser
 
     for name in SERVE_ENV:
@@ -55,6 +55,7 @@ def test_serve_defaults_are_the_readme_s(monkeypatch: pytest.MonkeyPatch) -> Non
     assert config.redis_max_connections == 64 and config.redis_pool_timeout_s == store.DEFAULT_POOL_TIMEOUT_S == 10.0
     assert config.retention_s == 30 * 24 * 3600
     assert grpc_api.RPC_DEADLINE_S == 15.0
+    assert call_clock.TICK_S == 0.25  # "up to 0.25 s after they fall due"
 
 
 def _readme_bots_keys() -> set[str]:
