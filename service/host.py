@@ -355,6 +355,7 @@ class GameHost:
             version=stored.version,
             status=stored.status,
             seed_commitment=seed_commitment(stored.seed),
+            seed_chosen_by_creator=stored.seed_from_client,
         )
         view.options.CopyFrom(stored.options)
         if seat is not None:
@@ -437,6 +438,7 @@ class GameHost:
             version=1,
             status=game_pb2.GAME_STATUS_OPEN,
             seed=seed,
+            seed_from_client=bool(request.seed),  # a sent seed is used or refused above, never ignored
             rng_counter=rng.counter,
             engine_state=game.dump_state(state),
             created_at=int(self._clock()),

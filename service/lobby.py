@@ -75,6 +75,7 @@ def summary_of(stored: storage_pb2.StoredGame) -> game_pb2.GameSummary:
         status=stored.status,
         version=stored.version,
         created_at=stored.created_at,
+        seed_chosen_by_creator=stored.seed_from_client,
     )
     for s in stored.seats:
         table.seat_to_proto(s, summary.seats.add(), present=False)

@@ -200,7 +200,7 @@ class Outcome(_message.Message):
     def __init__(self, placings: _Optional[_Iterable[_Union[Placing, _Mapping]]] = ...) -> None: ...
 
 class GameView(_message.Message):
-    __slots__ = ("game_id", "kind", "version", "status", "seat", "to_act", "legal_moves", "seats", "seed_commitment", "seed", "outcome", "options", "table", "stimmvieh", "wahlspiel", "spin_doctors")
+    __slots__ = ("game_id", "kind", "version", "status", "seat", "to_act", "legal_moves", "seats", "seed_commitment", "seed", "outcome", "options", "table", "seed_chosen_by_creator", "stimmvieh", "wahlspiel", "spin_doctors")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -214,6 +214,7 @@ class GameView(_message.Message):
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     TABLE_FIELD_NUMBER: _ClassVar[int]
+    SEED_CHOSEN_BY_CREATOR_FIELD_NUMBER: _ClassVar[int]
     STIMMVIEH_FIELD_NUMBER: _ClassVar[int]
     WAHLSPIEL_FIELD_NUMBER: _ClassVar[int]
     SPIN_DOCTORS_FIELD_NUMBER: _ClassVar[int]
@@ -230,26 +231,29 @@ class GameView(_message.Message):
     outcome: Outcome
     options: GameOptions
     table: TableSettings
+    seed_chosen_by_creator: bool
     stimmvieh: _stimmvieh_pb2.StimmviehView
     wahlspiel: _wahlspiel_pb2.WahlspielView
     spin_doctors: _spin_doctors_pb2.SpinDoctorsView
-    def __init__(self, game_id: _Optional[str] = ..., kind: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., seat: _Optional[int] = ..., to_act: _Optional[_Iterable[int]] = ..., legal_moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ..., outcome: _Optional[_Union[Outcome, _Mapping]] = ..., options: _Optional[_Union[GameOptions, _Mapping]] = ..., table: _Optional[_Union[TableSettings, _Mapping]] = ..., stimmvieh: _Optional[_Union[_stimmvieh_pb2.StimmviehView, _Mapping]] = ..., wahlspiel: _Optional[_Union[_wahlspiel_pb2.WahlspielView, _Mapping]] = ..., spin_doctors: _Optional[_Union[_spin_doctors_pb2.SpinDoctorsView, _Mapping]] = ...) -> None: ...
+    def __init__(self, game_id: _Optional[str] = ..., kind: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., seat: _Optional[int] = ..., to_act: _Optional[_Iterable[int]] = ..., legal_moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ..., outcome: _Optional[_Union[Outcome, _Mapping]] = ..., options: _Optional[_Union[GameOptions, _Mapping]] = ..., table: _Optional[_Union[TableSettings, _Mapping]] = ..., seed_chosen_by_creator: _Optional[bool] = ..., stimmvieh: _Optional[_Union[_stimmvieh_pb2.StimmviehView, _Mapping]] = ..., wahlspiel: _Optional[_Union[_wahlspiel_pb2.WahlspielView, _Mapping]] = ..., spin_doctors: _Optional[_Union[_spin_doctors_pb2.SpinDoctorsView, _Mapping]] = ...) -> None: ...
 
 class GameSummary(_message.Message):
-    __slots__ = ("game_id", "kind", "status", "version", "seats", "created_at")
+    __slots__ = ("game_id", "kind", "status", "version", "seats", "created_at", "seed_chosen_by_creator")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    SEED_CHOSEN_BY_CREATOR_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     kind: str
     status: GameStatus
     version: int
     seats: _containers.RepeatedCompositeFieldContainer[Seat]
     created_at: int
-    def __init__(self, game_id: _Optional[str] = ..., kind: _Optional[str] = ..., status: _Optional[_Union[GameStatus, str]] = ..., version: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., created_at: _Optional[int] = ...) -> None: ...
+    seed_chosen_by_creator: bool
+    def __init__(self, game_id: _Optional[str] = ..., kind: _Optional[str] = ..., status: _Optional[_Union[GameStatus, str]] = ..., version: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., created_at: _Optional[int] = ..., seed_chosen_by_creator: _Optional[bool] = ...) -> None: ...
 
 class HistoryEntry(_message.Message):
     __slots__ = ("version", "seat", "move", "events", "state_digest")
