@@ -4,6 +4,8 @@ and for games stored before the mark was recorded."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import redis
 
@@ -18,6 +20,7 @@ from service_helpers import replica_and_client, stimmvieh_options
 
 PLAYERS = 3
 CLIENT_SEED = "c0ffee" * 10 + "c0de"  # 64 hex digits
+BROWSER_WAIT_MS = 20_000
 LOBBY_PAGES = 10  # bound on the lobby pages read to find one game (the session's Redis is shared)
 
 
@@ -139,3 +142,24 @@ def test_rest_json_shows_the_mark_in_camel_case(live: LiveRest) -> None:
         assert created["view"]["seedChosenByCreator"] is mark
         assert live.ok("GET", f"/v1/games/{game_id}/view")["view"]["seedChosenByCreator"] is mark
         assert listed[game_id]["seedChosenByCreator"] is mark
+
+
+@pytest.mark.slow
+def test_the_browser_table_notes_a_deal_chosen_by_its_creator(live: LiveRest, browser: Any) -> None:
+    body = {"kind": "stimmvieh", "options": {"players": PLAYERS}}
+    chosen = live.ok("POST", "/v1/games", {**body, "seed": CLIENT_SEED})["gameId"]
+    drawn = live.ok("POST", "/v1/games", body)["gameId"]
+    assert "chosen by its creator" in (_table_note(live, browser, chosen) or "")
+    assert _table_note(live, browser, drawn) is None
+
+
+def _table_note(live: LiveRest, browser: Any, game_id: str) -> str | None:
+    """The note on a deal chosen by its creator, as a fresh page of the game's table shows it."""
+    page = browser.new_page()
+    try:
+        page.goto(f"{live.base_url}/play#/game/{game_id}")
+        # The note is drawn with the rest of the summary, in the same render as "You are watching."
+        page.wait_for_selector("#summary #you", timeout=BROWSER_WAIT_MS)
+        return page.inner_text("#seed-chosen") if page.locator("#seed-chosen").count() else None
+    finally:
+        page.close()

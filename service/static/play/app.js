@@ -322,6 +322,7 @@ function renderGame(app, gameId) {
     const header = section("summary", null,
       h("h2", {}, `${title} · ${status} · v`, h("span", { id: "version" }, view.version), " ", h("span", { id: "live", class: "live muted" }, live)),
       h("p", { id: "you" }, view.seat !== undefined ? `You are ${ctx.seatName(view.seat)} (seat ${view.seat}).` : "You are watching."),
+      view.seedChosenByCreator ? h("p", { id: "seed-chosen", class: "muted small" }, "This table's deal was chosen by its creator, who may know every hand.") : null,
       view.status === "GAME_STATUS_OPEN" ? h("p", { class: "headline" }, `Waiting for ${(view.seats ?? []).filter((s) => !s.taken).length} more players`) : game.headline?.(ctx) ?? null,
       toAct.length && view.status === "GAME_STATUS_ACTIVE" ? h("p", { id: "to-act", class: (view.toAct ?? []).includes(view.seat) ? "your-turn" : "" },
         (view.toAct ?? []).includes(view.seat) ? "Your decision" + (toAct.length > 1 ? ` (also ${toAct.filter((n) => n !== "you").join(", ")})` : "") : `Waiting for ${toAct.join(", ")}`) : null,
