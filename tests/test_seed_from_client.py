@@ -4,7 +4,7 @@ and for games stored before the mark was recorded."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 import redis
@@ -126,9 +126,9 @@ def test_a_game_stored_before_the_mark_loads_and_reads_unmarked(redis_server: Em
 
 
 @pytest.fixture(scope="module")
-def live(redis_server: EmbeddedRedis) -> LiveRest:
+def live(redis_server: EmbeddedRedis) -> Iterator[LiveRest]:
     with LiveRest(redis_server.url, allow_client_seed=True) as served:
-        yield served  # type: ignore[misc]
+        yield served
 
 
 def test_rest_json_shows_the_mark_in_camel_case(live: LiveRest) -> None:
