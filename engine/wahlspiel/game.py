@@ -12,6 +12,7 @@ from hustings.engine.wahlspiel.model import (
     FINISHED,
     SECRET_MOVES,
     AnswerTrade,
+    Judge,
     Move,
     OfferTrade,
     SendRunoffVoter,
@@ -75,8 +76,9 @@ class WahlspielGame:
         return outcome_of(state) if state.step == FINISHED else None
 
     def move_is_public(self, move: Move) -> bool:
-        """Trade offers and answers (cards shown to the partner only) and run-off voters (face
-        down until all are sent) are secret; every other decision is made in the open."""
+        """Trade offers and answers (cards shown to the partner only), verdicts on a matter of
+        opinion (shown together once the last is given) and run-off voters (face down until all
+        are sent) are secret; every other decision is made in the open."""
         return not isinstance(move, SECRET_MOVES)
 
     def is_side_move(self, move: Move) -> bool:
@@ -88,7 +90,8 @@ class WahlspielGame:
     def secret_footprint(self, state: WahlspielState, seat: Seat, move: Move) -> Footprint:
         """An item added to a coalition offer shows the table its kind and money, an answer whether
         it was accepted and a card handed over its kind (the other coalition side sees the cards);
-        a run-off party is seen sending a voter face down, or none."""
+        a judge is seen giving a verdict, not which; a run-off party is seen sending a voter face
+        down, or none."""
         if isinstance(move, (OfferTrade, AnswerTrade)):
             assert state.coalition is not None
             other = state.coalition.partner if seat == state.current else state.current
@@ -97,6 +100,8 @@ class WahlspielGame:
                 return Footprint((kind, move.give_money, move.ask_kind, move.ask_money), frozenset((other,)))
             kind = card_kind(move.card) if move.card else ""
             return Footprint((move.accept, kind), frozenset((other,)))
+        if isinstance(move, Judge):
+            return Footprint()
         assert isinstance(move, SendRunoffVoter)
         return Footprint(bool(move.card))
 

@@ -173,7 +173,7 @@ MOVE_TYPES = (
     Nominate, BuyVoters, BuyEvents, CastVoter, PlayEvent, ChangeCandidate, ChoosePartner,
     OfferTrade, AnswerTrade, Judge, GoalVote, SendRunoffVoter, Pass, ProposeOffer,
 )
-SECRET_MOVES = (OfferTrade, AnswerTrade, SendRunoffVoter)
+SECRET_MOVES = (OfferTrade, AnswerTrade, Judge, SendRunoffVoter)
 
 # --- state ---------------------------------------------------------------------------------------
 
@@ -301,6 +301,9 @@ class WahlspielState:
     coalition: Coalition | None = None
     ballot: Ballot | None = None
     runoff: Runoff | None = None
+    # The ballot just decided, every verdict face up, until the next decision: the show of hands
+    # the table has seen (views show it; the step that reveals it must change what all see).
+    revealed_ballot: Ballot | None = None
 
     def candidate(self, politician: str) -> Candidate | None:
         """The candidate standing for ``politician`` this round, or None."""
@@ -375,7 +378,9 @@ class BallotOpened:
 
 @dataclass(frozen=True)
 class Judged:
-    """One judge's verdict (a show of hands)."""
+    """One judge's verdict. Given secretly: only the judge sees it, the others a copy with no
+    candidate and no verdict (that the judge has given one); all are shown together, face up,
+    when the last judge has given theirs."""
 
     judge: int
     politician: str

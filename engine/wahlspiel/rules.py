@@ -349,6 +349,8 @@ def apply(state: WahlspielState, seat: Seat, move: object, rng: Rng) -> tuple[Wa
     if move not in legal:
         raise IllegalMoveError(_reason(state, seat, move, legal), "that decision is not open to you now")
     events: list[Event] = []
+    if state.revealed_ballot is not None:
+        state = replace(state, revealed_ballot=None)  # the hands shown go down at the next decision
     state = _HANDLERS[type(move)](state, seat, move, rng, events)
     return state, events
 
@@ -412,7 +414,8 @@ def _judge(state: WahlspielState, seat: Seat, move: Judge, rng: Rng, events: lis
     ballot = state.ballot
     assert ballot is not None
     ballot = replace(ballot, verdicts=ballot.verdicts + (Verdict(seat, move.politician, move.verdict),))
-    events.append(Event(Judged(seat, move.politician, move.verdict)))
+    # A show of hands: nobody sees another's hand before showing their own (CONTENT.md).
+    events.append(Event(Judged(seat, move.politician, move.verdict), visible_to=frozenset((seat,)), redacted=Judged(seat, "", False)))
     state = replace(state, ballot=ballot)
     if to_act(state):
         return state
@@ -420,18 +423,19 @@ def _judge(state: WahlspielState, seat: Seat, move: Judge, rng: Rng, events: lis
 
 
 def decide_ballot(state: WahlspielState, rng: Rng, events: list[Event]) -> WahlspielState:
-    """The majority of the other players decides for each candidate in question; a tied show of
-    hands is no majority, so that candidate gets no vote."""
+    """The last verdict is in: every hand is shown at once, and the majority of the other players
+    decides for each candidate in question; a tied show of hands is no majority, so that
+    candidate gets no vote. The table sees the hands until the next decision."""
     ballot = state.ballot
     assert ballot is not None
-    yes = tuple(
-        p for p in ballot.politicians
-        if 2 * sum(v.verdict for v in ballot.verdicts if v.politician == p) > len(ballot.judges)
-    )
-    events.append(Event(BallotDecided(ballot.card, yes)))
+    shown = tuple(sorted(ballot.verdicts, key=lambda v: (ballot.politicians.index(v.politician), v.judge)))
+    ballot = replace(ballot, verdicts=shown)
+    events.extend(Event(Judged(v.judge, v.politician, v.verdict), reveals=True) for v in shown)
+    yes = tuple(p for p in ballot.politicians if 2 * sum(v.verdict for v in shown if v.politician == p) > len(ballot.judges))
+    events.append(Event(BallotDecided(ballot.card, yes), reveals=True))
     for politician in yes:
         state = change_votes(state, politician, 1, "VOTER", events)
-    return _after_voter(state, rng, events)
+    return replace(_after_voter(state, rng, events), revealed_ballot=ballot)
 
 
 def apply_event_card(state: WahlspielState, party: int, move: PlayEvent, events: list[Event]) -> WahlspielState:

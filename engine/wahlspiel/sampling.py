@@ -3,8 +3,9 @@
 ``sample_state`` redeals what the seat does not see: the other parties' voter and event hands
 (same sizes), the order of both stacks, the cards of a coalition offer (drafted or put) and
 those handed over for it, which only the two sides saw (cards of the kinds the table saw, from
-the right hand), and the voters other parties sent to a run-off. Pools are sorted before they are shuffled, so the sample depends only on what the seat
-sees and on ``rng``.
+the right hand), the voters other parties sent to a run-off, and the verdicts other judges have
+given in an open ballot (each yes or no at random). Pools are sorted before they are shuffled, so
+the sample depends only on what the seat sees and on ``rng``.
 """
 
 from __future__ import annotations
@@ -76,4 +77,8 @@ def sample_state(state: WahlspielState, seat: Seat, rng: Rng) -> WahlspielState:
         for i, card in zip(hidden_sent, sent_cards):
             sent[i] = RunoffSent(sent[i].party, card)
         changes["runoff"] = replace(runoff, sent=tuple(sent))
+    ballot = state.ballot
+    if ballot is not None and any(v.judge != seat for v in ballot.verdicts):
+        verdicts = tuple([v if v.judge == seat else replace(v, verdict=rng.below(2) == 1) for v in ballot.verdicts])
+        changes["ballot"] = replace(ballot, verdicts=verdicts)
     return replace(state, **changes)

@@ -26,7 +26,7 @@ FORMAT = 2  # 2: coalition offers are bundles (Offer), drafted and proposed by e
 _NESTED: dict[type, dict[str, type]] = {
     WahlspielState: {
         "options": WahlspielOptions, "parties": Party, "candidates": Candidate,
-        "coalition": Coalition, "ballot": Ballot, "runoff": Runoff,
+        "coalition": Coalition, "ballot": Ballot, "runoff": Runoff, "revealed_ballot": Ballot,
     },
     Coalition: {"pending": Offer, "draft": Offer},
     Ballot: {"verdicts": Verdict},
@@ -162,6 +162,7 @@ def dump_state(state: WahlspielState) -> bytes:
         f'"options":{(get(id(s.options)) or keep(s.options))[1]},'
         f'"parties":{(get(id(s.parties)) or keep(s.parties))[1]},'
         f'"retired":{(get(id(s.retired)) or keep(s.retired))[1]},'
+        f'"revealed_ballot":{(get(id(s.revealed_ballot)) or keep(s.revealed_ballot))[1]},'
         f'"round":{(get(id(s.round)) or keep(s.round))[1]},'
         f'"runoff":{(get(id(s.runoff)) or keep(s.runoff))[1]},'
         f'"start_party":{(get(id(s.start_party)) or keep(s.start_party))[1]},'
@@ -171,7 +172,9 @@ def dump_state(state: WahlspielState) -> bytes:
 
 
 def load_state(raw: bytes) -> WahlspielState:
-    """The inverse of ``dump_state``. Raises ValueError on data it did not write."""
+    """The inverse of ``dump_state``. Raises ValueError on data it did not write. A field added
+    to the state since its format was set (``revealed_ballot``) is absent from the snapshots
+    written before it, and takes its default there."""
     try:
         data = json.loads(raw.decode("utf-8"))
         if data.pop("format") != FORMAT:

@@ -3,7 +3,8 @@
 Everybody sees what the table shows: the board and the pieces, money, every party's politicians
 (dealt face up), candidates and their vote stones, the ballot box and the played events (face up),
 elected councillors, how many voter and event cards each party holds, the ballot, the coalition
-partners and the kinds of what they offer each other. A seat also sees its own hands, and the two
+partners and the kinds of what they offer each other. A seat also sees its own hands, its own
+verdicts in an open ballot (the others' only once the last is given: a show of hands), and the two
 partners see each other's offered cards. Deck order never leaves the engine.
 """
 
@@ -209,6 +210,11 @@ def view(state: WahlspielState, seat: Seat | None) -> TableView:
         r = state.runoff
         own = next((s.card for s in r.sent if s.party == seat), "")
         runoff = RunoffView(r.politicians, r.seats, r.elected, r.parties, tuple(s.party for s in r.sent), own)
+    ballot = state.revealed_ballot  # every hand, once shown
+    if state.ballot is not None:  # open: nobody sees another's hand before showing their own
+        ballot = state.ballot
+        if any(v.judge != seat for v in ballot.verdicts):
+            ballot = replace(ballot, verdicts=tuple([v for v in ballot.verdicts if v.judge == seat]))
     dealt = _dealt(tuple([p.politicians for p in state.parties]))
     return _table_view(
         round=state.round,
@@ -231,7 +237,7 @@ def view(state: WahlspielState, seat: Seat | None) -> TableView:
         cantonal=state.cantonal,
         national=state.national,
         federal=state.federal,
-        ballot=state.ballot,
+        ballot=ballot,
         coalition=coalition,
         runoff=runoff,
         viewer=-1 if seat is None else seat,
@@ -240,9 +246,10 @@ def view(state: WahlspielState, seat: Seat | None) -> TableView:
 
 def secret_twin(state: WahlspielState, seat: Seat, rng: Rng) -> WahlspielState:
     """A state that differs from ``state`` only in what ``seat`` alone knows and what nobody knows:
-    the seat's hands (same sizes, other cards) and the order of both stacks. A seat that owes a
-    decision keeps its hands, since its listed moves name its cards; cards it has put in a
-    coalition offer or handed over are known to the other side and stay."""
+    the seat's hands (same sizes, other cards), its verdicts in an open ballot (other ones) and the
+    order of both stacks. A seat that owes a decision keeps its hands, since its listed moves name
+    its cards; cards it has put in a coalition offer or handed over are known to the other side
+    and stay."""
     if state.step == FINISHED:
         return state
     party = state.parties[seat]
@@ -275,4 +282,8 @@ def secret_twin(state: WahlspielState, seat: Seat, rng: Rng) -> WahlspielState:
         stacks[stack_name] = tuple(rest[cut:] + rest[:cut])
     parties = list(state.parties)
     parties[seat] = replace(party, **hands)
-    return replace(state, parties=tuple(parties), **stacks)
+    ballot = state.ballot
+    if ballot is not None and any(v.judge == seat for v in ballot.verdicts):
+        verdicts = tuple([replace(v, verdict=rng.below(2) == 1) if v.judge == seat else v for v in ballot.verdicts])
+        ballot = replace(ballot, verdicts=verdicts)
+    return replace(state, parties=tuple(parties), ballot=ballot, **stacks)
