@@ -54,3 +54,33 @@ def test_parties_take_their_names_and_colours_at_joining(redis_server: EmbeddedR
                 assert verify_log(view, await client.history(game_id)).ok
 
     run(scenario(), timeout_s=180)
+
+
+def test_a_party_named_by_a_seat_left_before_the_start_replays_freed(redis_server: EmbeddedRedis) -> None:
+    """Leaving an open game frees the seat and its party's name and colour; `hustings verify`
+    replays that too, and a seat left after the start (absent, its bot playing) keeps its party."""
+
+    async def scenario() -> None:
+        async with running_replica(redis_server.url) as replica:
+            async with Client(f"127.0.0.1:{replica.port}") as client:
+                request = game_service_pb2.CreateGameRequest(kind="wahlspiel", options=game_pb2.GameOptions(players=3))
+                request.table.bot_seats.extend([2])
+                game_id = (await client.stub.CreateGame(request)).game_id
+                leaver = await client.join(game_id, "Leaver", seat=0, party_name="Leavers United", party_colour="black")
+                await client.leave(game_id, leaver.token)
+                ada = await client.join(game_id, "Ada", seat=0)
+                bo = await client.join(game_id, "Bo", seat=1, party_name="Mountain List", party_colour="black")
+                for joined in (ada, bo):  # the game has started: these seats become absent, their bots play
+                    await client.leave(game_id, joined.token)
+                for _ in range(600):
+                    view = await client.view(game_id)
+                    if view.status == game_pb2.GAME_STATUS_FINISHED:
+                        break
+                    await asyncio.sleep(0.05)
+                assert view.status == game_pb2.GAME_STATUS_FINISHED
+                parties = {p.party: p for p in view.wahlspiel.parties}
+                assert parties[1].name == "Mountain List" and parties[0].name != "Leavers United"
+                result = verify_log(view, await client.history(game_id))
+                assert result.ok, result
+
+    run(scenario(), timeout_s=180)

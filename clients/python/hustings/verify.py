@@ -71,6 +71,9 @@ def verify_log(
     if [e.version for e in ordered] != list(range(1, len(ordered) + 1)):
         return fail("the log has missing or repeated versions")
     steps = 0
+    # Seats taken so far, while the game is open: a seat left then is freed, and its party (where
+    # the game lets parties be named) is as a new seat finds it.
+    taken: set[int] | None = set(view.table.bot_seats)
     for entry in ordered:
         if entry.HasField("move"):
             try:
@@ -88,12 +91,22 @@ def verify_log(
                 return fail("the logged events differ from the replay", entry.version, steps, rng.counter)
             steps += 1
         for event in entry.events:  # a joining player may name its party (Wahlspiel)
-            taken = event.seat_taken
-            if event.HasField("seat_taken") and (taken.party_name or taken.party_colour):
+            joined, changed = event.seat_taken, event.seat_changed
+            if event.HasField("seat_taken") and (joined.party_name or joined.party_colour):
                 try:
-                    state = game.name_party(state, taken.seat, taken.party_name, taken.party_colour)  # type: ignore[attr-defined]
+                    state = game.name_party(state, joined.seat, joined.party_name, joined.party_colour)  # type: ignore[attr-defined]
                 except (AttributeError, EngineError):
                     return fail("a logged party name is not possible on replay", entry.version, steps, rng.counter)
+            if taken is None:
+                continue
+            if event.HasField("seat_taken") or changed.change == game_pb2.SeatChanged.CHANGE_BOT_ADDED:
+                taken.add(joined.seat if event.HasField("seat_taken") else changed.seat)
+            elif event.HasField("seat_changed") and changed.change == game_pb2.SeatChanged.CHANGE_LEFT:
+                taken.discard(changed.seat)
+                if hasattr(game, "free_party"):
+                    state = game.free_party(state, changed.seat)
+            if len(taken) == len(view.seats):
+                taken = None  # the game has started: from now on a seat left is absent, not freed
         if entry.state_digest != state_digest(game, state):
             return fail("the state after this step differs from the replay", entry.version, steps, rng.counter)
     if not game.is_over(state):
