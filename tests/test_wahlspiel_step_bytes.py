@@ -28,6 +28,8 @@ MOVES_PER_GAME = 400  # a whole game is 100-250 steps; the bound only keeps a ru
 def _plain_json(state: WahlspielState) -> bytes:
     data = asdict(state)
     data["format"] = serial.FORMAT
+    if data["revealed_ballot"] is None:
+        del data["revealed_ballot"]  # written only while set
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 

@@ -140,6 +140,10 @@ def _candidate(candidate: Candidate) -> str:
 _WRITERS: dict[type, Callable[[Any], str]] = {Party: _party, Candidate: _candidate}
 
 
+def _revealed(ballot: Ballot) -> str:
+    return f'"revealed_ballot":{(_KEPT.get(id(ballot)) or _keep(ballot))[1]},'
+
+
 def dump_state(state: WahlspielState) -> bytes:
     """The state as canonical JSON bytes (sorted keys, no spaces): equal states, equal bytes."""
     # Each part's text is looked up inline: a call per field would cost more than the lookup.
@@ -162,7 +166,9 @@ def dump_state(state: WahlspielState) -> bytes:
         f'"options":{(get(id(s.options)) or keep(s.options))[1]},'
         f'"parties":{(get(id(s.parties)) or keep(s.parties))[1]},'
         f'"retired":{(get(id(s.retired)) or keep(s.retired))[1]},'
-        f'"revealed_ballot":{(get(id(s.revealed_ballot)) or keep(s.revealed_ballot))[1]},'
+        # Written only while set (one step after a show of hands): every other state keeps the
+        # bytes, and so the digest, it had before the field existed, and older builds read it.
+        f'{"" if s.revealed_ballot is None else _revealed(s.revealed_ballot)}'
         f'"round":{(get(id(s.round)) or keep(s.round))[1]},'
         f'"runoff":{(get(id(s.runoff)) or keep(s.runoff))[1]},'
         f'"start_party":{(get(id(s.start_party)) or keep(s.start_party))[1]},'
@@ -174,7 +180,7 @@ def dump_state(state: WahlspielState) -> bytes:
 def load_state(raw: bytes) -> WahlspielState:
     """The inverse of ``dump_state``. Raises ValueError on data it did not write. A field added
     to the state since its format was set (``revealed_ballot``) is absent from the snapshots
-    written before it, and takes its default there."""
+    written before it, and from every one written while it is unset, and takes its default there."""
     try:
         data = json.loads(raw.decode("utf-8"))
         if data.pop("format") != FORMAT:
