@@ -19,7 +19,7 @@ from hustings.move_entry import AnswerError, Menu
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.tables import game_text
 from hustings.terminal import TerminalPlayer, render, tell_entry
-from hustings.v1 import game_pb2, stimmvieh_pb2
+from hustings.v1 import game_pb2, stimmvieh_pb2, wahlspiel_pb2
 
 SCREEN_LINES = 60  # a table, its header and "to act" fit on one screen
 SCREEN_WIDTH = 120
@@ -433,3 +433,20 @@ def test_a_wahlspiel_offer_is_told_as_its_bundle() -> None:
     hidden = wahlspiel_pb2.WahlspielOffer(give_voter_count=1, give_event_count=3, ask_event_count=1)
     assert _offer(hidden) == "1 voter card(s), 3 event card(s) for 1 event card(s)"
     assert _offer(wahlspiel_pb2.WahlspielOffer()) == "nothing for nothing"
+
+
+def test_a_hidden_wahlspiel_verdict_is_told_as_given_not_as_a_no() -> None:
+    """While a show of hands is open the other seats get a verdict without its candidate: the
+    terminal says a verdict was given, and tells a shown one in full."""
+    from hustings.table_wahlspiel import tell as tell_wahlspiel
+
+    view = game_pb2.GameView(kind="wahlspiel")
+    for seat in range(3):
+        view.seats.add(seat=seat, display_name=f"Player {seat}", taken=True)
+    hidden = game_pb2.Event()
+    hidden.wahlspiel.judged.judge = 1
+    assert tell_wahlspiel(hidden, view) == "Player 1 has given a verdict"
+    shown = game_pb2.Event()
+    shown.wahlspiel.judged.CopyFrom(wahlspiel_pb2.WahlspielVerdict(judge=1, politician_id="P01", verdict=True))
+    told = tell_wahlspiel(shown, view)
+    assert told is not None and told.startswith("Player 1 judged ") and told.endswith(": yes")

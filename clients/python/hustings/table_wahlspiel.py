@@ -162,6 +162,8 @@ def tell(event: game_pb2.Event, view: game_pb2.GameView) -> str | None:
         return f"A ballot on '{d.card.opinion or d.card.text}' about {', '.join(pol(i) for i in d.politician_ids)}; judges: {', '.join(p(j) for j in d.judges)}"
     if kind == "judged":
         d = e.judged
+        if not d.politician_id:  # a verdict still hidden (a show of hands reveals them together)
+            return f"{p(d.judge)} has given a verdict"
         return f"{p(d.judge)} judged {pol(d.politician_id)}: {'yes' if d.verdict else 'no'}"
     if kind == "ballot_decided":
         d = e.ballot_decided

@@ -269,7 +269,7 @@ export default {
       case "votesChanged": return `${pol(d.politicianId)} ${(d.delta ?? 0) >= 0 ? "gains" : "loses"} ${Math.abs(d.delta ?? 0)} vote(s), now ${d.votes ?? 0}`;
       case "voterCast": return `${p(d.party)} cast “${d.card?.text ?? ""}”${(d.politicianIds ?? []).length ? ` for ${pols(d.politicianIds)}` : ""}`;
       case "ballotOpened": return `A ballot on “${d.card?.opinion || d.card?.text || ""}” about ${pols(d.politicianIds)}; judges: ${listWords((d.judges ?? []).map(p))}`;
-      case "judged": return `${p(d.judge)} judged ${pol(d.politicianId)}: ${d.verdict ? "yes" : "no"}`;
+      case "judged": return d.politicianId ? `${p(d.judge)} judged ${pol(d.politicianId)}: ${d.verdict ? "yes" : "no"}` : `${p(d.judge)} has given a verdict`;
       case "ballotDecided": return `The ballot found ${pols(d.politicianIds) || "nobody"} fitting`;
       case "moneyChanged": return `${p(d.party)} ${(d.delta ?? 0) >= 0 ? "gets" : "pays"} ${Math.abs(d.delta ?? 0)} francs (${String(d.reason ?? "").toLowerCase().replace(/_/g, " ")}), now ${d.money ?? 0}`;
       case "eventPlayed": return `${p(d.party)} played “${d.card?.text ?? ""}”${(d.politicianIds ?? []).length ? ` on ${pols(d.politicianIds)}` : ""}${d.effective ? "" : " (no effect)"}`;
