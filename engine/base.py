@@ -224,18 +224,20 @@ def evolve(value: FrozenT, **changes: Any) -> FrozenT:
     return copy
 
 
-def is_side_move(game: Game[Any, Any, Any], move: Any) -> bool:
-    """True when ``move`` ends no decision: it is made beside one (The Spin Doctors' hand-overs
-    and deals) or is a step of composing one that its mover goes on with (Wahlspiel's items
-    drafted into a coalition offer, until the offer is put or the coalition ended). It never
-    changes who owes a decision, and a seat owing one still owes the same one after it. The
-    table's clocks run on through such a move (service/table.py ``settle``), so that it cannot
-    buy a seat a fresh decision time; the move that ends the decision pays for all of its time.
+def is_side_move(game: Game[Any, Any, Any], move: Any, state: Any = None) -> bool:
+    """True when ``move``, made in ``state``, ends no decision: it is made beside one (The Spin
+    Doctors' hand-overs and deals) or is a step of one that its mover goes on with (Wahlspiel's
+    items drafted into a coalition offer, until the offer is put or the coalition ended, and the
+    cards handed over for an accepted offer, until the last). It never changes who owes a
+    decision, and a seat owing one still owes the same one after it. The table's clocks run on
+    through such a move (service/table.py ``settle``), so that it cannot buy a seat a fresh
+    decision time; the move that ends the decision pays for all of its time. Without ``state``
+    a game answers only for moves that are side moves in every state.
 
     A game without such moves declares nothing: every move of a seat then ends the decision it
     owed, which is the default here."""
-    declared: Callable[[Any], bool] | None = getattr(game, "is_side_move", None)
-    return declared is not None and bool(declared(move))
+    declared: Callable[[Any, Any], bool] | None = getattr(game, "is_side_move", None)
+    return declared is not None and bool(declared(move, state))
 
 
 def state_digest(game: Game[Any, Any, Any], state: Any) -> str:

@@ -777,7 +777,7 @@ class GameHost:
             new.status = game_pb2.GAME_STATUS_FINISHED
         if not by_bot:
             new.seats[seat].timeouts = 0
-        due = table.settle(new, game.to_act(state), seat, self._now_ms(), is_side_move(game, move))
+        due = table.settle(new, game.to_act(state), seat, self._now_ms(), is_side_move(game, move, loaded.state))
         entry = storage_pb2.LogEntry(
             version=version,
             seat=seat,

@@ -111,7 +111,7 @@ class SeatLifecycle:
         changed.bot_played = True
         # A side move (a hand-over, an item drafted into an offer) ends no decision and leaves the
         # seat due: its timeout counts once, with the move that ends the decision in a later step.
-        if timed_out and not is_side_move(game, move):
+        if timed_out and not is_side_move(game, move, loaded.state):
             changed.timeouts += 1
             table.changed_event(entry, seat, Change.CHANGE_TIMED_OUT, changed.display_name)
             if changed.timeouts >= table.absent_after(new.stored.table):

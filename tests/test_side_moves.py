@@ -53,7 +53,7 @@ def test_side_moves_never_change_who_owes_a_decision() -> None:
                 moves = game.legal_moves(state, seat)
                 move = moves[chooser.below(len(moves))]
                 after, _events = game.apply(state, seat, move, rng)
-                if is_side_move(game, move):
+                if is_side_move(game, move, state):
                     seen[kind] += 1
                     assert game.to_act(after) == game.to_act(state), (kind, seat, move)
                 state = after

@@ -16,6 +16,7 @@ from test_side_moves import _HeldClock, _timed_out
 from hustings.client import Client, Joined
 from hustings.engine import get_game
 from hustings.engine.wahlspiel.model import AnswerTrade, ChoosePartner, OfferTrade, Pass, ProposeOffer
+from hustings.engine.wahlspiel.rules import VOTER_ASKED
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.v1 import game_pb2
 
@@ -140,5 +141,45 @@ def test_a_decision_timing_out_mid_draft_is_finished_by_the_bot_and_counts_once(
             assert bot_items >= 2, put  # several items drafted for the seat ...
             assert after.version == before.version + bot_items + 1  # ... then put: no step more
             assert (after.seats[proposer].timeouts, after.seats[proposer].absent) == (1, False)
+
+    run(scenario(), timeout_s=60)
+
+
+def test_handing_over_the_cards_of_an_accepted_offer_is_one_decision(redis_server: EmbeddedRedis) -> None:
+    """The accepting side hands the asked cards over one per move: every card but the last
+    keeps the deadline set when the handing began and the bank as it was; the last pays for all
+    of its time with one increment (a side holding three cards could otherwise take three times
+    the decision time, and gain three increments)."""
+    clock = _HeldClock()
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url, local_clock=clock, allow_client_seed=True) as (replica, client):
+            settings = game_pb2.TableSettings(decision_seconds=DECISION_S, bank_seconds=BANK_S, increment_seconds=INCREMENT_S)
+            game_id, seats = await _clocked_game(client, settings)
+            proposer, partner = await _to_a_coalition(client, game_id, seats)
+            asked = 0
+            for _ in range(3):  # ask for as many of the partner's voter cards as it holds, up to 3
+                if VOTER_ASKED not in _moves(await client.view(game_id, seats[proposer].token)):
+                    break
+                await client.move(game_id, seats[proposer].token, _proto(VOTER_ASKED))
+                asked += 1
+            assert asked >= 2, "the partner holds at least two voter cards (four are dealt to every party)"
+            await client.move(game_id, seats[proposer].token, _proto(ProposeOffer()))
+            await client.move(game_id, seats[partner].token, _proto(AnswerTrade(True)))
+            start = await client.view(game_id)
+            assert list(start.to_act) == [partner]
+            deadline, bank = start.seats[partner].deadline_unix_ms, start.seats[partner].bank_ms
+            begun = deadline - DECISION_S * 1000
+            for handed in range(1, asked + 1):
+                clock.advance_to_ms(replica, begun + handed * 15_000)
+                card = next(m for m in _moves(await client.view(game_id, seats[partner].token)) if isinstance(m, AnswerTrade) and m.card)
+                assert GAME.is_side_move(card, None) is False  # only the state tells the last card
+                await client.move(game_id, seats[partner].token, _proto(card))
+                view = await client.view(game_id)
+                if handed < asked:
+                    assert list(view.to_act) == [partner]
+                    assert (view.seats[partner].deadline_unix_ms, view.seats[partner].bank_ms) == (deadline, bank), handed
+            handed_at = begun + asked * 15_000
+            assert view.seats[partner].bank_ms == bank - (handed_at - begun) + INCREMENT_S * 1000
 
     run(scenario(), timeout_s=60)

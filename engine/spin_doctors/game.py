@@ -77,7 +77,7 @@ class SpinDoctorsGame:
             return move.staffer == CANDIDATE
         return isinstance(move, PUBLIC_MOVES)
 
-    def is_side_move(self, move: Any) -> bool:
+    def is_side_move(self, move: Any, state: State | None = None) -> bool:
         """Hand-overs of Budget points and the deals (offers, withdrawals, declines): made beside
         the decisions, they leave a seat owing one still owing it, on the same clock."""
         return isinstance(move, rules.SIDE_MOVES)

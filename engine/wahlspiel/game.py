@@ -81,11 +81,21 @@ class WahlspielGame:
         are sent) are secret; every other decision is made in the open."""
         return not isinstance(move, SECRET_MOVES)
 
-    def is_side_move(self, move: Move) -> bool:
+    def is_side_move(self, move: Move, state: WahlspielState | None = None) -> bool:
         """An item drafted into a coalition offer (``OfferTrade``): a step of composing the offer,
         which ends no decision. The drafting side owes the same decision after it, on the same
-        clock, until it puts the offer or ends the coalition (CONTENT.md, Coalition)."""
-        return isinstance(move, OfferTrade)
+        clock, until it puts the offer or ends the coalition. Likewise a card handed over for an
+        accepted offer, but the last, which completes the trade (CONTENT.md, Coalition); that
+        needs the state the card is handed in."""
+        if isinstance(move, OfferTrade):
+            return True
+        if not (isinstance(move, AnswerTrade) and move.card) or state is None:
+            return False
+        coalition = state.coalition
+        if coalition is None or coalition.pending is None:
+            return False
+        owed = coalition.pending.ask_voters + coalition.pending.ask_events
+        return len(coalition.handed) + 1 < owed
 
     def secret_footprint(self, state: WahlspielState, seat: Seat, move: Move) -> Footprint:
         """An item added to a coalition offer shows the table its kind and money, an answer whether
