@@ -47,7 +47,7 @@ from hustings.service.limits import (
     StreamLimits,
 )
 from hustings.service.notifier import Notifier
-from hustings.service.server_secret import Keys, fingerprint
+from hustings.service.server_secret import Keys, fingerprint, move_fingerprint
 from hustings.service.store import Recorded, Store
 from hustings.service.watch import Watchers
 from hustings.storage.v1 import storage_pb2
@@ -663,7 +663,7 @@ class GameHost:
             raise unauthenticated("SEAT_TOKEN_REQUIRED", "moves need a seat token (authorization: Bearer <token>)")
         try:
             key = self.keys.request_key(f"{game_id}:{seat}", request.request_id)
-            request_fingerprint = fingerprint(b"move", request.move.SerializeToString(deterministic=True))
+            request_fingerprint = move_fingerprint(request.move.SerializeToString(deterministic=True))
             try:
                 move = loaded.game.move_from_proto(request.move)
             except EngineError as error:

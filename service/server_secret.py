@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
-import hmac
 import os
 import pathlib
 import secrets
@@ -40,6 +39,7 @@ REDIS_SECRET_KEY = "hustings:server-secret"
 CHECK_KEY = "hustings:server-secret-check"
 CHECK_TTL_S = 30  # how long the check value outlives the last running replica
 CHECK_EVERY_S = 10.0
+_SHA256_BLOCK = 64  # bytes: HMAC pads its key to this
 
 # KEYS[1] the check key; ARGV[1] this replica's check value, ARGV[2] the TTL. Sets the value when
 # none is kept, refreshes it when it is ours; returns the value kept (ours unless another
@@ -111,11 +111,21 @@ class Keys:
 
     def __init__(self, secret: bytes) -> None:
         self._secret = secret
+        # HMAC-SHA256 (RFC 2104) with its two keyed pads hashed once: every move asks for a
+        # request key, and copying these two states costs less than half of hmac.digest, which
+        # derives the pads from the key again on every call.
+        key = secret if len(secret) <= _SHA256_BLOCK else hashlib.sha256(secret).digest()
+        key = key.ljust(_SHA256_BLOCK, b"\x00")
+        self._inner = hashlib.sha256(bytes(byte ^ 0x36 for byte in key))
+        self._outer = hashlib.sha256(bytes(byte ^ 0x5C for byte in key))
 
     def _mac(self, *parts: str) -> bytes:
-        # hmac.digest is OpenSSL's one-shot HMAC: a third cheaper than building an hmac object,
-        # and every move asks for one (its request key).
-        return hmac.digest(self._secret, "\x00".join(parts).encode(), "sha256")
+        """HMAC-SHA256 of the parts joined by NUL under the secret (what ``hmac.digest`` gives)."""
+        inner = self._inner.copy()
+        inner.update("\x00".join(parts).encode())
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        return outer.digest()
 
     def request_key(self, scope: str, request_id: str) -> str:
         """The stored form of a request id in ``scope`` (e.g. a game and seat): a keyed hash."""
@@ -136,6 +146,19 @@ def fingerprint(*parts: bytes) -> str:
     for part in parts:
         digest.update(len(part).to_bytes(8, "big"))
         digest.update(part)
+    return digest.hexdigest()[:32]
+
+
+# The digest of a move's fingerprint after its first part (b"move"): every move takes a copy
+# rather than hashing that part again.
+_MOVE_PART = hashlib.sha256(len(b"move").to_bytes(8, "big") + b"move")
+
+
+def move_fingerprint(move: bytes) -> str:
+    """``fingerprint(b"move", move)`` of a SubmitMove's serialised move."""
+    digest = _MOVE_PART.copy()
+    digest.update(len(move).to_bytes(8, "big"))
+    digest.update(move)
     return digest.hexdigest()[:32]
 
 
