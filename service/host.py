@@ -15,7 +15,7 @@ import re
 import secrets
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Awaitable, Callable, Iterator
 
 import grpc
@@ -78,6 +78,10 @@ class Loaded:
     stored: storage_pb2.StoredGame
     game: Game[Any, Any, Any]
     state: Any
+    # Token hash -> seat, noted as tokens are checked, so that a move need not walk the seats.
+    # Only a hint (``seat_of`` checks every hit against the snapshot); a move keeps every
+    # seat's token, so the version it makes takes the hints over (``_advance``).
+    token_seats: dict[str, Seat] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def version(self) -> int:
@@ -88,6 +92,14 @@ class Loaded:
 def token_hash(token: str) -> str:
     """The stored form of a seat token."""
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _seat_with(stored: storage_pb2.StoredGame, digest: str) -> Seat:
+    """The seat of ``stored`` whose token hashes to ``digest``."""
+    for seat in stored.seats:
+        if seat.token_sha256 and hmac.compare_digest(seat.token_sha256, digest):
+            return seat.seat
+    raise unauthenticated("INVALID_SEAT_TOKEN", "the seat token does not belong to this game")
 
 
 def _check_game_id(game_id: str) -> None:
@@ -332,18 +344,20 @@ class GameHost:
     @staticmethod
     def seat_of(loaded: Loaded, token: str | None) -> Seat | None:
         """The seat a token belongs to; None for no token (a spectator)."""
-        return GameHost.seat_in(loaded.stored, token)
+        if not token:
+            return None
+        digest = token_hash(token)
+        seat = loaded.token_seats.get(digest)
+        if seat is not None and hmac.compare_digest(loaded.stored.seats[seat].token_sha256, digest):
+            return seat  # the hint holds for this snapshot: no walk over the seats
+        seat = _seat_with(loaded.stored, digest)
+        loaded.token_seats[digest] = seat
+        return seat
 
     @staticmethod
     def seat_in(stored: storage_pb2.StoredGame, token: str | None) -> Seat | None:
         """The seat of ``stored`` a token belongs to; None for no token (a spectator)."""
-        if not token:
-            return None
-        digest = token_hash(token)
-        for seat in stored.seats:
-            if seat.token_sha256 and hmac.compare_digest(seat.token_sha256, digest):
-                return seat.seat
-        raise unauthenticated("INVALID_SEAT_TOKEN", "the seat token does not belong to this game")
+        return _seat_with(stored, token_hash(token)) if token else None
 
     # --- views --------------------------------------------------------------------------------
     def _view(self, loaded: Loaded, seat: Seat | None) -> game_pb2.GameView:
@@ -787,7 +801,7 @@ class GameHost:
         entry.move.CopyFrom(move_proto)
         for event in events:
             visibility.fill_stored_event(entry.events.add(), game, event, version, seat)
-        return Loaded(new, game, state), entry, due
+        return Loaded(new, game, state, loaded.token_seats), entry, due
 
     @staticmethod
     def _answer(entry: storage_pb2.LogEntry, seat: Seat) -> game_service_pb2.SubmitMoveResponse:

@@ -23,7 +23,7 @@ from hustings.engine.base import is_side_move
 from hustings.service import table, visibility
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.errors import ServiceError
-from hustings.service.host import GameHost
+from hustings.service.host import GameHost, Loaded
 from hustings.service.notifier import Notifier
 from hustings.service.server_secret import Keys, fingerprint, move_fingerprint
 from hustings.service.store import Store, game_key, log_key, presence_key, requests_key
@@ -154,3 +154,32 @@ def test_every_move_writes_what_the_plain_step_writes(redis_server: EmbeddedRedi
     kind, players, settings = GAMES[number]
     made = run(_play(redis_server.url, number, kind, players, settings))
     assert made >= 20, made  # every game got well past its opening
+
+
+def test_a_remembered_seat_holds_only_while_the_snapshot_gives_the_token_that_seat() -> None:
+    """``seat_of`` keeps which seat a token hashed to and passes that on to the next version; a
+    snapshot whose seats say otherwise (a token reissued, freed, or moved) is believed instead."""
+    game = get_game("stimmvieh")
+    assert game is not None
+    tokens = ["token-zero", "token-one", "token-two"]
+    stored = storage_pb2.StoredGame(game_id="g1", kind="stimmvieh")
+    for number, token in enumerate(tokens):
+        stored.seats.add(seat=number, token_sha256=hashlib.sha256(token.encode()).hexdigest())
+    first = Loaded(stored, game, None)
+    assert [GameHost.seat_of(first, token) for token in tokens] == [0, 1, 2]
+    assert first.token_seats  # remembered
+
+    changed = storage_pb2.StoredGame()
+    changed.CopyFrom(stored)
+    changed.seats[1].token_sha256 = hashlib.sha256(b"reissued").hexdigest()  # a rejoin's new token
+    changed.seats[0].token_sha256, changed.seats[2].token_sha256 = (
+        stored.seats[2].token_sha256,
+        stored.seats[0].token_sha256,
+    )
+    later = Loaded(changed, game, None, first.token_seats)  # as a move passes the hints on
+    with pytest.raises(ServiceError) as refused:
+        GameHost.seat_of(later, "token-one")
+    assert refused.value.reason == "INVALID_SEAT_TOKEN"
+    assert GameHost.seat_of(later, "reissued") == 1
+    assert GameHost.seat_of(later, "token-zero") == 2 and GameHost.seat_of(later, "token-two") == 0
+    assert GameHost.seat_of(later, "") is None
