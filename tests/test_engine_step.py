@@ -192,9 +192,12 @@ def _spin_doctors_as_first_written(state: Any) -> bytes:
 
 
 def _wahlspiel_as_first_written(state: Any) -> bytes:
-    """The Wahlspiel state format as first written: the whole tree through ``json.dumps``."""
+    """The Wahlspiel state format as first written: the whole tree through ``json.dumps``; the
+    shown hands of a ballot just decided, added since, only while there are some."""
     data = asdict(state)
     data["format"] = 2
+    if data["revealed_ballot"] is None:
+        del data["revealed_ballot"]
     return _canonical(data).encode("utf-8")
 
 
