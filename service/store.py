@@ -47,6 +47,7 @@ FILED_STATUSES = (game_pb2.GAME_STATUS_OPEN, game_pb2.GAME_STATUS_ACTIVE, game_p
 FILED_KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 REFILE_CHUNK = 250  # entries per refile script: each call holds Redis for well under a millisecond
 CREATE_REQUEST_TTL_S = 24 * 3600
+MAX_KEPT_KEYS = 4096  # games whose commit keys a store keeps made (about 2 MB at most)
 
 CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
 
@@ -174,7 +175,9 @@ class Recorded:
         return cls(int(version), fingerprint)
 
 
-@dataclass(frozen=True)
+# Not frozen: a frozen dataclass sets each field through object.__setattr__, which costs every
+# step three times what the plain assignments of a slotted one do.
+@dataclass(slots=True)
 class CommitResult:
     """The answer of the commit script."""
 
@@ -193,6 +196,7 @@ class Store:
         # its shards through its own client instead.
         self.lane = Lane(client) if isinstance(client, aioredis.Redis) else None
         self._commit = client.register_script(_COMMIT_LUA)
+        self._keys_by_game: dict[str, tuple[bytes, bytes, bytes, bytes, bytes]] = {}
         self._index = client.register_script(_INDEX_LUA)
         self._refile = client.register_script(_REFILE_LUA)
         self._unindex = client.register_script(_UNINDEX_LUA)
@@ -268,19 +272,19 @@ class Store:
         ``expire_s``: the game's keys then expire after that many seconds; 0 keeps them for
         ever; None leaves their expiry as it is. ``present``: (seat, ms since the epoch) to note
         in the game's presence hash with the step (``service/presence.py``)."""
-        game_id = stored.game_id
+        game, log, requests, presence, updates = self._commit_keys(stored.game_id)
         reply: list[Any] = await self._evalsha_commit(
             b"4",
-            game_key(game_id).encode(),
-            log_key(game_id).encode(),
-            requests_key(game_id).encode(),
-            presence_key(game_id).encode(),
+            game,
+            log,
+            requests,
+            presence,
             b"%d" % base_version,
             b"%d" % stored.version,
             stored.SerializeToString(),
             entry.SerializeToString(),
             request_key.encode(),
-            updates_channel(game_id).encode(),
+            updates,
             fingerprint.encode(),
             b"%d" % stored.status,
             b"" if expire_s is None else b"%d" % expire_s,
@@ -294,6 +298,22 @@ class Store:
         version = int(reply[1])
         snapshot = reply[2] if len(reply) > 2 else b""
         return CommitResult(status, version, snapshot)
+
+    def _commit_keys(self, game_id: str) -> tuple[bytes, bytes, bytes, bytes, bytes]:
+        """A game's keys and channel as the commit script takes them, made once per game: every
+        step of the game needs the same five, and formatting them costs more than the lookup."""
+        keys = self._keys_by_game.get(game_id)
+        if keys is None:
+            if len(self._keys_by_game) >= MAX_KEPT_KEYS:
+                self._keys_by_game.clear()  # a bound, not a cache policy: the next steps make them again
+            keys = self._keys_by_game[game_id] = (
+                game_key(game_id).encode(),
+                log_key(game_id).encode(),
+                requests_key(game_id).encode(),
+                presence_key(game_id).encode(),
+                updates_channel(game_id).encode(),
+            )
+        return keys
 
     async def _evalsha_commit(self, *args: bytes) -> Any:
         """Run the commit script by its hash, with arguments already in bytes, on the lane:
