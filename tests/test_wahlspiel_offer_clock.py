@@ -70,14 +70,21 @@ async def _clocked_game(client: Client, settings: game_pb2.TableSettings) -> tup
     return game_id, [await client.join(game_id, name) for name in ("Ursula", "Beat")]
 
 
+async def _coalition_on_a_chess_clock(client: Client) -> tuple[str, list[Joined], int, int]:
+    """A game with a decision limit and a chess clock, played to its first coalition: its id,
+    seats, the drafting side and its partner."""
+    settings = game_pb2.TableSettings(decision_seconds=DECISION_S, bank_seconds=BANK_S, increment_seconds=INCREMENT_S)
+    game_id, seats = await _clocked_game(client, settings)
+    proposer, partner = await _to_a_coalition(client, game_id, seats)
+    return game_id, seats, proposer, partner
+
+
 def test_drafting_keeps_the_deadline_and_putting_the_offer_pays_its_time_once(redis_server: EmbeddedRedis) -> None:
     clock = _HeldClock()
 
     async def scenario() -> None:
         async with replica_and_client(redis_server.url, local_clock=clock, allow_client_seed=True) as (replica, client):
-            settings = game_pb2.TableSettings(decision_seconds=DECISION_S, bank_seconds=BANK_S, increment_seconds=INCREMENT_S)
-            game_id, seats = await _clocked_game(client, settings)
-            proposer, partner = await _to_a_coalition(client, game_id, seats)
+            game_id, seats, proposer, partner = await _coalition_on_a_chess_clock(client)
             start = await client.view(game_id)
             deadline, bank = start.seats[proposer].deadline_unix_ms, start.seats[proposer].bank_ms
             begun = deadline - DECISION_S * 1000  # the bank (over 60 s) does not set the deadline
@@ -154,9 +161,7 @@ def test_handing_over_the_cards_of_an_accepted_offer_is_one_decision(redis_serve
 
     async def scenario() -> None:
         async with replica_and_client(redis_server.url, local_clock=clock, allow_client_seed=True) as (replica, client):
-            settings = game_pb2.TableSettings(decision_seconds=DECISION_S, bank_seconds=BANK_S, increment_seconds=INCREMENT_S)
-            game_id, seats = await _clocked_game(client, settings)
-            proposer, partner = await _to_a_coalition(client, game_id, seats)
+            game_id, seats, proposer, partner = await _coalition_on_a_chess_clock(client)
             asked = 0
             for _ in range(3):  # ask for as many of the partner's voter cards as it holds, up to 3
                 if VOTER_ASKED not in _moves(await client.view(game_id, seats[proposer].token)):

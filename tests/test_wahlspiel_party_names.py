@@ -15,10 +15,22 @@ import grpc
 import pytest
 
 from conftest import run, running_replica
-from hustings.client import Client, HustingsError
+from hustings.client import Client, HustingsError, Joined
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.v1 import game_pb2, game_service_pb2
 from hustings.verify import verify_log
+
+
+async def _finished_by_bots(client: Client, game_id: str, humans: tuple[Joined, ...]) -> game_pb2.GameView:
+    """The humans leave a started game; its view once their bots have finished it (bounded)."""
+    for joined in humans:
+        await client.leave(game_id, joined.token)
+    for _ in range(1200):
+        view = await client.view(game_id)
+        if view.status == game_pb2.GAME_STATUS_FINISHED:
+            return view
+        await asyncio.sleep(0.05)
+    raise AssertionError("the bots did not finish the game")
 
 
 def test_parties_take_their_names_and_colours_at_joining(redis_server: EmbeddedRedis) -> None:
@@ -43,14 +55,7 @@ def test_parties_take_their_names_and_colours_at_joining(redis_server: EmbeddedR
                     await client.join(other.game_id, "Cy", party_name="Anything")
                 assert unsupported.value.reason == "PARTY_NAME_UNSUPPORTED"
                 # The humans leave; their bots finish the game; the log replays with the names.
-                for joined in (ada, bo):
-                    await client.leave(game_id, joined.token)
-                for _ in range(1200):
-                    view = await client.view(game_id)
-                    if view.status == game_pb2.GAME_STATUS_FINISHED:
-                        break
-                    await asyncio.sleep(0.05)
-                assert view.status == game_pb2.GAME_STATUS_FINISHED
+                view = await _finished_by_bots(client, game_id, (ada, bo))
                 assert verify_log(view, await client.history(game_id)).ok
 
     run(scenario(), timeout_s=180)
@@ -70,14 +75,7 @@ def test_a_party_named_by_a_seat_left_before_the_start_replays_freed(redis_serve
                 await client.leave(game_id, leaver.token)
                 ada = await client.join(game_id, "Ada", seat=0)
                 bo = await client.join(game_id, "Bo", seat=1, party_name="Mountain List", party_colour="black")
-                for joined in (ada, bo):  # the game has started: these seats become absent, their bots play
-                    await client.leave(game_id, joined.token)
-                for _ in range(600):
-                    view = await client.view(game_id)
-                    if view.status == game_pb2.GAME_STATUS_FINISHED:
-                        break
-                    await asyncio.sleep(0.05)
-                assert view.status == game_pb2.GAME_STATUS_FINISHED
+                view = await _finished_by_bots(client, game_id, (ada, bo))  # started: these seats become absent
                 parties = {p.party: p for p in view.wahlspiel.parties}
                 assert parties[1].name == "Mountain List" and parties[0].name != "Leavers United"
                 result = verify_log(view, await client.history(game_id))
