@@ -21,6 +21,13 @@ from hustings.v1 import game_pb2, game_service_pb2
 from hustings.verify import verify_log
 
 
+async def _three_seats_one_bot(client: Client) -> str:
+    """A new three-seat Wahlspiel game whose third seat is a bot's; its id."""
+    request = game_service_pb2.CreateGameRequest(kind="wahlspiel", options=game_pb2.GameOptions(players=3))
+    request.table.bot_seats.extend([2])
+    return (await client.stub.CreateGame(request)).game_id
+
+
 async def _finished_by_bots(client: Client, game_id: str, humans: tuple[Joined, ...]) -> game_pb2.GameView:
     """The humans leave a started game; its view once their bots have finished it (bounded)."""
     for joined in humans:
@@ -37,9 +44,7 @@ def test_parties_take_their_names_and_colours_at_joining(redis_server: EmbeddedR
     async def scenario() -> None:
         async with running_replica(redis_server.url) as replica:
             async with Client(f"127.0.0.1:{replica.port}") as client:
-                request = game_service_pb2.CreateGameRequest(kind="wahlspiel", options=game_pb2.GameOptions(players=3))
-                request.table.bot_seats.extend([2])
-                game_id = (await client.stub.CreateGame(request)).game_id
+                game_id = await _three_seats_one_bot(client)
                 ada = await client.join(game_id, "Ada", party_name="Party of the Lakes", party_colour="blue")
                 with pytest.raises(HustingsError) as taken:
                     await client.join(game_id, "Bo", party_name="Mountain List", party_colour="blue")
@@ -68,9 +73,7 @@ def test_a_party_named_by_a_seat_left_before_the_start_replays_freed(redis_serve
     async def scenario() -> None:
         async with running_replica(redis_server.url) as replica:
             async with Client(f"127.0.0.1:{replica.port}") as client:
-                request = game_service_pb2.CreateGameRequest(kind="wahlspiel", options=game_pb2.GameOptions(players=3))
-                request.table.bot_seats.extend([2])
-                game_id = (await client.stub.CreateGame(request)).game_id
+                game_id = await _three_seats_one_bot(client)
                 leaver = await client.join(game_id, "Leaver", seat=0, party_name="Leavers United", party_colour="black")
                 await client.leave(game_id, leaver.token)
                 ada = await client.join(game_id, "Ada", seat=0)
