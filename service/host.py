@@ -16,7 +16,7 @@ import secrets
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, Iterator
 
 import grpc
 import structlog
@@ -711,7 +711,7 @@ class GameHost:
                 await attempt
                 try:
                     self._check_expected(loaded, request)
-                    new, entry, due = self._advance(loaded, seat, move, request.move)
+                    new, entry, due, events = self._step(loaded, seat, move, request.move)
                 except ServiceError as error:
                     if not fresh:
                         # The cached state may be stale: decide on the latest one.
@@ -723,7 +723,8 @@ class GameHost:
                         return answered
                     log.info("move_rejected", reason=error.reason, version=loaded.version)
                     raise
-                await self._schedule(new.stored, due)
+                if due:  # most moves set no deadline: no coroutine to make and await
+                    await self._schedule(new.stored, due)
                 seen_at = self._now_ms()
                 result = await self.store.commit(
                     new.stored,
@@ -743,7 +744,7 @@ class GameHost:
                     if new.stored.status == game_pb2.GAME_STATUS_FINISHED:
                         await index_quietly(self.store, new.stored)
                     log.info("move_applied", version=new.version)
-                    return self._answer(entry, seat)
+                    return self._answer(new.version, events, seat)
                 if result.status == "DUPLICATE":
                     answered = await self._first_answer(game_id, seat, key, request_fingerprint)
                     if answered is not None:
@@ -771,6 +772,14 @@ class GameHost:
     ) -> tuple[Loaded, storage_pb2.LogEntry, int]:
         """The game after ``seat``'s move, its log entry, and its earliest pending deadline
         (0 for none), which the table's clocks work out anyway."""
+        new, entry, due, _events = self._step(loaded, seat, move, move_proto, by_bot)
+        return new, entry, due
+
+    def _step(
+        self, loaded: Loaded, seat: Seat, move: Any, move_proto: game_pb2.Move, by_bot: bool = False
+    ) -> tuple[Loaded, storage_pb2.LogEntry, int, list[storage_pb2.StoredEvent]]:
+        """``_advance``, and the log entry's events as a list: the answer to the move filters
+        them, and a list is cheaper to walk than the entry's repeated field."""
         stored, game = loaded.stored, loaded.game
         if stored.status == game_pb2.GAME_STATUS_OPEN:
             raise precondition("GAME_NOT_STARTED", "the game starts when every seat is taken")
@@ -799,14 +808,20 @@ class GameHost:
             state_digest=hashlib.sha256(new.engine_state).hexdigest(),
         )
         entry.move.CopyFrom(move_proto)
+        stored_events = []
         for event in events:
-            visibility.fill_stored_event(entry.events.add(), game, event, version, seat)
-        return Loaded(new, game, state, loaded.token_seats), entry, due
+            stored_event = entry.events.add()
+            visibility.fill_stored_event(stored_event, game, event, version, seat)
+            stored_events.append(stored_event)
+        return Loaded(new, game, state, loaded.token_seats), entry, due, stored_events
 
     @staticmethod
-    def _answer(entry: storage_pb2.LogEntry, seat: Seat) -> game_service_pb2.SubmitMoveResponse:
-        response = game_service_pb2.SubmitMoveResponse(version=entry.version)
-        for stored in entry.events:
+    def _answer(
+        version: int, events: Iterable[storage_pb2.StoredEvent], seat: Seat
+    ) -> game_service_pb2.SubmitMoveResponse:
+        """The answer to ``seat``'s move that made ``version`` with ``events`` (its log entry's)."""
+        response = game_service_pb2.SubmitMoveResponse(version=version)
+        for stored in events:
             event = visibility.event_for(stored, seat, reveal_all=False)
             if event is not None:
                 response.events.append(event)
@@ -822,7 +837,7 @@ class GameHost:
         entry = await self.store.log_entry(game_id, recorded.version)
         if entry is None:
             return None
-        return self._answer(entry, seat)
+        return self._answer(entry.version, entry.events, seat)
 
     async def history(
         self, request: game_service_pb2.GetHistoryRequest, token: str | None
