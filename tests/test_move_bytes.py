@@ -26,7 +26,7 @@ from hustings.service.errors import ServiceError
 from hustings.service.host import GameHost, Loaded
 from hustings.service.notifier import Notifier
 from hustings.service.server_secret import Keys, fingerprint, move_fingerprint
-from hustings.service.store import Store, game_key, log_key, presence_key, requests_key
+from hustings.service.store import MAX_KEPT_KEYS, Store, game_key, log_key, presence_key, requests_key, updates_channel
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2, game_service_pb2
 
@@ -183,3 +183,20 @@ def test_a_remembered_seat_holds_only_while_the_snapshot_gives_the_token_that_se
     assert GameHost.seat_of(later, "reissued") == 1
     assert GameHost.seat_of(later, "token-zero") == 2 and GameHost.seat_of(later, "token-two") == 0
     assert GameHost.seat_of(later, "") is None
+
+
+def test_the_commit_keys_kept_per_game_are_the_keys_and_stay_bounded(redis_server: EmbeddedRedis) -> None:
+    async def scenario() -> None:
+        store = Store.from_url(redis_server.url)
+        try:
+            ids = [f"g{number}" for number in range(MAX_KEPT_KEYS + 10)]
+            for game_id in ids + ids[:3]:
+                made = store._commit_keys(game_id)
+                assert made == tuple(
+                    name(game_id).encode() for name in (game_key, log_key, requests_key, presence_key, updates_channel)
+                )
+                assert len(store._keys_by_game) <= MAX_KEPT_KEYS
+        finally:
+            await store.close()
+
+    run(scenario())
