@@ -795,7 +795,7 @@ class GameHost:
         new.CopyFrom(stored)
         new.version = version
         new.rng_counter = rng.counter
-        new.engine_state = game.dump_state(state)
+        engine_state = new.engine_state = game.dump_state(state)
         if game.is_over(state):
             new.status = game_pb2.GAME_STATUS_FINISHED
         if not by_bot:
@@ -805,7 +805,7 @@ class GameHost:
             version=version,
             seat=seat,
             move_public=game.move_is_public(move),
-            state_digest=hashlib.sha256(new.engine_state).hexdigest(),
+            state_digest=hashlib.sha256(engine_state).hexdigest(),  # the bytes in hand, not a copy read back
         )
         entry.move.CopyFrom(move_proto)
         stored_events = []
