@@ -110,7 +110,6 @@ class Keys:
     """Keyed hashes and derived tokens under one server secret."""
 
     def __init__(self, secret: bytes) -> None:
-        self._secret = secret
         # HMAC-SHA256 (RFC 2104) with its two keyed pads hashed once: every move asks for a
         # request key, and copying these two states costs less than half of hmac.digest, which
         # derives the pads from the key again on every call.
