@@ -5,8 +5,9 @@ real ``GameHost`` on a real Redis with a fixed clock. After each move the snapsh
 entry, the request record and the presence note read back from Redis are compared with what the
 step writes when made the plain way, field by field from the snapshot before it, and the answer
 with the log entry's events as ``visibility`` filters them. The keyed hashes are checked against
-the standard library's HMAC and the generic fingerprint, and a token that does not hold a seat
-is refused whatever the host remembers of the game.
+the standard library's HMAC and the generic fingerprint, the lane's packed commands against
+redis-py's, and a token that does not hold a seat is refused whatever the host remembers of
+the game.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import hmac
 import random
 
 import pytest
+from redis.connection import Connection
 
 from conftest import run
 from hustings.engine import Rng, get_game
@@ -24,6 +26,7 @@ from hustings.service import table, visibility
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.errors import ServiceError
 from hustings.service.host import GameHost, Loaded
+from hustings.service.lane import _packed
 from hustings.service.notifier import Notifier
 from hustings.service.server_secret import Keys, fingerprint, move_fingerprint
 from hustings.service.store import MAX_KEPT_KEYS, Store, game_key, log_key, presence_key, requests_key, updates_channel
@@ -196,6 +199,26 @@ def test_the_commit_keys_kept_per_game_are_the_keys_and_stay_bounded(redis_serve
                     name(game_id).encode() for name in (game_key, log_key, requests_key, presence_key, updates_channel)
                 )
                 assert len(store._keys_by_game) <= MAX_KEPT_KEYS
+        finally:
+            await store.close()
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("length", [0, 1, 9, 10, 1023, 1024, 1025, 70_000])
+def test_the_lane_writes_what_redis_py_writes_and_redis_reads_it(redis_server: EmbeddedRedis, length: int) -> None:
+    """Commands packed with the kept bulk-string headers (and past them) are redis-py's bytes,
+    and a value of that length makes the round trip through Redis whole."""
+    value = bytes(range(256)) * (length // 256) + bytes(length % 256)
+    command = ("SET", f"hustings:test:lane:{length}", value)
+    assert _packed([(command, None)]) == b"".join(Connection().pack_command(*command))
+
+    async def scenario() -> None:
+        store = Store.from_url(redis_server.url)
+        try:
+            assert store.lane is not None
+            assert await store.lane.call(*command) == b"OK"
+            assert await store.round_trip(f"hustings:test:lane:{length}") == value
         finally:
             await store.close()
 
