@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from hustings.engine import Rng
+import json
+from dataclasses import fields
 from typing import Any
 
+from hustings.engine import Rng
 from hustings.engine.spin_doctors import GAME, rules
 from hustings.engine.spin_doctors.model import RESOLUTION, Played, SpinDoctorsOptions, State, Task
 
@@ -37,3 +39,22 @@ def tie_to_order() -> State:
 def side_moves(state: State, seat: int) -> list[Any]:
     """The side moves ``seat`` is listed."""
     return [m for m in GAME.legal_moves(state, seat) if GAME.is_side_move(m)]
+
+
+def as_first_written(state: State) -> bytes:
+    """The stored state as first written: the whole tree through ``json.dumps`` (the offers and
+    the side moves' count only once there is one)."""
+    data: dict[str, Any] = {f.name: getattr(state, f.name) for f in fields(state)}
+    data["options"] = {"players": state.options.players}
+    if state.options.scandals_set_aside:
+        data["options"]["scandals_set_aside"] = True
+    for name in ("seats", "spots", "board", "tasks"):
+        data[name] = [vars(item) for item in data[name]]
+    if state.offers:
+        data["offers"] = [{**vars(offer), "term": vars(offer.term)} for offer in state.offers]
+    else:
+        del data["offers"]
+    if not state.side_moves:
+        del data["side_moves"]
+    data["format"] = 1
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import asdict, fields, replace
+from dataclasses import asdict, replace
 from typing import Any
 
 import pytest
@@ -20,6 +20,7 @@ from hustings.engine.stimmvieh.model import PartyState, PlayPolitician, Stimmvie
 from hustings.service import table
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2, stimmvieh_pb2
+from spin_doctors_helpers import as_first_written as spin_doctors_as_first_written
 
 # Strings that JSON must escape (quotes, backslashes, control characters), that it writes as they
 # are although they look odd (DEL, non-ASCII, U+2028), and lone surrogates it cannot write at all.
@@ -173,24 +174,6 @@ def test_settle_keeps_the_clocks_as_before_and_answers_the_next_deadline(seed: i
         assert answers == {True, False}  # the comparison saw deadlines and none
 
 
-def _spin_doctors_as_first_written(state: Any) -> bytes:
-    """The Spin Doctors state format as first written: the whole tree through ``json.dumps``."""
-    data = {f.name: getattr(state, f.name) for f in fields(state)}
-    data["options"] = {"players": state.options.players}
-    if state.options.scandals_set_aside:
-        data["options"]["scandals_set_aside"] = True
-    for name in ("seats", "spots", "board", "tasks"):
-        data[name] = [vars(item) for item in data[name]]
-    if state.offers:
-        data["offers"] = [{**vars(offer), "term": vars(offer.term)} for offer in state.offers]
-    else:
-        del data["offers"]
-    if not state.side_moves:  # the side moves' count, like the offers, only once there is one
-        del data["side_moves"]
-    data["format"] = 1
-    return _canonical(data).encode("utf-8")
-
-
 def _wahlspiel_as_first_written(state: Any) -> bytes:
     """The Wahlspiel state format as first written: the whole tree through ``json.dumps``; the
     shown hands of a ballot just decided, added since, only while there are some."""
@@ -207,7 +190,7 @@ def test_every_state_of_whole_games_dumps_as_first_written(kind: str) -> None:
     of a whole game per option set dumps to the bytes first written, and loads back equal."""
     game = get_game(kind)
     assert game is not None
-    reference = _wahlspiel_as_first_written if kind == "wahlspiel" else _spin_doctors_as_first_written
+    reference = _wahlspiel_as_first_written if kind == "wahlspiel" else spin_doctors_as_first_written
     checked = 0
     for number, (_label, options) in enumerate(game.sample_options()):
         choices, rng = random.Random(number), Rng(f"{kind}-{number}".encode())

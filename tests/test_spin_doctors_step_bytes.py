@@ -8,7 +8,6 @@ the plain ways of making them too."""
 
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import MISSING, FrozenInstanceError, fields
 from typing import Any
@@ -35,28 +34,11 @@ from hustings.engine.spin_doctors.model import (
 )
 from hustings.engine.spin_doctors.views import TableView
 from hustings.v1 import game_pb2, spin_doctors_pb2
+from spin_doctors_helpers import as_first_written
 
 OPTION_SETS = [SpinDoctorsOptions(3), SpinDoctorsOptions(4), SpinDoctorsOptions(4, True), SpinDoctorsOptions(5)]
 MAX_STEPS = 3000
 """Far above a random game's length (about 370 steps), so that every loop ends."""
-
-
-def _plain(state: State) -> bytes:
-    """The stored state as first written: the whole tree through ``json.dumps``."""
-    data: dict[str, Any] = {f.name: getattr(state, f.name) for f in fields(state)}
-    data["options"] = {"players": state.options.players}
-    if state.options.scandals_set_aside:
-        data["options"]["scandals_set_aside"] = True
-    for name in ("seats", "spots", "board", "tasks"):
-        data[name] = [vars(item) for item in data[name]]
-    if state.offers:
-        data["offers"] = [{**vars(offer), "term": vars(offer.term)} for offer in state.offers]
-    else:
-        del data["offers"]
-    if not state.side_moves:
-        del data["side_moves"]
-    data["format"] = 1
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
 def _event_bytes(payload: Happening) -> tuple[bytes, bytes]:
@@ -147,11 +129,11 @@ def _play(options: SpinDoctorsOptions, number: int) -> dict[str, int]:
             counts["gifts"] += _check_gifts(state, seat, seat in GAME.to_act(state))
         if counts["steps"] % 5 == 0:
             counts["views"] += _check_views(state)
-        before = _plain(state)
+        before = as_first_written(state)
         rng = Rng(seed, rng.counter)  # as the host: a fresh Rng at the stored counter
         new, events = GAME.apply(state, seat, move, rng)
-        assert _plain(state) == before, f"apply changed the state it was given ({type(move).__name__})"
-        assert GAME.dump_state(new) == _plain(new)
+        assert as_first_written(state) == before, f"apply changed the state it was given ({type(move).__name__})"
+        assert GAME.dump_state(new) == as_first_written(new)
         counts["shared"] += sum(1 for a, b in zip(state.spots, new.spots) if a is b)
         for event in events:
             for payload in (event.payload, event.redacted):
@@ -180,7 +162,7 @@ def test_the_kept_texts_follow_every_change_of_a_seat_and_a_locality() -> None:
     """A seat or a Locality changed in place (as a scene laid out by hand changes them) is
     written anew: their texts are kept by value, never by identity."""
     state = GAME.setup(SpinDoctorsOptions(3), Rng(b"kept-texts"))
-    assert GAME.dump_state(state) == _plain(state)
+    assert GAME.dump_state(state) == as_first_written(state)
     state.seats[1].budget += 7
     state.seats[2].votes[0] = 5
     state.spots[4].activity.append(2)
@@ -189,10 +171,10 @@ def test_the_kept_texts_follow_every_change_of_a_seat_and_a_locality() -> None:
     state.board.append(Played(1, 4, 2))
     state.tasks.append(Task("plan", 1))
     state.winner = -1
-    assert GAME.dump_state(state) == _plain(state)
+    assert GAME.dump_state(state) == as_first_written(state)
     state.tasks[-1] = Task("plan", 2)
     state.board[-1] = Played(1, 4, 2, face_up=True)
-    assert GAME.dump_state(state) == _plain(state)
+    assert GAME.dump_state(state) == as_first_written(state)
 
 
 def test_values_rules_never_set_are_still_written_as_json_writes_them() -> None:
@@ -202,7 +184,7 @@ def test_values_rules_never_set_are_still_written_as_json_writes_them() -> None:
     state.favourite = 300
     state.phase = 'quote " and \\ backslash'
     state.spots[2].topic_card = "é\u2028"
-    assert GAME.dump_state(state) == _plain(state)
+    assert GAME.dump_state(state) == as_first_written(state)
 
 
 def _made_plainly(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
