@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import fields
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 from hustings.engine.jsontext import ENCODE, SMALL_INTS, compound, numbers, text, texts
 from hustings.engine.spin_doctors.model import Offer, Played, Player, SpinDoctorsOptions, Spot, State, Task, Term
@@ -59,39 +59,40 @@ _STAFFERS: dict[tuple[Any, ...], str] = {}
 _TASKS: dict[tuple[Any, ...], str] = {}
 
 
-def _board(board: list[Played]) -> str:
-    if not board:
+def _listed(items: list[Any], lists: dict[Any, Any], parts: dict[Any, str], value_of: Callable[[Any], tuple[Any, ...]]) -> str:
+    """The JSON list of ``items`` (dataclass entries): kept by the entries' identities, each
+    entry's text by its value (entries repeat across games and steps)."""
+    if not items:
         return "[]"
-    key = tuple(map(id, board))
-    found = _BOARDS.get(key)
+    key = tuple(map(id, items))
+    found = lists.get(key)
     if found is None:
         written = []
-        for p in board:
-            # Played Staffers repeat across games (a seat, a Staffer, a field and three flags).
-            value = (p.seat, p.staffer, p.field, p.face_up, p.resolved, p.blocked)
-            text_of = _STAFFERS.get(value)
+        for item in items:
+            value = value_of(item)
+            text_of = parts.get(value)
             if text_of is None:
-                text_of = _keep(_STAFFERS, value, compound(vars(p)))
+                text_of = _keep(parts, value, compound(vars(item)))
             written.append(text_of)
-        found = _keep(_BOARDS, key, (tuple(board), "[" + ",".join(written) + "]"))
+        found = _keep(lists, key, (tuple(items), "[" + ",".join(written) + "]"))
     return found[1]
+
+
+def _played_value(p: Played) -> tuple[Any, ...]:
+    # Played Staffers repeat across games (a seat, a Staffer, a field and three flags).
+    return (p.seat, p.staffer, p.field, p.face_up, p.resolved, p.blocked)
+
+
+def _task_value(t: Task) -> tuple[Any, ...]:
+    return (t.kind, t.seat, t.locality, t.index, t.other, t.amount, tuple(t.cards))
+
+
+def _board(board: list[Played]) -> str:
+    return _listed(board, _BOARDS, _STAFFERS, _played_value)
 
 
 def _tasks(tasks: list[Task]) -> str:
-    if not tasks:
-        return "[]"
-    key = tuple(map(id, tasks))
-    found = _TASK_QUEUES.get(key)
-    if found is None:
-        written = []
-        for t in tasks:
-            value = (t.kind, t.seat, t.locality, t.index, t.other, t.amount, tuple(t.cards))
-            text_of = _TASKS.get(value)
-            if text_of is None:
-                text_of = _keep(_TASKS, value, compound(vars(t)))
-            written.append(text_of)
-        found = _keep(_TASK_QUEUES, key, (tuple(tasks), "[" + ",".join(written) + "]"))
-    return found[1]
+    return _listed(tasks, _TASK_QUEUES, _TASKS, _task_value)
 
 
 def _locality(key: tuple[Any, ...], spot: Spot) -> str:
