@@ -5,7 +5,7 @@ once; the bucket refills at the configured rate; the Python client waits for the
 answered within its budget.
 
 Real parts: a Redis server, in-process replicas with both faces on loopback, a second client
-address through a relay from 127.0.0.2 (test_client_limits.relay_from). The rates are small so
+address through a relay from 127.0.0.2 (test_client_limits.two_clients). The rates are small so
 that every refusal comes within a second. The games are made through a second replica of the same
 store that has no rate, so that only the calls under test spend the limited replica's buckets.
 """
@@ -19,7 +19,6 @@ import re
 import time
 from typing import AsyncIterator
 
-import aiohttp
 import grpc
 import pytest
 
@@ -32,7 +31,7 @@ from hustings.service.limits import CallLimit
 from hustings.service.replica import SOLE_CLIENT, Replica, ReplicaConfig
 from hustings.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
 from service_helpers import new_game
-from test_client_limits import OTHER_ADDRESS, details, relay_from, replica
+from test_client_limits import OTHER_ADDRESS, details, replica, two_clients
 
 PER_SECOND = 1.0  # one call back a second: wide enough for a refusal to stand over a few calls on a busy machine
 BURST = 5
@@ -76,14 +75,7 @@ def test_past_the_burst_a_call_is_refused_with_a_hint_on_both_faces_and_changes_
             calls, rate = limited.limits.calls, limited.limits.calls.rate
             assert isinstance(rate, CallRate)
             view_url = f"http://127.0.0.1:{limited.http_port}/v1/games/{game_id}/view"
-            async with (
-                relay_from(OTHER_ADDRESS, limited.port) as relay_port,
-                grpc.aio.insecure_channel(f"127.0.0.1:{limited.port}") as channel_a,
-                grpc.aio.insecure_channel(f"127.0.0.1:{relay_port}") as channel_b,
-                aiohttp.ClientSession() as http_a,
-                aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(OTHER_ADDRESS, 0))) as http_b,
-            ):
-                stub_a, stub_b = game_service_pb2_grpc.GameServiceStub(channel_a), game_service_pb2_grpc.GameServiceStub(channel_b)
+            async with two_clients(limited.port) as (stub_a, stub_b, http_a, http_b):
                 view = game_service_pb2.GetViewRequest(game_id=game_id)
                 started = time.monotonic()
                 for _ in range(2):

@@ -80,6 +80,23 @@ async def relay_from(source: str, port: int) -> AsyncIterator[int]:
         await asyncio.gather(*pipes, return_exceptions=True)
 
 
+Stub = game_service_pb2_grpc.GameServiceStub
+
+
+@contextlib.asynccontextmanager
+async def two_clients(port: int) -> AsyncIterator[tuple[Stub, Stub, aiohttp.ClientSession, aiohttp.ClientSession]]:
+    """Client A (127.0.0.1) and client B (OTHER_ADDRESS: through a relay over gRPC, from a bound
+    local address over HTTP) of the replica at ``port``: (stub A, stub B, HTTP A, HTTP B)."""
+    async with (
+        relay_from(OTHER_ADDRESS, port) as relay_port,
+        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel_a,
+        grpc.aio.insecure_channel(f"127.0.0.1:{relay_port}") as channel_b,
+        aiohttp.ClientSession() as http_a,
+        aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(OTHER_ADDRESS, 0))) as http_b,
+    ):
+        yield Stub(channel_a), Stub(channel_b), http_a, http_b
+
+
 def details(error: grpc.aio.AioRpcError) -> tuple[str, float | None]:
     """The ErrorInfo reason of a failed call and its RetryInfo delay in seconds (None without)."""
     reason, delay = "", None
@@ -126,14 +143,7 @@ def test_one_client_holding_its_calls_is_refused_while_another_is_answered(redis
                 game_id = (await new_game(setup, 3))[0].game_id
             view = game_service_pb2.GetViewRequest(game_id=game_id)
             view_url = f"http://127.0.0.1:{one.http_port}/v1/games/{game_id}/view"
-            async with (
-                relay_from(OTHER_ADDRESS, one.port) as relay_port,
-                grpc.aio.insecure_channel(f"127.0.0.1:{one.port}") as channel_a,
-                grpc.aio.insecure_channel(f"127.0.0.1:{relay_port}") as channel_b,
-                aiohttp.ClientSession() as http_a,
-                aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(OTHER_ADDRESS, 0))) as http_b,
-            ):
-                stub_a, stub_b = game_service_pb2_grpc.GameServiceStub(channel_a), game_service_pb2_grpc.GameServiceStub(channel_b)
+            async with two_clients(one.port) as (stub_a, stub_b, http_a, http_b):
                 await stub_b.ListGameKinds(game_service_pb2.ListGameKindsRequest(), timeout=10)  # B's connection is up
                 raw.execute_command("CLIENT", "PAUSE", str(PAUSE_MS), "ALL")
                 held = [asyncio.ensure_future(stub_a.GetView(view, timeout=30)) for _ in range(2)]
@@ -182,13 +192,7 @@ def test_game_creation_is_a_bucket_per_client_with_a_retry_hint_on_both_faces(re
         async with replica(redis_server.url, create_burst=3, creates_per_client_per_minute=120) as one:
             creations = one.limits.creations
             games_url = f"http://127.0.0.1:{one.http_port}/v1/games"
-            async with (
-                relay_from(OTHER_ADDRESS, one.port) as relay_port,
-                grpc.aio.insecure_channel(f"127.0.0.1:{one.port}") as channel_a,
-                grpc.aio.insecure_channel(f"127.0.0.1:{relay_port}") as channel_b,
-                aiohttp.ClientSession() as http,
-            ):
-                stub_a, stub_b = game_service_pb2_grpc.GameServiceStub(channel_a), game_service_pb2_grpc.GameServiceStub(channel_b)
+            async with two_clients(one.port) as (stub_a, stub_b, http, _http_b):
                 bad = game_service_pb2.CreateGameRequest(kind="no-such-game", options=game_pb2.GameOptions(players=3))
                 with pytest.raises(grpc.aio.AioRpcError) as invalid:
                     await stub_a.CreateGame(bad, timeout=10)
