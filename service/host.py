@@ -704,7 +704,7 @@ class GameHost:
                     await attempt
                 try:
                     self._check_expected(loaded, request)
-                    new, entry, due, events = self._step(loaded, seat, move, request.move)
+                    new, entry, due, events = self._advance(loaded, seat, move, request.move)
                 except ServiceError as error:
                     if not fresh:
                         # The cached state may be stale: decide on the latest one.
@@ -762,17 +762,10 @@ class GameHost:
 
     def _advance(
         self, loaded: Loaded, seat: Seat, move: Any, move_proto: game_pb2.Move, by_bot: bool = False
-    ) -> tuple[Loaded, storage_pb2.LogEntry, int]:
-        """The game after ``seat``'s move, its log entry, and its earliest pending deadline
-        (0 for none), which the table's clocks work out anyway."""
-        new, entry, due, _events = self._step(loaded, seat, move, move_proto, by_bot)
-        return new, entry, due
-
-    def _step(
-        self, loaded: Loaded, seat: Seat, move: Any, move_proto: game_pb2.Move, by_bot: bool = False
     ) -> tuple[Loaded, storage_pb2.LogEntry, int, list[storage_pb2.StoredEvent]]:
-        """``_advance``, and the log entry's events as a list: the answer to the move filters
-        them, and a list is cheaper to walk than the entry's repeated field."""
+        """The game after ``seat``'s move, its log entry, its earliest pending deadline (0 for
+        none), which the table's clocks work out anyway, and the entry's events as a list: the
+        answer to the move filters them, and a list is cheaper to walk than a repeated field."""
         stored, game = loaded.stored, loaded.game
         if stored.status == game_pb2.GAME_STATUS_OPEN:
             raise precondition("GAME_NOT_STARTED", "the game starts when every seat is taken")

@@ -106,7 +106,7 @@ class SeatLifecycle:
                 move = await asyncio.to_thread(table.bot_move, game, loaded.state, seat, level, rng)
         move_proto = game_pb2.Move()
         game.move_to_proto(move, move_proto)
-        new, entry, _due = host._advance(loaded, seat, move, move_proto, by_bot=True)  # settled again below
+        new, entry, _due, _events = host._advance(loaded, seat, move, move_proto, by_bot=True)  # settled again below
         changed = new.stored.seats[seat]
         changed.bot_played = True
         # A side move (a hand-over, an item drafted into an offer) ends no decision and leaves the
