@@ -20,6 +20,7 @@ replica.
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import contextlib
 import contextvars
@@ -28,7 +29,7 @@ import math
 import time
 import urllib.parse
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, AsyncIterator, Callable, Iterable
 
 import grpc
 from google.protobuf import duration_pb2
@@ -369,6 +370,9 @@ class CreationLimit(ClientBuckets):
         if not per_minute > 0:
             raise ValueError("the creation rate, burst and table size must be positive")
         super().__init__(per_minute / 60.0, burst, too_many_games_created, max_buckets, clock)
+        # (client, request id) -> set when the attempt of it running here ends; at most one
+        # entry per CreateGame in flight on this replica, which the call caps bound.
+        self._creating: dict[tuple[str, str], asyncio.Event] = {}
 
     def claim(self, client: str) -> "CreationCharge":
         """One of ``client``'s games if it has one; else a charge that holds the refusal, for
@@ -379,19 +383,36 @@ class CreationLimit(ClientBuckets):
             return CreationCharge(self, client, refusal)
         return CreationCharge(self, client, None)
 
-    @contextlib.contextmanager
-    def spend(self, client: str) -> Iterator["CreationCharge"]:
+    @contextlib.asynccontextmanager
+    async def spend(self, client: str, request_id: str = "") -> AsyncIterator["CreationCharge"]:
         """``client``'s charge for a CreateGame run in the block (``current_creation`` there),
-        its game given back when the block fails."""
-        charge = self.claim(client)
-        current = _CURRENT_CREATION.set(charge)
+        its game given back when the block fails.
+
+        Attempts of one request id from one client are one logical create, so on this replica
+        they run one after another: an attempt that overlaps another waits for it to end before
+        it claims. Otherwise an attempt that found the allowance emptied by the first could only
+        look for the first's game before it is written, and be refused while its game is being
+        made. Each attempt after the first then finds that game and is answered with it, taking
+        nothing. The wait is bounded by the call's own deadline."""
+        key = (client, request_id)
+        if request_id:
+            while (ahead := self._creating.get(key)) is not None:
+                await ahead.wait()
+            self._creating[key] = done = asyncio.Event()
         try:
-            yield charge
-        except BaseException:
-            charge.replayed()  # a failed create, like a replayed one, costs nothing
-            raise
+            charge = self.claim(client)
+            current = _CURRENT_CREATION.set(charge)
+            try:
+                yield charge
+            except BaseException:
+                charge.replayed()  # a failed create, like a replayed one, costs nothing
+                raise
+            finally:
+                _CURRENT_CREATION.reset(current)
         finally:
-            _CURRENT_CREATION.reset(current)
+            if request_id:
+                del self._creating[key]
+                done.set()
 
 
 class CreationCharge:

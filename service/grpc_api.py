@@ -255,7 +255,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     @_unary
     async def CreateGame(self, request: game_service_pb2.CreateGameRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.CreateGameResponse:
-        with self.limits.creations.spend(self.client_of(context)):
+        async with self.limits.creations.spend(self.client_of(context), request.request_id):
             return await self.host.create_game(request)
 
     @_unary

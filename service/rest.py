@@ -228,8 +228,12 @@ class RestServer:
                 with self.limits.calls.hold(client):  # the same per-client limits as gRPC
                     body = await self._body(request) if rule.body else b""
                     message = build_request(rule, params, _query(request), body)
-                    with self.limits.creations.spend(client) if creates else contextlib.nullcontext():
-                        async with asyncio.timeout(RPC_DEADLINE_S):  # the same server deadline as gRPC
+                    async with asyncio.timeout(RPC_DEADLINE_S):  # the same server deadline as gRPC
+                        async with (
+                            self.limits.creations.spend(client, getattr(message, "request_id", ""))
+                            if creates
+                            else contextlib.nullcontext()
+                        ):
                             response = await call(self.host, message, bearer_token(request))
             except web.HTTPRequestEntityTooLarge:
                 return _too_large()

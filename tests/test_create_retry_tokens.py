@@ -12,6 +12,7 @@ from typing import AsyncIterator
 import aiohttp
 import grpc
 import pytest
+import redis.asyncio
 
 from conftest import run
 from hustings.client import HustingsError
@@ -24,6 +25,8 @@ CLIENT = "127.0.0.1"
 # So slow a refill that none comes within a test: any change of the level is a game taken or given.
 CREATES_PER_MINUTE = 0.001
 LEVEL_TOLERANCE = 0.001
+# How long Redis holds writes while the first attempt of a create is in flight.
+PAUSE_MS = 400
 
 
 @contextlib.asynccontextmanager
@@ -134,5 +137,50 @@ def test_a_retry_with_games_left_gives_its_game_back_and_overlapping_attempts_ta
             assert len({a.game_id for a in answers}) == 1
             assert answers[0].game_id != first.game_id
             assert abs(level(creations) - (after_first - 1)) < LEVEL_TOLERANCE
+
+    run(scenario(), timeout_s=60)
+
+
+
+def test_attempts_that_find_the_allowance_empty_wait_for_the_attempt_that_took_the_last_game(
+    redis_server: EmbeddedRedis,
+) -> None:
+    """Burst 2, one game left. Redis holds every write (CLIENT PAUSE WRITE) while a create takes
+    the last game, so that the game is not written yet when more attempts of the same request id
+    arrive, over gRPC and REST, and find the allowance empty. They are one logical create with the
+    first: they wait for it rather than being refused TOO_MANY_GAMES_CREATED, and all answer its
+    game; the level ends at zero."""
+
+    async def scenario() -> None:
+        async with replica(redis_server.url, burst=2) as (one, stub), aiohttp.ClientSession() as http:
+            creations = one.limits.creations
+            await stub.CreateGame(create("retry-tokens-last-0"), timeout=10)
+            assert abs(level(creations) - 1) < LEVEL_TOLERANCE
+            body = {"kind": "stimmvieh", "options": {"players": 3}, "requestId": "retry-tokens-last-1"}
+
+            async def over_rest() -> str:
+                async with http.post(f"http://127.0.0.1:{one.http_port}/v1/games", json=body) as answer:
+                    assert answer.status == 200, await answer.text()
+                    return str((await answer.json())["gameId"])
+
+            async def over_grpc() -> str:
+                return (await stub.CreateGame(create("retry-tokens-last-1"), timeout=10)).game_id
+
+            admin = redis.asyncio.Redis.from_url(redis_server.url)
+            try:
+                await admin.execute_command("CLIENT", "PAUSE", PAUSE_MS, "WRITE")
+                first = asyncio.ensure_future(over_grpc())
+                for _ in range(200):  # until the first attempt has taken the last game
+                    if level(creations) < LEVEL_TOLERANCE:
+                        break
+                    await asyncio.sleep(0.005)
+                assert level(creations) < LEVEL_TOLERANCE
+                assert not first.done()
+                games = await asyncio.gather(first, over_grpc(), over_rest(), over_grpc(), over_rest())
+            finally:
+                await admin.execute_command("CLIENT", "UNPAUSE")
+                await admin.aclose()
+            assert len(set(games)) == 1
+            assert level(creations) < LEVEL_TOLERANCE
 
     run(scenario(), timeout_s=60)
