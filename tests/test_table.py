@@ -19,7 +19,7 @@ from service_helpers import choose_top_candidates, replica_and_client as _replic
 from hustings.client import Client, HustingsError
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.replica import Replica, ReplicaConfig
-from hustings.service.store import LOBBY_KEY
+from hustings.service.store import LOBBY_KEY, presence_key
 from hustings.v1 import game_pb2, game_service_pb2
 from hustings.verify import verify_log
 
@@ -317,7 +317,15 @@ def test_views_show_who_is_present(redis_server: EmbeddedRedis) -> None:
             seats = [await one.join(game_id, name) for name in ("Ada", "Bo")]
             mine = await one.view(game_id, seats[0].token)  # Ada calls; Bo never does
             assert mine.seats[0].present  # the caller sees itself present at once
-            await asyncio.sleep(0.3)  # presence is written in the background
+            # Presence is written in the background: wait for Redis to hold Ada's before the other
+            # replica reads it (a read keeps for presence.REFRESH_S, so too early a read would stay).
+            raw = redis.Redis.from_url(redis_server.url)
+            try:
+                deadline = time.monotonic() + 20
+                while not raw.hexists(presence_key(game_id), "0") and time.monotonic() < deadline:
+                    await asyncio.sleep(0.05)
+            finally:
+                raw.close()
             view = await two.view(game_id)  # another replica reads it from Redis
             assert [s.present for s in view.seats] == [True, False, True]  # a bot is always there
 
