@@ -351,9 +351,16 @@ def test_connections_past_the_replicas_cap_are_closed(redis_server: EmbeddedRedi
             one_more.close()
             assert closed
             held[0].close()
-            await asyncio.sleep(0.5)
-            again = await RawHttp2.open(replica.port)  # a place is free again
-            first = await again.next()
+            # A place is free again once gRPC's own threads have seen that connection end, which
+            # takes a moment (a new connection opened at once is still closed): until then, bounded.
+            deadline = time.monotonic() + WAIT_S
+            while True:
+                again = await RawHttp2.open(replica.port)
+                first = await again.next()
+                if (first is not None and first.kind == SETTINGS) or time.monotonic() > deadline:
+                    break
+                again.close()
+                await asyncio.sleep(0.05)
             assert first is not None and first.kind == SETTINGS
             for h2 in (*held[1:], again):
                 h2.close()
