@@ -42,7 +42,9 @@ from hustings.service.limits import (
     DEFAULT_MAX_CALLS,
     DEFAULT_MAX_CALLS_PER_CLIENT,
     CallLimit,
+    calls_for_steps,
 )
+from hustings.service.unread import UnreadBytes
 
 # One game a second, sustained, from one address: far beyond a person at a table or a lobby of
 # friends, and 86,400 open games a day at most from one address instead of as many as a loop can
@@ -285,6 +287,20 @@ class ClientBuckets:
         """The wait to hint to a refused take: until the next token (``next_token_at``)."""
         return next_token_at - now
 
+    def charge(self, client: str, tokens: int) -> None:
+        """Spend ``tokens`` more of ``client``'s, never refusing: what a call that was let in
+        turned out to cost beyond its one (a long page). The bucket goes no further than
+        empty, so the client's next calls wait until it refills, for at most a whole refill."""
+        if tokens <= 0:
+            return
+        now = self._clock()
+        buckets = self._buckets
+        full_at = max(buckets.get(client, now), now) + tokens * self._interval
+        buckets[client] = min(full_at, now + self.refill_s)
+        buckets.move_to_end(client)
+        if len(buckets) > self.max_buckets:
+            buckets.popitem(last=False)
+
     def give_back(self, client: str) -> None:
         """Return a token taken for something that did not happen (a refused or replayed call
         changes nothing)."""
@@ -468,6 +484,14 @@ class ClientLimits:
     calls: CallLimit = field(default_factory=_calls_at_default_rate)
     creations: CreationLimit = field(default_factory=CreationLimit)
     addresses: ClientAddresses = field(default_factory=ClientAddresses)
+    unread: UnreadBytes = field(default_factory=UnreadBytes)  # large stream updates not yet read
+
+    def charge_steps(self, client: str, steps: int) -> None:
+        """Count a call that handed out ``steps`` log entries (a GetHistory page) as one call
+        more per ``STEPS_PER_CALL`` of them towards ``client``'s rate (never refused: the page
+        is answered; the client's next calls wait)."""
+        if self.calls.rate is not None:
+            self.calls.rate.charge(client, calls_for_steps(steps))
 
     @classmethod
     def configured(

@@ -273,7 +273,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     @_unary
     async def GetHistory(self, request: game_service_pb2.GetHistoryRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.GetHistoryResponse:
-        return await self.host.history(request, self._token(context))
+        response = await self.host.history(request, self._token(context))
+        self.limits.charge_steps(self.client_of(context), len(response.entries))
+        return response
 
     @_unary
     async def GetGameKind(self, request: game_service_pb2.GetGameKindRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.GetGameKindResponse:
@@ -312,12 +314,14 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             # Its address (a trusted proxy's forwarded one) shares the per-address cap with the
             # address's other connections and event streams: many connections get no more.
             client = f"grpc:{context.peer()}"
-            updates = self.host.watchers.watch_encoded(
-                request.game_id, self._token(context), request.from_version, client, self.client_of(context)
-            )
+            address = self.client_of(context)
+            updates = self.host.watchers.watch_encoded(request.game_id, self._token(context), request.from_version, client, address)
             async with contextlib.aclosing(updates):
                 async for update in updates:
-                    await context.write(update)
+                    # The write returns once the peer's window has taken the update: a large one
+                    # counts as unread until then (service/unread.py).
+                    with self.limits.unread.writing(address, len(update)):
+                        await context.write(update)
         except ServiceError as error:
             code = error.code.name
             await _abort(context, error)

@@ -130,6 +130,7 @@ class Replica:
                 self.config.calls_per_client_per_second,
                 self.config.call_burst,
             )
+            host.watchers.limits.rate = limits.calls.rate  # a stream's long catch-up counts as calls do
             server, port, health = build_server(
                 host, self.config.address, self.config.max_calls, limits, self.config.grpc_connections
             )

@@ -247,6 +247,8 @@ class RestServer:
                 return error_response(error)
             except RedisError as failure:
                 return error_response(store_error(failure))
+            if isinstance(response, game_service_pb2.GetHistoryResponse):
+                self.limits.charge_steps(client, len(response.entries))  # a long page counts as more calls
             if isinstance(response, game_service_pb2.GetGameKindResponse):
                 return rest_answer(request, response)  # cacheable: ETag, If-None-Match, fixed bytes
             return web.json_response(to_json(response))
@@ -293,7 +295,7 @@ class RestServer:
                 if message.from_version > view.version:
                     raise from_version_ahead(view.version)
                 address = self.limits.addresses.of_http(request)  # as unary calls count it
-                self.host.watchers.limits.check(_stream_client(address), token, address)
+                self.host.watchers.limits.check(_stream_client(address), token, address, view.version - message.from_version)
             except ServiceError as error:
                 return error_response(error)
             except RedisError as failure:
@@ -355,8 +357,14 @@ class RestServer:
                     continue
                 if kind == "update":
                     data = json.dumps(to_json(item), separators=(",", ":"))
-                    await send(f"id: {item.version}\ndata: {data}\n\n".encode())
-                    continue
+                    event = f"id: {item.version}\ndata: {data}\n\n".encode()
+                    try:
+                        with self.limits.unread.writing(address, len(event)):  # a large one, until it is taken
+                            await send(event)
+                    except ServiceError as error:
+                        kind, item = "error", error  # ends the stream with its reason, as a refusal
+                    else:
+                        continue
                 if kind == "error":
                     response[OUTCOME] = item
                     data = json.dumps(status_json(item.code, item.reason, item.message), separators=(",", ":"))

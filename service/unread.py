@@ -1,0 +1,81 @@
+"""Bytes of large stream updates that a replica holds until their readers take them.
+
+A WatchGame stream's first update carries every step after its ``from_version``: from version 0
+of a long game, hundreds of kilobytes (a Spin Doctors table that makes every side move it may:
+2,400 steps, 420 kB). While the reader does not take it, the replica holds it, and more besides
+(the message it was encoded from and gRPC's own copy: about 2 MB a stream, measured). A client
+that opened such streams and never read them held that memory for as long as it liked: 500 of
+them, a quarter of one address's streams, took a replica from 86 MB to over 1 GB.
+
+So an update of ``COUNTED_BYTES`` or more counts, from the moment it is handed to its connection
+until the write returns (the reader took it, or the stream ended), towards the replica's and its
+client address's bytes unread; one that would take either past its cap is not written, and its
+stream ends RESOURCE_EXHAUSTED with a reason. Smaller updates, every live step among them, are not
+counted: a stream holds at most one update at a time, so the cap on streams bounds them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Iterator
+
+from hustings.service.errors import exhausted
+
+# Updates this large or larger are counted: a catch-up of several hundred steps. A live step's
+# update is a few kilobytes.
+COUNTED_BYTES = 64 << 10
+# What one client address's streams may hold unread: forty catch-ups of the longest games seen,
+# a classroom behind one address opening such a game together, while 2,000 streams that never
+# read (the address's cap) would hold gigabytes.
+DEFAULT_MAX_UNREAD_BYTES_PER_ADDRESS = 16 << 20
+# What all the streams of a replica may hold unread.
+DEFAULT_MAX_UNREAD_BYTES = 256 << 20
+
+
+class UnreadBytes:
+    """The bytes of large updates written and not yet taken, by client address, with caps."""
+
+    def __init__(
+        self, max_bytes: int = DEFAULT_MAX_UNREAD_BYTES, max_per_address: int = DEFAULT_MAX_UNREAD_BYTES_PER_ADDRESS
+    ) -> None:
+        if min(max_bytes, max_per_address) < COUNTED_BYTES:
+            raise ValueError(f"caps on unread bytes must be at least {COUNTED_BYTES}")
+        self.max_bytes = max_bytes
+        self.max_per_address = max_per_address
+        self.held = 0
+        self._by_address: dict[str, int] = {}  # only addresses holding bytes
+
+    def held_by(self, address: str) -> int:
+        """The counted bytes that ``address``'s streams hold unread now."""
+        return self._by_address.get(address, 0)
+
+    @contextlib.contextmanager
+    def writing(self, address: str, size: int) -> Iterator[None]:
+        """Count an update of ``size`` bytes to a stream of ``address`` while the block writes
+        it; RESOURCE_EXHAUSTED when it would take the replica or the address past its cap (then
+        nothing is counted and it is not to be written)."""
+        if size < COUNTED_BYTES:
+            yield
+            return
+        if self.held + size > self.max_bytes:
+            raise exhausted(
+                "TOO_MANY_UNREAD_BYTES",
+                "this replica holds its maximum of stream updates not yet read; try another, or later",
+            )
+        held = self._by_address.get(address, 0)
+        if held + size > self.max_per_address:
+            raise exhausted(
+                "TOO_MANY_UNREAD_BYTES_FOR_ADDRESS",
+                "this client address's streams hold their maximum of updates not yet read; read them, or close some",
+            )
+        self.held += size
+        self._by_address[address] = held + size
+        try:
+            yield
+        finally:
+            self.held -= size
+            left = self._by_address[address] - size
+            if left:
+                self._by_address[address] = left
+            else:
+                del self._by_address[address]

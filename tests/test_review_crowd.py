@@ -1,0 +1,217 @@
+"""What one client, or a crowd behind one address, can make a replica spend for everybody else
+(README, Many replicas: Limits): each test plays that client against real replicas (real Redis,
+real gRPC and HTTP on loopback) and checks that the cost is bounded and counted to the client.
+
+The long game is a Spin Doctors table whose seats use every side move they are allowed (hand-overs
+and deal offers between decisions), so that its log grows as fast as the rules let it; it is made
+through a replica with no rate of calls, so that only the calls under test spend a limited
+replica's allowance.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from typing import AsyncIterator
+
+import aiohttp
+import grpc
+import pytest
+from google.rpc import error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from conftest import run
+from hustings.client import ONE_ATTEMPT, Client, HustingsError, Joined
+from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.service.limits import STEPS_PER_CALL
+from hustings.service.replica import SOLE_CLIENT, Replica
+from hustings.service.unread import COUNTED_BYTES
+from hustings.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
+from test_client_limits import OTHER_ADDRESS, relay_from, replica
+
+LONG_GAME_STEPS = 450  # past four calls' worth of steps (STEPS_PER_CALL) from version 0
+MAX_SETUP_CALLS = 4000
+SIDE_MOVES = frozenset({"hand_budget", "offer_deal", "withdraw_offer", "decline_offer"})
+
+
+def _side_move(move: game_pb2.Move) -> bool:
+    return move.WhichOneof("game") == "spin_doctors" and move.spin_doctors.WhichOneof("kind") in SIDE_MOVES
+
+
+async def long_game(client: Client, steps: int = LONG_GAME_STEPS, seed: int = 26) -> tuple[str, list[Joined]]:
+    """A three-seat Spin Doctors game played to at least ``steps`` versions, every seat making
+    its side moves between decisions (bounded by MAX_SETUP_CALLS calls)."""
+    rng = random.Random(seed)
+    game_id = (await client.create_game("spin_doctors", 3)).game_id
+    seats = [await client.join(game_id, f"Seat {n}") for n in range(3)]
+    calls = 0
+    while calls < MAX_SETUP_CALLS:
+        for seat in seats:
+            mine = await client.view(game_id, seat.token)
+            calls += 1
+            side = [m for m in mine.legal_moves if _side_move(m)]
+            if side:
+                await client.move(game_id, seat.token, rng.choice(side), expected_version=mine.version)
+                calls += 1
+        view = await client.view(game_id)
+        if view.version >= steps or view.status == game_pb2.GAME_STATUS_FINISHED:
+            return game_id, seats
+        seat = seats[min(view.to_act)]
+        mine = await client.view(game_id, seat.token)
+        decisions = [m for m in mine.legal_moves if not _side_move(m)] or list(mine.legal_moves)
+        with contextlib.suppress(HustingsError):  # a side move of another seat may have come first
+            await client.move(game_id, seat.token, rng.choice(decisions), expected_version=mine.version)
+        calls += 3
+    raise AssertionError(f"the game did not reach {steps} steps within {MAX_SETUP_CALLS} calls")
+
+
+@contextlib.asynccontextmanager
+async def limited_with_long_game(
+    redis_url: str, steps: int = LONG_GAME_STEPS, **config: object
+) -> AsyncIterator[tuple[Replica, str, int]]:
+    """A replica with ``config`` (its rate of calls, say) and a game of at least ``steps`` steps
+    made through another replica of the same store that has no limits; yields (limited replica,
+    game id, version)."""
+    async with replica(redis_url, **config) as limited, replica(redis_url, **SOLE_CLIENT) as free:
+        async with Client(f"127.0.0.1:{free.port}") as helper:
+            game_id, _seats = await long_game(helper, steps)
+            version = (await helper.view(game_id)).version
+        yield limited, game_id, version
+
+
+async def _first_update(stub: game_service_pb2_grpc.GameServiceStub, game_id: str, from_version: int) -> game_service_pb2.WatchGameResponse:
+    call = stub.WatchGame(game_service_pb2.WatchGameRequest(game_id=game_id, from_version=from_version))
+    try:
+        async for update in call:
+            return update
+        raise AssertionError("the stream ended without an update")
+    finally:
+        call.cancel()
+
+
+def _reason(error: grpc.aio.AioRpcError) -> str:
+    return HustingsError.from_rpc_error(error).reason
+
+
+def _call_reason(status: status_pb2.Status | None) -> str:
+    """The ErrorInfo reason of a call's rich status."""
+    assert status is not None, "the call ended without a rich status"
+    for detail in status.details:
+        info = error_details_pb2.ErrorInfo()
+        if detail.Unpack(info):
+            return info.reason
+    raise AssertionError("the status carries no ErrorInfo")
+
+
+def test_a_watch_caught_up_from_version_0_counts_towards_the_rate_of_calls(redis_server: EmbeddedRedis) -> None:
+    """A WatchGame from version 0 of a long game reads, filters and sends every step (21 ms of a
+    replica's time for 2,527 steps, two dozen GetViews' worth). Opening such streams cost an
+    address nothing of its rate of calls, so one address could spend a replica's time on them
+    without limit. Its catch-up now counts one call per STEPS_PER_CALL steps: with a burst of 12
+    and a 450-step game, three opens from version 0 pass and the next is CALL_RATE_EXCEEDED, over
+    gRPC in the stream and over REST as a plain 429 before any event, while a stream resumed one
+    version back (the usual reconnect) is still free."""
+
+    async def scenario() -> None:
+        rate = {"calls_per_client_per_second": 0.2, "call_burst": 12}
+        async with limited_with_long_game(redis_server.url, **rate) as (limited, game_id, version):
+            assert version >= LONG_GAME_STEPS and version // STEPS_PER_CALL == 4
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{limited.port}") as channel:
+                stub = game_service_pb2_grpc.GameServiceStub(channel)
+                for _ in range(3):
+                    update = await _first_update(stub, game_id, 0)
+                    assert len(update.entries) == update.version >= version
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    await _first_update(stub, game_id, 0)
+                assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                assert _reason(refused.value) == "CALL_RATE_EXCEEDED"
+                resumed = await _first_update(stub, game_id, version - 1)
+                assert resumed.version >= version and len(resumed.entries) >= 1
+            async with aiohttp.ClientSession() as http:
+                url = f"http://127.0.0.1:{limited.http_port}/v1/games/{game_id}:watch?fromVersion=0"
+                async with http.get(url, timeout=aiohttp.ClientTimeout(total=10)) as answer:
+                    assert answer.status == 429
+                    assert "CALL_RATE_EXCEEDED" in await answer.text()
+                    assert answer.headers.get("Retry-After")
+
+    run(scenario(), timeout_s=90)
+
+
+def test_a_long_history_page_counts_towards_the_rate_of_calls(redis_server: EmbeddedRedis) -> None:
+    """A GetHistory page of 1,000 steps costs a replica about 9 ms (ten GetViews) and counted as
+    one call, so an address at its rate of long pages took three times what the rate was sized
+    for. Now a page counts one call more per STEPS_PER_CALL steps: with a burst of 12, pages of a
+    450-step game (5 calls each) are refused CALL_RATE_EXCEEDED by the fourth, on either face."""
+
+    async def scenario() -> None:
+        rate = {"calls_per_client_per_second": 0.2, "call_burst": 12}
+        async with limited_with_long_game(redis_server.url, **rate) as (limited, game_id, version):
+            async with Client(f"127.0.0.1:{limited.port}") as client:
+                once = client.with_retry(ONE_ATTEMPT)
+                answered = 0
+                with pytest.raises(HustingsError) as refused:
+                    for _ in range(12):
+                        page = await once.history_page(game_id, page_size=1000)
+                        assert len(page.entries) >= version >= LONG_GAME_STEPS
+                        answered += 1
+                assert refused.value.reason == "CALL_RATE_EXCEEDED" and answered == 3
+            async with aiohttp.ClientSession() as http:
+                url = f"http://127.0.0.1:{limited.http_port}/v1/games/{game_id}/history?pageSize=1000"
+                async with http.get(url, timeout=aiohttp.ClientTimeout(total=10)) as answer:
+                    assert answer.status == 429 and "CALL_RATE_EXCEEDED" in await answer.text()
+
+    run(scenario(), timeout_s=90)
+
+
+# A channel that takes no more than HTTP/2's first window (64 KiB) of a stream until its caller
+# reads: no bandwidth probe widens it.
+NOT_READING = [("grpc.http2.bdp_probe", 0)]
+STREAMS_NOT_READ = 8
+HELD_UPDATES = 3  # the address's cap in the test, in updates from version 0
+
+
+def test_streams_whose_updates_are_never_read_hold_a_bounded_number_of_bytes(redis_server: EmbeddedRedis) -> None:
+    """A stream from version 0 of a long game holds its whole catch-up until the reader takes it
+    (about 2 MB a stream for a 2,400-step game, measured: 500 such streams took a replica past
+    1 GB). With the address's unread bytes capped at three such updates, of eight streams that
+    never read, three hold theirs and five end RESOURCE_EXHAUSTED
+    TOO_MANY_UNREAD_BYTES_FOR_ADDRESS; a client at another address still gets its catch-up, and
+    once the streams are closed the address gets its own again."""
+
+    async def scenario() -> None:
+        async with limited_with_long_game(redis_server.url, 700, **SOLE_CLIENT) as (limited, game_id, _version):
+            request = game_service_pb2.WatchGameRequest(game_id=game_id, from_version=0)
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{limited.port}") as reader:
+                size = (await _first_update(game_service_pb2_grpc.GameServiceStub(reader), game_id, 0)).ByteSize()
+            assert size > COUNTED_BYTES, "the catch-up is too small to be counted: make the game longer"
+            limited.limits.unread.max_per_address = HELD_UPDATES * size + size // 2
+            channels = [grpc.aio.insecure_channel(f"127.0.0.1:{limited.port}", options=NOT_READING) for _ in range(STREAMS_NOT_READ)]
+            try:
+                calls = [game_service_pb2_grpc.GameServiceStub(channel).WatchGame(request) for channel in channels]
+                codes = []
+                for call in calls:  # each stream starts; none is read
+                    await asyncio.wait_for(call.initial_metadata(), 10)
+                for call in calls:
+                    with contextlib.suppress(TimeoutError):
+                        codes.append(await asyncio.wait_for(asyncio.shield(call.code()), 1.0))
+                refused = [c for c in codes if c == grpc.StatusCode.RESOURCE_EXHAUSTED]
+                assert len(refused) == STREAMS_NOT_READ - HELD_UPDATES, codes
+                assert len(codes) == len(refused), f"only refused streams end: {codes}"
+                for call in calls:
+                    if call.done():
+                        assert _call_reason(await rpc_status.aio.from_call(call)) == "TOO_MANY_UNREAD_BYTES_FOR_ADDRESS"
+                async with relay_from(OTHER_ADDRESS, limited.port) as port, grpc.aio.insecure_channel(f"127.0.0.1:{port}") as other:
+                    update = await _first_update(game_service_pb2_grpc.GameServiceStub(other), game_id, 0)
+                    assert update.ByteSize() == size
+            finally:
+                for channel in channels:
+                    await channel.close()
+            for _ in range(50):  # the closed streams' writes end and give their bytes back
+                if limited.limits.unread.held == 0:
+                    break
+                await asyncio.sleep(0.1)
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{limited.port}") as again:
+                assert (await _first_update(game_service_pb2_grpc.GameServiceStub(again), game_id, 0)).ByteSize() == size
+
+    run(scenario(), timeout_s=90)
