@@ -445,14 +445,27 @@ def test_requests_that_never_finish_arriving_are_capped_and_ended(
     receipt_s = 1.0
     monkeypatch.setattr(grpc_arrivals, "RECEIPT_S", receipt_s)
     per_client = 3
+    # The calls the replica has let in to arrive: the test sends the next one only after the
+    # previous one took its place, since calls on separate connections may be taken up in any order.
+    admitted: list[str] = []
+    enter = grpc_arrivals.Arrivals.enter
+
+    def noting_enter(arrivals: grpc_arrivals.Arrivals, client: str) -> None:
+        enter(arrivals, client)
+        admitted.append(client)
+
+    monkeypatch.setattr(grpc_arrivals.Arrivals, "enter", noting_enter)
 
     async def scenario() -> None:
         async with replica_and_client(redis_server.url, max_calls_per_client=per_client) as (replica, client):
             connections = [await RawHttp2.open(replica.port) for _ in range(per_client + 2)]
-            started = time.monotonic()
-            for h2 in connections:
+            started, before = time.monotonic(), len(admitted)
+            for number, h2 in enumerate(connections):
                 h2.start_call(replica.port, 1, "CreateGame", 100, b"x" * 10)
-                await asyncio.sleep(0.05)  # in this order: the first ones take the client's places
+                if number < per_client:  # in this order: the first ones take the client's places
+                    async with asyncio.timeout(WAIT_S):
+                        while len(admitted) - before <= number:
+                            await asyncio.sleep(0.01)
             statuses = await asyncio.gather(*(_status_of(h2, 1, receipt_s + WAIT_S) for h2 in connections))
             took = time.monotonic() - started
             for h2 in connections:
