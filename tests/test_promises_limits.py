@@ -147,8 +147,10 @@ def test_shutdown_turns_health_not_serving_and_lets_calls_finish(tmp_path: pathl
                 stub = game_service_pb2_grpc.GameServiceStub(channel)
                 raw.execute_command("CLIENT", "PAUSE", "1000", "ALL")
                 in_flight = asyncio.ensure_future(stub.GetView(game_service_pb2.GetViewRequest(game_id=seats[0].game_id), timeout=CALL_TIMEOUT_S))
-                await asyncio.sleep(0.2)
-                assert not in_flight.done()  # the call is in the replica, waiting for Redis
+                async with asyncio.timeout(CALL_TIMEOUT_S):  # until the call is in the replica
+                    while replica.limits.calls.in_flight < 1:
+                        await asyncio.sleep(0.01)
+                assert not in_flight.done()  # and waits there for Redis
                 stopping = asyncio.ensure_future(replica.stop())
                 second = await asyncio.wait_for(statuses.read(), CALL_TIMEOUT_S)
                 assert second.status == health_pb2.HealthCheckResponse.NOT_SERVING
