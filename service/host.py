@@ -256,15 +256,17 @@ class GameHost:
 
     def _expiry(self, stored: storage_pb2.StoredGame, before: storage_pb2.StoredGame | None = None) -> int | None:
         """How long the game's keys live after this step: open games wait a while for players,
-        finished ones are kept for the retention time, active ones for ever (0). None (leave it
-        as it is) when the step after ``before`` did not change the status: most moves."""
+        finished ones are kept for the retention time, and active ones for the retention time
+        after their last step (a game nobody plays any more, say one a client made and filled
+        itself, must not stay for ever). None (leave it as it is) when the step after ``before``
+        did not change the status of a game that is not active."""
+        if stored.status == game_pb2.GAME_STATUS_ACTIVE:
+            return self.retention_s  # renewed by every step, in the step's own script
         if before is not None and before.status == stored.status:
             return None
         if stored.status == game_pb2.GAME_STATUS_OPEN:
             return stored.table.open_seconds or table.DEFAULT_OPEN_S
-        if stored.status == game_pb2.GAME_STATUS_FINISHED:
-            return self.retention_s
-        return 0
+        return self.retention_s
 
     async def _schedule(self, stored: storage_pb2.StoredGame, due: int | None = None) -> None:
         """Index the step's next deadline before its commit (a crash after it loses no timer).

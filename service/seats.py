@@ -22,7 +22,7 @@ from redis.exceptions import RedisError
 from hustings.engine import EngineError, Seat
 from hustings.engine.base import is_side_move
 from hustings.service import deadlines, metrics, table
-from hustings.service.errors import ServiceError, aborted, invalid, precondition, unauthenticated
+from hustings.service.errors import ServiceError, aborted, exhausted, invalid, precondition, unauthenticated
 from hustings.service.server_secret import fingerprint
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2, game_service_pb2
@@ -33,6 +33,14 @@ if TYPE_CHECKING:
 log = structlog.get_logger("hustings.seats")
 
 MAX_DUE_STEPS = 200  # per claim; a game of bots only continues at the next look
+# Leaving and returning are steps of the log that no rule bounds (an open game's seat left and
+# joined again, an active game's seat left and taken back): one client at its rate of calls grew a
+# game by 300 steps a second, and every join kept an open game a day longer. So past these
+# versions a game refuses them: an open game has no other steps than joins and leaves (a lobby
+# table where people come and go a few hundred times stays under it), and the longest games seen,
+# every side move made, take about 2,500 steps. A join, a move or a timeout is never refused.
+MAX_OPEN_GAME_STEPS = 1_000
+MAX_ACTIVE_GAME_SEAT_CHANGES_UP_TO = 20_000
 # Levels that pick a legal move without evaluating any (0.1-0.3 ms, 2 ms at most, for every kind):
 # they decide on the event loop, never waiting behind another table's thinking bots.
 INSTANT_LEVELS = frozenset({"random"})
@@ -187,6 +195,7 @@ class SeatLifecycle:
                     raise precondition("GAME_OVER", "the game is over")
                 if not allowed(loaded.stored.seats[seat]):
                     raise precondition(refusal, "the seat is not in a state for this")
+                _refuse_past_seat_changes(loaded.stored)
                 new, entry = self._table_step(loaded, seat, None if rules is None else rules(loaded, seat))
                 change(new.stored, seat, entry)
                 if await self._commit(new, loaded.version, entry):
@@ -295,6 +304,17 @@ class SeatLifecycle:
             metrics.CONFLICTS.inc()
             return False
         return True
+
+
+def _refuse_past_seat_changes(stored: storage_pb2.StoredGame) -> None:
+    """RESOURCE_EXHAUSTED ``TOO_MANY_SEAT_CHANGES`` for a leave or a return in a game whose log
+    has reached the bound for its status (``MAX_OPEN_GAME_STEPS``, an active game's
+    ``MAX_ACTIVE_GAME_SEAT_CHANGES_UP_TO``)."""
+    bound = MAX_OPEN_GAME_STEPS if stored.status == game_pb2.GAME_STATUS_OPEN else MAX_ACTIVE_GAME_SEAT_CHANGES_UP_TO
+    if stored.version >= bound:
+        raise exhausted(
+            "TOO_MANY_SEAT_CHANGES", f"this game has {stored.version} steps: its seats can no longer be left or returned to"
+        )
 
 
 def _hash(token: str) -> str:

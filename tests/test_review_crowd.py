@@ -18,14 +18,17 @@ from typing import AsyncIterator
 import aiohttp
 import grpc
 import pytest
+import redis.asyncio
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from conftest import run
 from hustings.client import ONE_ATTEMPT, Client, HustingsError, Joined
+from hustings.service import seats
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.limits import STEPS_PER_CALL
 from hustings.service.replica import SOLE_CLIENT, Replica
+from hustings.service.store import game_key, log_key
 from hustings.service.unread import COUNTED_BYTES
 from hustings.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
 from test_client_limits import OTHER_ADDRESS, relay_from, replica
@@ -215,3 +218,91 @@ def test_streams_whose_updates_are_never_read_hold_a_bounded_number_of_bytes(red
                 assert (await _first_update(game_service_pb2_grpc.GameServiceStub(again), game_id, 0)).ByteSize() == size
 
     run(scenario(), timeout_s=90)
+
+
+def test_an_open_games_seat_left_and_joined_again_stops_growing_its_log(redis_server: EmbeddedRedis) -> None:
+    """Joining an open game and leaving it again are two steps each time, and every join kept the
+    game a day longer: one client at its rate grew one game by 300 steps a second, for as long
+    as it liked (500 pairs: 1,002 steps, 125 kB of log and 40 kB of request keys in Redis, and a
+    WatchGame from version 0 past gRPC's 4 MiB after about 35,000 pairs). Past
+    MAX_OPEN_GAME_STEPS a leave is refused RESOURCE_EXHAUSTED TOO_MANY_SEAT_CHANGES and changes
+    nothing; joins still take the free seats, and the game starts."""
+
+    async def scenario() -> None:
+        async with replica(redis_server.url, **SOLE_CLIENT) as replica_, Client(f"127.0.0.1:{replica_.port}") as client:
+            game_id = (await client.create_game("stimmvieh", 3)).game_id
+            await client.join(game_id, "Ada")
+            with pytest.raises(HustingsError) as refused:
+                for _ in range(600):  # two steps each: past 1,000 steps if nothing stops them
+                    griefer = await client.join(game_id, "Griefer")
+                    await client.leave(game_id, griefer.token)
+            assert refused.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert refused.value.reason == "TOO_MANY_SEAT_CHANGES"
+            view = await client.view(game_id)
+            assert seats.MAX_OPEN_GAME_STEPS <= view.version <= seats.MAX_OPEN_GAME_STEPS + 1  # the join that reached it
+            assert view.status == game_pb2.GAME_STATUS_OPEN
+            assert [s.display_name for s in view.seats if s.taken] == ["Ada", "Griefer"]
+            await client.join(game_id, "Bo")
+            started = await client.view(game_id)
+            assert started.status == game_pb2.GAME_STATUS_ACTIVE and started.version == view.version + 1
+
+    run(scenario(), timeout_s=90)
+
+
+def test_an_active_games_seat_left_and_returned_to_stops_growing_its_log(
+    redis_server: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In an active game a seat that owes nothing may leave and come back: two steps each time,
+    without bound (300 pairs by a Wahlspiel seat whose turn it was not: 600 steps in 1.2 s).
+    Past MAX_ACTIVE_GAME_SEAT_CHANGES_UP_TO steps (200 here, so that the test is short) leaving
+    and returning are refused TOO_MANY_SEAT_CHANGES, while the seat whose turn it is still
+    moves."""
+    monkeypatch.setattr(seats, "MAX_ACTIVE_GAME_SEAT_CHANGES_UP_TO", 200, raising=False)
+
+    async def scenario() -> None:
+        async with replica(redis_server.url, **SOLE_CLIENT) as replica_, Client(f"127.0.0.1:{replica_.port}") as client:
+            game_id = (await client.create_game("wahlspiel", 3)).game_id
+            players = [await client.join(game_id, f"Player {n}") for n in range(3)]
+            view = await client.view(game_id)
+            idle = next(p for p in players if p.seat not in view.to_act)
+            with pytest.raises(HustingsError) as refused:
+                for _ in range(150):
+                    await client.leave(game_id, idle.token)
+                    await client.return_to_game(game_id, idle.token)
+            assert refused.value.reason == "TOO_MANY_SEAT_CHANGES"
+            after = await client.view(game_id)
+            assert after.version == 200 and not after.seats[idle.seat].absent
+            acting = players[min(after.to_act)]
+            mine = await client.view(game_id, acting.token)
+            moved = await client.move(game_id, acting.token, mine.legal_moves[0], expected_version=mine.version)
+            assert moved.version > after.version
+
+    run(scenario(), timeout_s=90)
+
+
+def test_an_active_game_nobody_plays_any_more_expires_after_the_retention_time(redis_server: EmbeddedRedis) -> None:
+    """An open game expires and a finished one is kept for the retention time, but an active
+    game's keys were kept for ever: a client that made games (60 a minute) and took every seat
+    itself left 86,400 games a day in the store for good. Now every step of an active game sets
+    its keys to live the retention time from then on."""
+
+    async def scenario() -> None:
+        retention_s = 3600
+        raw = redis.asyncio.Redis.from_url(redis_server.url)
+        try:
+            async with replica(redis_server.url, retention_s=retention_s, **SOLE_CLIENT) as replica_:
+                async with Client(f"127.0.0.1:{replica_.port}") as client:
+                    game_id = (await client.create_game("wahlspiel", 3)).game_id
+                    players = [await client.join(game_id, f"Player {n}") for n in range(3)]
+                    keys = [game_key(game_id), log_key(game_id)]
+                    assert [0 < await raw.ttl(k) <= retention_s for k in keys] == [True, True]
+                    await raw.expire(game_key(game_id), 60)  # as if the game had waited that long
+                    view = await client.view(game_id)
+                    acting = players[min(view.to_act)]
+                    mine = await client.view(game_id, acting.token)
+                    await client.move(game_id, acting.token, mine.legal_moves[0], expected_version=mine.version)
+                    assert retention_s - 60 < await raw.ttl(game_key(game_id)) <= retention_s  # renewed by the move
+        finally:
+            await raw.aclose()
+
+    run(scenario(), timeout_s=60)
