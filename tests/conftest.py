@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import pathlib
+import re
+import socket
 import subprocess
 import sys
 import tempfile
@@ -109,6 +111,16 @@ def run(coro: "asyncio.Future[object] | object", timeout_s: float = 120.0) -> ob
     return asyncio.run(asyncio.wait_for(coro, timeout_s))  # type: ignore[arg-type]
 
 
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct TCP ports free on 127.0.0.1 right now. They are held together while
+    they are picked: a port let go may be the very next one handed out (about once in 20,000)."""
+    with contextlib.ExitStack() as stack:
+        sockets = [stack.enter_context(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) for _ in range(count)]
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        return [int(sock.getsockname()[1]) for sock in sockets]
+
+
 @contextlib.contextmanager
 def serve_process(*args: str, cwd: pathlib.Path | None = None) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
     """``hustings serve`` as a real child process on a free port; yields (process, port).
@@ -116,7 +128,8 @@ def serve_process(*args: str, cwd: pathlib.Path | None = None) -> Iterator[tuple
     Its log lines go to a temporary file (a pipe nobody reads would fill up and block the
     server); after the process ends they are in ``process.log_text``.
     """
-    port = free_port()
+    named = {int(p) for p in re.findall(r"127\.0\.0\.1:(\d+)", " ".join(args))}  # the caller's other listeners
+    port = next(p for p in free_ports(len(named) + 1) if p not in named)
     with tempfile.TemporaryFile() as log_file:
         process = subprocess.Popen(
             [sys.executable, "-m", "hustings.cli", "serve", "--address", f"127.0.0.1:{port}", "--http-address", "", *args],

@@ -25,7 +25,7 @@ import pytest
 import requests
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from conftest import REPO, serve_process
+from conftest import REPO, free_ports, serve_process
 from hustings.service.embedded_redis import EmbeddedRedis, free_port, wait_for_port
 
 README = REPO / "README.md"
@@ -85,7 +85,7 @@ def _readme_serve(folder: pathlib.Path) -> Iterator[tuple[subprocess.Popen[bytes
 
     Yields (process, gRPC port, HTTP port, its stderr lines once it has ended).
     """
-    grpc_port, http_port = free_port(), free_port()
+    grpc_port, http_port = free_ports(2)
     command = [_console_script("hustings"), "serve", "--address", f"127.0.0.1:{grpc_port}", "--http-address", f"127.0.0.1:{http_port}"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("HUSTINGS_")}
     lines: list[str] = []

@@ -15,11 +15,11 @@ import pytest
 import requests
 from prometheus_client.parser import text_string_to_metric_families
 
-from conftest import serve_process
+from conftest import free_ports, serve_process
 from rest_helpers import LEAK_MARKERS, LiveRest, SseReader, request_id
 from hustings.client import Client, HustingsError
 from hustings.service import rest
-from hustings.service.embedded_redis import EmbeddedRedis, free_port, wait_for_port
+from hustings.service.embedded_redis import EmbeddedRedis, wait_for_port
 from hustings.service.rest_routes import MAX_JSON_DEPTH
 from hustings.v1 import game_service_pb2
 
@@ -215,7 +215,7 @@ async def _grpc_view_of_missing_game(port: int) -> None:
 
 @pytest.fixture(scope="module")
 def served(redis_server: EmbeddedRedis) -> Served:
-    http_port, metrics_port = free_port(), free_port()
+    http_port, metrics_port = free_ports(2)
     args = (
         "--redis-url", redis_server.url, "--http-address", f"127.0.0.1:{http_port}",
         "--metrics-address", f"127.0.0.1:{metrics_port}", "--max-watchers", "1",
