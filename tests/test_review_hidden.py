@@ -43,6 +43,15 @@ def _message(game: Any, move: Any) -> game_pb2.Move:
     return message
 
 
+def _alike_classes(game: Any, state: Any, seat: int, move_type: str) -> list[list[Any]]:
+    """``seat``'s secret ``move_type`` decisions, in classes the table cannot tell apart."""
+    classes: dict[Any, list[Any]] = {}
+    for move in game.legal_moves(state, seat):
+        if type(move).__name__ == move_type and not game.move_is_public(move):
+            classes.setdefault(game.secret_footprint(state, seat, move), []).append(move)
+    return [moves for moves in classes.values() if len(moves) > 1]
+
+
 def _secret_point(kind: str, players: int, seed: bytes, move_type: str) -> SecretPoint:
     """The first point of random play on ``seed``'s deal where a seat owes a ``move_type``
     decision with alike choices that reveal nothing when made (the first and the last listed)."""
@@ -51,26 +60,14 @@ def _secret_point(kind: str, players: int, seed: bytes, move_type: str) -> Secre
     rng, chooser = Rng(seed), Rng(b"chooser:" + seed)
     state = game.setup(game.options_from_proto(game_pb2.GameOptions(players=players)), rng)
     played: list[tuple[int, game_pb2.Move]] = []
-    for _ in range(STEP_LIMIT):
-        if game.is_over(state):
-            break
+    while not game.is_over(state) and len(played) < STEP_LIMIT:
         acting = sorted(game.to_act(state))
-        for seat in acting:
-            alike: dict[Any, list[Any]] = {}
-            for move in game.legal_moves(state, seat):
-                if type(move).__name__ == move_type and not game.move_is_public(move):
-                    alike.setdefault(game.secret_footprint(state, seat, move), []).append(move)
-            for footprint, moves in alike.items():
-                if len(moves) < 2:
-                    continue
-                pair = (moves[0], moves[-1])
-                quiet = all(
-                    not any(event.reveals for event in game.apply(state, seat, move, Rng(seed, rng.counter))[1])
-                    for move in pair
-                )
-                if quiet:
-                    choices = (_message(game, pair[0]), _message(game, pair[1]))
-                    return SecretPoint(played, seat, choices, footprint.confidants)
+        for seat, moves in ((s, m) for s in acting for m in _alike_classes(game, state, s, move_type)):
+            pair = (moves[0], moves[-1])
+            after = [game.apply(state, seat, move, Rng(seed, rng.counter))[1] for move in pair]
+            if not any(event.reveals for events in after for event in events):
+                confidants = game.secret_footprint(state, seat, pair[0]).confidants
+                return SecretPoint(played, seat, (_message(game, pair[0]), _message(game, pair[1])), confidants)
         seat = chooser.choice(acting)
         move = chooser.choice(game.legal_moves(state, seat))
         played.append((seat, _message(game, move)))
