@@ -52,6 +52,20 @@ from hustings.service.unread import UnreadBytes
 # open its tables at once.
 DEFAULT_CREATES_PER_MINUTE = 60.0
 DEFAULT_CREATE_BURST = 120
+# A strong bot thinks up to 0.2 s a decision, and a replica's strong bots think one decision at a
+# time, all tables together: 30 tables of strong bots from one client made another table's strong
+# bots 32 times slower (10 steps in 61 s instead of 1.9 s). So a table whose bots are strong counts
+# as this many games per seat (AddBot of a strong bot as many), and one address keeps a few such
+# tables going at once (a burst of 120: three tables of four seats), not hundreds.
+STRONG_BOT_GAMES = 10
+
+
+def games_counted(request: Any) -> int:
+    """What a CreateGame counts as in its client's allowance: one game, and a table whose bots
+    (its bot seats and its absent players) are strong ``STRONG_BOT_GAMES`` more per seat."""
+    if request.table.bot_level == "strong":
+        return 1 + STRONG_BOT_GAMES * max(1, request.options.players)
+    return 1
 # Buckets of this many addresses at most (about 250 bytes each): past it the least recently seen
 # address is forgotten and starts again with a full bucket, no more than a fresh address gets.
 DEFAULT_MAX_BUCKETS = 65_536
@@ -264,10 +278,10 @@ class ClientBuckets:
             return self.burst
         return max(0.0, self.burst - max(0.0, full_at - self._clock()) * self.per_second)
 
-    def take(self, client: str) -> None:
-        """Spend one of ``client``'s tokens, or raise ``refuse`` with the wait for the next one
-        (then its bucket is as it was). Every unary call comes here: kept to a few dict
-        operations."""
+    def take(self, client: str, tokens: int = 1) -> None:
+        """Spend ``tokens`` of ``client``'s tokens (one for a call), or raise ``refuse`` with the
+        wait until it has them (then its bucket is as it was). Every unary call comes here:
+        kept to a few dict operations."""
         now = self._clock()
         if now >= self._prune_at:
             self._prune(now)
@@ -275,7 +289,7 @@ class ClientBuckets:
         full_at = buckets.get(client, now)
         if full_at < now:
             full_at = now
-        full_at += self._interval
+        full_at += self._interval * tokens
         if full_at - now > self._ahead_s:
             raise self._refuse(self._hint_s(client, full_at - self.refill_s, now))
         buckets[client] = full_at
@@ -301,13 +315,13 @@ class ClientBuckets:
         if len(buckets) > self.max_buckets:
             buckets.popitem(last=False)
 
-    def give_back(self, client: str) -> None:
-        """Return a token taken for something that did not happen (a refused or replayed call
-        changes nothing)."""
+    def give_back(self, client: str, tokens: int = 1) -> None:
+        """Return ``tokens`` taken for something that did not happen (a refused or replayed
+        call changes nothing)."""
         full_at = self._buckets.get(client)
         if full_at is None:
             return  # full already, or forgotten: as full as it can be
-        full_at -= self._interval
+        full_at -= self._interval * tokens
         if full_at <= self._clock():
             del self._buckets[client]  # full again
         else:
@@ -390,17 +404,34 @@ class CreationLimit(ClientBuckets):
         # entry per CreateGame in flight on this replica, which the call caps bound.
         self._creating: dict[tuple[str, str], asyncio.Event] = {}
 
-    def claim(self, client: str) -> "CreationCharge":
-        """One of ``client``'s games if it has one; else a charge that holds the refusal, for
-        the host to raise unless the call turns out to retry a create that happened."""
+    def claim(self, client: str, games: int = 1) -> "CreationCharge":
+        """``games`` of ``client``'s games (one, or what a table of strong bots counts as) if it
+        has them; else a charge that holds the refusal, for the host to raise unless the call
+        turns out to retry a create that happened."""
+        games = min(games, int(self.burst))  # never more than a full allowance: it would never come
         try:
-            self.take(client)
+            self.take(client, games)
         except RetryLater as refusal:
             return CreationCharge(self, client, refusal)
-        return CreationCharge(self, client, None)
+        return CreationCharge(self, client, None, games)
 
     @contextlib.asynccontextmanager
-    async def spend(self, client: str, request_id: str = "") -> AsyncIterator["CreationCharge"]:
+    async def thinking_bot(self, client: str, level: str) -> AsyncIterator[None]:
+        """Charge an AddBot of ``level`` run in the block: a strong bot counts as
+        ``STRONG_BOT_GAMES`` games (refused TOO_MANY_GAMES_CREATED with the wait when the client
+        has not that many), given back when the call fails; other levels are free."""
+        games = min(STRONG_BOT_GAMES, int(self.burst)) if level == "strong" else 0
+        if games:
+            self.take(client, games)
+        try:
+            yield
+        except BaseException:
+            if games:
+                self.give_back(client, games)
+            raise
+
+    @contextlib.asynccontextmanager
+    async def spend(self, client: str, request_id: str = "", games: int = 1) -> AsyncIterator["CreationCharge"]:
         """``client``'s charge for a CreateGame run in the block (``current_creation`` there),
         its game given back when the block fails.
 
@@ -416,7 +447,7 @@ class CreationLimit(ClientBuckets):
                 await ahead.wait()
             self._creating[key] = done = asyncio.Event()
         try:
-            charge = self.claim(client)
+            charge = self.claim(client, games)
             current = _CURRENT_CREATION.set(charge)
             try:
                 yield charge
@@ -443,19 +474,20 @@ class CreationCharge:
     nothing is taken; ``refusal`` is set, and the host, before writing anything, answers a retry
     of a create that happened (a read) and raises ``refusal`` for anything else."""
 
-    __slots__ = ("_limit", "_client", "_taken", "refusal")
+    __slots__ = ("_limit", "_client", "_taken", "_games", "refusal")
 
-    def __init__(self, limit: CreationLimit | None, client: str, refusal: RetryLater | None) -> None:
+    def __init__(self, limit: CreationLimit | None, client: str, refusal: RetryLater | None, games: int = 1) -> None:
         self._limit = limit
         self._client = client
         self._taken = limit is not None and refusal is None
+        self._games = games
         self.refusal = refusal
 
     def replayed(self) -> None:
-        """The call answers a create that happened already: give its game back, if it took one."""
+        """The call answers a create that happened already: give its games back, if it took any."""
         if self._taken and self._limit is not None:
             self._taken = False
-            self._limit.give_back(self._client)
+            self._limit.give_back(self._client, self._games)
 
 
 # A CreateGame outside any face's limit (a tool's or a test's own call to the host) is free.

@@ -20,7 +20,7 @@ from redis.exceptions import RedisError
 from hustings.service import logs, metrics
 from hustings.service.errors import ServiceError, internal, store_error, unauthenticated
 from hustings.service.host import GameHost
-from hustings.service.client_limits import ClientLimits
+from hustings.service.client_limits import ClientLimits, games_counted
 from hustings.service.call_clock import CallClock
 from hustings.service.grpc_arrivals import ArrivalInterceptor, Arrivals
 from hustings.service.limits import DEFAULT_MAX_CALLS, MAX_REQUEST_BYTES
@@ -255,7 +255,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     @_unary
     async def CreateGame(self, request: game_service_pb2.CreateGameRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.CreateGameResponse:
-        async with self.limits.creations.spend(self.client_of(context), request.request_id):
+        async with self.limits.creations.spend(self.client_of(context), request.request_id, games_counted(request)):
             return await self.host.create_game(request)
 
     @_unary
@@ -299,7 +299,8 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     @_unary
     async def AddBot(self, request: game_service_pb2.AddBotRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.AddBotResponse:
-        return await self.host.add_bot(request)
+        async with self.limits.creations.thinking_bot(self.client_of(context), request.level):
+            return await self.host.add_bot(request)
 
     async def WatchGame(self, request: game_service_pb2.WatchGameRequest, context: grpc.aio.ServicerContext) -> None:
         """Write each update (a serialised WatchGameResponse, shared by the streams in step) as

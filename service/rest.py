@@ -16,7 +16,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Awaitable, Callable
+from typing import Any, AsyncContextManager, Awaitable, Callable
 
 import grpc
 import structlog
@@ -28,7 +28,7 @@ from redis.exceptions import RedisError
 from hustings.service import logs, metrics
 from hustings.service.errors import ServiceError, internal, invalid, store_error, unauthenticated
 from hustings.service.catalogue import rest_answer
-from hustings.service.client_limits import ClientLimits, RetryLater
+from hustings.service.client_limits import ClientLimits, RetryLater, games_counted
 from hustings.service.grpc_api import RPC_DEADLINE_S
 from hustings.service.host import GameHost
 from hustings.service.limits import MAX_REQUEST_BYTES
@@ -216,7 +216,6 @@ class RestServer:
     # --- handlers -----------------------------------------------------------------------------
     def _unary_handler(self, rule: HttpRule) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         call = UNARY[rule.name]
-        creates = rule.name == "CreateGame"  # the one call limited in rate per client
 
         async def handle(request: web.Request) -> web.StreamResponse:
             params = _path_params(rule, request)
@@ -229,11 +228,7 @@ class RestServer:
                     body = await self._body(request) if rule.body else b""
                     message = build_request(rule, params, _query(request), body)
                     async with asyncio.timeout(RPC_DEADLINE_S):  # the same server deadline as gRPC
-                        async with (
-                            self.limits.creations.spend(client, getattr(message, "request_id", ""))
-                            if creates
-                            else contextlib.nullcontext()
-                        ):
+                        async with self._charged(rule.name, client, message):
                             response = await call(self.host, message, bearer_token(request))
             except web.HTTPRequestEntityTooLarge:
                 return _too_large()
@@ -254,6 +249,15 @@ class RestServer:
             return web.json_response(to_json(response))
 
         return handle
+
+    def _charged(self, name: str, client: str, message: Any) -> AsyncContextManager[Any]:
+        """What the call ``name`` takes from its client's allowance of games while it runs, as
+        over gRPC: CreateGame its games, AddBot a strong bot's; other calls nothing."""
+        if name == "CreateGame":
+            return self.limits.creations.spend(client, message.request_id, games_counted(message))
+        if name == "AddBot":
+            return self.limits.creations.thinking_bot(client, message.level)
+        return contextlib.nullcontext()
 
     async def _body(self, request: web.Request) -> bytes:
         """The request's body, read within the body deadline; ``_BodyRefused`` when it is too

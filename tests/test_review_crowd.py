@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import pathlib
 import random
-from typing import AsyncIterator
+from typing import AsyncIterator, Iterator
 
 import aiohttp
 import grpc
@@ -304,5 +305,51 @@ def test_an_active_game_nobody_plays_any_more_expires_after_the_retention_time(r
                     assert retention_s - 60 < await raw.ttl(game_key(game_id)) <= retention_s  # renewed by the move
         finally:
             await raw.aclose()
+
+    run(scenario(), timeout_s=60)
+
+
+@pytest.fixture
+def own_redis(tmp_path: pathlib.Path) -> Iterator[EmbeddedRedis]:
+    """A Redis of the test's own: games of strong bots left on the session's Redis would have
+    later tests' replicas think for them."""
+    server = EmbeddedRedis(tmp_path, appendonly=False).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def test_tables_of_strong_bots_count_as_many_games_in_their_clients_allowance(own_redis: EmbeddedRedis) -> None:
+    """A replica's strong bots think one decision at a time (up to 0.2 s each), all tables
+    together: 30 tables of strong bots from one client (a quarter of its creation burst) made
+    another table's strong bots 32 times slower. A table whose bots are strong now counts as
+    STRONG_BOT_GAMES games per seat, and AddBot of a strong bot as many: with the default burst
+    of 120, two four-seat tables (41 each) pass and the third is TOO_MANY_GAMES_CREATED, on
+    either face, while a plain table is still made; three strong bots added (10 each) pass, the
+    fourth is refused and its seat stays free. (The tables have no bot seats, so nothing thinks.)"""
+
+    async def scenario() -> None:
+        strong = game_pb2.TableSettings(bot_level="strong")
+        async with replica(own_redis.url) as replica_, Client(f"127.0.0.1:{replica_.port}") as client:
+            once = client.with_retry(ONE_ATTEMPT)
+            for _ in range(2):
+                await once.create_game("stimmvieh", 4, table=strong)
+            with pytest.raises(HustingsError) as refused:
+                await once.create_game("stimmvieh", 4, table=strong)
+            assert refused.value.reason == "TOO_MANY_GAMES_CREATED" and refused.value.retry_after_s
+            async with aiohttp.ClientSession() as http:
+                body = {"kind": "stimmvieh", "options": {"players": 4}, "table": {"botLevel": "strong"}, "requestId": "crowd-1"}
+                url = f"http://127.0.0.1:{replica_.http_port}/v1/games"
+                async with http.post(url, json=body, timeout=aiohttp.ClientTimeout(total=10)) as answer:
+                    assert answer.status == 429 and "TOO_MANY_GAMES_CREATED" in await answer.text()
+            game_id = (await once.create_game("stimmvieh", 4)).game_id  # 1 game: 36 left
+            for seat in range(3):
+                await once.add_bot(game_id, seat, level="strong")
+            with pytest.raises(HustingsError) as refused_bot:
+                await once.add_bot(game_id, 3, level="strong")
+            assert refused_bot.value.reason == "TOO_MANY_GAMES_CREATED"
+            view = await client.view(game_id)
+            assert [s.bot for s in view.seats] == [True, True, True, False] and view.status == game_pb2.GAME_STATUS_OPEN
 
     run(scenario(), timeout_s=60)

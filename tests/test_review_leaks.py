@@ -13,6 +13,7 @@ import pytest
 from conftest import run
 from hustings.client import Client
 from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.service.replica import UNBOUNDED_CREATES
 from hustings.v1 import game_pb2
 from service_helpers import replica_and_client
 
@@ -146,7 +147,8 @@ def test_tables_of_strong_bots_do_not_hold_up_other_tables_bots(own_redis: Embed
     searches: while they are due, the flood's tables may make a decision or two, not one each."""
 
     async def scenario() -> None:
-        async with replica_and_client(own_redis.url) as (_replica, client):
+        # Unbounded creation: a table of strong bots counts as many games (README, Limits).
+        async with replica_and_client(own_redis.url, **UNBOUNDED_CREATES) as (_replica, client):
             strong = game_pb2.TableSettings(bot_seats=[0, 1, 2, 3], bot_level="strong")
             flood = [(await client.create_game("stimmvieh", 4, table=strong)).game_id for _ in range(FLOOD_TABLES)]
             victim_table = game_pb2.TableSettings(bot_seats=[1, 2], bot_level="random")
