@@ -25,8 +25,9 @@ CLIENT = "127.0.0.1"
 # So slow a refill that none comes within a test: any change of the level is a game taken or given.
 CREATES_PER_MINUTE = 0.001
 LEVEL_TOLERANCE = 0.001
-# How long Redis holds writes while the first attempt of a create is in flight.
-PAUSE_MS = 400
+# The most Redis holds writes while the attempts of a create come in (it is let go once they have).
+PAUSE_MS = 20_000
+WAIT_S = 10.0
 
 
 @contextlib.asynccontextmanager
@@ -146,10 +147,10 @@ def test_attempts_that_find_the_allowance_empty_wait_for_the_attempt_that_took_t
     redis_server: EmbeddedRedis,
 ) -> None:
     """Burst 2, one game left. Redis holds every write (CLIENT PAUSE WRITE) while a create takes
-    the last game, so that the game is not written yet when more attempts of the same request id
-    arrive, over gRPC and REST, and find the allowance empty. They are one logical create with the
-    first: they wait for it rather than being refused TOO_MANY_GAMES_CREATED, and all answer its
-    game; the level ends at zero."""
+    the last game, and until more attempts of the same request id, over gRPC and REST, are in the
+    replica, so the game is surely not written yet when they find the allowance empty. They are
+    one logical create with the first: they wait for it rather than being refused
+    TOO_MANY_GAMES_CREATED, and all answer its game; the level ends at zero."""
 
     async def scenario() -> None:
         async with replica(redis_server.url, burst=2) as (one, stub), aiohttp.ClientSession() as http:
@@ -170,16 +171,18 @@ def test_attempts_that_find_the_allowance_empty_wait_for_the_attempt_that_took_t
             try:
                 await admin.execute_command("CLIENT", "PAUSE", PAUSE_MS, "WRITE")
                 first = asyncio.ensure_future(over_grpc())
-                for _ in range(200):  # until the first attempt has taken the last game
-                    if level(creations) < LEVEL_TOLERANCE:
-                        break
-                    await asyncio.sleep(0.005)
-                assert level(creations) < LEVEL_TOLERANCE
-                assert not first.done()
-                games = await asyncio.gather(first, over_grpc(), over_rest(), over_grpc(), over_rest())
+                async with asyncio.timeout(WAIT_S):  # until the first attempt has taken the last game
+                    while level(creations) >= LEVEL_TOLERANCE:
+                        await asyncio.sleep(0.005)
+                more = [asyncio.ensure_future(attempt()) for attempt in (over_grpc, over_rest, over_grpc, over_rest)]
+                async with asyncio.timeout(WAIT_S):  # until the replica holds all five attempts
+                    while one.limits.calls.in_flight < 5:
+                        await asyncio.sleep(0.005)
+                assert not first.done()  # its game is not written yet
             finally:
                 await admin.execute_command("CLIENT", "UNPAUSE")
                 await admin.aclose()
+            games = await asyncio.gather(first, *more)
             assert len(set(games)) == 1
             assert level(creations) < LEVEL_TOLERANCE
 
