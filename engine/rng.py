@@ -2,7 +2,8 @@
 
 Draw ``n`` is the first 8 bytes of SHA-256(seed || n) read as a big-endian integer; integers
 below a bound come from rejection sampling, so shuffles are exactly uniform. Anyone holding the
-seed can recompute every draw of a game.
+seed can recompute every draw of a game. At creation a game publishes only a commitment to its
+seed, salted with a nonce of its own (``seed_commitment``); it reveals both at the end.
 """
 
 from __future__ import annotations
@@ -53,6 +54,20 @@ class Rng:
         return items[self.below(len(items))]
 
 
-def seed_commitment(seed: bytes) -> str:
-    """The public commitment to a seed: SHA-256, hex."""
-    return hashlib.sha256(seed).hexdigest()
+SEED_NONCE_BYTES = 32
+"""The length of the nonce a game's seed commitment is salted with."""
+
+
+def seed_commitment(seed: bytes, nonce: bytes = b"") -> str:
+    """The public commitment to a seed: SHA-256(nonce || seed), hex.
+
+    The nonce (``SEED_NONCE_BYTES`` random bytes per game, revealed with the seed) keeps a guessed
+    seed from being checked against the commitment, and gives two games dealt from one seed
+    different commitments. Without a nonce (games stored before there was one) this is
+    SHA-256(seed), the commitment those games published.
+    """
+    if nonce and len(nonce) != SEED_NONCE_BYTES:
+        # A fixed length fixes where the nonce ends and the seed begins: no other split of the
+        # same bytes matches the commitment.
+        raise ValueError(f"a seed nonce is {SEED_NONCE_BYTES} bytes")
+    return hashlib.sha256(nonce + seed).hexdigest()

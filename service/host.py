@@ -24,6 +24,7 @@ import structlog
 from hustings.engine import EngineError, Game, Rng, Seat, games, get_game, seed_commitment, state_digest
 from hustings.engine.base import is_side_move
 from hustings.engine.registry import check_content_version
+from hustings.engine.rng import SEED_NONCE_BYTES
 from hustings.service import logs, metrics, visibility
 from hustings.service.errors import (
     ServiceError,
@@ -361,7 +362,7 @@ class GameHost:
             kind=stored.kind,
             version=stored.version,
             status=stored.status,
-            seed_commitment=seed_commitment(stored.seed),
+            seed_commitment=seed_commitment(stored.seed, stored.seed_nonce),
             seed_chosen_by_creator=stored.seed_from_client,
         )
         view.options.CopyFrom(stored.options)
@@ -378,6 +379,7 @@ class GameHost:
                 fill_legal_moves(game, state, seat, view)
         if finished:
             view.seed = stored.seed.hex()
+            view.seed_nonce = stored.seed_nonce.hex()  # with the seed, never before it
             outcome = game.outcome(state)
             if outcome is not None:
                 for p in outcome.placings:
@@ -446,6 +448,9 @@ class GameHost:
             status=game_pb2.GAME_STATUS_OPEN,
             seed=seed,
             seed_from_client=bool(request.seed),  # a sent seed is used or refused above, never ignored
+            # Drawn here whoever chose the seed: a chosen seed may be guessable, and one seed may
+            # deal several games; the nonce keeps the commitment from confirming either.
+            seed_nonce=secrets.token_bytes(SEED_NONCE_BYTES),
             rng_counter=rng.counter,
             engine_state=game.dump_state(state),
             created_at=int(self._clock()),

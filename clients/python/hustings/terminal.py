@@ -70,7 +70,11 @@ def render(view: game_pb2.GameView) -> str:
         for placing in view.outcome.placings:
             lines.append(f"  {placing.rank}. {placing.name}: {placing.score} {placing.detail}")
         lines.append(f"seed {view.seed}")
-        lines.append(f"  (commitment {view.seed_commitment})")
+        if view.seed_nonce:  # games created before nonces were drawn commit to the seed alone
+            lines.append(f"  nonce {view.seed_nonce}")
+            lines.append(f"  (commitment {view.seed_commitment}: SHA-256 of the nonce and then the seed)")
+        else:
+            lines.append(f"  (commitment {view.seed_commitment}: SHA-256 of the seed)")
     return wrap(lines)
 
 

@@ -1,8 +1,9 @@
 """Prove a finished game fair: replay its full log from the revealed seed.
 
-The seed's SHA-256 must equal the commitment published at creation; replaying setup and every
-move with the counter-based generator must reproduce every logged event (all shuffles, draws and
-reveals) and the state digest after every step.
+SHA-256 of the revealed nonce followed by the revealed seed must equal the commitment published
+at creation (SHA-256 of the seed alone for games created before games had a nonce); replaying
+setup and every move with the counter-based generator must reproduce every logged event (all
+shuffles, draws and reveals) and the state digest after every step.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hustings.engine import EngineError, Rng, get_game, seed_commitment, state_digest
+from hustings.engine.rng import SEED_NONCE_BYTES
 from hustings.engine.base import fill_event
 from hustings.v1 import game_pb2
 
@@ -59,9 +61,15 @@ def verify_log(
         return fail(f"unknown game kind {view.kind!r}")
     if view.status != game_pb2.GAME_STATUS_FINISHED or not view.seed:
         return fail("the game is not finished: its seed is still secret")
-    seed = bytes.fromhex(view.seed)
-    if seed_commitment(seed) != (commitment or view.seed_commitment):
-        return fail("the revealed seed does not match the commitment published at creation")
+    try:
+        seed, nonce = bytes.fromhex(view.seed), bytes.fromhex(view.seed_nonce)
+    except ValueError:
+        return fail("the revealed seed or nonce is not hex")
+    if nonce and len(nonce) != SEED_NONCE_BYTES:
+        return fail(f"the revealed nonce is not {SEED_NONCE_BYTES} bytes")
+    # A game stored before nonces were drawn reveals none: its commitment is SHA-256(seed).
+    if seed_commitment(seed, nonce) != (commitment or view.seed_commitment):
+        return fail("the revealed nonce and seed do not match the commitment published at creation")
     rng = Rng(seed)
     try:
         state = game.setup(game.options_from_proto(view.options), rng)

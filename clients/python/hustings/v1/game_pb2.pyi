@@ -200,7 +200,7 @@ class Outcome(_message.Message):
     def __init__(self, placings: _Optional[_Iterable[_Union[Placing, _Mapping]]] = ...) -> None: ...
 
 class GameView(_message.Message):
-    __slots__ = ("game_id", "kind", "version", "status", "seat", "to_act", "legal_moves", "seats", "seed_commitment", "seed", "outcome", "options", "table", "seed_chosen_by_creator", "stimmvieh", "wahlspiel", "spin_doctors")
+    __slots__ = ("game_id", "kind", "version", "status", "seat", "to_act", "legal_moves", "seats", "seed_commitment", "seed", "outcome", "options", "table", "seed_chosen_by_creator", "seed_nonce", "stimmvieh", "wahlspiel", "spin_doctors")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -215,6 +215,7 @@ class GameView(_message.Message):
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     TABLE_FIELD_NUMBER: _ClassVar[int]
     SEED_CHOSEN_BY_CREATOR_FIELD_NUMBER: _ClassVar[int]
+    SEED_NONCE_FIELD_NUMBER: _ClassVar[int]
     STIMMVIEH_FIELD_NUMBER: _ClassVar[int]
     WAHLSPIEL_FIELD_NUMBER: _ClassVar[int]
     SPIN_DOCTORS_FIELD_NUMBER: _ClassVar[int]
@@ -232,10 +233,11 @@ class GameView(_message.Message):
     options: GameOptions
     table: TableSettings
     seed_chosen_by_creator: bool
+    seed_nonce: str
     stimmvieh: _stimmvieh_pb2.StimmviehView
     wahlspiel: _wahlspiel_pb2.WahlspielView
     spin_doctors: _spin_doctors_pb2.SpinDoctorsView
-    def __init__(self, game_id: _Optional[str] = ..., kind: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., seat: _Optional[int] = ..., to_act: _Optional[_Iterable[int]] = ..., legal_moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ..., outcome: _Optional[_Union[Outcome, _Mapping]] = ..., options: _Optional[_Union[GameOptions, _Mapping]] = ..., table: _Optional[_Union[TableSettings, _Mapping]] = ..., seed_chosen_by_creator: _Optional[bool] = ..., stimmvieh: _Optional[_Union[_stimmvieh_pb2.StimmviehView, _Mapping]] = ..., wahlspiel: _Optional[_Union[_wahlspiel_pb2.WahlspielView, _Mapping]] = ..., spin_doctors: _Optional[_Union[_spin_doctors_pb2.SpinDoctorsView, _Mapping]] = ...) -> None: ...
+    def __init__(self, game_id: _Optional[str] = ..., kind: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., seat: _Optional[int] = ..., to_act: _Optional[_Iterable[int]] = ..., legal_moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ..., outcome: _Optional[_Union[Outcome, _Mapping]] = ..., options: _Optional[_Union[GameOptions, _Mapping]] = ..., table: _Optional[_Union[TableSettings, _Mapping]] = ..., seed_chosen_by_creator: _Optional[bool] = ..., seed_nonce: _Optional[str] = ..., stimmvieh: _Optional[_Union[_stimmvieh_pb2.StimmviehView, _Mapping]] = ..., wahlspiel: _Optional[_Union[_wahlspiel_pb2.WahlspielView, _Mapping]] = ..., spin_doctors: _Optional[_Union[_spin_doctors_pb2.SpinDoctorsView, _Mapping]] = ...) -> None: ...
 
 class GameSummary(_message.Message):
     __slots__ = ("game_id", "kind", "status", "version", "seats", "created_at", "seed_chosen_by_creator")
