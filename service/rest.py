@@ -46,6 +46,7 @@ from hustings.service.rest_connections import (
 )
 from hustings.service.watch import from_version_ahead
 from hustings.service.rest_routes import HttpRule, build_request, http_rules, to_json
+from hustings.service.sse_events import RenderedEvents
 from hustings.v1 import game_service_pb2
 
 log = structlog.get_logger("hustings.rest")
@@ -200,6 +201,7 @@ class RestServer:
     runner: web.AppRunner | None = None
     port: int = 0
     _streams: set[asyncio.Task[Any]] = field(default_factory=set)
+    events: RenderedEvents = field(default_factory=RenderedEvents)  # shared by the event streams in step
 
     async def stop(self) -> None:
         """End the event streams, then stop listening."""
@@ -360,8 +362,7 @@ class RestServer:
                     await send(b": keepalive\n\n")
                     continue
                 if kind == "update":
-                    data = json.dumps(to_json(item), separators=(",", ":"))
-                    event = f"id: {item.version}\ndata: {data}\n\n".encode()
+                    event = self.events.event(item)
                     try:
                         with self.limits.unread.writing(address, len(event)):  # a large one, until it is taken
                             await send(event)

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import pathlib
 import random
-from typing import AsyncIterator, Iterator
+from typing import Any, AsyncIterator, Callable, Iterator
 
 import aiohttp
 import grpc
@@ -351,5 +351,65 @@ def test_tables_of_strong_bots_count_as_many_games_in_their_clients_allowance(ow
             assert refused_bot.value.reason == "TOO_MANY_GAMES_CREATED"
             view = await client.view(game_id)
             assert [s.bot for s in view.seats] == [True, True, True, False] and view.status == game_pb2.GAME_STATUS_OPEN
+
+    run(scenario(), timeout_s=60)
+
+
+SPECTATORS = 20
+
+
+async def _next_event_id(stream: aiohttp.ClientResponse) -> int:
+    """The id of the next update event of an event stream."""
+    event_id = None
+    for _ in range(1000):
+        line = (await stream.content.readline()).decode().strip()
+        if line.startswith("id: "):
+            event_id = int(line[4:])
+        elif line.startswith("data: ") and event_id is not None:
+            return event_id
+    raise AssertionError("no update event")
+
+
+def test_event_streams_in_step_share_one_rendering_of_each_update(
+    redis_server: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """gRPC streams in step write one serialisation of each update; event streams rendered it as
+    JSON each (0.4 ms a step for Stimmvieh and The Spin Doctors, 1.2 ms for Wahlspiel, with the
+    view): 1,000 spectators of a table over REST cost a replica more than a second per step. Now
+    the 20 event streams of one game's spectators render the step they all get once."""
+    renders: list[int] = []
+
+    def counting(render: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        def to_json(message: Any) -> Any:
+            if isinstance(message, game_service_pb2.WatchGameResponse):
+                renders.append(message.version)
+            return render(message)
+
+        return to_json
+
+    from hustings.service import rest, rest_routes
+
+    # Every rendering of an update, wherever the event streams take to_json from.
+    monkeypatch.setattr(rest, "to_json", counting(rest_routes.to_json))
+    monkeypatch.setattr(rest_routes, "to_json", counting(rest_routes.to_json))
+
+    async def scenario() -> None:
+        async with replica(redis_server.url, **SOLE_CLIENT) as replica_, Client(f"127.0.0.1:{replica_.port}") as client:
+            game_id = (await client.create_game("stimmvieh", 3)).game_id
+            players = [await client.join(game_id, f"Player {n}") for n in range(3)]
+            view = await client.view(game_id)
+            url = f"http://127.0.0.1:{replica_.http_port}/v1/games/{game_id}:watch?fromVersion={view.version - 1}"
+            async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=20)) as http:
+                streams = [await http.get(url, headers={"Accept": "text/event-stream"}) for _ in range(SPECTATORS)]
+                try:
+                    assert {await _next_event_id(s) for s in streams} == {view.version}
+                    renders.clear()
+                    mine = await client.view(game_id, players[0].token)
+                    moved = await client.move(game_id, players[0].token, mine.legal_moves[0], expected_version=mine.version)
+                    assert {await _next_event_id(s) for s in streams} == {moved.version}
+                finally:
+                    for stream in streams:
+                        stream.close()
+            assert renders.count(moved.version) == 1, f"{renders.count(moved.version)} renderings for {SPECTATORS} streams"
 
     run(scenario(), timeout_s=60)
