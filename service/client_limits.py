@@ -60,12 +60,21 @@ DEFAULT_CREATE_BURST = 120
 STRONG_BOT_GAMES = 10
 
 
+# How long a game counted as one may wait for its players (the default wait). The allowance bounds
+# what one address keeps in the store (an open game nobody joins is 7-9.5 kB of Redis): at 60 a
+# minute for a day, 0.8 GB; a table may wait up to 30 days, which let one address keep 2.6 million
+# games (25 GB) instead. A game that waits longer counts as one game per day it may wait.
+OPEN_SECONDS_PER_GAME = 24 * 3600
+
+
 def games_counted(request: Any) -> int:
-    """What a CreateGame counts as in its client's allowance: one game, and a table whose bots
-    (its bot seats and its absent players) are strong ``STRONG_BOT_GAMES`` more per seat."""
+    """What a CreateGame counts as in its client's allowance: one game per day it may wait for
+    players (one for the default day or less), and for a table whose bots (its bot seats and its
+    absent players) are strong ``STRONG_BOT_GAMES`` more per seat."""
+    games = max(1, -(-request.table.open_seconds // OPEN_SECONDS_PER_GAME))
     if request.table.bot_level == "strong":
-        return 1 + STRONG_BOT_GAMES * max(1, request.options.players)
-    return 1
+        games += STRONG_BOT_GAMES * max(1, request.options.players)
+    return games
 # Buckets of this many addresses at most (about 250 bytes each): past it the least recently seen
 # address is forgotten and starts again with a full bucket, no more than a fresh address gets.
 DEFAULT_MAX_BUCKETS = 65_536

@@ -413,3 +413,25 @@ def test_event_streams_in_step_share_one_rendering_of_each_update(
             assert renders.count(moved.version) == 1, f"{renders.count(moved.version)} renderings for {SPECTATORS} streams"
 
     run(scenario(), timeout_s=60)
+
+
+def test_a_game_that_waits_long_for_players_counts_as_a_game_per_day(redis_server: EmbeddedRedis) -> None:
+    """An open game nobody joins holds 7-9.5 kB of Redis for as long as it waits, and a table may
+    wait up to 30 days: at the allowance's 60 games a minute one address kept 2.6 million of them
+    (about 25 GB) instead of a day's 86,400. A game that may wait 30 days now counts as 30: with
+    the burst of 120, three and a game with the default wait pass, the fourth such game is
+    TOO_MANY_GAMES_CREATED, and a game with the default wait is still made."""
+
+    async def scenario() -> None:
+        month = game_pb2.TableSettings(open_seconds=30 * 24 * 3600)
+        async with replica(redis_server.url) as replica_, Client(f"127.0.0.1:{replica_.port}") as client:
+            once = client.with_retry(ONE_ATTEMPT)
+            for _ in range(3):
+                await once.create_game("stimmvieh", 3, table=month)
+            await once.create_game("stimmvieh", 3)  # 91 of 120
+            with pytest.raises(HustingsError) as refused:
+                await once.create_game("stimmvieh", 3, table=month)
+            assert refused.value.reason == "TOO_MANY_GAMES_CREATED"
+            await once.create_game("stimmvieh", 3)
+
+    run(scenario(), timeout_s=60)
