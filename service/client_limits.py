@@ -312,14 +312,16 @@ class ClientBuckets:
 
     def charge(self, client: str, tokens: int) -> None:
         """Spend ``tokens`` more of ``client``'s, never refusing: what a call that was let in
-        turned out to cost beyond its one (a long page). The bucket goes no further than
-        empty, so the client's next calls wait until it refills, for at most a whole refill."""
+        turned out to cost beyond its one (a long page). The bucket may go up to a whole burst
+        below empty, so that the cost is paid even from an empty bucket (else a client that
+        kept it empty would pay one token a call): the client's next calls wait until it is
+        paid, for at most two refills."""
         if tokens <= 0:
             return
         now = self._clock()
         buckets = self._buckets
         full_at = max(buckets.get(client, now), now) + tokens * self._interval
-        buckets[client] = min(full_at, now + self.refill_s)
+        buckets[client] = min(full_at, now + 2 * self.refill_s)
         buckets.move_to_end(client)
         if len(buckets) > self.max_buckets:
             buckets.popitem(last=False)

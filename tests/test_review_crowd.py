@@ -26,6 +26,7 @@ from grpc_status import rpc_status
 from conftest import run
 from hustings.client import ONE_ATTEMPT, Client, HustingsError, Joined
 from hustings.service import seats
+from hustings.service.client_limits import CallRate, RetryLater
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.limits import STEPS_PER_CALL
 from hustings.service.replica import SOLE_CLIENT, Replica
@@ -435,3 +436,22 @@ def test_a_game_that_waits_long_for_players_counts_as_a_game_per_day(redis_serve
             await once.create_game("stimmvieh", 3)
 
     run(scenario(), timeout_s=60)
+
+
+def test_a_long_answers_cost_is_paid_even_from_an_empty_allowance() -> None:
+    """The calls a long answer counts as beyond its own are spent after it (the page is read by
+    then). Were the bucket kept from going below empty, a client that kept it empty would pay
+    one call a page, whatever the page: at one call a second and pages of five, about 30 pages
+    in 30 s instead of the 8 its 42 calls pay for. (A bucket on a clock of the test's own.)"""
+    now = [0.0]
+    rate = CallRate(per_second=1.0, burst=12, clock=lambda: now[0])
+    answered = 0
+    for tick in range(30 * 4):  # four tries a second for 30 s
+        now[0] = tick / 4
+        try:
+            rate.take("203.0.113.9")
+        except RetryLater:
+            continue
+        rate.charge("203.0.113.9", 4)
+        answered += 1
+    assert answered <= (12 + 30) // 5 + 1, f"{answered} pages of 5 calls for 42 calls"
