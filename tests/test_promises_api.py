@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import pathlib
+import random
 from typing import Awaitable
 
 import grpc
@@ -17,9 +18,8 @@ from conftest import run, running_replica
 from hustings.client import Client, HustingsError
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.store import game_key
-from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
-from service_helpers import new_game, play_politician, stimmvieh_options
+from service_helpers import new_game, play_politician, play_to_end, stimmvieh_options
 
 LOBBY_GAMES = 51
 SEED_HEX = "5eed" * 16  # 32 bytes
@@ -29,14 +29,6 @@ async def _refused(call: Awaitable[object]) -> HustingsError:
     with pytest.raises(HustingsError) as caught:
         await call
     return caught.value
-
-
-def _stored(url: str, game_id: str) -> storage_pb2.StoredGame:
-    raw = sync_redis.Redis.from_url(url)
-    try:
-        return storage_pb2.StoredGame.FromString(raw.hget(game_key(game_id), "snapshot"))  # type: ignore[arg-type]
-    finally:
-        raw.close()
 
 
 def _version(url: str, game_id: str) -> int:
@@ -78,7 +70,8 @@ def test_the_lobby_is_newest_first_fifty_by_default_and_at_most_200(tmp_path: pa
 def test_a_client_seed_must_be_32_bytes_of_hex(redis_server: EmbeddedRedis) -> None:
     """proto CreateGameRequest.seed: "A seed (hex, 32 bytes) chosen by the client"; anything
     else is INVALID_ARGUMENT BAD_SEED and creates nothing. The seed is then the game's: its
-    commitment is the SHA-256 of the game's nonce followed by those bytes."""
+    commitment is the SHA-256 of the game's nonce (revealed with the seed at the end) followed
+    by those bytes."""
     import hashlib
 
     async def scenario() -> None:
@@ -92,10 +85,10 @@ def test_a_client_seed_must_be_32_bytes_of_hex(redis_server: EmbeddedRedis) -> N
                     # Nothing was created under that request id: another request may use it.
                     other = await client.create_game("stimmvieh", 4, request_id=rid)
                     assert len(other.view.seats) == 4
-                created = await client.create_game("stimmvieh", 3, seed=SEED_HEX)
-                nonce = _stored(redis_server.url, created.game_id).seed_nonce
-                assert len(nonce) == 32
-                assert created.view.seed_commitment == hashlib.sha256(nonce + bytes.fromhex(SEED_HEX)).hexdigest()
+                seats = await new_game(client, 3, seed=SEED_HEX)
+                final = await play_to_end([client], seats, random.Random(3))
+                assert final.seed == SEED_HEX and len(bytes.fromhex(final.seed_nonce)) == 32
+                assert seats[0].view.seed_commitment == hashlib.sha256(bytes.fromhex(final.seed_nonce + SEED_HEX)).hexdigest()
 
     run(scenario())
 

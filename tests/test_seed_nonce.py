@@ -28,11 +28,8 @@ CHOSEN_SEED = "11" * 32  # one repeated byte: one of the 256 seeds a guesser tri
 
 def _stored(url: str, game_id: str) -> storage_pb2.StoredGame:
     """The game's snapshot as Redis holds it."""
-    raw = redis.Redis.from_url(url)
-    try:
+    with redis.Redis.from_url(url) as raw:
         return storage_pb2.StoredGame.FromString(raw.hget(game_key(game_id), "snapshot"))  # type: ignore[arg-type]
-    finally:
-        raw.close()
 
 
 def _forget_nonce(url: str, game_id: str) -> None:
@@ -40,11 +37,8 @@ def _forget_nonce(url: str, game_id: str) -> None:
     stored = _stored(url, game_id)
     assert len(stored.seed_nonce) == 32
     stored.ClearField("seed_nonce")
-    raw = redis.Redis.from_url(url)
-    try:
+    with redis.Redis.from_url(url) as raw:
         raw.hset(game_key(game_id), "snapshot", stored.SerializeToString())
-    finally:
-        raw.close()
 
 
 async def _views_while_running(client: Client, seats: list[Joined]) -> list[game_pb2.GameView]:
