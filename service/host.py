@@ -726,19 +726,25 @@ class GameHost:
                 if due:  # most moves set no deadline: no coroutine to make and await
                     await self._schedule(new.stored, due)
                 seen_at = self._now_ms()
-                result = await self.store.commit(
-                    new.stored,
-                    loaded.version,
-                    entry,
-                    key,
-                    request_fingerprint,
-                    expire_s=self._expiry(new.stored, loaded.stored),
-                    present=(seat, seen_at),
-                )
+                feed = self.watchers.committing(game_id)  # its announcement may come before its reply
+                try:
+                    result = await self.store.commit(
+                        new.stored,
+                        loaded.version,
+                        entry,
+                        key,
+                        request_fingerprint,
+                        expire_s=self._expiry(new.stored, loaded.stored),
+                        present=(seat, seen_at),
+                    )
+                    if result.status == "OK":
+                        self.presence.noted(game_id, seat, seen_at)
+                        self._remember(new)
+                        self.watchers.committed(new, [entry])  # this replica's streams get it without a read
+                finally:
+                    if feed is not None:
+                        self.watchers.settled(feed)
                 if result.status == "OK":
-                    self.presence.noted(game_id, seat, seen_at)
-                    self._remember(new)
-                    self.watchers.committed(new, [entry])  # this replica's streams get it without a read
                     self._kick_if_due(new.stored, due)
                     metrics.move_applied(new.stored.kind)
                     if new.stored.status == game_pb2.GAME_STATUS_FINISHED:

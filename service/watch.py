@@ -11,8 +11,9 @@ that gets it writes the same bytes (``Watchers.watch_encoded``): per stream and 
 then one wake-up and one write.
 
 A step committed on this replica is handed to the game's feed at once (``Watchers.committed``),
-with no read; the announcement of that step that follows over pub/sub is then recognised by its
-version and costs nothing. Pub/sub is at-most-once, so the replica also sweeps every watched
+with no read; the announcement of that step over pub/sub is then recognised by its version and
+costs nothing, and one that comes before the commit's own reply (they travel on two connections)
+waits for the hand-over while the commit is in flight here. Pub/sub is at-most-once, so the replica also sweeps every watched
 game's version in one pipelined read every POLL_S (not one timer and one read per game), and
 wakes the feeds that are behind.
 
@@ -128,6 +129,12 @@ class GameFeed:
         self.failure: ServiceError | None = None  # what ends every stream of the feed
         self.task: asyncio.Task[None] | None = None
         self.announced: Announcement | None = None  # the reader's wake-up, once it runs
+        # Commits of this game in flight on this replica, and an event set when none is: their
+        # announcements may come before their replies, and the reader then waits for the
+        # hand-over rather than reading the step.
+        self.committing = 0
+        self.settled = asyncio.Event()
+        self.settled.set()
 
     def publish(self, loaded: "Loaded", entries: list[storage_pb2.LogEntry]) -> None:
         """Make ``loaded`` the latest step and wake every watcher (a step no newer than the
@@ -191,6 +198,23 @@ class Watchers:
     def feeds(self) -> int:
         """How many games have a feed (a shared reader) on this replica."""
         return len(self._feeds)
+
+    def committing(self, game_id: str) -> GameFeed | None:
+        """A commit of ``game_id`` is about to start here: the game's feed, if it has one, to
+        give to ``settled`` once the commit has ended and, if it succeeded, been handed over
+        (``committed``). Until then an announcement of a newer version waits for it."""
+        feed = self._feeds.get(game_id)
+        if feed is not None:
+            feed.committing += 1
+            feed.settled.clear()
+        return feed
+
+    @staticmethod
+    def settled(feed: GameFeed) -> None:
+        """A commit announced by ``committing`` has ended."""
+        feed.committing -= 1
+        if not feed.committing:
+            feed.settled.set()
 
     def committed(self, loaded: "Loaded", entries: list[storage_pb2.LogEntry]) -> None:
         """A step this replica has just committed (``entries`` are its new log entries): the
@@ -411,6 +435,11 @@ class Watchers:
                     # A step already handed over locally is announced too: no read for it. (A
                     # game gone, expired, is poked by the sweep: the load then says NOT_FOUND.)
                     heard = announced.take()
+                    if not fresh and heard > feed.step.version and feed.committing:
+                        # Likely the announcement of a commit of this replica whose reply has not
+                        # come yet: its hand-over saves the read. (Bounded by the commit's own
+                        # bound; a step of another replica is read after it, as before.)
+                        await feed.settled.wait()
                     if fresh or heard > feed.step.version:
                         await self._advance(feed)
                     failures = 0

@@ -610,3 +610,110 @@ def test_an_update_is_serialised_once_for_the_streams_that_share_it(redis_server
                     assert len(written[version]) == len(viewers) and len(set(written[version])) == 3
 
     run(scenario())
+
+
+class SlowRepliesProxy:
+    """A loopback TCP proxy in front of Redis that hands Redis's replies to a connection
+    ``delay_s`` late, except on a connection that has subscribed (pub/sub): announcements then
+    come before the replies of the commits they announce, as they may on a busy network."""
+
+    def __init__(self, redis_port: int, delay_s: float) -> None:
+        self.redis_port = redis_port
+        self.delay_s = delay_s
+        self.port = 0
+        self._server: asyncio.AbstractServer | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def __aenter__(self) -> "SlowRepliesProxy":
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._server is not None
+        self._server.close()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def _serve(self, client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter) -> None:
+        redis_reader, redis_writer = await asyncio.open_connection("127.0.0.1", self.redis_port)
+        subscribed = asyncio.Event()
+        pending: asyncio.Queue[tuple[float, bytes]] = asyncio.Queue()
+        loop = asyncio.get_running_loop()
+
+        async def upstream() -> None:
+            while chunk := await client_reader.read(65536):
+                if b"SUBSCRIBE" in chunk.upper():
+                    subscribed.set()
+                redis_writer.write(chunk)
+                await redis_writer.drain()
+            redis_writer.close()
+
+        async def downstream() -> None:
+            while chunk := await redis_reader.read(65536):
+                delay = 0.0 if subscribed.is_set() else self.delay_s
+                await pending.put((loop.time() + delay, chunk))
+            await pending.put((loop.time(), b""))
+
+        async def deliver() -> None:
+            while True:
+                due, chunk = await pending.get()
+                await asyncio.sleep(max(0.0, due - loop.time()))
+                if not chunk:
+                    client_writer.close()
+                    return
+                client_writer.write(chunk)
+                await client_writer.drain()
+
+        tasks = [asyncio.ensure_future(part()) for part in (upstream, downstream, deliver)]
+        self._tasks.update(tasks)
+        try:
+            await asyncio.gather(*tasks)
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            for task in tasks:
+                task.cancel()
+                self._tasks.discard(task)
+            redis_writer.close()
+            client_writer.close()
+
+
+def test_a_step_committed_here_reaches_its_streams_without_a_read_when_its_announcement_comes_first(
+    redis_server: EmbeddedRedis,
+) -> None:
+    """Redis's replies reach the replica 50 ms late but its announcements at once, so every move's
+    announcement is heard before the reply of its commit: the feed waits for the commit in flight
+    on this replica, which hands the step over, instead of reading the log for it."""
+    raw = sync_redis.Redis.from_url(redis_server.url)
+
+    def log_reads() -> int:
+        return int(raw.info("commandstats").get("cmdstat_xrange", {}).get("calls", 0))
+
+    async def scenario() -> None:
+        async with SlowRepliesProxy(redis_server.port, delay_s=0.05) as proxy:
+            async with replica(f"redis://127.0.0.1:{proxy.port}") as one:
+                async with Client(f"127.0.0.1:{one.port}") as client:
+                    seats = await new_game(client, 4)
+                    game_id = seats[0].game_id
+                    start = (await client.view(game_id)).version
+                    channel = own_channel(f"127.0.0.1:{one.port}")
+                    stub = game_service_pb2_grpc.GameServiceStub(channel)
+                    followers = [Follower(stub, game_id, start - 1) for _ in range(3)]
+                    await wait_until(lambda: all(f.opened.is_set() for f in followers))
+                    await wait_until(lambda: one.host.watchers.feeds == 1)
+                    await asyncio.sleep(0.2)  # any read the feed's start made has had its reply
+                    before = log_reads()
+                    versions = [await next_move(client, seats) for _ in range(3)]
+                    await wait_until(lambda: all(f.versions[-1:] == versions[-1:] for f in followers))
+                    assert all(f.versions == [start, *versions] for f in followers)
+                    assert log_reads() == before
+                    for f in followers:
+                        await f.close()
+                    await channel.close()
+
+    try:
+        run(scenario())
+    finally:
+        raw.close()
