@@ -173,33 +173,40 @@ def test_watchers_of_one_game_share_one_read_per_version(redis_server: EmbeddedR
 def test_a_step_committed_here_reaches_its_streams_without_a_read(redis_server: EmbeddedRedis) -> None:
     """Moves made through the replica that holds the streams are handed to the game's feed: no
     log read (XRANGE) for them, although every stream gets every step."""
+    run(moves_reach_followers_without_a_log_read(redis_server, redis_server.url, followers=20))
+
+
+async def moves_reach_followers_without_a_log_read(
+    redis_server: EmbeddedRedis, replica_redis_url: str, followers: int, settle_s: float = 0.0
+) -> None:
+    """Three moves made through a replica (reaching Redis at ``replica_redis_url``) that holds
+    ``followers`` streams of the game: every stream gets every step, and the Redis server makes
+    no log read (XRANGE) for them after ``settle_s`` for the feed's own start."""
     raw = sync_redis.Redis.from_url(redis_server.url)
 
     def log_reads() -> int:
         return int(raw.info("commandstats").get("cmdstat_xrange", {}).get("calls", 0))
 
-    async def scenario() -> None:
-        async with replica(redis_server.url) as one:
+    try:
+        async with replica(replica_redis_url) as one:
             async with Client(f"127.0.0.1:{one.port}") as client:
                 seats = await new_game(client, 4)
                 game_id = seats[0].game_id
                 start = (await client.view(game_id)).version
                 channel = own_channel(f"127.0.0.1:{one.port}")
                 stub = game_service_pb2_grpc.GameServiceStub(channel)
-                followers = [Follower(stub, game_id, start - 1) for _ in range(20)]
-                await wait_until(lambda: all(f.opened.is_set() for f in followers))
+                watching = [Follower(stub, game_id, start - 1) for _ in range(followers)]
+                await wait_until(lambda: all(f.opened.is_set() for f in watching))
                 await wait_until(lambda: one.host.watchers.feeds == 1)
+                await asyncio.sleep(settle_s)
                 before = log_reads()
                 versions = [await next_move(client, seats) for _ in range(3)]
-                await wait_until(lambda: all(f.versions[-1:] == versions[-1:] for f in followers))
-                assert all(f.versions == [start, *versions] for f in followers)
+                await wait_until(lambda: all(f.versions[-1:] == versions[-1:] for f in watching))
+                assert all(f.versions == [start, *versions] for f in watching)
                 assert log_reads() == before
-                for f in followers:
+                for f in watching:
                     await f.close()
                 await channel.close()
-
-    try:
-        run(scenario())
     finally:
         raw.close()
 
@@ -686,34 +693,12 @@ def test_a_step_committed_here_reaches_its_streams_without_a_read_when_its_annou
     """Redis's replies reach the replica 50 ms late but its announcements at once, so every move's
     announcement is heard before the reply of its commit: the feed waits for the commit in flight
     on this replica, which hands the step over, instead of reading the log for it."""
-    raw = sync_redis.Redis.from_url(redis_server.url)
-
-    def log_reads() -> int:
-        return int(raw.info("commandstats").get("cmdstat_xrange", {}).get("calls", 0))
 
     async def scenario() -> None:
         async with SlowRepliesProxy(redis_server.port, delay_s=0.05) as proxy:
-            async with replica(f"redis://127.0.0.1:{proxy.port}") as one:
-                async with Client(f"127.0.0.1:{one.port}") as client:
-                    seats = await new_game(client, 4)
-                    game_id = seats[0].game_id
-                    start = (await client.view(game_id)).version
-                    channel = own_channel(f"127.0.0.1:{one.port}")
-                    stub = game_service_pb2_grpc.GameServiceStub(channel)
-                    followers = [Follower(stub, game_id, start - 1) for _ in range(3)]
-                    await wait_until(lambda: all(f.opened.is_set() for f in followers))
-                    await wait_until(lambda: one.host.watchers.feeds == 1)
-                    await asyncio.sleep(0.2)  # any read the feed's start made has had its reply
-                    before = log_reads()
-                    versions = [await next_move(client, seats) for _ in range(3)]
-                    await wait_until(lambda: all(f.versions[-1:] == versions[-1:] for f in followers))
-                    assert all(f.versions == [start, *versions] for f in followers)
-                    assert log_reads() == before
-                    for f in followers:
-                        await f.close()
-                    await channel.close()
+            # A quarter of a second for any read of the feed's start to have had its reply.
+            await moves_reach_followers_without_a_log_read(
+                redis_server, f"redis://127.0.0.1:{proxy.port}", followers=3, settle_s=0.25
+            )
 
-    try:
-        run(scenario())
-    finally:
-        raw.close()
+    run(scenario())
