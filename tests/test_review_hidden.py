@@ -97,6 +97,7 @@ async def _received(
         assert update is not None and update.version == view.version
         for message in (view, update.view):
             message.ClearField("game_id")
+            message.ClearField("seed_commitment")  # each branch commits with a nonce of its own
         received[viewer] = [
             view.SerializeToString(deterministic=True),
             page.SerializeToString(deterministic=True),
