@@ -373,6 +373,7 @@ def test_ci_runs_the_readme_second_command() -> None:
     assert "tests/install-system-deps.sh" in second  # the suite's Debian packages, stated
 
 
+@pytest.mark.slow  # installs and builds the TypeScript example: 15 s, 40 s on a busy machine
 def test_the_node_example_reaches_a_move(served: str, tmp_path: pathlib.Path) -> None:
     section = _section("For Node.js and browser developers")
     (install,) = _commands(_blocks(section, "sh")[0])

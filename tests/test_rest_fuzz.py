@@ -94,6 +94,7 @@ def api_schema(table: Table) -> Any:
 schema = schemathesis.pytest.from_fixture("api_schema")
 
 
+@pytest.mark.slow  # a fuzzing run over every REST route: about 35 s
 @schema.parametrize()
 @settings(
     max_examples=MAX_EXAMPLES,
