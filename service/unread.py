@@ -17,7 +17,7 @@ counted: a stream holds at most one update at a time, so the cap on streams boun
 from __future__ import annotations
 
 import contextlib
-from typing import Iterator
+from typing import ContextManager, Iterator
 
 from hustings.service.errors import exhausted
 
@@ -30,6 +30,7 @@ COUNTED_BYTES = 64 << 10
 DEFAULT_MAX_UNREAD_BYTES_PER_ADDRESS = 16 << 20
 # What all the streams of a replica may hold unread.
 DEFAULT_MAX_UNREAD_BYTES = 256 << 20
+_NOT_COUNTED = contextlib.nullcontext()  # the block for an update too small to count: holds nothing
 
 
 class UnreadBytes:
@@ -49,14 +50,15 @@ class UnreadBytes:
         """The counted bytes that ``address``'s streams hold unread now."""
         return self._by_address.get(address, 0)
 
-    @contextlib.contextmanager
-    def writing(self, address: str, size: int) -> Iterator[None]:
+    def writing(self, address: str, size: int) -> ContextManager[None]:
         """Count an update of ``size`` bytes to a stream of ``address`` while the block writes
         it; RESOURCE_EXHAUSTED when it would take the replica or the address past its cap (then
-        nothing is counted and it is not to be written)."""
-        if size < COUNTED_BYTES:
-            yield
-            return
+        nothing is counted and it is not to be written). Every write of every stream comes
+        here: an update too small to count costs a shared empty block, not a generator."""
+        return _NOT_COUNTED if size < COUNTED_BYTES else self._counted(address, size)
+
+    @contextlib.contextmanager
+    def _counted(self, address: str, size: int) -> Iterator[None]:
         if self.held + size > self.max_bytes:
             raise exhausted(
                 "TOO_MANY_UNREAD_BYTES",

@@ -13,9 +13,9 @@ then one wake-up and one write.
 A step committed on this replica is handed to the game's feed at once (``Watchers.committed``),
 with no read; the announcement of that step over pub/sub is then recognised by its version and
 costs nothing, and one that comes before the commit's own reply (they travel on two connections)
-waits for the hand-over while the commit is in flight here. Pub/sub is at-most-once, so the replica also sweeps every watched
-game's version in one pipelined read every POLL_S (not one timer and one read per game), and
-wakes the feeds that are behind.
+waits for the hand-over while the commit is in flight here. Pub/sub is at-most-once, so the
+replica also sweeps every watched game's version in one pipelined read every POLL_S (not one
+timer and one read per game), and wakes the feeds that are behind.
 
 A watcher holds no queue: it waits on one event and, when woken, takes whatever is latest. A
 slow consumer therefore coalesces the steps it missed into its next update (every entry is
