@@ -64,15 +64,17 @@ _STATUS_SCHEMAS: dict[str, Any] = {
             "UNAUTHENTICATED 401, PERMISSION_DENIED 403, NOT_FOUND 404, ABORTED 409, "
             "RESOURCE_EXHAUSTED 429, INTERNAL 500, UNAVAILABLE 503). `details` holds one "
             "google.rpc.ErrorInfo whose `reason` is machine-readable (e.g. NOT_YOUR_TURN, "
-            "STALE_VERSION, GAME_NOT_FOUND, MALFORMED_JSON) and whose `domain` is \"hustings\"."
+            "STALE_VERSION, GAME_NOT_FOUND, MALFORMED_JSON) and whose `domain` is \"hustings\"; "
+            "a refusal that hints when to come back (TOO_MANY_GAMES_CREATED, CALL_RATE_EXCEEDED) "
+            "also holds a google.rpc.RetryInfo."
         ),
         "properties": {
             "code": {**_INT32, "description": "The gRPC status code (google.rpc.Code)."},
             "message": {"type": "string", "description": "What went wrong, for people."},
             "details": {
                 "type": "array",
-                "description": "One google.rpc.ErrorInfo.",
-                "items": {"$ref": REF + "google.rpc.ErrorInfo"},
+                "description": "One google.rpc.ErrorInfo, and a google.rpc.RetryInfo with a retry hint.",
+                "items": {"oneOf": [{"$ref": REF + "google.rpc.ErrorInfo"}, {"$ref": REF + "google.rpc.RetryInfo"}]},
             },
         },
         "required": ["code", "message"],
@@ -88,6 +90,16 @@ _STATUS_SCHEMAS: dict[str, Any] = {
             "metadata": {"type": "object", "additionalProperties": {"type": "string"}},
         },
         "required": ["@type", "reason", "domain"],
+        "additionalProperties": False,
+    },
+    "google.rpc.RetryInfo": {
+        "type": "object",
+        "description": "When to send the refused call again (packed in google.protobuf.Any).",
+        "properties": {
+            "@type": {"type": "string", "const": "type.googleapis.com/google.rpc.RetryInfo"},
+            "retryDelay": {"type": "string", "description": "The wait, as a google.protobuf.Duration (e.g. \"2.5s\")."},
+        },
+        "required": ["@type", "retryDelay"],
         "additionalProperties": False,
     },
 }
