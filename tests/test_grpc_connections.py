@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import struct
 import time
-from typing import AsyncIterator
+from typing import AsyncIterator, Iterator
 
 import grpc
 import pytest
@@ -90,6 +90,7 @@ class RawHttp2:
         self.answer_pings = True
         self.pings = 0
         self.data_frames = 0
+        self._corked: list[bytes] | None = None  # frames held back by ``corked``
 
     @classmethod
     async def open(cls, port: int) -> "RawHttp2":
@@ -101,8 +102,23 @@ class RawHttp2:
         return connection
 
     def send(self, kind: int, flags: int, stream: int, payload: bytes = b"") -> None:
-        """Queue one frame for sending."""
-        self.writer.write(struct.pack(">I", len(payload))[1:] + bytes([kind, flags]) + struct.pack(">I", stream) + payload)
+        """Queue one frame for sending (held back while ``corked``)."""
+        frame = struct.pack(">I", len(payload))[1:] + bytes([kind, flags]) + struct.pack(">I", stream) + payload
+        if self._corked is not None:
+            self._corked.append(frame)
+        else:
+            self.writer.write(frame)
+
+    @contextlib.contextmanager
+    def corked(self) -> Iterator[None]:
+        """The frames sent in the block go out in one write: the server reads them together,
+        before it can end any of the calls they start."""
+        self._corked = []
+        try:
+            yield
+        finally:
+            frames, self._corked = self._corked, None
+            self.writer.write(b"".join(frames))
 
     def start_call(self, port: int, stream: int, method: str, announced: int, body: bytes = b"") -> None:
         """Open a call on ``stream`` whose message announces ``announced`` bytes and sends ``body``."""
@@ -316,8 +332,9 @@ def test_streams_past_the_connections_cap_are_refused(redis_server: EmbeddedRedi
             extra = 4
             # Calls that announce a message and never send it: each holds its stream open.
             streams = [1 + 2 * i for i in range(cap + extra)]
-            for stream in streams:
-                h2.start_call(replica.port, stream, "ListGameKinds", 10)
+            with h2.corked():  # in one read: no call ends (freeing its place) before the last comes
+                for stream in streams:
+                    h2.start_call(replica.port, stream, "ListGameKinds", 10)
             refused: set[int] = set()
             with contextlib.suppress(TimeoutError):
                 async for frame in h2.frames(WAIT_S):
