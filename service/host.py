@@ -736,6 +736,9 @@ class GameHost:
                         request_fingerprint,
                         expire_s=self._expiry(new.stored, loaded.stored),
                         present=(seat, seen_at),
+                        # A player's move takes, frees or hands no seat to a bot (table steps
+                        # do): of what the lobby lists, only the status can change, at the end.
+                        listed=new.stored.status != loaded.stored.status,
                     )
                     if result.status == "OK":
                         self.presence.noted(game_id, seat, seen_at)

@@ -23,6 +23,7 @@ from hustings.engine import EngineError, Seat
 from hustings.engine.base import is_side_move
 from hustings.service import deadlines, metrics, table
 from hustings.service.errors import ServiceError, aborted, exhausted, invalid, precondition, unauthenticated
+from hustings.service.lobby import listing_changed
 from hustings.service.server_secret import fingerprint
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2, game_service_pb2
@@ -92,9 +93,7 @@ class SeatLifecycle:
                 committed = await self._decide_for(loaded, due[0], now)
             if committed is not None:
                 # The lobby shows seats and status: a plain bot decision changes neither.
-                changed = committed.stored.status != game_pb2.GAME_STATUS_ACTIVE or any(
-                    a.absent != b.absent for a, b in zip(committed.stored.seats, stored.seats)
-                )
+                changed = listing_changed(stored, committed.stored)
                 await host._after_commit(committed, kick=False, index=changed)
         return host._now_ms(), 0
 
@@ -126,7 +125,7 @@ class SeatLifecycle:
                 changed.absent = True
                 table.changed_event(entry, seat, Change.CHANGE_ABSENT, changed.display_name)
             table.settle(new.stored, game.to_act(new.state), None, now)
-        result = await self._commit(new, loaded.version, entry)
+        result = await self._commit(new, loaded.version, entry, listed=listing_changed(loaded.stored, new.stored))
         if result:
             metrics.MOVES.labels(new.stored.kind).inc()
             log.info("due_decision_made", game_id=new.stored.game_id, seat=seat, timed_out=timed_out, version=new.version)
@@ -292,14 +291,23 @@ class SeatLifecycle:
         return Loaded(new, loaded.game, state), entry
 
     async def _commit(
-        self, new: "Loaded", base_version: int, entry: storage_pb2.LogEntry, key: str = "", wanted: str = ""
+        self,
+        new: "Loaded",
+        base_version: int,
+        entry: storage_pb2.LogEntry,
+        key: str = "",
+        wanted: str = "",
+        listed: bool = True,
     ) -> bool:
+        """Commit a table step or a due decision; ``listed``: it changes the game's listing."""
         host = self.host
         if new.stored.status == game_pb2.GAME_STATUS_ACTIVE:
             table.settle(new.stored, new.game.to_act(new.state), None, host._now_ms())
         await host._schedule(new.stored)
         # Table steps may start a game (AddBot) or free its last seat: set the expiry every time.
-        result = await host.store.commit(new.stored, base_version, entry, key, wanted, expire_s=host._expiry(new.stored))
+        result = await host.store.commit(
+            new.stored, base_version, entry, key, wanted, expire_s=host._expiry(new.stored), listed=listed
+        )
         if result.status != "OK":
             metrics.CONFLICTS.inc()
             return False

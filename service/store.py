@@ -265,13 +265,16 @@ class Store:
         fingerprint: str = "",
         expire_s: int | None = None,
         present: tuple[int, int] | None = None,
+        listed: bool = True,
     ) -> CommitResult:
         """Write ``stored`` (at ``stored.version``) if the game is still at ``base_version`` and
         ``request_key`` (a keyed hash of a request id) has not been used in this game yet.
 
         ``expire_s``: the game's keys then expire after that many seconds; 0 keeps them for
         ever; None leaves their expiry as it is. ``present``: (seat, ms since the epoch) to note
-        in the game's presence hash with the step (``service/presence.py``)."""
+        in the game's presence hash with the step (``service/presence.py``). ``listed``: the step
+        changes what the lobby lists of the game (``lobby.listing_changed``); plain moves do not,
+        and the lobby repair then leaves the game's entry alone."""
         game, log, requests, presence, updates = self._commit_keys(stored.game_id)
         reply: list[Any] = await self._evalsha_commit(
             b"4",
@@ -290,6 +293,7 @@ class Store:
             b"" if expire_s is None else b"%d" % expire_s,
             b"" if present is None else b"%d" % present[0],
             b"" if present is None else b"%d" % present[1],
+            b"1" if listed else b"",
         )
         status = reply[0].decode()
         if status == "DUPLICATE":
@@ -377,6 +381,22 @@ class Store:
         for game_id, (version, status) in zip(game_ids, replies):
             if version is not None:
                 heads[game_id] = (int(version), int(status) if status is not None else 0)
+        return heads
+
+    async def listing_heads(self, game_ids: list[str]) -> dict[str, tuple[int, int, int | None]]:
+        """The (version, status, listed) of each existing game, in one pipelined round trip:
+        ``listed`` is the version of its last step that changed its lobby listing (None for a
+        game whose steps were all committed by an earlier release, which did not note it)."""
+        if not game_ids:
+            return {}
+        async with self.client.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.hmget(game_key(game_id), ["version", "status", "listed"])
+            replies = await pipe.execute()
+        heads = {}
+        for game_id, (version, status, listed) in zip(game_ids, replies):
+            if version is not None:
+                heads[game_id] = (int(version), int(status or 0), int(listed) if listed is not None else None)
         return heads
 
     async def log_entries(

@@ -258,10 +258,15 @@ def test_the_lobby_shows_each_games_current_version_and_drops_ghosts(tmp_path: p
                     ghost = game_pb2.GameSummary(game_id="gnevercommitted", kind="stimmvieh", version=1, created_at=1)
                     await store.index(ghost)
                     assert "gnevercommitted" not in {s.game_id for s in (await client.games()).games}
-                    # Two entries fixed: the ghost dropped, and the game's indexed version (from its
-                    # last join) brought up to its moves.
-                    assert await LobbyRepair(store).repair_once() == 2
-                    assert "gnevercommitted" not in {s.game_id for s in await store.lobby(0, 1000)}
+                    # One entry fixed: the ghost dropped. The game's entry was written at its last
+                    # join (version 5); its moves changed nothing the lobby lists, so the repair
+                    # leaves it, and ListGames still shows the game's current version.
+                    assert await LobbyRepair(store).repair_once() == 1
+                    indexed = {s.game_id: s for s in await store.lobby(0, 1000)}
+                    assert "gnevercommitted" not in indexed
+                    assert indexed[game_id].version == 5
+                    listed = {s.game_id: s for s in (await client.games()).games}[game_id]
+                    assert listed.version == 9 and listed.status == game_pb2.GAME_STATUS_ACTIVE
                 finally:
                     await store.close()
 
@@ -350,3 +355,41 @@ def test_a_short_join_request_id_is_refused(redis_server: EmbeddedRedis) -> None
                 assert _version(redis_server.url, created.game_id) == 1
 
     run(scenario())
+
+
+def test_a_repair_pass_reads_no_game_whose_moves_changed_no_listing(tmp_path: pathlib.Path) -> None:
+    """Games in play move between two repair passes; a pass reads their heads and rewrites none
+    of them (it read and rewrote every game that had moved: 0.35 ms of the replica per game and
+    pass), while a seat given up during a failed lobby write is still repaired."""
+    games = 12
+
+    async def scenario(url: str) -> None:
+        async with running_replica(url) as replica:
+            async with Client(f"127.0.0.1:{replica.port}") as client:
+                tables = [await new_game(client, players=4) for _ in range(games)]
+                for seats in tables:
+                    for seat in seats:
+                        await client.move(seat.game_id, seat.token, choose_top_candidates(1, 2, 3, 4))
+                store = Store.from_url(url)
+                raw = redis.Redis.from_url(url)
+                try:
+                    assert await LobbyRepair(store).repair_once() == 0
+                    indexed = {s.game_id: s for s in await store.lobby(0, 1000)}
+                    # Each entry as its last join wrote it: no summary was rewritten.
+                    assert [indexed[seats[0].game_id].version for seats in tables] == [5] * games
+                    # A listing step whose summary was never written is still found: a seat is
+                    # given up while every lobby write fails.
+                    raw.delete(LOBBY_VERSIONS_KEY)
+                    raw.set(LOBBY_VERSIONS_KEY, "broken")
+                    left = tables[0][1]
+                    await client.leave(left.game_id, left.token)
+                    raw.delete(LOBBY_VERSIONS_KEY)
+                    assert await LobbyRepair(store).repair_once() >= 1
+                    indexed = {s.game_id: s for s in await store.lobby(0, 1000)}[left.game_id]
+                    assert indexed.seats[left.seat].absent
+                finally:
+                    raw.close()
+                    await store.close()
+
+    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
+        run(scenario(server.url))

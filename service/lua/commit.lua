@@ -1,11 +1,14 @@
 -- Commit one step of a game atomically: request-id check, version check, snapshot, log, publish.
--- KEYS[1] game hash (fields: version, status, snapshot)   KEYS[2] log stream   KEYS[3] request-id hash
+-- KEYS[1] game hash (fields: version, status, snapshot, listed)   KEYS[2] log stream   KEYS[3] request-id hash
 -- KEYS[4] presence hash
 -- ARGV[1] version the step was computed on ("0" to create)   ARGV[2] new version
 -- ARGV[3] snapshot   ARGV[4] log entry   ARGV[5] request key (a keyed hash), or ""
 -- ARGV[6] update channel   ARGV[7] request fingerprint   ARGV[8] status after the step
 -- ARGV[9] expiry of the game's keys: seconds, "0" for none, "" to leave it as it is
 -- ARGV[10] the seat that made the step, to be noted present ("" for none)   ARGV[11] now (ms)
+-- ARGV[12] "1" when the step changes what the lobby lists of the game (a seat taken, left or
+-- absent, the status), else "": the game's 'listed' field then holds this version, so that the
+-- lobby repair rewrites only games whose listing is behind (plain moves change no listing).
 -- A request key already present answers DUPLICATE with what it recorded ("<version> <fingerprint>"),
 -- whatever the version: a retry is recognised before the version check.
 if ARGV[5] ~= '' then
@@ -20,7 +23,11 @@ if current ~= ARGV[1] then
 end
 -- The log entry first: if it could not be appended (out of memory), nothing else is written.
 redis.call('XADD', KEYS[2], ARGV[2] .. '-0', 'e', ARGV[4])
-redis.call('HSET', KEYS[1], 'version', ARGV[2], 'status', ARGV[8], 'snapshot', ARGV[3])
+if ARGV[12] ~= '' then
+  redis.call('HSET', KEYS[1], 'version', ARGV[2], 'status', ARGV[8], 'snapshot', ARGV[3], 'listed', ARGV[2])
+else
+  redis.call('HSET', KEYS[1], 'version', ARGV[2], 'status', ARGV[8], 'snapshot', ARGV[3])
+end
 if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[5], ARGV[2] .. ' ' .. ARGV[7])
 end
