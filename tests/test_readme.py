@@ -225,6 +225,51 @@ def test_bots_with_one_flag_play_a_game_from_a_fresh_folder(tmp_path: pathlib.Pa
     assert list(tmp_path.iterdir()) == []  # its Redis lived in a temporary folder of its own
 
 
+# ---------------------------------------------------------------- every command and flag it names
+
+# Options the README names that belong to the other tools of its sessions (buf curl, curl).
+OTHER_TOOLS_FLAGS = frozenset({"--protocol", "--http2-prior-knowledge", "--list-methods", "--max-time"})
+
+
+def _readme_commands() -> set[str]:
+    """The ``hustings COMMAND`` names the README uses."""
+    return set(re.findall(r"\bhustings ([a-z][a-z_]*)\b", README.read_text()))
+
+
+def _help_text(*command: str) -> str:
+    """What ``command --help`` prints; it must exit 0 (argparse formats every help line then)."""
+    done = subprocess.run([*command, "--help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, (command, done.stderr[-3000:])
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def helps() -> dict[str, str]:
+    """``hustings --help`` (under ""), ``hustings COMMAND --help`` for every command the README
+    uses, and the example bot's ``--help``."""
+    hustings = _console_script("hustings")
+    texts = {"": _help_text(hustings)}
+    for command in sorted(_readme_commands()):
+        texts[command] = _help_text(hustings, command)
+    texts["example_bot"] = _help_text(sys.executable, "-m", "hustings.ai.example_bot")
+    return texts
+
+
+def test_hustings_help_lists_every_command_the_readme_uses(helps: dict[str, str]) -> None:
+    """README: "`hustings --help` and `hustings COMMAND --help` list every option"."""
+    commands = _readme_commands()
+    assert {"serve", "bots", "play", "verify", "arena", "loadtest", "clockbench"} <= commands
+    for command in commands:
+        assert re.search(rf"^\s+{command}\s", helps[""], re.M), (command, helps[""])
+
+
+def test_every_flag_the_readme_names_is_an_option(helps: dict[str, str]) -> None:
+    named = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", README.read_text()))
+    options = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", " ".join(helps.values())))
+    assert named - OTHER_TOOLS_FLAGS, "the README names no option at all"
+    assert not named - options - OTHER_TOOLS_FLAGS, sorted(named - options - OTHER_TOOLS_FLAGS)
+
+
 # ---------------------------------------------------------------- the examples, verbatim
 
 

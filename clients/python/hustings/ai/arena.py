@@ -125,7 +125,8 @@ def run_arena(kind: str, players: int, levels: Sequence[str], games: int, seed: 
 
 def add_parser(sub: Any, kinds: Sequence[str]) -> None:
     """The ``arena`` subcommand of ``hustings``."""
-    arena = sub.add_parser("arena", help="bots of any level play each other in-process (no server): win shares with 95% intervals")
+    # "%%": argparse formats every help text with %, so a bare "95% i" broke `hustings --help`.
+    arena = sub.add_parser("arena", help="bots of any level play each other in-process (no server): win shares with 95%% intervals")
     arena.add_argument("--kind", choices=list(kinds), default=kinds[0], help="game kind: %(choices)s (default %(default)s)")
     arena.add_argument("--players", type=int, default=4, help="seats per game (default %(default)s)")
     arena.add_argument("--bots", default="strong,random,random,random", help=f"one level per seat, comma-separated, of {', '.join(LEVELS)} (default %(default)s)")
