@@ -409,6 +409,21 @@ def test_the_typescript_example_builds_from_a_fresh_copy_and_reaches_a_move(serv
     assert view["version"] == line["version"]
 
 
+def test_the_catalogue_s_etag_session_gets_a_304(served_http: str) -> None:
+    """README The catalogue: the ETag is the quoted content version, and a request naming it
+    gets 304 Not Modified; the commands as printed, against a real server."""
+    (block,) = _blocks(_subsection("The catalogue"), "sh")
+    done = subprocess.run(
+        ["sh", "-eu", "-c", _at(block, served_http, "localhost:8080")], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-2000:])
+    printed = done.stdout.splitlines()
+    _sample_outputs_hold(block, printed)
+    assert "HTTP/1.1 304 Not Modified" in printed, printed
+    kind = requests.get(f"http://{served_http}/v1/kinds/wahlspiel", timeout=10).json()
+    assert f'"{kind["contentVersion"]}"' in printed, printed  # the ETag it sent is the content version
+
+
 def test_ci_runs_the_readme_second_command() -> None:
     first, *_ = _blocks(_section("Two commands"), "sh")
     (second,) = [c for c in _commands(first) if c.endswith("python3 -m pytest")]
