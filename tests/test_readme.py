@@ -358,6 +358,22 @@ def test_the_buf_curl_session_reaches_a_move(served: str) -> None:
     assert "hustings.v1.GameService/SubmitMove" in out  # --list-methods
     assert '"topCandidatesChosen"' in out and '"version": "5"' in out  # the move was applied
     assert '"status": "SERVING"' in out
+    answer = json.loads(out[out.rindex("\n{\n") :])  # the last call's answer, as buf curl prints it
+    _answer_is_as_shown(answer, section)
+
+
+def _answer_is_as_shown(answer: dict[str, Any], section: str) -> None:
+    """The answer the README shows after "The last call answers" (its ``…`` standing for any
+    value) has the answer's version and the same events, each with the same fields, in order."""
+    shown = re.search(r"The last call answers `(\{.*?\})`", section, re.S)
+    assert shown, "the section shows no answer"
+    sample = json.loads(re.sub(r"\s+", " ", shown.group(1)).replace("…", "null"))
+    assert answer["version"] == sample["version"]
+    assert len(answer["events"]) == len(sample["events"]), (answer["events"], sample["events"])
+    for event, shown_event in zip(answer["events"], sample["events"]):
+        assert set(event) == set(shown_event), (event, shown_event)
+        assert {k: v for k, v in event.items() if k != "stimmvieh"} == {k: v for k, v in shown_event.items() if k != "stimmvieh"}
+        assert set(event["stimmvieh"]) == set(shown_event["stimmvieh"]), (event, shown_event)
 
 
 def test_the_curl_session_reaches_a_move(served_http: str) -> None:
