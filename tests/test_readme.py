@@ -17,6 +17,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from typing import Any, Iterator
 
@@ -223,6 +224,60 @@ def test_bots_with_one_flag_play_a_game_from_a_fresh_folder(tmp_path: pathlib.Pa
     summary = json.loads([line for line in done.stdout.splitlines() if line.startswith("{")][-1])
     assert summary["games_finished"] == 1 and summary["errors"] == 0 and summary["moves"] > 0
     assert list(tmp_path.iterdir()) == []  # its Redis lived in a temporary folder of its own
+
+
+def _serve_until_listening(redis_url: str, stderr: int) -> None:
+    """Start ``hustings serve`` on an external Redis with ``stderr`` as its standard error, and
+    stop it once it has listened."""
+    port = free_port()
+    command = [_console_script("hustings"), "serve", "--redis-url", redis_url, "--address", f"127.0.0.1:{port}", "--http-address", ""]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr)
+    try:
+        wait_for_port(port)
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+
+
+def test_logs_are_json_lines_and_readable_lines_on_a_terminal(redis_server: EmbeddedRedis, tmp_path: pathlib.Path) -> None:
+    """README: "Logs go to stderr: JSON lines, or readable lines when stderr is a terminal"."""
+    import pty
+
+    assert "JSON lines, or readable lines when stderr is a terminal" in " ".join(_section("Two commands").split())
+    with (tmp_path / "log").open("w+b") as log:
+        _serve_until_listening(redis_server.url, log.fileno())
+        log.seek(0)
+        lines = log.read().decode().splitlines()
+    records = [json.loads(line) for line in lines]  # every line is one JSON object
+    assert any(record["event"] == "serving" for record in records), lines
+
+    leader, follower = pty.openpty()
+    written: list[bytes] = []
+
+    def drain() -> None:  # read as the server writes, so that a full terminal never blocks it
+        with contextlib.suppress(OSError):  # EIO once the terminal has no writer left
+            for _ in range(100_000):  # bounded: a few kB of log lines in reads of any size
+                chunk = os.read(leader, 65536)
+                if not chunk:
+                    break
+                written.append(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        _serve_until_listening(redis_server.url, follower)
+    finally:
+        os.close(follower)
+        reader.join(timeout=10)
+        os.close(leader)
+    shown = [line for line in b"".join(written).decode(errors="replace").splitlines() if line.strip()]
+    serving = [line for line in shown if " serving " in line]
+    assert serving and not serving[0].lstrip().startswith("{"), shown  # a line for people, not JSON
+    assert "address=127.0.0.1:" in serving[0]
 
 
 # ---------------------------------------------------------------- every command and flag it names
