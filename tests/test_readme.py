@@ -280,6 +280,20 @@ def test_logs_are_json_lines_and_readable_lines_on_a_terminal(redis_server: Embe
     assert "address=127.0.0.1:" in serving[0]
 
 
+def test_every_file_the_readme_names_is_in_the_repository() -> None:
+    """Links and `folder/file` paths of the README lead to files of a fresh clone, none outside it
+    (a clone has nothing beside itself); `<game>` and `*` stand for any name."""
+    text = README.read_text()
+    tops = {path.name for path in REPO.iterdir() if path.is_dir() and not path.name.startswith(".")}
+    links = [target for target in re.findall(r"\]\(([^)\s]+)\)", text) if not target.startswith(("#", "http"))]
+    paths = [p for p in re.findall(r"`([^`\s]+)`", text) if p.startswith("../") or p.split("/")[0] in tops and "/" in p]
+    assert len(links) >= 3 and len(paths) >= 20, (links, paths)
+    for named in links + paths:
+        pattern = named.rstrip("/").replace("<game>", "*")
+        found = [path.resolve() for path in REPO.glob(pattern)] if "*" in pattern else [(REPO / pattern).resolve()]
+        assert found and all(path.is_relative_to(REPO.resolve()) and path.exists() for path in found), named
+
+
 # ---------------------------------------------------------------- every command and flag it names
 
 # Options the README names that belong to the other tools of its sessions (buf curl, curl).
