@@ -294,6 +294,28 @@ def test_every_file_the_readme_names_is_in_the_repository() -> None:
         assert found and all(path.is_relative_to(REPO.resolve()) and path.exists() for path in found), named
 
 
+def test_compose_publishes_grpc_only_as_the_readme_says() -> None:
+    """README Deployment: through compose, `localhost:8080` is Envoy carrying gRPC only; the
+    replicas' REST/JSON ports are not published."""
+    import yaml
+
+    assert "The compose file's Envoy, on `localhost:8080`, carries gRPC only" in " ".join(README.read_text().split())
+    compose = yaml.safe_load((REPO / "deploy" / "compose.yaml").read_text())
+    envoy = yaml.safe_load((REPO / "deploy" / "envoy.yaml").read_text())["static_resources"]
+    published = {name: service.get("ports", []) for name, service in compose["services"].items()}
+    assert published.pop("envoy") == ["8080:8080"] and not any(published.values()), published
+    (listener,) = envoy["listeners"]
+    assert listener["address"]["socket_address"]["port_value"] == 8080
+    grpc_port = int(compose["x-replica"]["environment"]["HUSTINGS_ADDRESS"].rsplit(":", 1)[1])
+    endpoints = [
+        endpoint["endpoint"]["address"]["socket_address"]
+        for cluster in envoy["clusters"]
+        for group in cluster["load_assignment"]["endpoints"]
+        for endpoint in group["lb_endpoints"]
+    ]
+    assert len(endpoints) == 3 and {address["port_value"] for address in endpoints} == {grpc_port}
+
+
 # ---------------------------------------------------------------- every command and flag it names
 
 # Options the README names that belong to the other tools of its sessions (buf curl, curl).
