@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from typing import Awaitable, Callable
 
 STOP_ATTEMPTS = 20
 STOP_WAIT_S = 0.5
@@ -21,6 +22,26 @@ class BackgroundLoop:
         # The flag as well as the cancellation: the Redis client may turn a cancellation into a
         # connection error, which the loop would otherwise survive.
         self._stopping = False
+        self._waiting: set[str] = set()  # keys of actions waiting to run (``later``)
+        self._later: set[asyncio.Task[None]] = set()  # those actions, waiting or running
+
+    def later(self, key: str, delay_s: float, action: Callable[[], Awaitable[None]]) -> None:
+        """Run ``action`` in ``delay_s`` beside the loop, unless one for ``key`` is waiting
+        already; ``stop`` cancels those that have not finished."""
+        if self._stopping or key in self._waiting:
+            return
+        self._waiting.add(key)
+
+        async def run() -> None:
+            try:
+                await asyncio.sleep(delay_s)
+            finally:
+                self._waiting.discard(key)  # from here on, the action may ask for the next one
+            await action()
+
+        task = asyncio.create_task(run(), name=f"{self.task_name}-later")
+        self._later.add(task)
+        task.add_done_callback(self._later.discard)
 
     def start(self) -> None:
         """Run in the background until ``stop``."""
@@ -30,9 +51,14 @@ class BackgroundLoop:
 
     async def stop(self) -> None:
         """Stop the loop; a cancellation swallowed by a Redis call is repeated (bounded)."""
+        self._stopping = True
+        pending = list(self._later)
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.wait(pending, timeout=STOP_WAIT_S)
         if self._task is None:
             return
-        self._stopping = True
         for _attempt in range(STOP_ATTEMPTS):
             self._task.cancel()
             await asyncio.wait({self._task}, timeout=STOP_WAIT_S)

@@ -58,6 +58,11 @@ DEFAULT_CREATE_BURST = 120
 # as this many games per seat (AddBot of a strong bot as many), and one address keeps a few such
 # tables going at once (a burst of 120: three tables of four seats), not hundreds.
 STRONG_BOT_GAMES = 10
+# A random or greedy bot decides in about a millisecond, but a table of them plays hundreds of
+# decisions: a burst of 120 four-seat tables of bots alone cost the replica 40 s (Spin Doctors,
+# random bots) to 117 s (greedy) of CPU. So each such bot seat counts as this many games more (AddBot
+# of one as many): a burst then makes 24 such tables, not 120, and the steady allowance 12 a minute.
+BOT_SEAT_GAMES = 1
 
 
 # How long a game counted as one may wait for its players (the default wait). The allowance bounds
@@ -69,12 +74,20 @@ OPEN_SECONDS_PER_GAME = 24 * 3600
 
 def games_counted(request: Any) -> int:
     """What a CreateGame counts as in its client's allowance: one game per day it may wait for
-    players (one for the default day or less), and for a table whose bots (its bot seats and its
-    absent players) are strong ``STRONG_BOT_GAMES`` more per seat."""
+    players (one for the default day or less); for a table whose bots (its bot seats and its
+    absent players) are strong ``STRONG_BOT_GAMES`` more per seat, else ``BOT_SEAT_GAMES`` more
+    per bot seat."""
     games = max(1, -(-request.table.open_seconds // OPEN_SECONDS_PER_GAME))
     if request.table.bot_level == "strong":
         games += STRONG_BOT_GAMES * max(1, request.options.players)
+    else:
+        games += BOT_SEAT_GAMES * len(request.table.bot_seats)
     return games
+
+
+def bot_games(level: str) -> int:
+    """What an AddBot of ``level`` counts as in its client's allowance."""
+    return STRONG_BOT_GAMES if level == "strong" else BOT_SEAT_GAMES
 # Buckets of this many addresses at most (about 250 bytes each): past it the least recently seen
 # address is forgotten and starts again with a full bucket, no more than a fresh address gets.
 DEFAULT_MAX_BUCKETS = 65_536
@@ -428,10 +441,10 @@ class CreationLimit(ClientBuckets):
 
     @contextlib.asynccontextmanager
     async def thinking_bot(self, client: str, level: str) -> AsyncIterator[None]:
-        """Charge an AddBot of ``level`` run in the block: a strong bot counts as
-        ``STRONG_BOT_GAMES`` games (refused TOO_MANY_GAMES_CREATED with the wait when the client
-        has not that many), given back when the call fails; other levels are free."""
-        games = min(STRONG_BOT_GAMES, int(self.burst)) if level == "strong" else 0
+        """Charge an AddBot of ``level`` run in the block: ``bot_games(level)`` games (refused
+        TOO_MANY_GAMES_CREATED with the wait when the client has not that many), given back when
+        the call fails."""
+        games = min(bot_games(level), int(self.burst))
         if games:
             self.take(client, games)
         try:

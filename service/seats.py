@@ -95,7 +95,19 @@ class SeatLifecycle:
                 # The lobby shows seats and status: a plain bot decision changes neither.
                 changed = listing_changed(stored, committed.stored)
                 await host._after_commit(committed, kick=False, index=changed)
+                next_due = table.next_due(committed.stored)
+                if next_due > host._now_ms() and table.all_bots(committed.stored):
+                    # A table of bots alone is paced: its next decision is a pace away.
+                    self._wake_at(game_id, next_due)
+                    return next_due, committed.version
         return host._now_ms(), 0
+
+    def _wake_at(self, game_id: str, due_ms: int) -> None:
+        """Apply ``game_id``'s decisions at ``due_ms`` on this replica, so that a paced table of
+        bots keeps its pace rather than waiting for the next poll of the deadline index (which
+        still holds the game, should this replica stop)."""
+        delay_s = max(0.0, (due_ms - self.host._now_ms()) / 1000)
+        self.host.deadline_runner.later(game_id, delay_s, lambda: self.apply_due_quietly(game_id))
 
     async def _decide_for(self, loaded: "Loaded", seat: Seat, now: int) -> "Loaded | None":
         host, game = self.host, loaded.game

@@ -18,6 +18,13 @@ from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2
 
 DEFAULT_ABSENT_AFTER = 2
+# A table where bots decide for every seat (bot seats, players who are absent) makes one decision
+# at most this often: a bot decides in about a millisecond, and such a table played flat out
+# (a Spin Doctors game of 350 steps in a third of a second of the replica) took the replica from
+# everyone else; 120 of them at once made another table's moves wait 20-50 times longer. Paced,
+# the table plays at a speed one can follow and its cost is spread over minutes. A table with a
+# player present is not paced: its bots (bot seats, a player timed out or gone) decide at once.
+BOT_ONLY_STEP_MS = 100
 DEFAULT_OPEN_S = 24 * 3600
 MAX_SECONDS = 30 * 24 * 3600
 BOT_LEVELS = SERVER_LEVELS  # random, greedy, strong (hustings.ai)
@@ -101,6 +108,7 @@ def settle(
     # second before the deadline must not buy a whole new decision time and an increment).
     decided = None if side_move else mover
     earliest = 0
+    unattended = None  # whether bots decide for every seat: looked at once, where a bot acts
     for seat in stored.seats:
         number, started = seat.seat, seat.turn_started_ms
         if number == decided and started and bank_seconds and not bot_decides(seat):
@@ -112,15 +120,26 @@ def settle(
             continue
         if number == decided or not started:
             seat.turn_started_ms = now_ms  # a new decision begins
-        due = seat.deadline_ms = _deadline(table, seat)
+        if bot_decides(seat):
+            if unattended is None:
+                unattended = all_bots(stored)
+            # Due at once, or at a table of bots alone one pace after this step (each step
+            # pushes the table's next decision, so it makes one a pace at most).
+            due = seat.deadline_ms = now_ms + BOT_ONLY_STEP_MS if unattended else seat.turn_started_ms
+        else:
+            due = seat.deadline_ms = _deadline(table, seat)
         if due and (not earliest or due < earliest):
             earliest = due
     return earliest
 
 
+def all_bots(stored: storage_pb2.StoredGame) -> bool:
+    """True when bots decide for every seat (bot seats and absent players): nobody is at the
+    table to wait for, and its bots are paced (``BOT_ONLY_STEP_MS``)."""
+    return all(bot_decides(s) for s in stored.seats)
+
+
 def _deadline(table: game_pb2.TableSettings, seat: storage_pb2.StoredSeat) -> int:
-    if bot_decides(seat):
-        return seat.turn_started_ms  # due at once
     limits = []
     if table.decision_seconds:
         limits.append(seat.turn_started_ms + table.decision_seconds * 1000)

@@ -1,0 +1,147 @@
+"""What tables of bots cost the replica, and who pays: bot seats count in their creator's creation
+allowance, and a table where bots decide for every seat is paced, while bots at a table with a
+player present decide at once (README, Limits)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from conftest import run, running_replica
+from hustings.client import ONE_ATTEMPT, Client, HustingsError
+from hustings.service import table
+from hustings.service.client_limits import BOT_SEAT_GAMES, DEFAULT_CREATE_BURST, STRONG_BOT_GAMES, bot_games, games_counted
+from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.storage.v1 import storage_pb2
+from hustings.v1 import game_pb2, game_service_pb2
+
+FINISH_POLLS = 300  # 0.05 s apart
+
+
+def _create_request(players: int, bot_seats: list[int], level: str = "") -> game_service_pb2.CreateGameRequest:
+    request = game_service_pb2.CreateGameRequest(kind="stimmvieh", options=game_pb2.GameOptions(players=players))
+    request.table.bot_seats.extend(bot_seats)
+    request.table.bot_level = level
+    return request
+
+
+def test_a_bot_seat_counts_as_one_game_more_and_a_strong_table_as_before() -> None:
+    """The README's figures: a four-seat table of random or greedy bots alone counts as five games
+    (24 of them in a burst of 120), a strong four-seat table as 41, AddBot as one or ten."""
+    assert BOT_SEAT_GAMES == 1 and STRONG_BOT_GAMES == 10 and DEFAULT_CREATE_BURST == 120
+    for level in ("", "random", "greedy"):
+        assert games_counted(_create_request(4, [0, 1, 2, 3], level)) == 5
+        assert games_counted(_create_request(4, [2], level)) == 2
+        assert games_counted(_create_request(4, [], level)) == 1
+        assert bot_games(level) == 1
+    assert DEFAULT_CREATE_BURST // games_counted(_create_request(4, [0, 1, 2, 3])) == 24
+    assert games_counted(_create_request(4, [0, 1, 2, 3], "strong")) == 41 == games_counted(_create_request(4, [], "strong"))
+    assert bot_games("strong") == 10
+
+
+def test_bot_seats_and_added_bots_take_from_their_clients_creation_allowance(redis_server: EmbeddedRedis) -> None:
+    """With the default allowance (120 at once): a plain table (1), then 29 tables of three
+    random bots and a free seat (4 each) leave 3; three AddBots pass, the fourth and a 30th table
+    are TOO_MANY_GAMES_CREATED and change nothing. (The tables wait for a player: no bot plays.)
+    Before, random bots were free: 120 tables of bots alone from one address cost 40 s of CPU."""
+
+    async def scenario() -> None:
+        three_bots = game_pb2.TableSettings(bot_seats=[0, 1, 2], bot_level="random")
+        async with running_replica(redis_server.url) as replica:
+            async with Client(f"127.0.0.1:{replica.port}") as client:  # type: ignore[attr-defined]
+                once = client.with_retry(ONE_ATTEMPT)
+                plain = (await once.create_game("stimmvieh", 4)).game_id
+                for _ in range(29):
+                    await once.create_game("stimmvieh", 4, table=three_bots)
+                with pytest.raises(HustingsError) as refused:
+                    await once.create_game("stimmvieh", 4, table=three_bots)
+                assert refused.value.reason == "TOO_MANY_GAMES_CREATED" and refused.value.retry_after_s
+                for seat in range(3):
+                    await once.add_bot(plain, seat, level="random")
+                with pytest.raises(HustingsError) as refused_bot:
+                    await once.add_bot(plain, 3, level="greedy")
+                assert refused_bot.value.reason == "TOO_MANY_GAMES_CREATED"
+                view = await client.view(plain)
+                assert [s.bot for s in view.seats] == [True, True, True, False]
+                assert view.status == game_pb2.GAME_STATUS_OPEN
+
+    run(scenario(), timeout_s=60)
+
+
+def _stored(*seats: storage_pb2.StoredSeat) -> storage_pb2.StoredGame:
+    stored = storage_pb2.StoredGame(status=game_pb2.GAME_STATUS_ACTIVE)
+    stored.table.decision_seconds = 30
+    stored.seats.extend(seats)
+    return stored
+
+
+def test_bots_decide_at_once_beside_a_player_and_a_pace_apart_at_a_table_of_bots_alone() -> None:
+    """The deadlines as data: a bot seat, or a player who is absent, owes a decision due at
+    once while any player is at the table, and one ``BOT_ONLY_STEP_MS`` after the step when bots
+    decide for every seat; a player's own clock is untouched either way."""
+    now = 1_000_000
+    player = storage_pb2.StoredSeat(seat=0, token_sha256="x")
+    mixed = _stored(player, storage_pb2.StoredSeat(seat=1, bot=True), storage_pb2.StoredSeat(seat=2, token_sha256="y", absent=True))
+    assert table.settle(mixed, {0, 1, 2}, None, now) == now
+    assert [s.deadline_ms for s in mixed.seats] == [now + 30_000, now, now]
+    assert not table.all_bots(mixed)
+
+    alone = _stored(
+        storage_pb2.StoredSeat(seat=0, token_sha256="x", absent=True), storage_pb2.StoredSeat(seat=1, bot=True), storage_pb2.StoredSeat(seat=2, bot=True)
+    )
+    assert table.all_bots(alone)
+    assert table.settle(alone, {0, 1, 2}, None, now) == now + table.BOT_ONLY_STEP_MS
+    assert [s.deadline_ms for s in alone.seats] == [now + table.BOT_ONLY_STEP_MS] * 3
+    # The next step (a decision of seat 1) pushes the others' decisions one pace on again.
+    later = now + 7
+    table.settle(alone, {0, 2}, 1, later)
+    assert [s.deadline_ms for s in alone.seats] == [later + table.BOT_ONLY_STEP_MS, 0, later + table.BOT_ONLY_STEP_MS]
+    # A player coming back: the bots beside it decide at once again.
+    alone.seats[0].absent = False
+    table.settle(alone, {0, 2}, None, later)
+    assert alone.seats[2].deadline_ms == alone.seats[2].turn_started_ms == now
+
+
+async def _finished(client: Client, game_id: str) -> game_pb2.GameView:
+    for _ in range(FINISH_POLLS):
+        view = await client.view(game_id)
+        if view.status == game_pb2.GAME_STATUS_FINISHED:
+            return view
+        await asyncio.sleep(0.05)
+    raise AssertionError("the bots did not finish their game")
+
+
+def test_a_table_of_bots_alone_makes_one_decision_a_pace_at_most_and_its_replica_stops_cleanly(
+    redis_server: EmbeddedRedis,
+) -> None:
+    """A three-seat Stimmvieh game of random bots takes about 30 decisions, which they used to
+    make in a few tens of milliseconds: now at least a pace lies between two of them. At a table
+    with a player present the bots' decisions are due at once (the player's, under a 30 s clock,
+    30 s later). When the replica stops, no wake-up of a paced table is left behind."""
+
+    async def scenario() -> None:
+        alone = game_pb2.TableSettings(bot_seats=[0, 1, 2], bot_level="random")
+        beside = game_pb2.TableSettings(bot_seats=[1, 2], bot_level="random", decision_seconds=30)
+        async with running_replica(redis_server.url) as replica:
+            async with Client(f"127.0.0.1:{replica.port}") as client:  # type: ignore[attr-defined]
+                started = time.monotonic()
+                game_id = (await client.create_game("stimmvieh", 3, table=alone)).game_id
+                view = await _finished(client, game_id)
+                took_ms = (time.monotonic() - started) * 1000
+                decisions = view.version - 1  # the creation is version 1
+                assert decisions > 10
+                assert took_ms >= decisions * table.BOT_ONLY_STEP_MS, (decisions, took_ms)
+
+                mixed = (await client.create_game("stimmvieh", 3, table=beside)).game_id
+                player = await client.join(mixed, "Ada")  # the game starts: all three choose
+                clock, bot, other_bot = player.view.seats
+                assert clock.deadline_unix_ms - bot.deadline_unix_ms == 30_000 == clock.deadline_unix_ms - other_bot.deadline_unix_ms
+                # Pace a table again and stop while its next decision waits.
+                await client.create_game("stimmvieh", 3, table=alone)
+                await asyncio.sleep(0.5)
+        left = [t.get_name() for t in asyncio.all_tasks() if t.get_name().startswith("hustings-deadlines")]
+        assert not left, left
+
+    run(scenario(), timeout_s=60)
