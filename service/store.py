@@ -55,6 +55,9 @@ _COMMIT_LUA = (pathlib.Path(__file__).parent / "lua" / "commit.lua").read_text()
 _INDEX_LUA = (pathlib.Path(__file__).parent / "lua" / "index.lua").read_text()
 _REFILE_LUA = (pathlib.Path(__file__).parent / "lua" / "refile.lua").read_text()
 _UNINDEX_LUA = (pathlib.Path(__file__).parent / "lua" / "unindex.lua").read_text()
+_FIELDS_LUA = (pathlib.Path(__file__).parent / "lua" / "fields.lua").read_text()
+# Hashes read by one call of the fields script: its run holds Redis about 0.1 ms per 200.
+FIELDS_BATCH = 500
 
 DEFAULT_MAX_CONNECTIONS = 64  # per replica; watchers share reads, so few are busy at once
 DEFAULT_POOL_TIMEOUT_S = 10.0  # below the 15 s server deadline of a unary call
@@ -200,6 +203,7 @@ class Store:
         self._index = client.register_script(_INDEX_LUA)
         self._refile = client.register_script(_REFILE_LUA)
         self._unindex = client.register_script(_UNINDEX_LUA)
+        self._fields = client.register_script(_FIELDS_LUA)
 
     @classmethod
     def from_url(
@@ -368,33 +372,41 @@ class Store:
         first = await self.client.get(create_request_key(request_key))
         return _recorded_create(first) if first is not None else None
 
+    async def _game_fields(self, game_ids: list[str], fields: list[str]) -> list[list[bytes | None]]:
+        """``fields`` of each game's hash, in the order of ``game_ids``: one script call per
+        ``FIELDS_BATCH`` games on one server, one pipeline (a round trip per shard) on a Cluster."""
+        if self.lane is None:
+            async with self.client.pipeline(transaction=False) as pipe:
+                for game_id in game_ids:
+                    pipe.hmget(game_key(game_id), fields)
+                return list(await pipe.execute())
+        width = len(fields)
+        rows: list[list[bytes | None]] = []
+        for start in range(0, len(game_ids), FIELDS_BATCH):
+            keys = [game_key(game_id) for game_id in game_ids[start : start + FIELDS_BATCH]]
+            flat = await self._fields(keys=keys, args=fields)
+            rows += [flat[i : i + width] for i in range(0, len(flat), width)]
+        return rows
+
     async def heads(self, game_ids: list[str]) -> dict[str, tuple[int, int]]:
-        """The current (version, status) of each existing game, in one pipelined round trip
-        (one per shard on a Cluster)."""
+        """The current (version, status) of each existing game (``_game_fields``)."""
         if not game_ids:
             return {}
-        async with self.client.pipeline(transaction=False) as pipe:
-            for game_id in game_ids:
-                pipe.hmget(game_key(game_id), ["version", "status"])
-            replies = await pipe.execute()
         heads = {}
-        for game_id, (version, status) in zip(game_ids, replies):
+        for game_id, (version, status) in zip(game_ids, await self._game_fields(game_ids, ["version", "status"])):
             if version is not None:
                 heads[game_id] = (int(version), int(status) if status is not None else 0)
         return heads
 
     async def listing_heads(self, game_ids: list[str]) -> dict[str, tuple[int, int, int | None]]:
-        """The (version, status, listed) of each existing game, in one pipelined round trip:
-        ``listed`` is the version of its last step that changed its lobby listing (None for a
-        game whose steps were all committed by an earlier release, which did not note it)."""
+        """The (version, status, listed) of each existing game (``_game_fields``): ``listed``
+        is the version of its last step that changed its lobby listing (None for a game whose
+        steps were all committed by an earlier release, which did not note it)."""
         if not game_ids:
             return {}
-        async with self.client.pipeline(transaction=False) as pipe:
-            for game_id in game_ids:
-                pipe.hmget(game_key(game_id), ["version", "status", "listed"])
-            replies = await pipe.execute()
         heads = {}
-        for game_id, (version, status, listed) in zip(game_ids, replies):
+        fields = await self._game_fields(game_ids, ["version", "status", "listed"])
+        for game_id, (version, status, listed) in zip(game_ids, fields):
             if version is not None:
                 heads[game_id] = (int(version), int(status or 0), int(listed) if listed is not None else None)
         return heads

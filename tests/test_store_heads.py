@@ -1,0 +1,72 @@
+"""A game's head (version, status and the version of its last listing step) read for many games
+at once: one script call per batch on one server, a pipeline on a Cluster. Both must answer what
+a plain HMGET per game answers, across batch boundaries, for games missing and fields absent."""
+
+from __future__ import annotations
+
+import pathlib
+import random
+
+import redis.asyncio as aioredis
+
+from conftest import redis_cluster, run
+from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.service.store import FIELDS_BATCH, Store, game_key
+
+GAMES = FIELDS_BATCH * 2 + 37  # three batches, the last one short
+
+
+async def _check(store: Store, raw: "aioredis.Redis | aioredis.RedisCluster") -> None:
+    rng = random.Random(11)
+    game_ids = [f"g{rng.getrandbits(96):024x}" for _ in range(GAMES)]
+    for game_id in game_ids:
+        shape = rng.randrange(4)
+        if shape == 0:
+            continue  # no such game
+        fields = {"version": rng.randrange(1, 500), "status": rng.randrange(1, 4)}
+        if shape == 2:
+            fields["listed"] = rng.randrange(1, 500)
+        if shape == 3:
+            del fields["status"]
+        await raw.hset(game_key(game_id), mapping=fields)
+    heads = await store.heads(game_ids)
+    listing = await store.listing_heads(game_ids)
+    for game_id in game_ids:
+        version, status, listed = await raw.hmget(game_key(game_id), ["version", "status", "listed"])
+        if version is None:
+            assert game_id not in heads and game_id not in listing
+            continue
+        assert heads[game_id] == (int(version), int(status or 0))
+        assert listing[game_id] == (int(version), int(status or 0), None if listed is None else int(listed))
+    assert len(heads) == len(listing) > GAMES // 2
+    assert await store.heads([]) == {} and await store.listing_heads([]) == {}
+
+
+def test_heads_of_many_games_on_one_server(redis_server: EmbeddedRedis) -> None:
+    async def scenario() -> None:
+        store = Store.from_url(redis_server.url)
+        raw = aioredis.Redis.from_url(redis_server.url)
+        try:
+            assert store.lane is not None  # the script's path
+            await _check(store, raw)
+        finally:
+            await raw.aclose()
+            await store.close()
+
+    run(scenario())
+
+
+def test_heads_of_many_games_on_a_cluster(tmp_path: pathlib.Path) -> None:
+    async def scenario(port: int) -> None:
+        url = f"redis+cluster://127.0.0.1:{port}"
+        store = Store.from_url(url)
+        raw = aioredis.RedisCluster.from_url(f"redis://127.0.0.1:{port}")
+        try:
+            assert store.lane is None  # the pipeline's path
+            await _check(store, raw)
+        finally:
+            await raw.aclose()
+            await store.close()
+
+    with redis_cluster(tmp_path) as nodes:
+        run(scenario(nodes[0].port), 60)
