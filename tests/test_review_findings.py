@@ -99,6 +99,37 @@ def test_lobby_prune_reaches_expired_entries_behind_kept_games(tmp_path: pathlib
         run(scenario(server.url))
 
 
+def test_lobby_prune_keeps_up_when_entries_expire_faster_than_a_batch_a_pass(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Entries expire as fast as games were created a retention earlier. A pass pruned one batch
+    of the oldest entries (500 every 2.5-5 s, about 130 games a second), so a deployment creating
+    more than that kept a growing lobby of expired entries; a pass now goes on while most of a
+    batch has expired."""
+    _small_passes(monkeypatch)
+    expired_count = lobby.REPAIR_BATCH * 3  # three batches' worth, older than every real game
+
+    async def scenario(url: str) -> None:
+        games = await _open_games(url, REAL_GAMES)
+        store = Store.from_url(url)
+        try:
+            expired = [f"gexpiredlongago{i:04d}" for i in range(expired_count)]
+            for i, game_id in enumerate(expired):
+                summary = game_pb2.GameSummary(
+                    game_id=game_id, kind="stimmvieh", version=40, created_at=1_000 + i, status=game_pb2.GAME_STATUS_FINISHED
+                )
+                assert await store.index(summary)
+            await LobbyRepair(store).repair_once()  # one pass
+            listed = {s.game_id for s in await store.lobby(0, 100)}
+            assert not listed & set(expired), f"{len(listed & set(expired))} of {expired_count} expired entries left"
+            assert set(games) <= listed  # the real games stay
+        finally:
+            await store.close()
+
+    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
+        run(scenario(server.url))
+
+
 def test_request_ids_of_moves_are_not_logged(redis_server: EmbeddedRedis) -> None:
     """A move's request id (applied, retried and refused) never reaches the log lines; the
     lines still say what happened."""

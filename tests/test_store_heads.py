@@ -70,3 +70,28 @@ def test_heads_of_many_games_on_a_cluster(tmp_path: pathlib.Path) -> None:
 
     with redis_cluster(tmp_path) as nodes:
         run(scenario(nodes[0].port), 60)
+
+
+def test_unindex_many_drops_lobby_entries_on_one_server_and_on_a_cluster(tmp_path: pathlib.Path) -> None:
+    """The prune drops a batch of expired entries in one pipeline of the unindex script, which
+    must also work where the lobby's keys are on one shard of a Cluster."""
+    from hustings.v1 import game_pb2
+
+    async def scenario(url: str) -> None:
+        store = Store.from_url(url)
+        try:
+            ids = [f"gunindexmany{i:012d}" for i in range(5)]
+            for i, game_id in enumerate(ids):
+                await store.index(game_pb2.GameSummary(game_id=game_id, kind="stimmvieh", version=3, created_at=100 + i))
+            await store.client.script_flush()  # as after a restart: the pipeline must load the script
+            await store.unindex_many([(ids[0], ("stimmvieh",)), (ids[3], ("stimmvieh", "wahlspiel"))])
+            left = [s.game_id for s in await store.lobby(0, 100)]
+            assert sorted(left) == sorted([ids[1], ids[2], ids[4]])
+            await store.unindex_many([])
+        finally:
+            await store.close()
+
+    with EmbeddedRedis(tmp_path / "one", appendonly=False) as server:
+        run(scenario(server.url))
+    with redis_cluster(tmp_path / "cluster") as nodes:
+        run(scenario(f"redis+cluster://127.0.0.1:{nodes[0].port}"), 60)
