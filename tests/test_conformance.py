@@ -4,7 +4,9 @@ and variant the game declares, with the checks every game must pass (see STYLE.m
 No game is exempt. A game provides ``sample_options()`` (labelled option sets covering its player
 counts and variants) and ``secret_twin(state, seat, rng)`` (a state differing only in that seat's
 secrets and in what nobody sees) for the leak test, and ``secret_footprint(state, seat, move)``
-(what the table sees of a secret decision) for the non-interference test.
+(what the table sees of a secret decision) for the non-interference test. Beside the game's own
+twin, the leak test uses a deck-keeping twin of its own for every game (tests/deck_keeping_twins.py),
+and a leak planted in every game (tests/planted_leaks.py) must fail it.
 """
 
 from __future__ import annotations
@@ -17,11 +19,14 @@ from typing import Any
 import pytest
 from google.protobuf.message import Message
 
+from deck_keeping_twins import KINDS as DECK_KEEPING_KINDS
+from deck_keeping_twins import deck_keeping_twin, reveals_by_rules
 from hustings.engine import EngineError, Game, MalformedMoveError, Rng, games, state_digest
 from hustings.engine.errors import GameOverError
 from hustings.service import visibility
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2
+from planted_leaks import PLANTS, LeakyGame
 
 EXEMPT: frozenset[str] = frozenset()  # stays empty
 GAMES_PER_OPTION_SET = 17  # 12 Stimmvieh option sets: 204 games
@@ -33,6 +38,7 @@ LEAK_GAMES_PER_SET_BY_KIND = {"spin_doctors": 1, "wahlspiel": 1}
 UNLISTED_SAMPLES = 4
 STEP_LIMIT = 5000
 LISTED_LIMIT = 160  # longer lists (a Spin Doctors Staff: 924) are checked on a sample of this size
+PLANTED_GAMES = 4  # random games in which a planted leak must be caught (two at most, so far)
 
 GAMES = {kind: game for kind, game in games().items() if kind not in EXEMPT}
 
@@ -174,29 +180,39 @@ def _check_step(game: Game[Any, Any, Any], state: Any, options: Any, rng: Rng, c
         _view_bytes(game, state, seat)
 
 
-def _check_leaks(game: Game[Any, Any, Any], state: Any, options: Any, seat: int, move: Any, rng: Rng, salt: int) -> int:
+@dataclass
+class _LeakCounts:
+    """How often the leak test's twins really differed from the state (so it is not vacuous):
+    the game's own twins, and the deck-keeping twins compared byte for byte after a step."""
+
+    differing: int = 0
+    kept_decks: int = 0
+
+
+def _check_leaks(game: Game[Any, Any, Any], state: Any, options: Any, seat: int, move: Any, rng: Rng, salt: int, counts: _LeakCounts) -> None:
     """Twins differing only in B's secrets (and in what nobody knows, such as deck order) look
     the same to every A != B before the step; after it, A's events are the same whenever A's view
     is. Where A's view after the step differs (a card drawn from a deck that the twin shuffled
     otherwise), A's events may differ only in values that A's view also shows differently, or
-    that events shown to everybody or events that reveal (by the rules) show differently. Returns
-    how many twins really differed from ``state`` (so the check is not vacuous)."""
+    that events shown to everybody or events that reveal (by the rules) show differently; and
+    a deck-keeping twin (see ``_check_deck_keeping_twin``) must then show A the same."""
     viewers = _viewers(game, options)
     after, events = game.apply(state, seat, move, _copy(rng))
     before = {viewer: _view_bytes(game, state, viewer) for viewer in viewers}
     seen = {viewer: _seen(game, after, events, viewer) for viewer in viewers}
-    differing = 0
     for secret_owner in range(game.seat_count(options)):
         twin = game.secret_twin(state, secret_owner, Rng(b"twin", salt * 8 + secret_owner))
-        differing += game.dump_state(twin) != game.dump_state(state)
+        counts.differing += game.dump_state(twin) != game.dump_state(state)
         twin_after, twin_events = game.apply(twin, seat, move, _copy(rng))
         public_changes: set[Any] | None = None
+        drew_otherwise = False
         for viewer in viewers:
             if viewer == secret_owner:
                 continue
             assert before[viewer] == _view_bytes(game, twin, viewer), f"seat {viewer} sees a secret of seat {secret_owner}"
             view, shown = seen[viewer]
             twin_view, twin_shown = _seen(game, twin_after, twin_events, viewer)
+            drew_otherwise = drew_otherwise or view[1] != twin_view[1]
             if view[1] == twin_view[1]:
                 assert [e for _, e in shown] == [e for _, e in twin_shown], f"events to seat {viewer} carry a secret of seat {secret_owner}"
             elif [e for _, e in shown] != [e for _, e in twin_shown]:
@@ -214,7 +230,56 @@ def _check_leaks(game: Game[Any, Any, Any], state: Any, options: Any, seat: int,
                 assert not unexplained, (
                     f"events to seat {viewer} carry a secret of seat {secret_owner}: {sorted(map(str, unexplained))[:6]}"
                 )
-    return differing
+        if drew_otherwise:
+            step = (seat, move, after, events)
+            counts.kept_decks += _check_deck_keeping_twin(game, state, options, secret_owner, step, rng, salt, (before, seen))
+
+
+def _check_deck_keeping_twin(
+    game: Game[Any, Any, Any],
+    state: Any,
+    options: Any,
+    owner: int,
+    step: tuple[int, Any, Any, list[Any]],
+    rng: Rng,
+    salt: int,
+    shown: tuple[dict[int | None, bytes], dict[int | None, Any]],
+) -> bool:
+    """Where the game's own twin showed somebody other cards after the step (drawn from a deck
+    it had shuffled otherwise), the difference let a secret copied into a public event pass. A
+    twin that changes only ``owner``'s secrets and keeps every card the step draws where it was
+    (tests/deck_keeping_twins.py) leaves nothing to excuse: every other seat and spectators
+    receive the same view and events, byte for byte, unless the rules show them something of
+    the changed secrets (revealing events that show them different things, or the end of the
+    game), where what follows from it may differ and the game's own twin's check stands alone.
+    ``step`` is (seat, move, the state after it, its events); ``shown`` what every viewer saw
+    before it and is shown after it. True when some viewer's bytes were compared."""
+    seat, move, after, events = step
+    before, seen = shown
+    kind = game.info.kind
+    keeping = deck_keeping_twin(kind, state, owner, (seat, move), Rng(b"deck-keeping twin", salt * 8 + owner))
+    if keeping is None or game.is_over(after) or not keeping.drew_alike(after) or game.dump_state(keeping.state) == game.dump_state(state):
+        return False
+    twin_after, twin_events = game.apply(keeping.state, seat, move, _copy(rng))
+    revealing = [e for e in events if reveals_by_rules(kind, e)], [e for e in twin_events if reveals_by_rules(kind, e)]
+    compared = False
+    for viewer in _viewers(game, options):
+        if viewer == owner:
+            continue
+        assert before[viewer] == _view_bytes(game, keeping.state, viewer), f"seat {viewer} sees a secret of seat {owner} (deck-keeping twin)"
+        if _events_bytes(game, revealing[0], viewer) != _events_bytes(game, revealing[1], viewer):
+            continue  # the rules show this viewer the secrets changed
+        view, mine = seen[viewer]
+        twin_view, theirs = _seen(game, twin_after, twin_events, viewer)
+        assert [e for _, e in mine] == [e for _, e in theirs], (
+            f"events to seat {viewer} carry a secret of seat {owner} at a step that draws the same cards in a "
+            f"deck-keeping twin: {sorted(map(str, _changed([m for m, _ in mine], [m for m, _ in theirs])))[:6]}"
+        )
+        assert view[1] == twin_view[1], (
+            f"the view of seat {viewer} shows a secret of seat {owner} after a step that draws the same cards in a deck-keeping twin"
+        )
+        compared = True
+    return compared
 
 
 def _seen(
@@ -242,7 +307,9 @@ def _check_secret_move(game: Game[Any, Any, Any], state: Any, options: Any, seat
             )
 
 
-def _play(game: Game[Any, Any, Any], options: Any, seed: bytes, leak: bool) -> None:
+def _play(game: Game[Any, Any, Any], options: Any, seed: bytes, leak: bool) -> _LeakCounts:
+    """One random game to the end with every check (and the leak test's when ``leak``); how
+    often the leak test's twins differed."""
     rng = Rng(seed)
     chooser = Rng(b"choose:" + seed)
     state = game.setup(options, rng)
@@ -250,7 +317,7 @@ def _play(game: Game[Any, Any, Any], options: Any, seed: bytes, leak: bool) -> N
     digests = [state_digest(game, state)]
     pool: list[Any] = []
     viewers = _viewers(game, options)
-    differing_twins = 0
+    counts = _LeakCounts()
     for step in range(STEP_LIMIT):
         if game.is_over(state):
             break
@@ -258,7 +325,7 @@ def _play(game: Game[Any, Any, Any], options: Any, seed: bytes, leak: bool) -> N
         seat = chooser.choice(sorted(game.to_act(state)))
         move = chooser.choice(game.legal_moves(state, seat))
         if leak:
-            differing_twins += _check_leaks(game, state, options, seat, move, rng, step)
+            _check_leaks(game, state, options, seat, move, rng, step, counts)
             _check_secret_move(game, state, options, seat, move, rng, chooser)
         state, events = game.apply(state, seat, move, rng)
         for viewer in viewers:
@@ -267,7 +334,7 @@ def _play(game: Game[Any, Any, Any], options: Any, seed: bytes, leak: bool) -> N
         digests.append(state_digest(game, state))
     else:
         pytest.fail("the game did not end")
-    assert differing_twins or not leak, "secret_twin never produced a different state"
+    assert counts.differing or not leak, "secret_twin never produced a different state"
     assert game.to_act(state) == frozenset()
     assert all(game.legal_moves(state, s) == [] for s in range(game.seat_count(options)))
     with pytest.raises(GameOverError):
@@ -287,6 +354,7 @@ def _play(game: Game[Any, Any, Any], options: Any, seed: bytes, leak: bool) -> N
     for (seat, move), digest in zip(log, digests[1:]):
         replay, _ = game.apply(replay, seat, move, replay_rng)
         assert state_digest(game, replay) == digest
+    return counts
 
 
 @pytest.mark.parametrize(("kind", "label", "options"), _cases())
@@ -299,8 +367,36 @@ def test_random_games_to_the_end(kind: str, label: str, options: Any) -> None:
 @pytest.mark.parametrize(("kind", "label", "options"), _cases())
 def test_leaks_in_random_games(kind: str, label: str, options: Any) -> None:
     game = GAMES[kind]
+    kept_decks = 0
     for number in range(LEAK_GAMES_PER_SET_BY_KIND.get(kind, LEAK_GAMES_PER_OPTION_SET)):
-        _play(game, options, f"leak:{kind}:{label}:{options!r}:{number}".encode(), leak=True)
+        kept_decks += _play(game, options, f"leak:{kind}:{label}:{options!r}:{number}".encode(), leak=True).kept_decks
+    assert kept_decks, "no deck-keeping twin was compared after a step that drew other cards for the game's own twin"
+
+
+def test_every_game_has_a_deck_keeping_twin_and_a_planted_leak() -> None:
+    assert set(DECK_KEEPING_KINDS) == set(GAMES) == set(PLANTS)
+
+
+def _planted_cases() -> list[Any]:
+    """The first option set of every player count of every game."""
+    cases: dict[tuple[str, int], Any] = {}
+    for kind, game in GAMES.items():
+        for label, options in game.sample_options():
+            players = game.seat_count(options)
+            cases.setdefault((kind, players), pytest.param(kind, label, options, id=f"{kind}-{players}p-{label}"))
+    return list(cases.values())
+
+
+@pytest.mark.parametrize(("kind", "label", "options"), _planted_cases())
+def test_a_secret_planted_in_a_public_event_at_a_drawing_step_is_caught(kind: str, label: str, options: Any) -> None:
+    """The leak test is itself tested: the game with a seat's secret copied into a public event
+    wherever a step turns a card up from a deck (tests/planted_leaks.py), a step at which the
+    game's own twin shows everybody other cards anyway, fails it within a few random games."""
+    leaky = LeakyGame(GAMES[kind], PLANTS[kind])
+    with pytest.raises(AssertionError, match="carry a secret of seat"):
+        for number in range(PLANTED_GAMES):
+            _play(leaky, options, f"planted:{kind}:{label}:{options!r}:{number}".encode(), leak=True)
+    assert leaky.planted, "no step drew a card face up while a seat held a secret"
 
 
 @pytest.mark.parametrize("kind", sorted(GAMES))
