@@ -3,6 +3,8 @@
 Each replica notes in Redis when a seat was last seen (``hustings:{id}:presence``, seat -> ms),
 at most once per ``TOUCH_EVERY_S`` per seat, and keeps the game's presence it last read for
 ``REFRESH_S``; views show a seat as present when it was seen within ``WINDOW_MS`` by any replica.
+The seats a replica saw within ``FLUSH_S`` are written together in one call: one write per seat
+cost about 0.15 ms of the replica, and 10,000 players' streams renew theirs 1,000 times a second.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ TOUCH_EVERY_S = 10.0
 REFRESH_S = 5.0
 KEEP_S = 24 * 3600  # a presence hash outlives no game by long
 MAX_TRACKED = 50_000
+FLUSH_S = 0.2  # seats seen within this long are written together (far inside WINDOW_MS)
 
 
 def now_ms() -> int:
@@ -39,14 +42,17 @@ class Presence:
         self._touched: dict[tuple[str, int], float] = {}
         self._read: dict[str, tuple[float, dict[int, int]]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._pending: dict[str, dict[int, int]] = {}  # seen, not written yet: game -> seat -> ms
 
     def touch(self, game_id: str, seat: int | None) -> None:
         """Note that ``seat`` was seen now (in the background; throttled per seat)."""
         if seat is None or not self._due(game_id, seat):
             return
-        task = asyncio.create_task(self._write(game_id, seat))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        if not self._pending:
+            task = asyncio.create_task(self._flush())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        self._pending.setdefault(game_id, {})[seat] = self.now_ms()
 
     def noted(self, game_id: str, seat: int, at_ms: int) -> None:
         """``seat`` was noted present at ``at_ms`` by a commit (``Store.commit(present=…)``):
@@ -68,14 +74,15 @@ class Presence:
                 seen[1][seat] = at_ms if at_ms is not None else self.now_ms()
         return due
 
-    async def _write(self, game_id: str, seat: int) -> None:
+    async def _flush(self) -> None:
+        """Write, after ``FLUSH_S``, every seat seen meanwhile (the touch that found nothing
+        pending started this; the next one after it starts the next)."""
+        await asyncio.sleep(FLUSH_S)
+        seen, self._pending = self._pending, {}
         try:
-            async with self.store.client.pipeline(transaction=False) as pipe:
-                pipe.hset(presence_key(game_id), str(seat), self.now_ms())
-                pipe.expire(presence_key(game_id), KEEP_S)
-                await pipe.execute()
+            await self.store.note_presence(seen, KEEP_S)
         except RedisError as error:
-            log.debug("presence_not_written", game_id=game_id, cause=type(error).__name__)
+            log.debug("presence_not_written", games=len(seen), cause=type(error).__name__)
 
     async def refresh(self, game_id: str) -> None:
         """Read the game's presence unless it was read within ``REFRESH_S``."""

@@ -56,6 +56,7 @@ _INDEX_LUA = (pathlib.Path(__file__).parent / "lua" / "index.lua").read_text()
 _REFILE_LUA = (pathlib.Path(__file__).parent / "lua" / "refile.lua").read_text()
 _UNINDEX_LUA = (pathlib.Path(__file__).parent / "lua" / "unindex.lua").read_text()
 _FIELDS_LUA = (pathlib.Path(__file__).parent / "lua" / "fields.lua").read_text()
+_PRESENCE_LUA = (pathlib.Path(__file__).parent / "lua" / "presence.lua").read_text()
 # Hashes read by one call of the fields script: its run holds Redis about 0.1 ms per 200.
 FIELDS_BATCH = 500
 
@@ -204,6 +205,7 @@ class Store:
         self._refile = client.register_script(_REFILE_LUA)
         self._unindex = client.register_script(_UNINDEX_LUA)
         self._fields = client.register_script(_FIELDS_LUA)
+        self._presence = client.register_script(_PRESENCE_LUA)
 
     @classmethod
     def from_url(
@@ -387,6 +389,28 @@ class Store:
             flat = await self._fields(keys=keys, args=fields)
             rows += [flat[i : i + width] for i in range(0, len(flat), width)]
         return rows
+
+    async def note_presence(self, seen: dict[str, dict[int, int]], keep_s: int) -> None:
+        """Note when seats were seen ({game id: {seat: ms}}), each game's presence hash then
+        kept ``keep_s``: ``FIELDS_BATCH`` games a script call on one server, one pipeline (a
+        round trip per shard) on a Cluster."""
+        items = list(seen.items())
+        if self.lane is None:
+            async with self.client.pipeline(transaction=False) as pipe:
+                for game_id, seats in items:
+                    pipe.hset(presence_key(game_id), mapping={str(seat): at for seat, at in seats.items()})
+                    pipe.expire(presence_key(game_id), keep_s)
+                await pipe.execute()
+            return
+        for start in range(0, len(items), FIELDS_BATCH):
+            keys: list[str] = []
+            args: list[int | str] = [keep_s]
+            for game_id, seats in items[start : start + FIELDS_BATCH]:
+                keys.append(presence_key(game_id))
+                args.append(len(seats))
+                for seat, at in seats.items():
+                    args += [seat, at]
+            await self._presence(keys=keys, args=args)
 
     async def heads(self, game_ids: list[str]) -> dict[str, tuple[int, int]]:
         """The current (version, status) of each existing game (``_game_fields``)."""
