@@ -58,11 +58,13 @@ DEFAULT_CREATE_BURST = 120
 # as this many games per seat (AddBot of a strong bot as many), and one address keeps a few such
 # tables going at once (a burst of 120: three tables of four seats), not hundreds.
 STRONG_BOT_GAMES = 10
-# A random or greedy bot decides in about a millisecond, but a table of them plays hundreds of
-# decisions: a burst of 120 four-seat tables of bots alone cost the replica 40 s (Spin Doctors,
-# random bots) to 117 s (greedy) of CPU. So each such bot seat counts as this many games more (AddBot
-# of one as many): a burst then makes 24 such tables, not 120, and the steady allowance 12 a minute.
-BOT_SEAT_GAMES = 1
+# A random bot decides in about a millisecond and a greedy one in a few, but a table of them plays
+# hundreds of decisions: a burst of 120 four-seat tables of bots alone cost the replica 40 s of CPU
+# (Spin Doctors, random bots; a table of greedy ones costs 2.5 to 6.5 times as much). So each bot
+# seat counts as this many games more (AddBot of one as many): a burst then makes 24 tables of four
+# random bots, or 9 of greedy ones, not 120; the steady allowance 12 or 4.6 a minute.
+RANDOM_BOT_GAMES = 1
+GREEDY_BOT_GAMES = 3
 
 
 # How long a game counted as one may wait for its players (the default wait). The allowance bounds
@@ -75,19 +77,23 @@ OPEN_SECONDS_PER_GAME = 24 * 3600
 def games_counted(request: Any) -> int:
     """What a CreateGame counts as in its client's allowance: one game per day it may wait for
     players (one for the default day or less); for a table whose bots (its bot seats and its
-    absent players) are strong ``STRONG_BOT_GAMES`` more per seat, else ``BOT_SEAT_GAMES`` more
-    per bot seat."""
+    absent players) are strong ``STRONG_BOT_GAMES`` more per seat, else ``bot_games`` more per
+    bot seat."""
     games = max(1, -(-request.table.open_seconds // OPEN_SECONDS_PER_GAME))
     if request.table.bot_level == "strong":
         games += STRONG_BOT_GAMES * max(1, request.options.players)
     else:
-        games += BOT_SEAT_GAMES * len(request.table.bot_seats)
+        games += bot_games(request.table.bot_level) * len(request.table.bot_seats)
     return games
 
 
 def bot_games(level: str) -> int:
-    """What an AddBot of ``level`` counts as in its client's allowance."""
-    return STRONG_BOT_GAMES if level == "strong" else BOT_SEAT_GAMES
+    """What one bot of ``level`` counts as in its client's allowance (an AddBot; a bot seat at
+    creation): ``STRONG_BOT_GAMES``, ``GREEDY_BOT_GAMES``, else (random, the default level)
+    ``RANDOM_BOT_GAMES``."""
+    if level == "strong":
+        return STRONG_BOT_GAMES
+    return GREEDY_BOT_GAMES if level == "greedy" else RANDOM_BOT_GAMES
 # Buckets of this many addresses at most (about 250 bytes each): past it the least recently seen
 # address is forgotten and starts again with a full bucket, no more than a fresh address gets.
 DEFAULT_MAX_BUCKETS = 65_536

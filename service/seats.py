@@ -97,8 +97,12 @@ class SeatLifecycle:
                 await host._after_commit(committed, kick=False, index=changed)
                 next_due = table.next_due(committed.stored)
                 if next_due > host._now_ms() and table.all_bots(committed.stored):
-                    # A table of bots alone is paced: its next decision is a pace away.
+                    # A table of bots alone is paced: its next decision is a pace away. This
+                    # replica wakes it then; the index's look, which the step's commit left at
+                    # the decision just made, moves there too (only later: a lease or a later
+                    # look stands), else every poll would claim the game as well.
                     self._wake_at(game_id, next_due)
+                    await host.deadlines.client.zadd(deadlines.bucket_key(game_id), {game_id: next_due}, xx=True, gt=True)
                     return next_due, committed.version
         return host._now_ms(), 0
 

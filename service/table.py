@@ -21,9 +21,9 @@ DEFAULT_ABSENT_AFTER = 2
 # A table where bots decide for every seat (bot seats, players who are absent) makes one decision
 # at most this often: a bot decides in about a millisecond, and such a table played flat out
 # (a Spin Doctors game of 350 steps in a third of a second of the replica) took the replica from
-# everyone else; 120 of them at once made another table's moves wait 20-50 times longer. Paced,
-# the table plays at a speed one can follow and its cost is spread over minutes. A table with a
-# player present is not paced: its bots (bot seats, a player timed out or gone) decide at once.
+# everyone else; 120 of them at once made another table's moves wait 10-30 times longer. Paced,
+# its cost is spread over its game (a Spin Doctors game over about 40 s). A table with a player
+# present is not paced: its bots (bot seats, a player timed out or gone) decide at once.
 BOT_ONLY_STEP_MS = 100
 DEFAULT_OPEN_S = 24 * 3600
 MAX_SECONDS = 30 * 24 * 3600

@@ -9,13 +9,21 @@ import time
 
 import pytest
 
-from conftest import run, running_replica
+from conftest import REPO, run, running_replica
 from hustings.client import ONE_ATTEMPT, Client, HustingsError
 from hustings.service import table
-from hustings.service.client_limits import BOT_SEAT_GAMES, DEFAULT_CREATE_BURST, STRONG_BOT_GAMES, bot_games, games_counted
+from hustings.service.client_limits import (
+    DEFAULT_CREATE_BURST,
+    GREEDY_BOT_GAMES,
+    RANDOM_BOT_GAMES,
+    STRONG_BOT_GAMES,
+    bot_games,
+    games_counted,
+)
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2, game_service_pb2
+from service_helpers import replica_and_client
 
 FINISH_POLLS = 300  # 0.05 s apart
 
@@ -27,45 +35,54 @@ def _create_request(players: int, bot_seats: list[int], level: str = "") -> game
     return request
 
 
-def test_a_bot_seat_counts_as_one_game_more_and_a_strong_table_as_before() -> None:
-    """The README's figures: a four-seat table of random or greedy bots alone counts as five games
-    (24 of them in a burst of 120), a strong four-seat table as 41, AddBot as one or ten."""
-    assert BOT_SEAT_GAMES == 1 and STRONG_BOT_GAMES == 10 and DEFAULT_CREATE_BURST == 120
-    for level in ("", "random", "greedy"):
+def test_a_bot_seat_counts_as_one_game_more_a_greedy_one_as_three_and_a_strong_table_as_before() -> None:
+    """The README's figures: a four-seat table of random bots alone counts as five games (24 of
+    them in a burst of 120), of greedy ones as 13 (9 in a burst), of strong ones as 41; AddBot as
+    one, three or ten."""
+    assert (RANDOM_BOT_GAMES, GREEDY_BOT_GAMES, STRONG_BOT_GAMES, DEFAULT_CREATE_BURST) == (1, 3, 10, 120)
+    for level in ("", "random"):
         assert games_counted(_create_request(4, [0, 1, 2, 3], level)) == 5
         assert games_counted(_create_request(4, [2], level)) == 2
         assert games_counted(_create_request(4, [], level)) == 1
         assert bot_games(level) == 1
+    assert games_counted(_create_request(4, [0, 1, 2, 3], "greedy")) == 13
+    assert games_counted(_create_request(4, [], "greedy")) == 1
     assert DEFAULT_CREATE_BURST // games_counted(_create_request(4, [0, 1, 2, 3])) == 24
+    assert DEFAULT_CREATE_BURST // games_counted(_create_request(4, [0, 1, 2, 3], "greedy")) == 9
     assert games_counted(_create_request(4, [0, 1, 2, 3], "strong")) == 41 == games_counted(_create_request(4, [], "strong"))
-    assert bot_games("strong") == 10
+    assert (bot_games("greedy"), bot_games("strong")) == (3, 10)
 
 
 def test_bot_seats_and_added_bots_take_from_their_clients_creation_allowance(redis_server: EmbeddedRedis) -> None:
-    """With the default allowance (120 at once): a plain table (1), then 29 tables of three
-    random bots and a free seat (4 each) leave 3; three AddBots pass, the fourth and a 30th table
-    are TOO_MANY_GAMES_CREATED and change nothing. (The tables wait for a player: no bot plays.)
+    """With the default burst (120 at once; refilled at one a minute here, so that a slow machine
+    gets nothing back meanwhile): a plain table (1), then 29 tables of three
+    random bots and a free seat (4 each) leave 3; a 30th table is TOO_MANY_GAMES_CREATED; two
+    random AddBots pass (1 each), a greedy one (3) is refused, a third random one passes, a fourth
+    is refused, and the refused change nothing. (The tables wait for a player: no bot plays.)
     Before, random bots were free: 120 tables of bots alone from one address cost 40 s of CPU."""
 
     async def scenario() -> None:
         three_bots = game_pb2.TableSettings(bot_seats=[0, 1, 2], bot_level="random")
-        async with running_replica(redis_server.url) as replica:
-            async with Client(f"127.0.0.1:{replica.port}") as client:  # type: ignore[attr-defined]
-                once = client.with_retry(ONE_ATTEMPT)
-                plain = (await once.create_game("stimmvieh", 4)).game_id
-                for _ in range(29):
-                    await once.create_game("stimmvieh", 4, table=three_bots)
-                with pytest.raises(HustingsError) as refused:
-                    await once.create_game("stimmvieh", 4, table=three_bots)
-                assert refused.value.reason == "TOO_MANY_GAMES_CREATED" and refused.value.retry_after_s
-                for seat in range(3):
-                    await once.add_bot(plain, seat, level="random")
-                with pytest.raises(HustingsError) as refused_bot:
-                    await once.add_bot(plain, 3, level="greedy")
-                assert refused_bot.value.reason == "TOO_MANY_GAMES_CREATED"
-                view = await client.view(plain)
-                assert [s.bot for s in view.seats] == [True, True, True, False]
-                assert view.status == game_pb2.GAME_STATUS_OPEN
+        async with replica_and_client(redis_server.url, creates_per_client_per_minute=1.0) as (_replica, client):
+            once = client.with_retry(ONE_ATTEMPT)
+            plain = (await once.create_game("stimmvieh", 4)).game_id
+            for _ in range(29):
+                await once.create_game("stimmvieh", 4, table=three_bots)
+            with pytest.raises(HustingsError) as refused:
+                await once.create_game("stimmvieh", 4, table=three_bots)
+            assert refused.value.reason == "TOO_MANY_GAMES_CREATED" and refused.value.retry_after_s
+            for seat in range(2):
+                await once.add_bot(plain, seat, level="random")
+            with pytest.raises(HustingsError) as refused_bot:
+                await once.add_bot(plain, 2, level="greedy")
+            assert refused_bot.value.reason == "TOO_MANY_GAMES_CREATED"
+            await once.add_bot(plain, 2, level="random")
+            with pytest.raises(HustingsError) as refused_last:
+                await once.add_bot(plain, 3, level="random")
+            assert refused_last.value.reason == "TOO_MANY_GAMES_CREATED"
+            view = await client.view(plain)
+            assert [s.bot for s in view.seats] == [True, True, True, False]
+            assert view.status == game_pb2.GAME_STATUS_OPEN
 
     run(scenario(), timeout_s=60)
 
@@ -145,3 +162,24 @@ def test_a_table_of_bots_alone_makes_one_decision_a_pace_at_most_and_its_replica
         assert not left, left
 
     run(scenario(), timeout_s=60)
+
+
+def test_the_readme_and_the_proto_state_the_pace_and_what_bots_count_as() -> None:
+    """The figures the README's Tables and Limits sections and the proto comments give are the
+    ones the service uses."""
+    words = {1: "one", 3: "three", 10: "ten"}
+
+    def text(path: str) -> str:
+        return " ".join((REPO / path).read_text().replace("//", " ").split())
+
+    readme, game, service = text("README.md"), text("proto/hustings/v1/game.proto"), text("proto/hustings/v1/game_service.proto")
+    pace = f"one decision every {table.BOT_ONLY_STEP_MS} ms at most"
+    assert readme.count(pace) == 2 and pace in game
+    assert (
+        f"Any other bot seat counts as {words[RANDOM_BOT_GAMES]} game more (`random`) or {words[GREEDY_BOT_GAMES]} (`greedy`), "
+        f"and an `AddBot` of one as {words[RANDOM_BOT_GAMES]} or {words[GREEDY_BOT_GAMES]}" in readme
+    )
+    burst = DEFAULT_CREATE_BURST
+    assert f"the burst now makes {burst // (1 + 4 * RANDOM_BOT_GAMES)} such tables, or {burst // (1 + 4 * GREEDY_BOT_GAMES)} of greedy bots" in readme
+    assert f"Each counts as {words[RANDOM_BOT_GAMES]} game more" in game and f"{words[STRONG_BOT_GAMES]} more per seat" in game
+    assert f"The bot counts as {words[RANDOM_BOT_GAMES]} game in the caller's allowance of games created (a strong bot as {words[STRONG_BOT_GAMES]})" in service
