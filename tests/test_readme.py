@@ -425,7 +425,7 @@ def _typescript_steps_in_a_fresh_copy(steps: str, served_http: str, tmp_path: pa
 
 
 def test_the_python_example_reaches_a_move(served: str) -> None:
-    (example,) = _blocks(_section("Call it from Python"), "python")
+    example = _blocks(_section("Call it from Python"), "python")[0]
     done = subprocess.run([sys.executable, "-c", _at(example, served)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.splitlines()
@@ -433,6 +433,26 @@ def test_the_python_example_reaches_a_move(served: str) -> None:
     seen = int(lines[0].split()[3].rstrip(","))
     moved = re.fullmatch(r"moved: the game is at version (\d+)", lines[1])
     assert moved and int(moved.group(1)) == seen + 1, lines
+
+
+def test_the_python_example_plays_a_seat_to_the_end(served: str) -> None:
+    """README Call it from Python: the second example plays its seat against server-side bots
+    until the stream ends, and prints the lines the README shows."""
+    section = _section("Call it from Python")
+    _, example = _blocks(section, "python")
+    done = subprocess.run([sys.executable, "-c", _at(example, served)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    first, *placings = done.stdout.splitlines()
+    shown = re.search(r"It prints `(GAME_STATUS_FINISHED at version \d+)` and a line per party, `(.*?)`", " ".join(section.split()))
+    assert shown and first == shown.group(1), (first, section)
+    line = re.compile(r"(\d)\. (.+?)( \(me\))?: (\d+) \(.+\)")
+    assert line.fullmatch(shown.group(2)), shown.group(2)
+    parsed = [line.fullmatch(placing) for placing in placings]
+    assert len(parsed) == 4 and all(parsed), placings  # three seats and Angelus
+    assert [bool(m.group(3)) for m in parsed].count(True) == 1, placings  # the seat it played
+    assert "Angelus" in [m.group(2) for m in parsed]
+    ranks, scores = [int(m.group(1)) for m in parsed], [int(m.group(4)) for m in parsed]
+    assert ranks == sorted(ranks) and ranks[0] == 1 and scores == sorted(scores, reverse=True), placings
 
 
 def test_the_buf_curl_session_reaches_a_move(served: str) -> None:
