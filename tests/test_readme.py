@@ -96,15 +96,20 @@ def _readme_serve(folder: pathlib.Path) -> Iterator[tuple[subprocess.Popen[bytes
             _wait_serving(process, grpc_port, http_port, log)
             yield process, grpc_port, http_port, lines
         finally:
-            if process.poll() is None:
-                process.send_signal(signal.SIGINT)
-                try:
-                    process.wait(timeout=STOP_TIMEOUT_S)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait(timeout=5)
+            _interrupt(process)
             log.seek(0)
             lines.extend(log.read().decode(errors="replace").splitlines())
+
+
+def _interrupt(process: subprocess.Popen[bytes]) -> None:
+    """Stop a running ``hustings serve`` as Ctrl-C does (killed if it has not ended in time)."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
 
 
 def _wait_serving(process: subprocess.Popen[bytes], grpc_port: int, http_port: int, log: Any) -> None:
@@ -235,12 +240,7 @@ def _serve_until_listening(redis_url: str, stderr: int) -> None:
     try:
         wait_for_port(port)
     finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=STOP_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
+        _interrupt(process)
 
 
 def test_logs_are_json_lines_and_readable_lines_on_a_terminal(redis_server: EmbeddedRedis, tmp_path: pathlib.Path) -> None:
