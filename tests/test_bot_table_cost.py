@@ -181,5 +181,11 @@ def test_the_readme_and_the_proto_state_the_pace_and_what_bots_count_as() -> Non
     )
     burst = DEFAULT_CREATE_BURST
     assert f"the burst now makes {burst // (1 + 4 * RANDOM_BOT_GAMES)} such tables, or {burst // (1 + 4 * GREEDY_BOT_GAMES)} of greedy bots" in readme
-    assert f"Each counts as {words[RANDOM_BOT_GAMES]} game more" in game and f"{words[STRONG_BOT_GAMES]} more per seat" in game
-    assert f"The bot counts as {words[RANDOM_BOT_GAMES]} game in the caller's allowance of games created (a strong bot as {words[STRONG_BOT_GAMES]})" in service
+    assert (
+        f"Each counts as {words[RANDOM_BOT_GAMES]} game more in the creator's allowance of games created, a greedy bot as "
+        f"{words[GREEDY_BOT_GAMES]} (a table of strong bots: {words[STRONG_BOT_GAMES]} more per seat" in game
+    )
+    assert (
+        f"The bot counts as {words[RANDOM_BOT_GAMES]} game in the caller's allowance of games created (a greedy bot as "
+        f"{words[GREEDY_BOT_GAMES]}, a strong one as {words[STRONG_BOT_GAMES]})" in service
+    )

@@ -209,7 +209,8 @@ class GameServiceServicer:
 
     def AddBot(self, request, context):
         """Fills a free seat of an open game with a server-side bot.
-        The bot counts as one game in the caller's allowance of games created (a strong bot as ten).
+        The bot counts as one game in the caller's allowance of games created (a greedy bot as
+        three, a strong one as ten).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
