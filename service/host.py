@@ -564,10 +564,20 @@ class GameHost:
                 seat_token = token or secrets.token_urlsafe(32)
                 new, entry = self._seated(loaded, seat, name, seat_token, request.party_name, request.party_colour)
                 await self._schedule(new.stored)
+                # A join is the player's first call: its seat is present from it (noted with the
+                # commit, as a move notes its mover).
+                seen_at = self._now_ms()
                 result = await self.store.commit(
-                    new.stored, stored.version, entry, key, request_fingerprint, expire_s=self._expiry(new.stored)
+                    new.stored,
+                    stored.version,
+                    entry,
+                    key,
+                    request_fingerprint,
+                    expire_s=self._expiry(new.stored),
+                    present=(seat, seen_at),
                 )
                 if result.status == "OK":
+                    self.presence.noted(game_id, seat, seen_at)
                     joined = self._remember(new)
                     await index_quietly(self.store, new.stored)
                     started = new.stored.status == game_pb2.GAME_STATUS_ACTIVE

@@ -321,18 +321,21 @@ def test_views_show_who_is_present(redis_server: EmbeddedRedis) -> None:
         async with _replica(redis_server.url) as (_, one), _replica(redis_server.url) as (_, two):
             game_id = await _create(one, players=3, bot_seats=[2])
             seats = [await one.join(game_id, name) for name in ("Ada", "Bo")]
-            mine = await one.view(game_id, seats[0].token)  # Ada calls; Bo never does
-            assert mine.seats[0].present  # the caller sees itself present at once
-            # Presence is written in the background: wait for Redis to hold Ada's before the other
-            # replica reads it (a read keeps for presence.REFRESH_S, so too early a read would stay).
+            # A join is a call: both joiners are present, as their joins' commits noted them.
             raw = redis.Redis.from_url(redis_server.url)
             try:
-                deadline = time.monotonic() + 20
-                while not raw.hexists(presence_key(game_id), "0") and time.monotonic() < deadline:
-                    await asyncio.sleep(0.05)
+                assert sorted(int(s) for s in raw.hkeys(presence_key(game_id))) == [0, 1]
+                assert [s.present for s in (await two.view(game_id)).seats] == [True, True, True]
+                # Bo was last seen 31 s ago, as if he had not called since; Ada calls now.
+                seconds, micros = raw.time()
+                raw.hset(presence_key(game_id), "1", seconds * 1000 + micros // 1000 - 31_000)
+                mine = await one.view(game_id, seats[0].token)
+                assert mine.seats[0].present  # the caller sees itself present at once
+                # Another replica, which has not read this game's presence yet, reads it from Redis.
+                async with _replica(redis_server.url) as (_, three):
+                    view = await three.view(game_id)
             finally:
                 raw.close()
-            view = await two.view(game_id)  # another replica reads it from Redis
             assert [s.present for s in view.seats] == [True, False, True]  # a bot is always there
 
     run(scenario())
@@ -389,9 +392,19 @@ def test_a_bot_added_at_its_own_level_leaves_the_tables_level_alone(redis_server
 
 def test_a_seat_holding_a_stream_is_present(redis_server: EmbeddedRedis) -> None:
     async def scenario() -> None:
-        async with _replica(redis_server.url) as (_, one), _replica(redis_server.url) as (_, two):
+        async with _replica(redis_server.url) as (first, one), _replica(redis_server.url) as (_, two):
             game_id = await _create(one, players=3)
             seats = [await one.join(game_id, name) for name in ("Ada", "Bo", "Cy")]
+            # The joins were calls: as if nobody had called for 31 s since, and the first replica
+            # had noted nobody (so Bo's stream notes him at once rather than at its next renewal).
+            raw = redis.Redis.from_url(redis_server.url)
+            try:
+                seconds, micros = raw.time()
+                long_ago = seconds * 1000 + micros // 1000 - 31_000
+                raw.hset(presence_key(game_id), mapping={"0": long_ago, "1": long_ago, "2": long_ago})
+            finally:
+                raw.close()
+            first.host.presence._touched.clear()  # type: ignore[attr-defined]
             stream = one.watch(game_id, seats[1].token)  # Bo only watches; he never calls
             await asyncio.wait_for(stream.__anext__(), 20)
             deadline = time.monotonic() + 20
