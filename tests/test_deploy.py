@@ -143,8 +143,13 @@ def test_envoy_config_is_a_valid_bootstrap() -> None:
     from google.protobuf import json_format
 
     bootstrap = json_format.ParseDict(_documents("envoy.yaml")[0], bootstrap_pb2.Bootstrap())
-    (cluster,) = bootstrap.static_resources.clusters
-    assert len(cluster.load_assignment.endpoints[0].lb_endpoints) == 3
+    grpc_cluster, rest_cluster = bootstrap.static_resources.clusters
+    for cluster in (grpc_cluster, rest_cluster):
+        assert len(cluster.load_assignment.endpoints[0].lb_endpoints) == 3
+    # The REST/JSON cluster: HTTP/1.1 (no HTTP/2 options), checked by a GET the REST face answers.
+    assert not rest_cluster.typed_extension_protocol_options
+    assert rest_cluster.health_checks[0].http_health_check.path == "/v1/kinds"
+    assert [listener.name for listener in bootstrap.static_resources.listeners] == ["grpc", "rest"]
     broken = _documents("envoy.yaml")[0]
     broken["static_resources"]["clusters"][0]["lb_polcy"] = "RING_HASH"
     try:

@@ -294,26 +294,31 @@ def test_every_file_the_readme_names_is_in_the_repository() -> None:
         assert found and all(path.is_relative_to(REPO.resolve()) and path.exists() for path in found), named
 
 
-def test_compose_publishes_grpc_only_as_the_readme_says() -> None:
-    """README Deployment: through compose, `localhost:8080` is Envoy carrying gRPC only; the
-    replicas' REST/JSON ports are not published."""
+def test_compose_publishes_grpc_and_rest_as_the_readme_says() -> None:
+    """README Deployment: through compose, `localhost:8080` is Envoy carrying gRPC to the
+    replicas' gRPC port, and `localhost:8081` Envoy carrying REST/JSON and /play to their HTTP
+    port; nothing else is published."""
     import yaml
 
-    assert "The compose file's Envoy, on `localhost:8080`, carries gRPC only" in " ".join(README.read_text().split())
+    said = " ".join(README.read_text().split())
+    assert "The compose file's Envoy carries gRPC on `localhost:8080` and the REST/JSON face and `/play` on `localhost:8081`" in said
     compose = yaml.safe_load((REPO / "deploy" / "compose.yaml").read_text())
     envoy = yaml.safe_load((REPO / "deploy" / "envoy.yaml").read_text())["static_resources"]
     published = {name: service.get("ports", []) for name, service in compose["services"].items()}
-    assert published.pop("envoy") == ["8080:8080"] and not any(published.values()), published
-    (listener,) = envoy["listeners"]
-    assert listener["address"]["socket_address"]["port_value"] == 8080
-    grpc_port = int(compose["x-replica"]["environment"]["HUSTINGS_ADDRESS"].rsplit(":", 1)[1])
-    endpoints = [
-        endpoint["endpoint"]["address"]["socket_address"]
-        for cluster in envoy["clusters"]
-        for group in cluster["load_assignment"]["endpoints"]
-        for endpoint in group["lb_endpoints"]
-    ]
-    assert len(endpoints) == 3 and {address["port_value"] for address in endpoints} == {grpc_port}
+    assert published.pop("envoy") == ["8080:8080", "8081:8081"] and not any(published.values()), published
+    environment = compose["x-replica"]["environment"]
+    grpc_port = int(environment["HUSTINGS_ADDRESS"].rsplit(":", 1)[1])
+    dockerfile = (REPO / "deploy" / "Dockerfile").read_text()
+    http_port = int(re.search(r"HUSTINGS_HTTP_ADDRESS=[0-9.]+:(\d+)", dockerfile).group(1))  # the image's
+    assert "HUSTINGS_HTTP_ADDRESS" not in environment  # compose keeps the image's HTTP address
+    clusters = {cluster["name"]: cluster for cluster in envoy["clusters"]}
+    for listener, port, wanted_port in zip(envoy["listeners"], (8080, 8081), (grpc_port, http_port)):
+        assert listener["address"]["socket_address"]["port_value"] == port
+        routes = listener["filter_chains"][0]["filters"][0]["typed_config"]["route_config"]["virtual_hosts"][0]["routes"]
+        cluster = clusters[routes[0]["route"]["cluster"]]
+        endpoints = [e["endpoint"]["address"]["socket_address"] for e in cluster["load_assignment"]["endpoints"][0]["lb_endpoints"]]
+        assert len(endpoints) == 3 and {address["port_value"] for address in endpoints} == {wanted_port}, listener["name"]
+    assert len(envoy["listeners"]) == 2
 
 
 # ---------------------------------------------------------------- every command and flag it names
