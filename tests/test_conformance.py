@@ -189,7 +189,9 @@ class _LeakCounts:
     kept_decks: int = 0
 
 
-def _check_leaks(game: Game[Any, Any, Any], state: Any, options: Any, seat: int, move: Any, rng: Rng, salt: int, counts: _LeakCounts) -> None:
+def _check_leaks(
+    game: Game[Any, Any, Any], state: Any, options: Any, seat: int, move: Any, rng: Rng, salt: int, counts: _LeakCounts
+) -> None:
     """Twins differing only in B's secrets (and in what nobody knows, such as deck order) look
     the same to every A != B before the step; after it, A's events are the same whenever A's view
     is. Where A's view after the step differs (a card drawn from a deck that the twin shuffled
@@ -258,15 +260,19 @@ def _check_deck_keeping_twin(
     before, seen = shown
     kind = game.info.kind
     keeping = deck_keeping_twin(kind, state, owner, (seat, move), Rng(b"deck-keeping twin", salt * 8 + owner))
-    if keeping is None or game.is_over(after) or not keeping.drew_alike(after) or game.dump_state(keeping.state) == game.dump_state(state):
+    if keeping is None or game.is_over(after) or not keeping.drew_alike(after):
         return False
+    if game.dump_state(keeping.state) == game.dump_state(state):
+        return False  # no secret of the seat to change
     twin_after, twin_events = game.apply(keeping.state, seat, move, _copy(rng))
     revealing = [e for e in events if reveals_by_rules(kind, e)], [e for e in twin_events if reveals_by_rules(kind, e)]
     compared = False
     for viewer in _viewers(game, options):
         if viewer == owner:
             continue
-        assert before[viewer] == _view_bytes(game, keeping.state, viewer), f"seat {viewer} sees a secret of seat {owner} (deck-keeping twin)"
+        assert before[viewer] == _view_bytes(game, keeping.state, viewer), (
+            f"seat {viewer} sees a secret of seat {owner} (deck-keeping twin)"
+        )
         if _events_bytes(game, revealing[0], viewer) != _events_bytes(game, revealing[1], viewer):
             continue  # the rules show this viewer the secrets changed
         view, mine = seen[viewer]
