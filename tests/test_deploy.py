@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ipaddress
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -82,6 +83,10 @@ def test_kubernetes_manifests_fit_together() -> None:
     secret_ref = env["HUSTINGS_REDIS_URL"]["valueFrom"]["secretKeyRef"]
     assert (("Secret", secret_ref["name"])) in docs
     assert docs[("Service", "hustings")]["spec"]["selector"] == labels
+    # The REST/JSON face: the port the image serves it on, named by the pod and the Service.
+    http_port = int(re.search(r"HUSTINGS_HTTP_ADDRESS=[0-9.]+:(\d+)", (DEPLOY / "Dockerfile").read_text()).group(1))
+    assert {"name": "http", "containerPort": http_port} in container["ports"]
+    assert {"name": "http", "port": http_port, "targetPort": "http"} in docs[("Service", "hustings")]["spec"]["ports"]
     hpa = docs[("HorizontalPodAutoscaler", "hustings")]
     assert hpa["spec"]["scaleTargetRef"]["name"] == "hustings"
     assert hpa["spec"]["minReplicas"] >= 2
