@@ -299,7 +299,8 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     @_unary
     async def AddBot(self, request: game_service_pb2.AddBotRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.AddBotResponse:
-        async with self.limits.creations.thinking_bot(self.client_of(context), request.level):
+        level = await self.host.added_bot_level(request)
+        async with self.limits.creations.thinking_bot(self.client_of(context), level):
             return await self.host.add_bot(request)
 
     async def WatchGame(self, request: game_service_pb2.WatchGameRequest, context: grpc.aio.ServicerContext) -> None:

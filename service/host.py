@@ -665,6 +665,14 @@ class GameHost:
         """A server-side bot takes a free seat of an open game."""
         return await self.seats.add_bot(request)
 
+    async def added_bot_level(self, request: game_service_pb2.AddBotRequest) -> str:
+        """The level the bot of an AddBot will play at, as ``add_bot`` resolves it: the
+        request's, else the table's; the call is charged for that bot before it runs."""
+        if request.level:
+            return request.level
+        _check_game_id(request.game_id)
+        return (await self._load_fresh(request.game_id)).stored.table.bot_level
+
     async def submit_move(
         self, request: game_service_pb2.SubmitMoveRequest, token: str | None
     ) -> game_service_pb2.SubmitMoveResponse:

@@ -16,7 +16,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, AsyncContextManager, Awaitable, Callable
+from typing import Any, AsyncContextManager, AsyncIterator, Awaitable, Callable
 
 import grpc
 import structlog
@@ -254,12 +254,18 @@ class RestServer:
 
     def _charged(self, name: str, client: str, message: Any) -> AsyncContextManager[Any]:
         """What the call ``name`` takes from its client's allowance of games while it runs, as
-        over gRPC: CreateGame its games, AddBot a strong bot's; other calls nothing."""
+        over gRPC: CreateGame its games, AddBot its bot's; other calls nothing."""
         if name == "CreateGame":
             return self.limits.creations.spend(client, message.request_id, games_counted(message))
         if name == "AddBot":
-            return self.limits.creations.thinking_bot(client, message.level)
+            return self._bot_charged(client, message)
         return contextlib.nullcontext()
+
+    @contextlib.asynccontextmanager
+    async def _bot_charged(self, client: str, message: Any) -> AsyncIterator[None]:
+        """An AddBot charged for the bot it adds (its level, else the table's)."""
+        async with self.limits.creations.thinking_bot(client, await self.host.added_bot_level(message)):
+            yield
 
     async def _body(self, request: web.Request) -> bytes:
         """The request's body, read within the body deadline; ``_BodyRefused`` when it is too

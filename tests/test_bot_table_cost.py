@@ -87,6 +87,51 @@ def test_bot_seats_and_added_bots_take_from_their_clients_creation_allowance(red
     run(scenario(), timeout_s=60)
 
 
+def test_an_added_bot_of_the_tables_level_is_charged_as_that_level(redis_server: EmbeddedRedis) -> None:
+    """AddBot without a level adds a bot of the table's level, and is charged for that bot (over
+    gRPC and REST alike): at a strong table it counts as ten games, not as a random bot's one.
+    A strong four-seat table counts 41; 70 plain tables leave 9 of the burst of 120, too few for
+    a strong bot and enough for a random one. A game that does not exist is NOT_FOUND, uncharged."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    async def scenario() -> None:
+        strong = game_pb2.TableSettings(bot_level="strong")
+        async with replica_and_client(
+            redis_server.url, creates_per_client_per_minute=1.0, http_address="127.0.0.1:0"
+        ) as (replica, client):
+            once = client.with_retry(ONE_ATTEMPT)
+            table = (await once.create_game("stimmvieh", 4, table=strong)).game_id
+            for _ in range(70):
+                await once.create_game("stimmvieh", 4)
+            with pytest.raises(HustingsError) as refused:
+                await once.add_bot(table, 0)
+            assert refused.value.reason == "TOO_MANY_GAMES_CREATED"
+            url = f"http://127.0.0.1:{replica.http_port}/v1/games/{table}:addBot"
+            body = json.dumps({"seat": 0}).encode()
+
+            def post(address: str) -> tuple[int, str]:
+                request = urllib.request.Request(address, data=body, headers={"Content-Type": "application/json"})
+                try:
+                    with urllib.request.urlopen(request, timeout=10) as answer:
+                        return answer.status, ""
+                except urllib.error.HTTPError as error:
+                    return error.code, json.loads(error.read())["details"][0]["reason"]
+
+            assert await asyncio.to_thread(post, url) == (429, "TOO_MANY_GAMES_CREATED")
+            missing = f"http://127.0.0.1:{replica.http_port}/v1/games/gnosuchgame0000000000000:addBot"
+            assert (await asyncio.to_thread(post, missing))[0] == 404
+            with pytest.raises(HustingsError) as gone:
+                await once.add_bot("gnosuchgame0000000000000", 0)
+            assert gone.value.reason != "TOO_MANY_GAMES_CREATED"
+            await once.add_bot(table, 0, level="random")  # one game: there are still 9
+            view = await client.view(table)
+            assert [(s.bot, s.display_name) for s in view.seats][:2] == [(True, "Bot (random)"), (False, "")]
+
+    run(scenario(), timeout_s=60)
+
+
 def _stored(*seats: storage_pb2.StoredSeat) -> storage_pb2.StoredGame:
     stored = storage_pb2.StoredGame(status=game_pb2.GAME_STATUS_ACTIVE)
     stored.table.decision_seconds = 30

@@ -381,8 +381,8 @@ class Client:
         return Joined(game_id, response.seat, response.seat_token, response.view)  # type: ignore[attr-defined]
 
     async def add_bot(self, game_id: str, seat: int | None = None, level: str = "") -> game_service_pb2.AddBotResponse:
-        """Fill a free seat of an open game with a server-side bot (``level`` "" for the best
-        the server has); the lowest free seat unless ``seat`` is given.
+        """Fill a free seat of an open game with a server-side bot (``level`` "" for the table's
+        level); the lowest free seat unless ``seat`` is given.
 
         AddBot carries no request id, and a blind retry of an attempt whose answer was lost
         could seat a second bot. So every attempt names one seat: without ``seat`` the client
