@@ -196,7 +196,7 @@ class SeatLifecycle:
             # began a new one then, with its own clock.
             table.changed_event(entry, seat, Change.CHANGE_RETURNED, place.display_name)
 
-        loaded, seat = await self._change(game_id, token, change, lambda s: s.absent, "NOT_ABSENT")
+        loaded, seat = await self._change(game_id, token, change, lambda s: s.absent, "NOT_ABSENT", returning=True)
         return game_service_pb2.ReturnToGameResponse(view=self.host._view(loaded, seat))
 
     async def _change(
@@ -207,7 +207,10 @@ class SeatLifecycle:
         allowed: Callable[[storage_pb2.StoredSeat], bool],
         refusal: str,
         rules: Callable[["Loaded", Seat], Any] | None = None,
+        returning: bool = False,
     ) -> tuple["Loaded", Seat]:
+        """Apply ``change`` to the caller's seat as a table step; a player ``returning`` is at
+        the table again, and noted present with the step."""
         host = self.host
         async with host._game_lock(game_id):
             for _attempt in range(8):
@@ -222,7 +225,7 @@ class SeatLifecycle:
                 _refuse_past_seat_changes(loaded.stored)
                 new, entry = self._table_step(loaded, seat, None if rules is None else rules(loaded, seat))
                 change(new.stored, seat, entry)
-                if await self._commit(new, loaded.version, entry):
+                if await self._commit(new, loaded.version, entry, present=seat if returning else None):
                     await host._after_commit(new)
                     return new, seat
         raise aborted("TOO_MUCH_CONTENTION", "the game changed too often; retry")
@@ -265,7 +268,7 @@ class SeatLifecycle:
                 place.absent = place.bot = False
                 place.timeouts = place.turn_started_ms = 0
                 table.changed_event(entry, request.seat, Change.CHANGE_TAKEN_OVER, name)
-                if await self._commit(new, loaded.version, entry, key, wanted):
+                if await self._commit(new, loaded.version, entry, key, wanted, present=request.seat):
                     await host._after_commit(new)
                     log.info("seat_taken_over", game_id=game_id, seat=request.seat, version=new.version)
                     return game_service_pb2.TakeOverSeatResponse(
@@ -323,19 +326,24 @@ class SeatLifecycle:
         key: str = "",
         wanted: str = "",
         listed: bool = True,
+        present: Seat | None = None,
     ) -> bool:
-        """Commit a table step or a due decision; ``listed``: it changes the game's listing."""
+        """Commit a table step or a due decision; ``listed``: it changes the game's listing;
+        ``present``: the seat whose player made the call, noted present with the commit."""
         host = self.host
         if new.stored.status == game_pb2.GAME_STATUS_ACTIVE:
             table.settle(new.stored, new.game.to_act(new.state), None, host._now_ms())
         await host._schedule(new.stored)
+        seen = None if present is None else (present, host._now_ms())
         # Table steps may start a game (AddBot) or free its last seat: set the expiry every time.
         result = await host.store.commit(
-            new.stored, base_version, entry, key, wanted, expire_s=host._expiry(new.stored), listed=listed
+            new.stored, base_version, entry, key, wanted, expire_s=host._expiry(new.stored), listed=listed, present=seen
         )
         if result.status != "OK":
             metrics.CONFLICTS.inc()
             return False
+        if seen is not None:
+            host.presence.noted(new.stored.game_id, *seen)
         return True
 
 

@@ -102,6 +102,36 @@ def test_client_creates_a_table_leaves_returns_and_takes_over(redis_server: Embe
     run(scenario())
 
 
+def test_returning_and_taking_over_note_the_seat_present(redis_server: EmbeddedRedis) -> None:
+    """ReturnToGame and TakeOverSeat are calls of the seat's player: the seat is present from
+    them (Seat.present: "has called within the last 30 seconds"), noted with their commits."""
+    import redis
+
+    from hustings.service.store import presence_key
+
+    async def scenario() -> None:
+        async with running_replica(redis_server.url) as replica, Client(f"127.0.0.1:{replica.port}") as client:  # type: ignore[attr-defined]
+            table = game_pb2.TableSettings(decision_seconds=600, allow_takeover=True)
+            game_id = (await client.create_game("stimmvieh", 3, stimmvieh_options(3), table=table)).game_id
+            ada, _bo, _cy = await _joined(client, game_id, ("Ada", "Bo", "Cy"))
+            raw = redis.Redis.from_url(redis_server.url)
+            try:
+                await client.leave(game_id, ada)
+                raw.delete(presence_key(game_id))
+                replica.host.presence._touched.clear()  # type: ignore[attr-defined]
+                await client.return_to_game(game_id, ada)
+                assert raw.hkeys(presence_key(game_id)) == [b"0"]
+                await client.leave(game_id, ada)
+                raw.delete(presence_key(game_id))
+                replica.host.presence._touched.clear()  # type: ignore[attr-defined]
+                await client.take_over(game_id, 0, "Dee", request_id="dee-takes-over-7e1d3a")
+                assert raw.hkeys(presence_key(game_id)) == [b"0"]
+            finally:
+                raw.close()
+
+    run(scenario())
+
+
 def test_client_adds_bots_to_the_lowest_free_seat_or_the_one_asked_for(redis_server: EmbeddedRedis) -> None:
     async def scenario() -> None:
         async with running_replica(redis_server.url) as replica, Client(f"127.0.0.1:{replica.port}") as client:  # type: ignore[attr-defined]
