@@ -86,6 +86,16 @@ class DeadlineIndex:
         """Look at ``game_id`` no later than ``due_ms``."""
         await self.client.zadd(bucket_key(game_id), {game_id: due_ms}, lt=True)  # type: ignore[attr-defined]
 
+    async def postpone(self, game_id: str, due_ms: int) -> None:
+        """Move the index's look at ``game_id`` to ``due_ms`` if the game is indexed and that is
+        later (ZADD XX GT: a lease or a later look stands); on the commits' connection where
+        there is one, which costs the replica least per command (safe to resend)."""
+        key = bucket_key(game_id)
+        if self.lane is not None:
+            await self.lane.call(b"ZADD", key, b"XX", b"GT", b"%d" % due_ms, game_id)
+        else:
+            await self.client.zadd(key, {game_id: due_ms}, xx=True, gt=True)  # type: ignore[attr-defined]
+
     async def due_buckets(self, now: int) -> list[str]:
         """The buckets holding a game due at ``now``, in random order: one pipelined round trip
         of plain reads (ZCOUNT), which writes nothing and costs Redis no script."""

@@ -102,7 +102,7 @@ class SeatLifecycle:
                     # the decision just made, moves there too (only later: a lease or a later
                     # look stands), else every poll would claim the game as well.
                     self._wake_at(game_id, next_due)
-                    await self._look_later(game_id, next_due)
+                    await host.deadlines.postpone(game_id, next_due)
                     return next_due, committed.version
         return host._now_ms(), 0
 
@@ -112,15 +112,6 @@ class SeatLifecycle:
         still holds the game, should this replica stop)."""
         delay_s = max(0.0, (due_ms - self.host._now_ms()) / 1000)
         self.host.deadline_runner.later(game_id, delay_s, lambda: self.apply_due_quietly(game_id))
-
-    async def _look_later(self, game_id: str, due_ms: int) -> None:
-        """Move the index's look at ``game_id`` to ``due_ms`` if that is later (ZADD XX GT): on
-        the commits' connection where there is one, which costs the replica least per command."""
-        index, key = self.host.deadlines, deadlines.bucket_key(game_id)
-        if index.lane is not None:
-            await index.lane.call(b"ZADD", key, b"XX", b"GT", b"%d" % due_ms, game_id)  # safe to resend
-        else:
-            await index.client.zadd(key, {game_id: due_ms}, xx=True, gt=True)  # type: ignore[attr-defined]
 
     async def _decide_for(self, loaded: "Loaded", seat: Seat, now: int) -> "Loaded | None":
         host, game = self.host, loaded.game
