@@ -103,6 +103,7 @@ class Replica:
         notifier = Notifier(store.client)
         try:
             await store.client.ping()
+            await store.check_server()
             await notifier.start()
             secret = self.config.secret or await server_secret.from_redis(store.client)
             guard = server_secret.SecretGuard(store.client, server_secret.Keys(secret))

@@ -65,7 +65,20 @@ DEFAULT_POOL_TIMEOUT_S = 10.0  # below the 15 s server deadline of a unary call
 # How long one command may wait for Redis's answer: a pause of a few seconds (a fork for a
 # snapshot, a failover) is waited out rather than failing every command in flight.
 SOCKET_TIMEOUT_S = 10.0
+# The oldest Redis the store's commands run on: the deadline index moves a game's look only
+# earlier or only later (ZADD LT / GT, Redis 6.2). An older server is refused at start, in one
+# line, rather than failing the first table with a clock.
+MIN_REDIS_VERSION = (6, 2)
 CLUSTER_PIPELINE_HEADROOM = 8
+
+
+class RedisTooOld(RuntimeError):
+    """The Redis server is older than ``MIN_REDIS_VERSION``."""
+
+
+def redis_version(text: str) -> tuple[int, ...]:
+    """A ``redis_version`` as INFO reports it ("7.2.4"), as numbers to compare."""
+    return tuple(int(part) for part in re.findall(r"\d+", text)[:3])
 
 
 class BoundedCluster(RedisCluster):
@@ -389,6 +402,16 @@ class Store:
             flat = await self._fields(keys=keys, args=fields)
             rows += [flat[i : i + width] for i in range(0, len(flat), width)]
         return rows
+
+    async def check_server(self) -> None:
+        """Refuse a Redis older than ``MIN_REDIS_VERSION`` (every node of a Cluster): RedisTooOld."""
+        info = await self.client.info("server")
+        found = [info] if "redis_version" in info else [v for v in info.values() if isinstance(v, dict)]
+        for node in found:
+            version = str(node.get("redis_version", "0"))
+            if redis_version(version) < MIN_REDIS_VERSION:
+                wanted = ".".join(map(str, MIN_REDIS_VERSION))
+                raise RedisTooOld(f"hustings needs Redis {wanted} or newer; the server at the Redis URL is {version}")
 
     async def note_presence(self, seen: dict[str, dict[int, int]], keep_s: int) -> None:
         """Note when seats were seen ({game id: {seat: ms}}), each game's presence hash then

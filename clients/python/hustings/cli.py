@@ -332,11 +332,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from hustings.client import HustingsError
         from hustings.service.embedded_redis import EmbeddedRedisError
         from hustings.service.server_secret import SecretMismatch
+        from hustings.service.store import RedisTooOld
 
         if isinstance(error, HustingsError):
             print(f"hustings: {error}", file=sys.stderr)
             return 2
-        if isinstance(error, (EmbeddedRedisError, SecretMismatch)):
+        if isinstance(error, (EmbeddedRedisError, SecretMismatch, RedisTooOld)):
             print(f"hustings: {error}", file=sys.stderr)
             return 1
         raise
