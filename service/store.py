@@ -26,9 +26,10 @@ from dataclasses import dataclass
 from typing import Any, Awaitable
 
 import redis.asyncio as aioredis
+import structlog
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, ResponseError
 
 from hustings.service.lane import Lane
 from hustings.storage.v1 import storage_pb2
@@ -404,8 +405,14 @@ class Store:
         return rows
 
     async def check_server(self) -> None:
-        """Refuse a Redis older than ``MIN_REDIS_VERSION`` (every node of a Cluster): RedisTooOld."""
-        info = await self.client.info("server")
+        """Refuse a Redis older than ``MIN_REDIS_VERSION`` (every node of a Cluster): RedisTooOld.
+        A server that does not let this user run INFO (an ACL, a managed service) is taken as
+        it is, with a warning: its first command it cannot run will say so."""
+        try:
+            info = await self.client.info("server")
+        except ResponseError as refused:
+            structlog.get_logger("hustings.store").warning("redis_version_unknown", cause=type(refused).__name__)
+            return
         found = [info] if "redis_version" in info else [v for v in info.values() if isinstance(v, dict)]
         for node in found:
             version = str(node.get("redis_version", "0"))

@@ -47,11 +47,43 @@ def test_serve_refuses_an_old_redis_in_one_line(
     redis_server: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`hustings serve` against a Redis below the bar exits 1 with one line naming both versions."""
+    import structlog
+
     from hustings.cli import main
 
     monkeypatch.setattr(store_module, "MIN_REDIS_VERSION", (99, 0))
-    status = main(["serve", "--redis-url", redis_server.url, "--address", "127.0.0.1:0", "--http-address", ""])
+    logging_before = structlog.get_config()
+    try:
+        status = main(["serve", "--redis-url", redis_server.url, "--address", "127.0.0.1:0", "--http-address", ""])
+    finally:
+        structlog.configure(**logging_before)  # serve pointed the logs at this test's captured stderr
     assert status == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len([line for line in err if line.startswith("hustings: ")]) == 1
     assert any("needs Redis 99.0 or newer; the server at the Redis URL is 6.2" in line for line in err)
+
+
+def test_a_user_not_allowed_info_is_let_through(redis_server: EmbeddedRedis) -> None:
+    """An ACL (or a managed service) may forbid INFO: the check then lets the server through
+    rather than refusing to start on a Redis it cannot read the version of."""
+    import redis
+
+    raw = redis.Redis.from_url(redis_server.url)
+    raw.acl_setuser("noinfo", enabled=True, passwords=["+noinfo-password"], keys=["*"], channels=["*"],
+                    commands=["+@all", "-info"])
+    host, port = redis_server.url.split("//", 1)[1].split("/", 1)[0].rsplit(":", 1)
+
+    async def check() -> None:
+        store = Store.from_url(f"redis://noinfo:noinfo-password@{host}:{port}/0")
+        try:
+            with pytest.raises(redis.exceptions.NoPermissionError):
+                await store.client.info("server")  # the ACL holds
+            await store.check_server()
+        finally:
+            await store.close()
+
+    try:
+        run(check())
+    finally:
+        raw.acl_deluser("noinfo")
+        raw.close()
