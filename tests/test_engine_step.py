@@ -127,7 +127,8 @@ def test_a_state_holding_awkward_strings_dumps_to_the_canonical_json(text: str) 
 
 
 def _settle_as_first_written(stored: storage_pb2.StoredGame, acting: frozenset[int], mover: int | None, now_ms: int) -> None:
-    """``table.settle`` as it was first written: every field read where it is used."""
+    """``table.settle`` as it was first written (every field read where it is used), with the
+    pace of a table where bots decide for every seat added since."""
     settings = stored.table
     active = set(acting) if stored.status == game_pb2.GAME_STATUS_ACTIVE else set()
     for seat in stored.seats:
@@ -140,7 +141,10 @@ def _settle_as_first_written(stored: storage_pb2.StoredGame, acting: frozenset[i
             continue
         if seat.seat == mover or not seat.turn_started_ms:
             seat.turn_started_ms = now_ms
-        seat.deadline_ms = table._deadline(settings, seat)
+        if table.bot_decides(seat):  # due at once, or a pace after the step at a table of bots alone
+            seat.deadline_ms = now_ms + table.BOT_ONLY_STEP_MS if table.all_bots(stored) else seat.turn_started_ms
+        else:
+            seat.deadline_ms = table._deadline(settings, seat)
 
 
 @pytest.mark.parametrize("seed", range(6))
