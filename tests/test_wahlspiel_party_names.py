@@ -21,6 +21,16 @@ from hustings.v1 import game_pb2, game_service_pb2
 from hustings.verify import verify_log
 
 
+@pytest.fixture(autouse=True)
+def _bots_alone_at_a_quick_pace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The games here are finished by bots alone once their players leave: at the service's pace
+    (one decision per ``BOT_ONLY_STEP_MS``) a Wahlspiel game takes 10-15 s, which is not what these
+    tests are about; the in-process replicas play them at a millisecond's pace."""
+    from hustings.service import table
+
+    monkeypatch.setattr(table, "BOT_ONLY_STEP_MS", 1)
+
+
 async def _three_seats_one_bot(client: Client) -> str:
     """A new three-seat Wahlspiel game whose third seat is a bot's; its id."""
     request = game_service_pb2.CreateGameRequest(kind="wahlspiel", options=game_pb2.GameOptions(players=3))
