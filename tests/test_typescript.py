@@ -270,3 +270,87 @@ def test_table_calls_retried_across_lost_answers_happen_once(built: pathlib.Path
             assert [g["gameId"] for g in live.ok("GET", "/v1/games")["games"]] == [line["gameId"]]
     finally:
         redis_server.stop()
+
+
+WATCH_SCRIPT = """
+import { HustingsError, HustingsRest, StreamBroken } from "./rest.js";
+const [base, silent, gameId] = process.argv.slice(2);
+const out = {};
+try {
+  for await (const _ of new HustingsRest(base).watch("gnosuchgame000000000000")) out.unexpected = true;
+} catch (error) {
+  out.missing = error instanceof HustingsError ? [error.httpStatus, error.reason] : String(error);
+}
+const started = Date.now();
+try {
+  for await (const _ of new HustingsRest(silent).watch(gameId, undefined, 0n, 400)) out.unexpected = true;
+} catch (error) {
+  out.silent = error instanceof StreamBroken ? "StreamBroken" : String(error);
+  out.silentAfterMs = Date.now() - started;
+}
+out.versions = [];
+for await (const update of new HustingsRest(base).watch(gameId, undefined, 0n)) out.versions.push(String(update.version));
+out.status = "ended";
+console.log(JSON.stringify(out));
+"""
+
+
+@contextlib.contextmanager
+def _silent_event_stream() -> Iterator[str]:
+    """A loopback HTTP server that starts an event stream (200, its headers, a first comment) and
+    then sends nothing more: a connection that died without a word."""
+    stop = threading.Event()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            self.wfile.write(b": hello\n\n")
+            self.wfile.flush()
+            stop.wait(10)  # bounded: the client gives up long before
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        stop.set()
+        server.shutdown()
+        server.server_close()
+
+
+def test_watch_reads_the_event_stream_ends_with_the_game_and_gives_up_on_silence(
+    built: pathlib.Path, redis_server: EmbeddedRedis
+) -> None:
+    """README: `api.watch(gameId, token, fromVersion)` reads a game's event stream as typed updates,
+    ends with the game, throws HustingsError for a refusal and StreamBroken after its quiet limit
+    without a byte. A spectator follows a game played to the end from version 0: every version
+    once, in order, then the generator ends."""
+    script = built / "watch_check.mjs"
+    script.write_text(WATCH_SCRIPT)
+    with LiveRest(redis_server.url) as live, _silent_event_stream() as silent:
+        game = live.ok("POST", "/v1/games", {"kind": "stimmvieh", "options": {"players": 3}, "table": {"botSeats": [0, 1, 2]}})
+        game_id = game["gameId"]
+        view: dict[str, Any] = {}
+        for _ in range(300):  # a table of bots alone: one decision per 100 ms, about 30 of them
+            view = live.ok("GET", f"/v1/games/{game_id}/view")["view"]
+            if view["status"] == "GAME_STATUS_FINISHED":
+                break
+            threading.Event().wait(0.1)
+        assert view["status"] == "GAME_STATUS_FINISHED"
+        try:
+            result = _run(_tool("node"), str(script), live.base_url, silent, game_id, timeout=60)
+        finally:
+            script.unlink()
+    line = json.loads(result.stdout.strip().splitlines()[-1])
+    assert line["missing"] == [404, "GAME_NOT_FOUND"] and "unexpected" not in line
+    assert line["silent"] == "StreamBroken" and 300 <= line["silentAfterMs"] < 5_000
+    versions = [int(v) for v in line["versions"]]
+    assert versions and versions[-1] == int(view["version"]) and versions == sorted(set(versions))
+    assert line["status"] == "ended"

@@ -33,19 +33,15 @@
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 
-import { fromJson, getOption, type JsonValue } from "@bufbuild/protobuf";
-import { http } from "./gen/google/api/annotations_pb.js";
 import { GameStatus, type GameView, type Move } from "./gen/hustings/v1/game_pb.js";
-import { GameService, WatchGameResponseSchema, type WatchGameResponse } from "./gen/hustings/v1/game_service_pb.js";
-import { HustingsError, HustingsRest, newRequestId } from "./rest.js";
+import { GameService } from "./gen/hustings/v1/game_service_pb.js";
+import { HustingsError, HustingsRest, StreamBroken, newRequestId } from "./rest.js";
 
 /** Streams opened at most: every break or silence costs one. */
 const MAX_WATCHES = 50;
 /** Decisions at most, so that a game that never ends cannot hold the bot for ever. */
 const MAX_DECISIONS = 10_000;
 const RECONNECT_PAUSE_MS = 500;
-/** Twice the server's keepalive interval: a stream silent this long is dead. */
-const QUIET_MS = 30_000;
 // gRPC codes (in an `event: error`) after which watching again may succeed: CANCELLED, UNKNOWN,
 // DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED (a replica's stream cap: try another), INTERNAL, UNAVAILABLE.
 const TRANSIENT_CODES = new Set([1, 2, 4, 8, 13, 14]);
@@ -59,11 +55,6 @@ const MOVED_ON_CODES = new Set([9, 10]);
 export function choose(view: GameView, random: () => number): Move {
   const moves = view.legalMoves;
   return moves[Math.floor(random() * moves.length)]!;
-}
-
-/** A stream that stayed silent past QUIET_MS, or ended before the game did. */
-class StreamBroken extends Error {
-  override name = "StreamBroken";
 }
 
 /** One decision: the move chosen at a version and the request id every attempt carries. */
@@ -106,7 +97,7 @@ export async function play(
     watchedFrom.push(from);
     log(`watching ${gameId} after version ${from} at ${api.baseUrl}`);
     try {
-      for await (const update of watchGame(api, gameId, token, from)) {
+      for await (const update of api.watch(gameId, token, from)) {
         const view = update.view;
         if (view === undefined) continue;
         if (view.version > seen) seen = view.version;
@@ -141,81 +132,6 @@ export async function play(
   }
   const view = await servers[0]!.view(gameId, token);
   return { view, watchedFrom, decided };
-}
-
-/**
- * The updates of WatchGame after `fromVersion`, read from the Server-Sent Events stream; ends
- * with the game (`event: end`), throws HustingsError for a refusal or an `event: error`, and
- * StreamBroken when no byte comes for QUIET_MS.
- */
-export async function* watchGame(
-  api: HustingsRest,
-  gameId: string,
-  token: string | undefined,
-  fromVersion: bigint,
-): AsyncGenerator<WatchGameResponse> {
-  const rule = getOption(GameService.method.watchGame, http);
-  if (rule.pattern.case !== "get") throw new Error("WatchGame has no GET rule");
-  const path = rule.pattern.value.replace(/\{game_id\}/, encodeURIComponent(gameId));
-  const controller = new AbortController();
-  let quiet: NodeJS.Timeout | undefined;
-  const arm = (): void => {
-    clearTimeout(quiet);
-    quiet = setTimeout(() => controller.abort(new StreamBroken(`no byte for ${QUIET_MS} ms`)), QUIET_MS);
-  };
-  const headers: Record<string, string> = { Accept: "text/event-stream", "Last-Event-ID": fromVersion.toString() };
-  if (token) headers["Authorization"] = `Bearer ${token}`;
-  arm();
-  try {
-    const response = await api.fetchImpl(new URL(path, api.baseUrl), { headers, signal: controller.signal });
-    if (!response.ok || response.body === null) throw refusal(response.status, await response.text());
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = "";
-    for (;;) {
-      arm();
-      const { value, done } = await reader.read();
-      clearTimeout(quiet); // the bot's own work between reads is not the stream's silence
-      if (done) return;
-      buffer += value.replace(/\r\n?/g, "\n");
-      for (let cut = buffer.indexOf("\n\n"); cut >= 0; cut = buffer.indexOf("\n\n")) {
-        const event = parseEvent(buffer.slice(0, cut));
-        buffer = buffer.slice(cut + 2);
-        if (event.data === undefined) continue; // a comment (keepalive) or the retry hint
-        if (event.name === "end") return;
-        if (event.name === "error") throw refusal(200, event.data);
-        yield fromJson(WatchGameResponseSchema, JSON.parse(event.data) as JsonValue, { ignoreUnknownFields: true });
-      }
-    }
-  } finally {
-    clearTimeout(quiet);
-    controller.abort(); // closes the connection when the caller stops early
-  }
-}
-
-/** One event block: its `event:` name and its `data:` lines joined (undefined: no data). */
-function parseEvent(block: string): { name: string; data: string | undefined } {
-  let name = "message";
-  const data: string[] = [];
-  for (const line of block.split("\n")) {
-    if (line === "" || line.startsWith(":")) continue;
-    const at = line.indexOf(":");
-    const field = at < 0 ? line : line.slice(0, at);
-    const text = at < 0 ? "" : line.slice(at + 1).replace(/^ /, "");
-    if (field === "data") data.push(text);
-    else if (field === "event") name = text;
-  }
-  return { name, data: data.length ? data.join("\n") : undefined };
-}
-
-/** A google.rpc.Status in JSON (or a proxy's plain text) as a HustingsError. */
-function refusal(httpStatus: number, text: string): HustingsError {
-  let status: { code?: number; message?: string; details?: { reason?: string }[] } = {};
-  try {
-    status = JSON.parse(text) as typeof status;
-  } catch {
-    // not JSON: a balancer's own page; the HTTP status says enough
-  }
-  return new HustingsError(httpStatus, status.code ?? 0, status.details?.[0]?.reason ?? "", status.message ?? text.slice(0, 200));
 }
 
 /** Whether watching again (on this or another replica) may get further. */

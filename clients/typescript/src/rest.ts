@@ -19,6 +19,11 @@
 // an attempt that may have been applied takes the refusal that says it was (ALREADY_ABSENT,
 // NOT_ABSENT, SEAT_TAKEN / GAME_FULL with a bot in the seat) as the answer, and addBot names its
 // seat in every attempt so that a retry cannot seat a second bot.
+//
+// WatchGame: `watch` reads the game's Server-Sent Events stream (`GET /v1/games/{id}:watch`) as
+// typed updates. It ends with the game, throws HustingsError for a refusal, and StreamBroken when
+// no byte comes for `quietMs` (the server sends a keepalive comment after 15 s of quiet): reopen it
+// from one version before the last one seen, on any replica, and nothing is lost.
 
 import {
   create,
@@ -40,11 +45,13 @@ import {
   GameService,
   LeaveGameResponseSchema,
   ReturnToGameResponseSchema,
+  WatchGameResponseSchema,
   type AddBotResponse,
   type CreateGameResponse,
   type LeaveGameResponse,
   type ReturnToGameResponse,
   type TakeOverSeatResponse,
+  type WatchGameResponse,
 } from "./gen/hustings/v1/game_service_pb.js";
 
 /**
@@ -69,6 +76,14 @@ export class HustingsError extends Error {
  * Retries after a hinted refusal are not counted in `maxAttempts` (the server paces them, the
  * budget bounds them), except that a policy of one attempt never retries.
  */
+/** A stream that stayed silent past its quiet limit, or ended before the game did. */
+export class StreamBroken extends Error {
+  override name = "StreamBroken";
+}
+
+/** Twice the server's keepalive interval: a stream silent this long is taken for dead. */
+export const DEFAULT_QUIET_MS = 30_000;
+
 export interface RetryPolicy {
   /** Attempts at most, the first included (1: never retry). */
   maxAttempts: number;
@@ -297,6 +312,57 @@ export class HustingsRest {
     throw new HustingsError(409, 10, "TOO_MUCH_CONTENTION", "free seats were taken while choosing one");
   }
 
+  /**
+   * The updates of WatchGame after `fromVersion` (0 for the whole game), read from the
+   * Server-Sent Events stream with the seat's token (none: a spectator's view). The generator
+   * ends with the game (`event: end`); it throws HustingsError for a refusal at the start or an
+   * `event: error`, and StreamBroken when no byte comes for `quietMs`. Stopping early (`break`)
+   * closes the connection.
+   */
+  async *watch(
+    gameId: string,
+    seatToken?: string,
+    fromVersion = 0n,
+    quietMs = DEFAULT_QUIET_MS,
+  ): AsyncGenerator<WatchGameResponse> {
+    const rule = getOption(GameService.method.watchGame, http);
+    if (rule.pattern.case !== "get") throw new Error("WatchGame has no GET rule");
+    const path = rule.pattern.value.replace(/\{game_id\}/, encodeURIComponent(gameId));
+    const controller = new AbortController();
+    let quiet: ReturnType<typeof setTimeout> | undefined;
+    const arm = (): void => {
+      clearTimeout(quiet);
+      quiet = setTimeout(() => controller.abort(new StreamBroken(`no byte for ${quietMs} ms`)), quietMs);
+    };
+    const headers: Record<string, string> = { Accept: "text/event-stream", "Last-Event-ID": fromVersion.toString() };
+    if (seatToken) headers["Authorization"] = `Bearer ${seatToken}`;
+    arm();
+    try {
+      const response = await this.fetchImpl(new URL(path, this.baseUrl), { headers, signal: controller.signal });
+      if (!response.ok || response.body === null) throw refusal(response.status, await response.text(), response);
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = "";
+      for (;;) {
+        arm();
+        const { value, done } = await reader.read();
+        clearTimeout(quiet); // the caller's own work between reads is not the stream's silence
+        if (done) return;
+        buffer += value.replace(/\r\n?/g, "\n");
+        for (let cut = buffer.indexOf("\n\n"); cut >= 0; cut = buffer.indexOf("\n\n")) {
+          const event = parseEvent(buffer.slice(0, cut));
+          buffer = buffer.slice(cut + 2);
+          if (event.data === undefined) continue; // a comment (keepalive) or the retry hint
+          if (event.name === "end") return;
+          if (event.name === "error") throw refusal(200, event.data);
+          yield fromJson(WatchGameResponseSchema, JSON.parse(event.data) as JsonValue, { ignoreUnknownFields: true });
+        }
+      }
+    } finally {
+      clearTimeout(quiet);
+      controller.abort(); // closes the connection when the caller stops early
+    }
+  }
+
   /** One attempt: one HTTP request under its own deadline. */
   private async send<I extends DescMessage, O extends DescMessage>(
     method: DescMethodUnary<I, O>,
@@ -332,12 +398,7 @@ export class HustingsRest {
     }
     const response = await this.fetchImpl(url, init);
     const text = await response.text();
-    if (!response.ok) {
-      // A balancer in front of the service may answer an error in plain text.
-      const status = (parseOrNull(text) ?? {}) as ErrorBody;
-      const reason = status.details?.[0]?.reason ?? "";
-      throw new HustingsError(response.status, status.code ?? 0, reason, status.message ?? text, retryHintMs(status, response));
-    }
+    if (!response.ok) throw refusal(response.status, text, response); // a balancer may answer in plain text
     const parsed: unknown = text ? JSON.parse(text) : {};
     return fromJson(method.output, parsed as JsonValue, { ignoreUnknownFields: true });
   }
@@ -364,6 +425,29 @@ function retryHintMs(status: ErrorBody, response: Response): number | undefined 
   if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
   const at = Date.parse(header);
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+/** A refusal's body (a google.rpc.Status in JSON, or a proxy's plain text) as a HustingsError. */
+function refusal(httpStatus: number, text: string, response?: Response): HustingsError {
+  const status = (parseOrNull(text) ?? {}) as ErrorBody;
+  const hint = response === undefined ? undefined : retryHintMs(status, response);
+  return new HustingsError(httpStatus, status.code ?? 0, status.details?.[0]?.reason ?? "", status.message ?? text, hint);
+}
+
+/** One event block of a Server-Sent Events stream: its `event:` name and its `data:` lines joined
+ * (undefined: no data, as in a comment). */
+function parseEvent(block: string): { name: string; data: string | undefined } {
+  let name = "message";
+  const data: string[] = [];
+  for (const line of block.split("\n")) {
+    if (line === "" || line.startsWith(":")) continue;
+    const at = line.indexOf(":");
+    const field = at < 0 ? line : line.slice(0, at);
+    const text = at < 0 ? "" : line.slice(at + 1).replace(/^ /, "");
+    if (field === "data") data.push(text);
+    else if (field === "event") name = text;
+  }
+  return { name, data: data.length ? data.join("\n") : undefined };
 }
 
 function parseOrNull(text: string): unknown {
