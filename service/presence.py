@@ -43,16 +43,17 @@ class Presence:
         self._read: dict[str, tuple[float, dict[int, int]]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._pending: dict[str, dict[int, int]] = {}  # seen, not written yet: game -> seat -> ms
+        self._flusher: asyncio.Task[None] | None = None  # writes what is pending (``_flush``)
 
     def touch(self, game_id: str, seat: int | None) -> None:
         """Note that ``seat`` was seen now (in the background; throttled per seat)."""
         if seat is None or not self._due(game_id, seat):
             return
-        if not self._pending:
-            task = asyncio.create_task(self._flush())
+        self._pending.setdefault(game_id, {})[seat] = self.now_ms()
+        if self._flusher is None or self._flusher.done():
+            task = self._flusher = asyncio.create_task(self._flush())
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
-        self._pending.setdefault(game_id, {})[seat] = self.now_ms()
 
     def noted(self, game_id: str, seat: int, at_ms: int) -> None:
         """``seat`` was noted present at ``at_ms`` by a commit (``Store.commit(present=…)``):
@@ -75,14 +76,16 @@ class Presence:
         return due
 
     async def _flush(self) -> None:
-        """Write, after ``FLUSH_S``, every seat seen meanwhile (the touch that found nothing
-        pending started this; the next one after it starts the next)."""
-        await asyncio.sleep(FLUSH_S)
-        seen, self._pending = self._pending, {}
-        try:
-            await self.store.note_presence(seen, KEEP_S)
-        except RedisError as error:
-            log.debug("presence_not_written", games=len(seen), cause=type(error).__name__)
+        """Every ``FLUSH_S`` while seats are pending, write those seen meanwhile. One runs at a
+        time; a touch starts one when none runs (or the last was cancelled: what it left pending
+        goes with the next)."""
+        while self._pending:
+            await asyncio.sleep(FLUSH_S)
+            seen, self._pending = self._pending, {}
+            try:
+                await self.store.note_presence(seen, KEEP_S)
+            except RedisError as error:
+                log.debug("presence_not_written", games=len(seen), cause=type(error).__name__)
 
     async def refresh(self, game_id: str) -> None:
         """Read the game's presence unless it was read within ``REFRESH_S``."""

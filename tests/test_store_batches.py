@@ -149,3 +149,34 @@ def test_seats_seen_together_are_written_in_one_call(tmp_path: pathlib.Path) -> 
         raw_cluster = redis.RedisCluster(host="127.0.0.1", port=nodes[0].port)
         run(scenario(f"redis+cluster://127.0.0.1:{nodes[0].port}", raw_cluster, False), 60)
         raw_cluster.close()
+
+
+def test_a_flush_cancelled_while_it_waits_does_not_stop_later_ones(redis_server: EmbeddedRedis) -> None:
+    """A touch that finds nothing pending starts the flush; were a cancelled flush to leave its
+    seats pending, no touch would ever start another and presence would stop being written."""
+    import asyncio
+
+    from hustings.service.presence import Presence
+    from hustings.service.store import presence_key
+
+    async def scenario() -> None:
+        store = Store.from_url(redis_server.url)
+        raw = redis.Redis.from_url(redis_server.url)
+        try:
+            seen = Presence(store)
+            seen.touch("gcancelledflush0000000000", 0)
+            (first,) = seen._tasks
+            first.cancel()
+            await asyncio.gather(first, return_exceptions=True)
+            seen.touch("gcancelledflush0000000001", 1)
+            for _ in range(100):  # bounded wait for the flush (FLUSH_S, 0.2 s)
+                if raw.hkeys(presence_key("gcancelledflush0000000001")):
+                    break
+                await asyncio.sleep(0.05)
+            assert raw.hkeys(presence_key("gcancelledflush0000000001")) == [b"1"]
+            assert raw.hkeys(presence_key("gcancelledflush0000000000")) == [b"0"]  # left pending, written with it
+        finally:
+            raw.close()
+            await store.close()
+
+    run(scenario())
