@@ -318,8 +318,9 @@ class LobbyRepair(BackgroundLoop):
         gone: list[tuple[str, tuple[str, ...]]] = []
         for game_id in game_ids:
             summary = summaries.get(game_id)
+            # Its own kind's filter sets, or (with no summary left to say which) every kind's.
             if summary is None:
-                gone.append((game_id, tuple(games())))  # no summary left to say its kind
+                gone.append((game_id, tuple(games())))
             elif now - summary.created_at >= self.ghost_grace_s:
                 gone.append((game_id, (summary.kind,)))
         await self.store.unindex_many(gone)
@@ -354,11 +355,8 @@ class LobbyRepair(BackgroundLoop):
         return dropped
 
     async def _drop_ghost(self, game_id: str) -> bool:
-        summaries = await self.store.lobby_summaries([game_id])
-        summary = summaries.get(game_id)
-        if summary is not None and self._clock() - summary.created_at < self.ghost_grace_s:
+        """Drop one live entry whose game does not exist (``_drop_gone``); True when dropped."""
+        if not await self._drop_gone([game_id]):
             return False
-        # Its own kind's filter sets, or (with no summary left to say which) every kind's.
-        await self.store.unindex(game_id, (summary.kind,) if summary is not None else tuple(games()))
         log.info("lobby_ghost_dropped", game_id=game_id)
         return True
