@@ -150,15 +150,23 @@ TOO_LARGE = RefusedRequest(
 def _lenient(parse: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
     """A request parser that yields MALFORMED instead of raising, so that a bad body gets
     INVALID_ARGUMENT with a reason rather than gRPC's bare INTERNAL, and TOO_LARGE for a body
-    over MAX_MESSAGE_BYTES (RESOURCE_EXHAUSTED with its reason, as over REST)."""
+    over MAX_MESSAGE_BYTES (RESOURCE_EXHAUSTED with its reason, as over REST).
+
+    Fields the proto does not define are dropped from the request: protobuf keeps them, and a
+    game's options, table settings and moves are stored as sent, so they would fill its snapshot
+    (rewritten on every step), its log and every view of it (tens of kB a request, where REST
+    refuses an unknown field). A retry that differs from its first attempt only in them is the
+    same request."""
 
     def lenient(data: bytes) -> Any:
         if len(data) > MAX_MESSAGE_BYTES:
             return TOO_LARGE
         try:
-            return parse(data)
+            request = parse(data)
         except Exception:  # noqa: BLE001 - any failure to parse is the client's malformed input
             return MALFORMED
+        request.DiscardUnknownFields()
+        return request
 
     return lenient
 

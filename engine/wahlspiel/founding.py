@@ -42,9 +42,12 @@ def found_party(state: WahlspielState, party: int, name: str, colour: str) -> Wa
     """``party`` names itself and takes ``colour`` (either may be empty to keep the default).
     Raises InvalidOptionsError (BAD_PARTY_NAME, BAD_COLOUR) or IllegalMoveError (COLOUR_TAKEN),
     changing nothing."""
-    name = name.strip()
+    # The name as sent is checked, not only what is left of it stripped: the log's seat_taken
+    # event records it as sent, and padding (spaces, line breaks) would otherwise pass in any
+    # length, up to the size of a request, into every seat's history.
     if len(name) > PARTY_NAME_LIMIT or not name.isprintable():
         raise InvalidOptionsError("BAD_PARTY_NAME", f"a party name is up to {PARTY_NAME_LIMIT} printable characters")
+    name = name.strip()
     if colour and colour not in COLOURS:
         raise InvalidOptionsError("BAD_COLOUR", "the colour is one of the pieces': " + ", ".join(COLOURS))
     if colour and any(p.colour == colour for i, p in enumerate(state.parties) if i != party):

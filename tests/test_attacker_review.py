@@ -1,0 +1,140 @@
+"""What one client can do to other clients or to the deployment through the public API, found by
+reading it as an attacker would, each with the check that keeps it out.
+
+- Fields a gRPC request carries that the proto does not define were kept: a game's options and
+  table settings with them went into its snapshot (rewritten on every step) and into every view
+  of the game, and a move with them into the log that every seat reads.
+- A Wahlspiel party name padded past its 60 characters with spaces or line breaks (which the
+  check let through, stripped) went into the log's ``seat_taken`` event as sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Iterator
+
+import grpc
+import pytest
+
+from hustings.v1 import game_pb2, game_service_pb2 as gs, game_service_pb2_grpc as gsg
+from rest_helpers import LiveRest
+
+# A field number no message of the API defines, sent as a length-delimited field.
+UNKNOWN_FIELD = 999
+PADDING_BYTES = 30_000
+# Far above what a view or a step of these games carries without the padding (a few kB).
+SMALL_BYTES = 8_000
+
+
+@pytest.fixture(scope="module")
+def live(redis_server: Any) -> Iterator[LiveRest]:
+    with LiveRest(redis_server.url) as served:
+        yield served
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        low, value = value & 0x7F, value >> 7
+        out.append(low | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def _padded(message: Any, size: int = PADDING_BYTES) -> Any:
+    """``message`` with ``size`` bytes in a field its type does not define, as a client built
+    from another proto (or an attacker) would send it."""
+    extra = _varint(UNKNOWN_FIELD << 3 | 2) + _varint(size) + b"x" * size
+    padded = type(message)()
+    padded.ParseFromString(message.SerializeToString() + extra)
+    assert padded.ByteSize() > size  # the parser keeps what it does not know
+    return padded
+
+
+def _grpc_port(live: LiveRest) -> int:
+    assert live.replica is not None
+    return int(live.replica.port)
+
+
+def _stored_bytes(live: LiveRest, game_id: str) -> int:
+    """The bytes of a game's snapshot and log in Redis."""
+    import redis
+
+    client = redis.Redis.from_url(live.config.redis_url)
+    try:
+        total = 0
+        for key in client.scan_iter(match=f"*{{{game_id}}}*", count=100):
+            kind = client.type(key)
+            if kind == b"hash":
+                total += sum(len(v) for v in client.hvals(key))
+            elif kind == b"stream":
+                total += sum(len(k) + len(v) for _, fields in client.xrange(key) for k, v in fields.items())
+            elif kind == b"string":
+                total += int(client.strlen(key))
+        return total
+    finally:
+        client.close()
+
+
+async def _unknown_fields_game(port: int) -> tuple[str, int, int, int]:
+    """A Stimmvieh game created with padded options and table, its three seats joined and one
+    padded move made: (game id, a spectator's view bytes, a seat's view bytes, its history bytes)."""
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = gsg.GameServiceStub(channel)
+        options = game_pb2.GameOptions(players=3)
+        options.stimmvieh.SetInParent()
+        table = game_pb2.TableSettings(decision_seconds=600)
+        created = await stub.CreateGame(gs.CreateGameRequest(kind="stimmvieh", options=_padded(options), table=_padded(table)))
+        game_id = created.game_id
+        seats = [await stub.JoinGame(gs.JoinGameRequest(game_id=game_id, display_name=name)) for name in ("Ada", "Bo", "Cy")]
+        ada = (("authorization", f"Bearer {seats[0].seat_token}"),)
+        view = (await stub.GetView(gs.GetViewRequest(game_id=game_id), metadata=ada)).view
+        move = _padded(view.legal_moves[0])
+        await stub.SubmitMove(gs.SubmitMoveRequest(game_id=game_id, move=move, request_id="padded-1"), metadata=ada)
+        spectator = await stub.GetView(gs.GetViewRequest(game_id=game_id))
+        seat_view = await stub.GetView(gs.GetViewRequest(game_id=game_id), metadata=ada)
+        history = await stub.GetHistory(gs.GetHistoryRequest(game_id=game_id), metadata=ada)
+        return game_id, spectator.ByteSize(), seat_view.ByteSize(), history.ByteSize()
+
+
+def test_fields_a_grpc_request_does_not_define_are_neither_stored_nor_shown(live: LiveRest) -> None:
+    game_id, spectator, seat, history = asyncio.run(asyncio.wait_for(_unknown_fields_game(_grpc_port(live)), 60))
+    assert spectator < SMALL_BYTES, f"a spectator's view carries {spectator} bytes"
+    assert seat < SMALL_BYTES, f"a seat's view carries {seat} bytes"
+    assert history < SMALL_BYTES, f"the history carries {history} bytes"
+    stored = _stored_bytes(live, game_id)
+    assert 0 < stored < 2 * SMALL_BYTES, f"the game holds {stored} bytes of Redis"
+
+
+def test_a_retry_of_a_padded_move_is_the_same_request(live: LiveRest) -> None:
+    """What the server does not know is not part of the request: a retry that pads the move
+    differently gets the first answer, not REQUEST_ID_REUSED."""
+
+    async def play() -> tuple[int, int]:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{_grpc_port(live)}") as channel:
+            stub = gsg.GameServiceStub(channel)
+            options = game_pb2.GameOptions(players=3)
+            options.stimmvieh.SetInParent()
+            game_id = (await stub.CreateGame(gs.CreateGameRequest(kind="stimmvieh", options=options))).game_id
+            seats = [await stub.JoinGame(gs.JoinGameRequest(game_id=game_id, display_name=n)) for n in ("Ada", "Bo", "Cy")]
+            ada = (("authorization", f"Bearer {seats[0].seat_token}"),)
+            move = (await stub.GetView(gs.GetViewRequest(game_id=game_id), metadata=ada)).view.legal_moves[0]
+            first = await stub.SubmitMove(gs.SubmitMoveRequest(game_id=game_id, move=_padded(move, 10), request_id="pad-a"), metadata=ada)
+            again = await stub.SubmitMove(gs.SubmitMoveRequest(game_id=game_id, move=_padded(move, 20), request_id="pad-a"), metadata=ada)
+            return first.version, again.version
+
+    first, again = asyncio.run(asyncio.wait_for(play(), 60))
+    assert first == again
+
+
+@pytest.mark.parametrize("padding", [" " * 60_000, "\n\n", "\u2028", "\t" * 40])
+def test_a_party_name_padded_past_its_60_characters_is_refused(live: LiveRest, padding: str) -> None:
+    game_id = live.ok("POST", "/v1/games", {"kind": "wahlspiel", "options": {"players": 3}})["gameId"]
+    body = '{"displayName": "Ada", "partyName": "Fat Party' + padding.replace("\n", "\\n").replace("\t", "\\t") + '"}'
+    refused = live.call("POST", f"/v1/games/{game_id}:join", body.encode())
+    assert refused.status_code == 400, (refused.status_code, refused.text[:200])
+    assert refused.json()["details"][0]["reason"] == "BAD_PARTY_NAME"
+    history = live.ok("GET", f"/v1/games/{game_id}/history")
+    assert [e for e in history["entries"] if e["events"]] == []  # nobody joined
+    joined = live.ok("POST", f"/v1/games/{game_id}:join", {"displayName": "Ada", "partyName": " Fat Party "})
+    assert joined["view"]["wahlspiel"]["parties"][0]["name"] == "Fat Party"
