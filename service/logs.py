@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextvars
 import logging
+import re
 import sys
 from typing import Any, Mapping, MutableMapping
 
@@ -20,8 +21,20 @@ LEVELS = ("debug", "info", "warning", "error", "critical")
 _CALL: contextvars.ContextVar[Mapping[str, Any]] = contextvars.ContextVar("hustings_call", default={})
 
 
+# A game id as the API allows it (service/host.py refuses any other with BAD_GAME_ID). What a
+# client sends in its place is not logged as sent: it may be 64 KiB long (a gRPC request's bound),
+# and it would be written into every line of its call (a refused stream's too), or carry a
+# terminal's control sequences.
+_GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+MALFORMED_GAME_ID = "(malformed)"
+
+
 def begin_call(**fields: Any) -> None:
-    """Start the current call's log context with ``fields``, dropping whatever was there."""
+    """Start the current call's log context with ``fields``, dropping whatever was there; a
+    ``game_id`` that is not one is logged as ``MALFORMED_GAME_ID``."""
+    game_id = fields.get("game_id")
+    if game_id is not None and not _GAME_ID.fullmatch(game_id):
+        fields["game_id"] = MALFORMED_GAME_ID
     _CALL.set(fields)
 
 

@@ -6,6 +6,8 @@ reading it as an attacker would, each with the check that keeps it out.
   of the game, and a move with them into the log that every seat reads.
 - A Wahlspiel party name padded past its 60 characters with spaces or line breaks (which the
   check let through, stripped) went into the log's ``seat_taken`` event as sent.
+- A malformed game id was written as sent into every log line of its call: a WatchGame refused
+  for it logged 60 kB a line.
 """
 
 from __future__ import annotations
@@ -15,7 +17,10 @@ from typing import Any, Iterator
 
 import grpc
 import pytest
+import requests
 
+from conftest import free_ports, serve_process
+from hustings.service.logs import MALFORMED_GAME_ID
 from hustings.v1 import game_pb2, game_service_pb2 as gs, game_service_pb2_grpc as gsg
 from rest_helpers import LiveRest
 
@@ -138,3 +143,32 @@ def test_a_party_name_padded_past_its_60_characters_is_refused(live: LiveRest, p
     assert [e for e in history["entries"] if e["events"]] == []  # nobody joined
     joined = live.ok("POST", f"/v1/games/{game_id}:join", {"displayName": "Ada", "partyName": " Fat Party "})
     assert joined["view"]["wahlspiel"]["parties"][0]["name"] == "Fat Party"
+
+
+def test_a_malformed_game_id_is_not_logged_as_sent(redis_server: Any) -> None:
+    """Streams refused for a game id that is none (60 kB of one over gRPC, a terminal's escape
+    sequence over REST) log that they ended, without the id; a well-formed one is logged."""
+    long_id = "Z" * 60_000
+    (http_port,) = free_ports(1)
+    with serve_process("--redis-url", redis_server.url, "--http-address", f"127.0.0.1:{http_port}") as (process, port):
+
+        async def watch(game_id: str) -> grpc.StatusCode:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+                try:
+                    async for _update in gsg.GameServiceStub(channel).WatchGame(gs.WatchGameRequest(game_id=game_id)):
+                        pass
+                except grpc.aio.AioRpcError as refusal:
+                    return refusal.code()
+            return grpc.StatusCode.OK
+
+        assert asyncio.run(asyncio.wait_for(watch(long_id), 30)) == grpc.StatusCode.INVALID_ARGUMENT
+        assert asyncio.run(asyncio.wait_for(watch("g-well-formed"), 30)) == grpc.StatusCode.NOT_FOUND
+        refused = requests.get(f"http://127.0.0.1:{http_port}/v1/games/%1b[2J%1b[31mowned:watch", timeout=30)
+        assert refused.status_code == 400
+    lines = process.log_text.splitlines()  # type: ignore[attr-defined]
+    ended = [line for line in lines if "stream_ended" in line]
+    assert len(ended) == 3, ended
+    assert max(len(line) for line in lines) < 1_000
+    assert sum(f'"game_id": "{MALFORMED_GAME_ID}"' in line for line in ended) == 2
+    assert any('"game_id": "g-well-formed"' in line for line in ended)
+    assert not any(long_id[:100] in line or "owned" in line for line in lines)
