@@ -8,6 +8,9 @@ reading it as an attacker would, each with the check that keeps it out.
   check let through, stripped) went into the log's ``seat_taken`` event as sent.
 - A malformed game id was written as sent into every log line of its call: a WatchGame refused
   for it logged 60 kB a line.
+- A Stimmvieh move naming a card that does not exist was refused with the id in the message: 60
+  kB of it over gRPC made the status too large for the client, which saw RESOURCE_EXHAUSTED
+  without a reason instead of INVALID_ARGUMENT UNKNOWN_CARD.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from conftest import free_ports, serve_process
 from hustings.service.logs import MALFORMED_GAME_ID
 from hustings.v1 import game_pb2, game_service_pb2 as gs, game_service_pb2_grpc as gsg
 from rest_helpers import LiveRest
+from test_watchers import reason_of
 
 # A field number no message of the API defines, sent as a length-delimited field.
 UNKNOWN_FIELD = 999
@@ -109,6 +113,41 @@ def test_fields_a_grpc_request_does_not_define_are_neither_stored_nor_shown(live
     assert history < SMALL_BYTES, f"the history carries {history} bytes"
     stored = _stored_bytes(live, game_id)
     assert 0 < stored < 2 * SMALL_BYTES, f"the game holds {stored} bytes of Redis"
+
+
+async def _stimmvieh_turn(stub: gsg.GameServiceStub) -> tuple[str, Any, game_pb2.Move]:
+    """A three-seat Stimmvieh game past its top candidates: (game id, the metadata of the seat
+    to play, one of its legal moves)."""
+    options = game_pb2.GameOptions(players=3)
+    options.stimmvieh.SetInParent()
+    game_id = (await stub.CreateGame(gs.CreateGameRequest(kind="stimmvieh", options=options))).game_id
+    seats = [await stub.JoinGame(gs.JoinGameRequest(game_id=game_id, display_name=n)) for n in ("Ada", "Bo", "Cy")]
+    tokens = [(("authorization", f"Bearer {seat.seat_token}"),) for seat in seats]
+    for number, token in enumerate(tokens):
+        move = (await stub.GetView(gs.GetViewRequest(game_id=game_id), metadata=token)).view.legal_moves[0]
+        await stub.SubmitMove(gs.SubmitMoveRequest(game_id=game_id, move=move, request_id=f"top-{number}"), metadata=token)
+    for token in tokens:
+        legal = (await stub.GetView(gs.GetViewRequest(game_id=game_id), metadata=token)).view.legal_moves
+        if legal:
+            return game_id, token, legal[0]
+    raise AssertionError("nobody to play after the top candidates")
+
+
+def test_a_move_naming_a_long_unknown_card_is_refused_with_its_reason(live: LiveRest) -> None:
+    async def play() -> tuple[grpc.StatusCode, str, int]:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{_grpc_port(live)}") as channel:
+            stub = gsg.GameServiceStub(channel)
+            game_id, token, move = await _stimmvieh_turn(stub)
+            move.stimmvieh.play_politician.take_card_id = "Q" * 60_000
+            try:
+                await stub.SubmitMove(gs.SubmitMoveRequest(game_id=game_id, move=move, request_id="long-card"), metadata=token)
+            except grpc.aio.AioRpcError as refusal:
+                return refusal.code(), reason_of(refusal), len(refusal.details() or "")
+            raise AssertionError("a card that does not exist was taken")
+
+    code, reason, length = asyncio.run(asyncio.wait_for(play(), 60))
+    assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "UNKNOWN_CARD")
+    assert length < 200
 
 
 def test_a_retry_of_a_padded_move_is_the_same_request(live: LiveRest) -> None:

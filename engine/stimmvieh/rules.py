@@ -327,7 +327,8 @@ def _play(state: StimmviehState, seat: Seat, move: PlayPolitician, rng: Rng) -> 
     taken: Card | None = None
     if card_id:
         if card_id not in cards:
-            raise MalformedMoveError("UNKNOWN_CARD", f"there is no card {card_id!r} in this game")
+            # Not echoed: it may be as long as a request (a status too large for a gRPC client).
+            raise MalformedMoveError("UNKNOWN_CARD", "take_card_id names no card of this game")
         if card_id not in state.display:
             raise IllegalMoveError("CARD_NOT_ON_DISPLAY", f"card {card_id} is not on display")
         taken = cards[card_id]
