@@ -4,15 +4,27 @@ apt-get that only records its calls (the real one is never reachable from these 
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import json
 import os
 import pathlib
+import re
+import shlex
 import shutil
 import stat
 import subprocess
+import sys
+from typing import Any
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, free_ports, serve_process
+from hustings.client import Client
+from hustings.service.embedded_redis import EmbeddedRedis, wait_for_port
+
+README = REPO / "README.md"
+README_ADDRESS = "127.0.0.1:50051"
 
 INSTALL_SCRIPT = REPO / "tests" / "install-system-deps.sh"
 # The real programs the script may call besides the fakes; nothing else is on its PATH.
@@ -113,3 +125,167 @@ def test_the_sandbox_reaches_no_real_apt_get(tmp_path: pathlib.Path) -> None:
     bin_dir, _ = _sandbox(tmp_path)
     assert shutil.which("apt-get", path=str(bin_dir)) == str(bin_dir / "apt-get")
     assert sorted(os.listdir(bin_dir)) == sorted([*REAL_TOOLS, "sudo", "apt-get"])
+
+
+# ---------------------------------------------------------------- what `--help` says
+
+
+def _commands() -> dict[str, argparse.ArgumentParser]:
+    from hustings.cli import _parser
+
+    (sub,) = [a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(sub.choices)
+
+
+def test_every_command_s_help_says_what_it_does() -> None:
+    """``hustings COMMAND --help`` opens with the line ``hustings --help`` lists it by (it used to
+    show only usage and options: `hustings play --help` never said what play does)."""
+    from hustings.cli import _parser
+
+    listing = " ".join(_parser().format_help().split())
+    commands = _commands()
+    assert {"serve", "bots", "play", "verify", "arena"} <= set(commands)
+    for name, command in commands.items():
+        said = " ".join(command.format_help().split())
+        description = " ".join((command.description or "").split())
+        assert description and description in said, name
+        assert f"{name} {description}" in listing, (name, description)
+
+
+def test_serve_s_help_names_every_variable_it_reads_and_the_deploy_notes_name_no_other() -> None:
+    source = (REPO / "clients" / "python" / "hustings" / "cli.py").read_text()
+    read = set(re.findall(r"os\.environ\.get\(\"(HUSTINGS_[A-Z_]+)\"", source)) | {"HUSTINGS_SECRET"}
+    said = set(re.findall(r"HUSTINGS_[A-Z_]+", _commands()["serve"].format_help()))
+    assert len(read) >= 8 and said == read, (sorted(read), sorted(said))
+    deploy = set(re.findall(r"HUSTINGS_[A-Z_]+", (REPO / "deploy" / "README.md").read_text()))
+    image = set(re.findall(r"HUSTINGS_[A-Z_]+", (REPO / "deploy" / "Dockerfile").read_text()))
+    assert deploy == read and image <= read, (sorted(deploy), sorted(image))
+
+
+# ---------------------------------------------------------------- "Try it": bots, then verify
+
+
+def _readme_section(title: str) -> str:
+    text = README.read_text()
+    match = re.search(rf"^##+ {re.escape(title)}\n(.*?)(?=^##+ |\Z)", text, re.S | re.M)
+    assert match, title
+    return match.group(1)
+
+
+def _readme_line(block: str, starts: str) -> str:
+    """The one command of ``block`` that starts with ``starts``, its trailing comment dropped."""
+    (line,) = [line.split("  #", 1)[0].strip() for line in block.splitlines() if line.startswith(starts)]
+    return line
+
+
+def _cli(command: str, address: str) -> list[str]:
+    """A README ``hustings …`` line as an argument list run by this Python, aimed at ``address``."""
+    words = shlex.split(command.replace(README_ADDRESS, address))
+    assert words[0] == "hustings", command
+    return [sys.executable, "-m", "hustings.cli", *words[1:]]
+
+
+def _json_lines_alike(printed: dict[str, Any], shown: dict[str, Any]) -> None:
+    """The same fields in the same order, each value of the same type."""
+    assert list(printed) == list(shown), (list(printed), list(shown))
+    for key, value in shown.items():
+        assert isinstance(printed[key], type(value)) or value is None, (key, printed[key], value)
+
+
+def test_bots_on_your_server_then_verify_print_what_the_readme_shows(redis_server: EmbeddedRedis) -> None:
+    """README Try it: `hustings bots --games 1 --server 127.0.0.1:50051` names the game in
+    `sample_game_ids`, in a line like the one shown; `hustings verify GAME_ID --commitment HEX`
+    checks it with the commitment its views show, and prints the line shown."""
+    section = _readme_section("Try it")
+    block = re.findall(r"^```sh\n(.*?)^```", section, re.S | re.M)[0]
+    bots_line = _readme_line(block, "hustings bots --games 1 --server")
+    verify_line = _readme_line(block, "hustings verify")
+    bots_shown, verify_shown = (json.loads(b.replace("…", "")) for b in re.findall(r"^```json\n(.*?)^```", section, re.S | re.M))
+    with serve_process("--redis-url", redis_server.url) as (_, port):
+        address = f"127.0.0.1:{port}"
+        done = subprocess.run(_cli(bots_line, address), capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        summary = json.loads(done.stdout.splitlines()[-1])
+        _json_lines_alike(summary, bots_shown)
+        (game_id,) = summary["sample_game_ids"]
+
+        async def commitment() -> str:
+            async with Client(address) as client:
+                return (await client.view(game_id)).seed_commitment
+
+        hex_ = asyncio.run(commitment())
+        command = verify_line.replace("GAME_ID", game_id).replace("HEX", hex_)
+        done = subprocess.run([*_cli(command, address), "--server", address], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, (done.stdout, done.stderr[-2000:])
+    (line,) = done.stdout.splitlines()
+    report = json.loads(line)
+    _json_lines_alike(report, verify_shown)
+    fixed = ("verified", "message", "failed_at_version", "commitment_from")
+    assert {k: report[k] for k in fixed} == {k: verify_shown[k] for k in fixed}
+    assert report["game_id"] == game_id and report["steps"] > 0 and report["draws"] > 0
+
+
+# ---------------------------------------------------------------- "Write your own bot": a game to join
+
+README_HTTP_ADDRESS = "127.0.0.1:8080"
+
+
+def test_the_readme_s_game_to_join_is_one_the_example_bot_joins_and_finishes(redis_server: EmbeddedRedis) -> None:
+    """README Write your own bot: the curl line makes a game on your server with bots in every
+    seat but the first and prints its id; the Python bot's `--game GAME_ID` line joins it."""
+    section = _readme_section("Write your own bot")
+    python_block, _, make = re.findall(r"^```sh\n(.*?)^```", section, re.S | re.M)
+    join = _readme_line(python_block, "python3 -m hustings.ai.example_bot --server")
+    (http_port,) = free_ports(1)
+    with serve_process("--redis-url", redis_server.url, "--http-address", f"127.0.0.1:{http_port}") as (_, port):
+        wait_for_port(http_port)
+        made = subprocess.run(
+            ["sh", "-eu", "-c", make.replace(README_HTTP_ADDRESS, f"127.0.0.1:{http_port}")],
+            capture_output=True, text=True, timeout=60,
+        )
+        assert made.returncode == 0, made.stderr[-2000:]
+        (game_id,) = made.stdout.split()
+        assert game_id.startswith("g") and "# g…" in make  # the line the block shows
+        command = shlex.split(join.replace(README_ADDRESS, f"127.0.0.1:{port}").replace("GAME_ID", game_id))
+        assert command[:3] == ["python3", "-m", "hustings.ai.example_bot"]
+        done = subprocess.run([sys.executable, *command[1:]], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    line = json.loads(done.stdout.splitlines()[-1])
+    assert line["game_id"] == game_id and line["seat"] == 0 and line["finished"] is True
+
+
+# ---------------------------------------------------------------- clients/typescript/README.md
+
+TS_README = REPO / "clients" / "typescript" / "README.md"
+
+
+def test_the_typescript_readme_names_files_that_exist_and_the_readme_s_build() -> None:
+    text = TS_README.read_text()
+    folder = TS_README.parent
+    named = set(re.findall(r"`((?:src|scripts)/[\w/.]+\.(?:ts|py))`", text))
+    assert {"src/rest.ts", "src/example.ts", "src/example_bot.ts"} <= named, named
+    assert all((folder / path).is_file() for path in named), sorted(p for p in named if not (folder / p).is_file())
+    (block,) = re.findall(r"^```sh\n(.*?)^```", text, re.S | re.M)
+    runs = re.findall(r"^node dist/(\w+)\.js", block, re.M)
+    assert runs and all((folder / "src" / f"{name}.ts").is_file() for name in runs), runs
+    main_readme = README.read_text()
+    build = block.splitlines()[0]
+    assert build.startswith("cd clients/typescript && npm ci && npm run build") and build in main_readme
+    engines = json.loads((folder / "package.json").read_text())["engines"]["node"]
+    assert engines == ">=20" and "Node.js 20 or newer" in text
+
+
+@pytest.mark.slow  # needs the TypeScript client built (npm ci, npm run build): shared with tests/test_typescript.py
+def test_the_typescript_readme_s_use_runs_as_shown(typescript_dist: pathlib.Path, redis_server: EmbeddedRedis, tmp_path: pathlib.Path) -> None:
+    """The ``ts`` block is plain JavaScript as well: run against a real server with its imports
+    pointed at the built client, it moves once and prints the refusal its comment shows."""
+    (snippet,) = re.findall(r"^```ts\n(.*?)^```", TS_README.read_text(), re.S | re.M)
+    (http_port,) = free_ports(1)
+    script = tmp_path / "use.mjs"
+    script.write_text(snippet.replace('from "./', f'from "{typescript_dist.as_uri()}/').replace(README_HTTP_ADDRESS, f"127.0.0.1:{http_port}"))
+    with serve_process("--redis-url", redis_server.url, "--http-address", f"127.0.0.1:{http_port}"):
+        wait_for_port(http_port)
+        done = subprocess.run([shutil.which("node") or "node", str(script)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == ["moved: the game is at version 5", "409 STALE_VERSION"]
+    assert "// 409 STALE_VERSION" in snippet

@@ -92,6 +92,14 @@ def _cidr(text: str) -> str:
     return text.strip()
 
 
+# How a container or a unit file sets `serve` without flags (deploy/Dockerfile does so).
+SERVE_ENVIRONMENT = (
+    "environment: HUSTINGS_ADDRESS, HUSTINGS_HTTP_ADDRESS, HUSTINGS_METRICS_ADDRESS, HUSTINGS_REDIS_URL, "
+    "HUSTINGS_DATA_DIR, HUSTINGS_RETENTION_DAYS and HUSTINGS_SECRET_FILE are the defaults of the options "
+    "of the same names (a flag wins); HUSTINGS_SECRET is the server secret itself"
+)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="hustings", description="A game-state service for election board games.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}", help="print the version and exit")
@@ -99,7 +107,7 @@ def _parser() -> argparse.ArgumentParser:
     kinds = _kinds()
     kind_help = "game kind: %(choices)s (default %(default)s)"
 
-    serve = sub.add_parser("serve", help="run a replica of the service")
+    serve = sub.add_parser("serve", help="run a replica of the service", epilog=SERVE_ENVIRONMENT)
     serve.add_argument("--address", default=os.environ.get("HUSTINGS_ADDRESS", DEFAULT_ADDRESS), help="gRPC listen address (default %(default)s)")
     serve.add_argument("--http-address", default=os.environ.get("HUSTINGS_HTTP_ADDRESS", DEFAULT_HTTP_ADDRESS), help="REST/JSON and the browser client at /play (default %(default)s; '' turns it off)")
     serve.add_argument("--metrics-address", default=os.environ.get("HUSTINGS_METRICS_ADDRESS", ""), help="Prometheus /metrics listen address, e.g. 127.0.0.1:9464 (off when empty)")
@@ -187,9 +195,19 @@ def _parser() -> argparse.ArgumentParser:
 
     arena.add_parser(sub, kinds)
     return parser
+    _describe(sub)
 
 
 def _server(address: str, log_level: str = "warning") -> "contextlib.AbstractAsyncContextManager[str]":
+def _describe(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    """Open every ``hustings COMMAND --help`` with the line that ``hustings --help`` lists the
+    command by, so that a command's own help says what it does."""
+    for listed in sub._choices_actions:  # argparse keeps the listed line only here
+        command = sub.choices[listed.dest]
+        if command.description is None:
+            command.description = (listed.help or "").replace("%%", "%")  # a description is not %-formatted
+
+
     """``address``, or an embedded replica and Redis of our own when it is empty."""
     from hustings.service.replica import server_at
 
