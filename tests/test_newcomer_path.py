@@ -36,11 +36,6 @@ def _executable(path: pathlib.Path, text: str) -> None:
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 
-def _fake_node(bin_dir: pathlib.Path, version: str) -> None:
-    """A ``node`` that prints ``version`` for ``node --version``, as Node.js does."""
-    _executable(bin_dir / "node", f"#!/bin/sh\necho {version}\n")
-
-
 def _sandbox(tmp_path: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path]:
     """A bin folder to be the whole PATH: ``id`` and ``env`` linked to the real ones, a ``sudo``
     that runs its arguments, and an ``apt-get`` that records each call in a file and, asked to
@@ -77,12 +72,18 @@ def _installs(record: pathlib.Path) -> list[str]:
     return [word for call in calls if call.split()[:1] == ["install"] for word in call.split()[1:] if not word.startswith("-")]
 
 
+def _run_with_node(tmp_path: pathlib.Path, node: str) -> tuple[pathlib.Path, pathlib.Path, subprocess.CompletedProcess[str]]:
+    """The script run in a sandbox whose node is the shell script ``node`` and whose npm is there
+    too. Returns (bin, apt-get's record, what the script did)."""
+    bin_dir, record = _sandbox(tmp_path)
+    _executable(bin_dir / "node", f"#!/bin/sh\n{node}\n")
+    _executable(bin_dir / "npm", "#!/bin/sh\necho 10.8.2\n")
+    return bin_dir, record, _run(bin_dir)
+
+
 @pytest.mark.parametrize("version", ["v18.19.0", "v16.20.2", "v19.9.0"])
 def test_an_old_node_is_one_line_that_says_what_to_do(tmp_path: pathlib.Path, version: str) -> None:
-    bin_dir, record = _sandbox(tmp_path)
-    _fake_node(bin_dir, version)
-    _executable(bin_dir / "npm", "#!/bin/sh\necho 9.2.0\n")
-    done = _run(bin_dir)
+    bin_dir, record, done = _run_with_node(tmp_path, f"echo {version}")
     assert done.returncode == 1, (done.stdout, done.stderr)
     said = [line for line in done.stderr.splitlines() if "node" in line]
     assert len(said) == 1, done.stderr
@@ -94,10 +95,7 @@ def test_an_old_node_is_one_line_that_says_what_to_do(tmp_path: pathlib.Path, ve
 
 @pytest.mark.parametrize("version", ["v20.0.0", "v20.20.2", "v22.11.0", "v100.1.0"])
 def test_a_node_new_enough_passes_without_a_word_about_it(tmp_path: pathlib.Path, version: str) -> None:
-    bin_dir, record = _sandbox(tmp_path)
-    _fake_node(bin_dir, version)
-    _executable(bin_dir / "npm", "#!/bin/sh\necho 10.8.2\n")
-    done = _run(bin_dir)
+    _, record, done = _run_with_node(tmp_path, f"echo {version}")
     assert done.returncode == 0, (done.stdout, done.stderr)
     assert "older" not in done.stderr and "nodejs" not in _installs(record)
 
@@ -113,10 +111,7 @@ def test_a_node_that_apt_get_installs_too_old_is_named_after_the_install(tmp_pat
 
 
 def test_a_node_that_prints_no_version_is_not_taken_for_new(tmp_path: pathlib.Path) -> None:
-    bin_dir, _ = _sandbox(tmp_path)
-    _executable(bin_dir / "node", "#!/bin/sh\nexit 3\n")
-    _executable(bin_dir / "npm", "#!/bin/sh\necho 10.8.2\n")
-    done = _run(bin_dir)
+    _, _, done = _run_with_node(tmp_path, "exit 3")
     assert done.returncode == 1 and "node of unknown version at" in done.stderr, done.stderr
 
 
