@@ -194,11 +194,10 @@ def _parser() -> argparse.ArgumentParser:
     from hustings.ai import arena
 
     arena.add_parser(sub, kinds)
-    return parser
     _describe(sub)
+    return parser
 
 
-def _server(address: str, log_level: str = "warning") -> "contextlib.AbstractAsyncContextManager[str]":
 def _describe(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     """Open every ``hustings COMMAND --help`` with the line that ``hustings --help`` lists the
     command by, so that a command's own help says what it does."""
@@ -208,6 +207,7 @@ def _describe(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> Non
             command.description = (listed.help or "").replace("%%", "%")  # a description is not %-formatted
 
 
+def _server(address: str, log_level: str = "warning") -> "contextlib.AbstractAsyncContextManager[str]":
     """``address``, or an embedded replica and Redis of our own when it is empty."""
     from hustings.service.replica import server_at
 
