@@ -23,6 +23,7 @@ from hustings.service.host import GameHost
 from hustings.service.client_limits import ClientLimits, games_counted
 from hustings.service.call_clock import CallClock
 from hustings.service.grpc_arrivals import ArrivalInterceptor, Arrivals
+from hustings.service.health import HealthService
 from hustings.service.limits import DEFAULT_MAX_CALLS, MAX_REQUEST_BYTES
 from hustings.v1 import game_service_pb2, game_service_pb2_grpc
 
@@ -401,7 +402,7 @@ def build_server(
         options=server_options(connections, max_rpcs, streams_per_connection),
     )
     server.add_generic_rpc_handlers((service_handler(servicer),))
-    health_servicer = health.aio.HealthServicer()
+    health_servicer = HealthService(host.watchers.limits, servicer.client_of)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
         (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),

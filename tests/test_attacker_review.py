@@ -11,6 +11,8 @@ reading it as an attacker would, each with the check that keeps it out.
 - A Stimmvieh move naming a card that does not exist was refused with the id in the message: 60
   kB of it over gRPC made the status too large for the client, which saw RESOURCE_EXHAUSTED
   without a reason instead of INVALID_ARGUMENT UNKNOWN_CARD.
+- Health ``Watch`` streams were held for any service name, however long, and outside every cap
+  on streams: one connection held 1,000 of them with 100 kB names, 380 MB of the replica.
 """
 
 from __future__ import annotations
@@ -23,9 +25,12 @@ import pytest
 import requests
 
 from conftest import free_ports, serve_process
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
 from hustings.service.logs import MALFORMED_GAME_ID
 from hustings.v1 import game_pb2, game_service_pb2 as gs, game_service_pb2_grpc as gsg
 from rest_helpers import LiveRest
+from service_helpers import replica_and_client
 from test_watchers import reason_of
 
 # A field number no message of the API defines, sent as a length-delimited field.
@@ -211,3 +216,42 @@ def test_a_malformed_game_id_is_not_logged_as_sent(redis_server: Any) -> None:
     assert sum(f'"game_id": "{MALFORMED_GAME_ID}"' in line for line in ended) == 2
     assert any('"game_id": "g-well-formed"' in line for line in ended)
     assert not any(long_id[:100] in line or "owned" in line for line in lines)
+
+
+def test_health_watches_take_no_long_names_and_count_as_streams_of_their_address(redis_server: Any) -> None:
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url, max_streams_per_address=3) as (replica, client):
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{replica.port}") as channel:
+                health = health_pb2_grpc.HealthStub(channel)
+                long_name = health.Watch(health_pb2.HealthCheckRequest(service="s" * 300))
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    await asyncio.wait_for(long_name.read(), 10)
+                assert (refused.value.code(), reason_of(refused.value)) == (grpc.StatusCode.INVALID_ARGUMENT, "BAD_SERVICE_NAME")
+                watches = [health.Watch(health_pb2.HealthCheckRequest(service="")) for _ in range(3)]
+                for watch in watches:
+                    first = await asyncio.wait_for(watch.read(), 10)
+                    assert first.status == health_pb2.HealthCheckResponse.SERVING
+                over = health.Watch(health_pb2.HealthCheckRequest(service=""))
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    await asyncio.wait_for(over.read(), 10)
+                assert reason_of(refused.value) == "TOO_MANY_STREAMS_FOR_ADDRESS"
+                game_id = (await client.create_game("stimmvieh", players=3)).game_id
+                game_watch = gsg.GameServiceStub(channel).WatchGame(gs.WatchGameRequest(game_id=game_id))
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    await asyncio.wait_for(game_watch.read(), 10)
+                assert reason_of(refused.value) == "TOO_MANY_STREAMS_FOR_ADDRESS"  # one cap for both
+                watches[0].cancel()
+                for _attempt in range(50):  # the cancelled watch's place comes back once it has ended
+                    again = health.Watch(health_pb2.HealthCheckRequest(service=""))
+                    try:
+                        assert (await asyncio.wait_for(again.read(), 10)).status == health_pb2.HealthCheckResponse.SERVING
+                        break
+                    except grpc.aio.AioRpcError:
+                        await asyncio.sleep(0.05)
+                else:
+                    raise AssertionError("a health watch's place was not given back")
+                again.cancel()
+                for watch in watches[1:]:
+                    watch.cancel()
+
+    asyncio.run(asyncio.wait_for(scenario(), 60))
