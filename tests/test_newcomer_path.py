@@ -147,6 +147,19 @@ def test_every_command_s_help_says_what_it_does() -> None:
         assert f"{name} {description}" in listing, (name, description)
 
 
+def test_every_option_with_a_default_says_it() -> None:
+    """`hustings bots --help` showed `--concurrency` without its 8, `loadtest --help` `--clients`,
+    `--seconds` and `--routing` without theirs: an option that has a value when not given says so."""
+    unsaid = []
+    for name, command in _commands().items():
+        for action in command._actions:
+            if action.default in (None, "", argparse.SUPPRESS) or action.default is False:
+                continue  # nothing, or a flag that is off
+            if "default" not in (action.help or ""):
+                unsaid.append(f"hustings {name} {'/'.join(action.option_strings) or action.dest}")
+    assert not unsaid, unsaid
+
+
 def test_serve_s_help_names_every_variable_it_reads_and_the_deploy_notes_name_no_other() -> None:
     source = (REPO / "clients" / "python" / "hustings" / "cli.py").read_text()
     read = set(re.findall(r"os\.environ\.get\(\"(HUSTINGS_[A-Z_]+)\"", source)) | {"HUSTINGS_SECRET"}
