@@ -14,7 +14,7 @@ import grpc
 import structlog
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection, reflection_pb2
+from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 from redis.exceptions import RedisError
 
 from hustings.service import logs, metrics
@@ -23,7 +23,7 @@ from hustings.service.host import GameHost
 from hustings.service.client_limits import ClientLimits, games_counted
 from hustings.service.call_clock import CallClock
 from hustings.service.grpc_arrivals import ArrivalInterceptor, Arrivals
-from hustings.service.health import HealthService
+from hustings.service.standard_services import HealthService, ReflectionService
 from hustings.service.limits import DEFAULT_MAX_CALLS, MAX_REQUEST_BYTES
 from hustings.v1 import game_service_pb2, game_service_pb2_grpc
 
@@ -404,10 +404,14 @@ def build_server(
     server.add_generic_rpc_handlers((service_handler(servicer),))
     health_servicer = HealthService(host.watchers.limits, servicer.client_of)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
+    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(
+        ReflectionService(
+            (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
+            public_descriptors(),
+            host.watchers.limits,
+            servicer.client_of,
+        ),
         server,
-        pool=public_descriptors(),
     )
     port = server.add_insecure_port(address)
     if port == 0:

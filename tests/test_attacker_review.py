@@ -13,6 +13,7 @@ reading it as an attacker would, each with the check that keeps it out.
   without a reason instead of INVALID_ARGUMENT UNKNOWN_CARD.
 - Health ``Watch`` streams were held for any service name, however long, and outside every cap
   on streams: one connection held 1,000 of them with 100 kB names, 380 MB of the replica.
+  Reflection streams were outside the caps too.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import requests
 
 from conftest import free_ports, serve_process
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from hustings.service.logs import MALFORMED_GAME_ID
 from hustings.v1 import game_pb2, game_service_pb2 as gs, game_service_pb2_grpc as gsg
@@ -218,7 +220,10 @@ def test_a_malformed_game_id_is_not_logged_as_sent(redis_server: Any) -> None:
     assert not any(long_id[:100] in line or "owned" in line for line in lines)
 
 
-def test_health_watches_take_no_long_names_and_count_as_streams_of_their_address(redis_server: Any) -> None:
+def test_health_and_reflection_streams_count_as_streams_of_their_address(redis_server: Any) -> None:
+    """A health watch takes no service name longer than any service's; health watches and
+    reflection streams share the address's cap with its WatchGame streams."""
+
     async def scenario() -> None:
         async with replica_and_client(redis_server.url, max_streams_per_address=3) as (replica, client):
             async with grpc.aio.insecure_channel(f"127.0.0.1:{replica.port}") as channel:
@@ -227,7 +232,11 @@ def test_health_watches_take_no_long_names_and_count_as_streams_of_their_address
                 with pytest.raises(grpc.aio.AioRpcError) as refused:
                     await asyncio.wait_for(long_name.read(), 10)
                 assert (refused.value.code(), reason_of(refused.value)) == (grpc.StatusCode.INVALID_ARGUMENT, "BAD_SERVICE_NAME")
-                watches = [health.Watch(health_pb2.HealthCheckRequest(service="")) for _ in range(3)]
+                reflecting = reflection_pb2_grpc.ServerReflectionStub(channel).ServerReflectionInfo()
+                await reflecting.write(reflection_pb2.ServerReflectionRequest(list_services=""))
+                listed = await asyncio.wait_for(reflecting.read(), 10)
+                assert "hustings.v1.GameService" in [s.name for s in listed.list_services_response.service]
+                watches = [health.Watch(health_pb2.HealthCheckRequest(service="")) for _ in range(2)]
                 for watch in watches:
                     first = await asyncio.wait_for(watch.read(), 10)
                     assert first.status == health_pb2.HealthCheckResponse.SERVING
@@ -235,12 +244,17 @@ def test_health_watches_take_no_long_names_and_count_as_streams_of_their_address
                 with pytest.raises(grpc.aio.AioRpcError) as refused:
                     await asyncio.wait_for(over.read(), 10)
                 assert reason_of(refused.value) == "TOO_MANY_STREAMS_FOR_ADDRESS"
+                reflecting_over = reflection_pb2_grpc.ServerReflectionStub(channel).ServerReflectionInfo()
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    await reflecting_over.write(reflection_pb2.ServerReflectionRequest(list_services=""))
+                    await asyncio.wait_for(reflecting_over.read(), 10)
+                assert reason_of(refused.value) == "TOO_MANY_STREAMS_FOR_ADDRESS"
                 game_id = (await client.create_game("stimmvieh", players=3)).game_id
                 game_watch = gsg.GameServiceStub(channel).WatchGame(gs.WatchGameRequest(game_id=game_id))
                 with pytest.raises(grpc.aio.AioRpcError) as refused:
                     await asyncio.wait_for(game_watch.read(), 10)
                 assert reason_of(refused.value) == "TOO_MANY_STREAMS_FOR_ADDRESS"  # one cap for both
-                watches[0].cancel()
+                reflecting.cancel()
                 for _attempt in range(50):  # the cancelled watch's place comes back once it has ended
                     again = health.Watch(health_pb2.HealthCheckRequest(service=""))
                     try:
@@ -251,7 +265,7 @@ def test_health_watches_take_no_long_names_and_count_as_streams_of_their_address
                 else:
                     raise AssertionError("a health watch's place was not given back")
                 again.cancel()
-                for watch in watches[1:]:
+                for watch in watches:
                     watch.cancel()
 
     asyncio.run(asyncio.wait_for(scenario(), 60))
