@@ -14,6 +14,9 @@ reading it as an attacker would, each with the check that keeps it out.
 - Health ``Watch`` streams were held for any service name, however long, and outside every cap
   on streams: one connection held 1,000 of them with 100 kB names, 380 MB of the replica.
   Reflection streams were outside the caps too.
+- Over REST only the RPCs counted towards an address's rate of calls: the OpenAPI document
+  (277 kB), the browser client's files and unknown routes did not, and one address pulled the
+  document 2,000 times a second (565 MB/s) from a replica that answers it 300 RPCs a second.
 """
 
 from __future__ import annotations
@@ -269,3 +272,46 @@ def test_health_and_reflection_streams_count_as_streams_of_their_address(redis_s
                     watch.cancel()
 
     asyncio.run(asyncio.wait_for(scenario(), 60))
+
+
+def test_requests_beside_the_rpcs_count_towards_the_rate_of_calls(redis_server: Any) -> None:
+    """The OpenAPI document, /play and its files, and a route that does not exist each take a
+    call of the address's rate, as an RPC does: past its burst they are 429 CALL_RATE_EXCEEDED
+    with Retry-After. Another address is not held back."""
+
+    async def scenario() -> None:
+        config = {"http_address": "127.0.0.1:0", "calls_per_client_per_second": 0.01, "call_burst": 4}
+        async with replica_and_client(redis_server.url, **config) as (replica, _client):
+            base = f"http://127.0.0.1:{replica.http_port}"
+
+            def get(path: str, source: str = "127.0.0.1") -> requests.Response:
+                session = requests.Session()
+                session.mount("http://", _SourceAdapter(source))
+                try:
+                    return session.get(base + path, timeout=30)
+                finally:
+                    session.close()
+
+            paths = ["/openapi.json", "/play", "/play/app.js", "/no-such-route", "/play/no-such-file.js"]
+            answers = [await asyncio.to_thread(get, path) for path in paths]
+            assert [a.status_code for a in answers[:4]] == [200, 200, 200, 404]
+            refused = answers[4]
+            assert refused.status_code == 429, (refused.status_code, refused.text[:200])
+            assert refused.json()["details"][0]["reason"] == "CALL_RATE_EXCEEDED"
+            assert int(refused.headers["Retry-After"]) >= 1
+            assert (await asyncio.to_thread(get, "/v1/kinds")).status_code == 429  # one rate for all
+            assert (await asyncio.to_thread(get, "/openapi.json", "127.0.0.2")).status_code == 200
+
+    asyncio.run(asyncio.wait_for(scenario(), 60))
+
+
+class _SourceAdapter(requests.adapters.HTTPAdapter):
+    """Connections from a chosen loopback address, so that a test speaks as another client."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        super().__init__()
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["source_address"] = (self.source, 0)
+        super().init_poolmanager(*args, **kwargs)
