@@ -45,12 +45,6 @@ PADDING_BYTES = 30_000
 SMALL_BYTES = 8_000
 
 
-@pytest.fixture(scope="module")
-def live(redis_server: Any) -> Iterator[LiveRest]:
-    with LiveRest(redis_server.url) as served:
-        yield served
-
-
 def _varint(value: int) -> bytes:
     out = bytearray()
     while True:
@@ -70,9 +64,17 @@ def _padded(message: Any, size: int = PADDING_BYTES) -> Any:
     return padded
 
 
-def _grpc_port(live: LiveRest) -> int:
+@pytest.fixture(scope="module")
+def live(redis_server: Any) -> Iterator[LiveRest]:
+    """One replica for the module's tests, gRPC and REST, without a rate of calls per address."""
+    with LiveRest(redis_server.url) as served:
+        yield served
+
+
+def _channel(live: LiveRest) -> grpc.aio.Channel:
+    """A gRPC channel to the module's replica (to be used in ``async with``)."""
     assert live.replica is not None
-    return int(live.replica.port)
+    return grpc.aio.insecure_channel(f"127.0.0.1:{live.replica.port}")
 
 
 def _stored_bytes(live: LiveRest, game_id: str) -> int:
@@ -95,10 +97,10 @@ def _stored_bytes(live: LiveRest, game_id: str) -> int:
         client.close()
 
 
-async def _unknown_fields_game(port: int) -> tuple[str, int, int, int]:
+async def _unknown_fields_game(live: LiveRest) -> tuple[str, int, int, int]:
     """A Stimmvieh game created with padded options and table, its three seats joined and one
     padded move made: (game id, a spectator's view bytes, a seat's view bytes, its history bytes)."""
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+    async with _channel(live) as channel:
         stub = gsg.GameServiceStub(channel)
         options = game_pb2.GameOptions(players=3)
         options.stimmvieh.SetInParent()
@@ -117,7 +119,7 @@ async def _unknown_fields_game(port: int) -> tuple[str, int, int, int]:
 
 
 def test_fields_a_grpc_request_does_not_define_are_neither_stored_nor_shown(live: LiveRest) -> None:
-    game_id, spectator, seat, history = asyncio.run(asyncio.wait_for(_unknown_fields_game(_grpc_port(live)), 60))
+    game_id, spectator, seat, history = asyncio.run(asyncio.wait_for(_unknown_fields_game(live), 60))
     assert spectator < SMALL_BYTES, f"a spectator's view carries {spectator} bytes"
     assert seat < SMALL_BYTES, f"a seat's view carries {seat} bytes"
     assert history < SMALL_BYTES, f"the history carries {history} bytes"
@@ -145,7 +147,7 @@ async def _stimmvieh_turn(stub: gsg.GameServiceStub) -> tuple[str, Any, game_pb2
 
 def test_a_move_naming_a_long_unknown_card_is_refused_with_its_reason(live: LiveRest) -> None:
     async def play() -> tuple[grpc.StatusCode, str, int]:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{_grpc_port(live)}") as channel:
+        async with _channel(live) as channel:
             stub = gsg.GameServiceStub(channel)
             game_id, token, move = await _stimmvieh_turn(stub)
             move.stimmvieh.play_politician.take_card_id = "Q" * 60_000
@@ -165,7 +167,7 @@ def test_a_retry_of_a_padded_move_is_the_same_request(live: LiveRest) -> None:
     differently gets the first answer, not REQUEST_ID_REUSED."""
 
     async def play() -> tuple[int, int]:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{_grpc_port(live)}") as channel:
+        async with _channel(live) as channel:
             stub = gsg.GameServiceStub(channel)
             options = game_pb2.GameOptions(players=3)
             options.stimmvieh.SetInParent()
