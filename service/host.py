@@ -50,6 +50,7 @@ from hustings.service.limits import (
 from hustings.service.notifier import Notifier
 from hustings.service.server_secret import Keys, fingerprint, move_fingerprint
 from hustings.service.store import Recorded, Store
+from hustings.service.unattended import DEFAULT_UNATTENDED_DECISIONS_PER_SECOND, UnattendedBudget
 from hustings.service.watch import Watchers
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2, game_service_pb2
@@ -219,6 +220,7 @@ class GameHost:
         clock: Callable[[], float] = time.time,
         keys: Keys | None = None,
         retention_s: int = DEFAULT_RETENTION_S,
+        unattended_decisions_per_second: float = DEFAULT_UNATTENDED_DECISIONS_PER_SECOND,
     ) -> None:
         self.store = store
         self.notifier = notifier
@@ -227,7 +229,7 @@ class GameHost:
         self.lobby_repair = LobbyRepair(store)
         self.retention_s = retention_s
         self.deadlines = deadlines.DeadlineIndex(store.client, store.lane)
-        self.seats = SeatLifecycle(self)
+        self.seats = SeatLifecycle(self, UnattendedBudget(unattended_decisions_per_second))
         self.deadline_runner = deadlines.DeadlineRunner(
             self.deadlines, self.seats.apply_due, self.store.version_of, now_ms=self._now_ms
         )

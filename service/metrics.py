@@ -22,6 +22,10 @@ MOVES = Counter("hustings_moves_applied_total", "Moves applied, by game kind.", 
 CONFLICTS = Counter("hustings_version_conflicts_total", "Commits refused because another step came first.")
 CACHE = Counter("hustings_state_cache_total", "Moves decided on a cached state (hit) or after a read (miss).", ["result"])
 WATCHERS = Gauge("hustings_watchers", "WatchGame streams open on this replica.")
+UNATTENDED_WAITS = Counter(
+    "hustings_unattended_waits_total",
+    "Decisions at tables of bots alone put off past this replica's budget for them (--unattended-decisions-per-second).",
+)
 
 
 # ``labels()`` validates its values and takes a lock on every call; the move path asks for the

@@ -32,6 +32,7 @@ from hustings.service.limits import (
     DEFAULT_MAX_STREAMS_PER_SEAT,
 )
 from hustings.service.store import DEFAULT_MAX_CONNECTIONS, DEFAULT_POOL_TIMEOUT_S, Store
+from hustings.service.unattended import DEFAULT_UNATTENDED_DECISIONS_PER_SECOND
 
 if TYPE_CHECKING:
     from hustings.service.rest_connections import HttpSettings
@@ -75,6 +76,7 @@ class ReplicaConfig:
     call_burst: int = DEFAULT_CALL_BURST  # unary calls at once, per client address
     creates_per_client_per_minute: float = DEFAULT_CREATES_PER_MINUTE  # CreateGame, sustained, per client address
     create_burst: int = DEFAULT_CREATE_BURST  # CreateGame at once, per client address
+    unattended_decisions_per_second: float = DEFAULT_UNATTENDED_DECISIONS_PER_SECOND  # tables of bots alone, all together
     trusted_proxies: tuple[str, ...] = ()  # CIDRs whose x-forwarded-for names the client
     grpc_connections: ConnectionPolicy = ConnectionPolicy()  # idle, keepalive and cap of gRPC connections
     redis_max_connections: int = DEFAULT_MAX_CONNECTIONS  # the bounded pool of this replica
@@ -121,6 +123,7 @@ class Replica:
                 keys=server_secret.Keys(secret),
                 retention_s=self.config.retention_s,
                 clock=clock.time,
+                unattended_decisions_per_second=self.config.unattended_decisions_per_second,
             )
             limits = ClientLimits.configured(
                 self.config.max_calls,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import math
 import random
 import secrets
 import time
@@ -25,6 +26,7 @@ from hustings.service import deadlines, metrics, table
 from hustings.service.errors import ServiceError, aborted, exhausted, invalid, precondition, unauthenticated
 from hustings.service.lobby import listing_changed
 from hustings.service.server_secret import fingerprint
+from hustings.service.unattended import UnattendedBudget
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2, game_service_pb2
 
@@ -51,8 +53,9 @@ Change = game_pb2.SeatChanged.Change
 class SeatLifecycle:
     """Seat changes and due decisions for the games of one host."""
 
-    def __init__(self, host: "GameHost") -> None:
+    def __init__(self, host: "GameHost", unattended: UnattendedBudget | None = None) -> None:
         self.host = host
+        self.unattended = UnattendedBudget() if unattended is None else unattended
         self._rng = random.Random(secrets.randbits(64))
         # One thinking place per searching level: a table's greedy bots wait behind greedy
         # decisions only, never behind another client's tables of strong bots.
@@ -90,6 +93,17 @@ class SeatLifecycle:
                 due = table.due_seats(stored, loaded.game.to_act(loaded.state), now)
                 if not due:
                     return table.next_due(stored), stored.version
+                if table.all_bots(stored):
+                    wait_s = self.unattended.wait_s(game_id, _level(stored, due[0]))
+                    if wait_s:
+                        # Past this replica's budget for tables of bots alone: the decision
+                        # waits for its turn, here and in the index (for the replicas that
+                        # poll it), and nothing else changes.
+                        turn = now + math.ceil(wait_s * 1000)
+                        metrics.UNATTENDED_WAITS.inc()
+                        self._wake_at(game_id, turn)
+                        await host.deadlines.postpone(game_id, turn)
+                        return turn, stored.version
                 committed = await self._decide_for(loaded, due[0], now)
             if committed is not None:
                 # The lobby shows seats and status: a plain bot decision changes neither.
@@ -97,14 +111,26 @@ class SeatLifecycle:
                 await host._after_commit(committed, kick=False, index=changed)
                 next_due = table.next_due(committed.stored)
                 if next_due > host._now_ms() and table.all_bots(committed.stored):
-                    # A table of bots alone is paced: its next decision is a pace away. This
-                    # replica wakes it then; the index's look, which the step's commit left at
-                    # the decision just made, moves there too (only later: a lease or a later
-                    # look stands), else every poll would claim the game as well.
+                    # A table of bots alone is paced: its next decision is a pace away, or
+                    # later, at the turn it books now in this replica's budget for such
+                    # tables (booked here, it costs no look of its own). This replica wakes
+                    # it then; the index's look, which the step's commit left at the decision
+                    # just made, moves there too (only later: a lease or a later look stands),
+                    # else every poll would claim the game as well.
+                    wait_s = self.unattended.book(game_id, self._next_level(committed, next_due))
+                    if wait_s:
+                        metrics.UNATTENDED_WAITS.inc()
+                        next_due = max(next_due, host._now_ms() + math.ceil(wait_s * 1000))
                     self._wake_at(game_id, next_due)
                     await host.deadlines.postpone(game_id, next_due)
                     return next_due, committed.version
         return host._now_ms(), 0
+
+    @staticmethod
+    def _next_level(loaded: "Loaded", due_ms: int) -> str:
+        """The level of the bot whose decision falls due first (at ``due_ms``)."""
+        due = table.due_seats(loaded.stored, loaded.game.to_act(loaded.state), due_ms)
+        return _level(loaded.stored, due[0]) if due else table.check_level(loaded.stored.table.bot_level)
 
     def _wake_at(self, game_id: str, due_ms: int) -> None:
         """Apply ``game_id``'s decisions at ``due_ms`` on this replica, so that a paced table of
@@ -117,7 +143,7 @@ class SeatLifecycle:
         host, game = self.host, loaded.game
         stored_seat = loaded.stored.seats[seat]
         timed_out = not table.bot_decides(stored_seat)
-        level = table.check_level(stored_seat.bot_level or loaded.stored.table.bot_level)
+        level = _level(loaded.stored, seat)
         rng = random.Random(self._rng.getrandbits(64))
         if level in INSTANT_LEVELS:
             move = table.bot_move(game, loaded.state, seat, level, rng)  # a pick from the list: at once
@@ -353,3 +379,8 @@ def _hash(token: str) -> str:
     from hustings.service.host import token_hash
 
     return token_hash(token)
+
+
+def _level(stored: storage_pb2.StoredGame, seat: Seat) -> str:
+    """The level of the bot that decides for ``seat``: its own (an added bot's), else the table's."""
+    return table.check_level(stored.seats[seat].bot_level or stored.table.bot_level)

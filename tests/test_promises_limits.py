@@ -18,7 +18,7 @@ import requests
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client.parser import text_string_to_metric_families
 
-from conftest import run
+from conftest import REPO, run
 from hustings.client import Client, HustingsError
 from hustings.service import grpc_api
 from hustings.service.embedded_redis import EmbeddedRedis
@@ -176,6 +176,7 @@ README_METRICS = {
     "hustings_version_conflicts_total": set(),
     "hustings_state_cache_total": {"result"},
     "hustings_watchers": set(),
+    "hustings_unattended_waits_total": set(),
 }
 
 
@@ -200,6 +201,9 @@ def test_metrics_serve_every_family_the_readme_names(redis_server: EmbeddedRedis
                 labels.setdefault(sample.name, set()).update(sample.labels)
         return labels
 
+    readme = (REPO / "README.md").read_text()
+    for name in README_METRICS:
+        assert f"`{name.removesuffix('_bucket')}" in readme, name
     labels = run(scenario())
     assert isinstance(labels, dict)
     for name, expected in README_METRICS.items():

@@ -152,6 +152,7 @@ def _parser() -> argparse.ArgumentParser:
     bots = sub.add_parser("bots", help="play full games between random bots through a server")
     bots.add_argument("--kind", default="stimmvieh", choices=kinds, help=kind_help)
     bots.add_argument("--games", type=int, default=10, help="games to play (default %(default)s)")
+    serve.add_argument("--unattended-decisions-per-second", type=_positive, default=100.0, help="decisions this replica makes per second at tables of bots alone, all together; a greedy bot's decision counts as three, a strong one's as 100 (default %(default)s)")
     bots.add_argument("--players", type=int, default=4, help="seats per game, all bots (default %(default)s)")
     bots.add_argument("--server", default="", help="address of a running server; without it an embedded one is started")
     bots.add_argument("--concurrency", type=int, default=8, help="games played at once (default %(default)s)")
@@ -267,6 +268,7 @@ async def _serve(args: argparse.Namespace) -> int:
     finally:
         if embedded is not None:
             embedded.stop()
+            unattended_decisions_per_second=args.unattended_decisions_per_second,
     return 0
 
 

@@ -1,0 +1,135 @@
+"""A replica's budget for tables of bots alone (``service/unattended.py``): tables whose players
+have all left are charged to nobody, so together they get at most ``--unattended-decisions-per-second``
+of the replica, weighted by level, and a table past it takes its turn; tables with a player
+present are not held back (README, Limits)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from conftest import REPO, run
+from hustings.service import metrics, table
+from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.service.replica import UNBOUNDED_CREATES
+from hustings.service.unattended import (
+    BURST_S,
+    DECISION_WEIGHTS,
+    DEFAULT_UNATTENDED_DECISIONS_PER_SECOND,
+    STALE_S,
+    UnattendedBudget,
+)
+from hustings.v1 import game_pb2
+from service_helpers import replica_and_client
+
+
+class FakeClock:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_budget_lets_a_seconds_worth_through_then_gives_turns_in_order_one_interval_apart() -> None:
+    clock = FakeClock()
+    budget = UnattendedBudget(10, clock=clock)
+    at_once = [budget.wait_s(f"g{n}", "random") for n in range(11)]
+    assert at_once == [0.0] * 11  # a second's worth (and the one the budget is at)
+    waits = [budget.wait_s(f"h{n}", "random") for n in range(3)]
+    assert all(abs(wait - 0.1 * (n + 1)) < 1e-9 for n, wait in enumerate(waits)), waits
+    # Asking again before its turn keeps the turn (nothing more is counted); at the turn it decides.
+    assert abs(budget.wait_s("h1", "random") - 0.2) < 1e-9
+    clock.now += 0.2
+    assert budget.wait_s("h1", "random") == 0.0
+    assert abs(budget.wait_s("h2", "random") - 0.1) < 1e-9
+    assert len(budget) == 2  # h0's turn unused so far, h2's
+    # A table that came later queues behind every turn given.
+    assert abs(budget.wait_s("late", "random") - 0.2) < 1e-9
+
+
+def test_a_decision_weighs_what_its_level_costs_and_a_booked_turn_is_counted_once() -> None:
+    assert set(DECISION_WEIGHTS) == set(table.BOT_LEVELS)
+    assert DECISION_WEIGHTS["random"] < DECISION_WEIGHTS["greedy"] < DECISION_WEIGHTS["strong"]
+    clock = FakeClock()
+    budget = UnattendedBudget(100, clock=clock)
+    assert budget.wait_s("strong", "strong") == 0.0  # within the burst
+    assert budget.wait_s("strong2", "strong") == 0.0  # the burst is used up by two strong decisions
+    wait = budget.wait_s("next", "random")
+    assert abs(wait - DECISION_WEIGHTS["strong"] / 100 * 2 + BURST_S) < 1e-9, wait
+    # A table books its next decision with its last; when that falls due it costs nothing more.
+    fresh = UnattendedBudget(100, clock=clock)
+    assert fresh.book("t", "random") == 0.0
+    assert fresh.wait_s("t", "random") == 0.0  # the booking, used
+    # A second's worth and the one the budget is at: 101 at once, the booked one among them.
+    at_once = [fresh.wait_s(f"o{n}", "random") for n in range(200)]
+    assert at_once.count(0.0) == 100 and at_once[:100] == [0.0] * 100
+    assert fresh.wait_s("t", "random") > 0  # its booking is gone: it asks anew
+
+
+def test_turns_never_taken_are_forgotten() -> None:
+    clock = FakeClock()
+    budget = UnattendedBudget(1, clock=clock)
+    assert budget.wait_s("a", "random") == budget.wait_s("b", "random") == 0.0
+    assert budget.wait_s("gone", "random") > 0 and len(budget) == 1
+    clock.now += STALE_S + 5
+    assert budget.wait_s("c", "random") == budget.wait_s("d", "random") == 0.0  # refilled
+    assert budget.wait_s("e", "random") > 0
+    assert len(budget) == 1  # "gone" forgotten, "e" kept
+
+
+async def _versions(client: object, game_ids: list[str]) -> int:
+    views = await asyncio.gather(*(client.view(g) for g in game_ids))  # type: ignore[attr-defined]
+    return sum(v.version for v in views)
+
+
+def test_tables_whose_players_all_left_share_the_replicas_budget_and_a_player_is_not_held_back(
+    redis_server: EmbeddedRedis,
+) -> None:
+    """Eight three-seat Stimmvieh tables, every seat taken and then left: their bots would make ten
+    decisions a second each (80 together). With a budget of 10 a second they make at most 10 a
+    second and a second's worth more over any stretch, and the replica counts the waits. Meanwhile
+    a table with a player present and two bot seats gets its bots' decisions at once."""
+    per_second = 10
+
+    async def scenario() -> None:
+        async with replica_and_client(
+            redis_server.url, unattended_decisions_per_second=per_second, **UNBOUNDED_CREATES
+        ) as (_replica, client):
+            waits_before = metrics.UNATTENDED_WAITS._value.get()
+            abandoned = []
+            for _ in range(8):
+                game_id = (await client.create_game("stimmvieh", 3)).game_id
+                tokens = [(await client.join(game_id, f"P{seat}")).token for seat in range(3)]
+                for token in tokens:
+                    await client.leave(game_id, token)
+                abandoned.append(game_id)
+            started = time.monotonic()
+            before = await _versions(client, abandoned)
+            await asyncio.sleep(2.0)
+            after = await _versions(client, abandoned)
+            elapsed = time.monotonic() - started
+            made = after - before
+            assert 0 < made <= per_second * (elapsed + BURST_S) + 1, (made, elapsed)
+            assert metrics.UNATTENDED_WAITS._value.get() > waits_before
+
+            beside = game_pb2.TableSettings(bot_seats=[1, 2], bot_level="random")
+            game_id = (await client.create_game("stimmvieh", 3, table=beside)).game_id
+            player = await client.join(game_id, "Ada")  # the game starts: all three choose at once
+            for _ in range(100):
+                view = await client.view(game_id, player.token)
+                if list(view.to_act) == [0]:
+                    break
+                await asyncio.sleep(0.02)
+            assert list(view.to_act) == [0], list(view.to_act)
+
+    run(scenario(), timeout_s=90)
+
+
+def test_serve_takes_the_budget_and_the_readme_states_it() -> None:
+    readme = " ".join((REPO / "README.md").read_text().split())
+    cli = (REPO / "clients/python/hustings/cli.py").read_text()
+    assert "--unattended-decisions-per-second" in cli
+    assert f"--unattended-decisions-per-second` ({DEFAULT_UNATTENDED_DECISIONS_PER_SECOND:.0f} by default)" in readme
