@@ -92,6 +92,18 @@ def _cidr(text: str) -> str:
     return text.strip()
 
 
+COMMITMENT_HEX_DIGITS = 64  # a SHA-256, as views show the seed commitment
+
+
+def _commitment(text: str) -> str:
+    """--commitment: a seed commitment, 64 hex digits, in the lower case views show it in (so
+    that one copied in capitals still compares equal)."""
+    digits = text.strip().lower()
+    if len(digits) != COMMITMENT_HEX_DIGITS or any(c not in "0123456789abcdef" for c in digits):
+        raise argparse.ArgumentTypeError(f"a seed commitment is {COMMITMENT_HEX_DIGITS} hex digits (SHA-256), not {text[:80]!r}")
+    return digits
+
+
 # How a container or a unit file sets `serve` without flags (deploy/Dockerfile does so).
 SERVE_ENVIRONMENT = (
     "environment: HUSTINGS_ADDRESS, HUSTINGS_HTTP_ADDRESS, HUSTINGS_METRICS_ADDRESS, HUSTINGS_REDIS_URL, "
@@ -140,6 +152,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--call-burst", type=_at_least_one, default=600, help="unary calls one client address may make at once (default %(default)s)")
     serve.add_argument("--creates-per-client-per-minute", type=_positive, default=60.0, help="games one client address may create per minute, sustained (default %(default)s)")
     serve.add_argument("--create-burst", type=_at_least_one, default=120, help="games one client address may create at once (default %(default)s)")
+    serve.add_argument("--unattended-decisions-per-second", type=_positive, default=100.0, help="decisions this replica makes per second at tables of bots alone, all together; a greedy bot's decision counts as three, a strong one's as 100 (default %(default)s)")
     serve.add_argument(
         "--trusted-proxy",
         action="append",
@@ -152,7 +165,6 @@ def _parser() -> argparse.ArgumentParser:
     bots = sub.add_parser("bots", help="play full games between random bots through a server")
     bots.add_argument("--kind", default="stimmvieh", choices=kinds, help=kind_help)
     bots.add_argument("--games", type=int, default=10, help="games to play (default %(default)s)")
-    serve.add_argument("--unattended-decisions-per-second", type=_positive, default=100.0, help="decisions this replica makes per second at tables of bots alone, all together; a greedy bot's decision counts as three, a strong one's as 100 (default %(default)s)")
     bots.add_argument("--players", type=int, default=4, help="seats per game, all bots (default %(default)s)")
     bots.add_argument("--server", default="", help="address of a running server; without it an embedded one is started")
     bots.add_argument("--concurrency", type=int, default=8, help="games played at once (default %(default)s)")
@@ -191,7 +203,7 @@ def _parser() -> argparse.ArgumentParser:
     verify = sub.add_parser("verify", help="replay a finished game from its seed and check it")
     verify.add_argument("game_id", help="the id CreateGame answered (also in the lobby, ListGames)")
     verify.add_argument("--server", default=DEFAULT_ADDRESS, help="gRPC address of a server holding the game (default %(default)s)")
-    verify.add_argument("--commitment", default=None, help="the seed commitment you recorded when the game began (any early view shows it)")
+    verify.add_argument("--commitment", type=_commitment, default=None, help="the seed commitment you recorded when the game began, 64 hex digits (any early view shows it)")
     from hustings.ai import arena
 
     arena.add_parser(sub, kinds)
@@ -256,6 +268,7 @@ async def _serve(args: argparse.Namespace) -> int:
             call_burst=args.call_burst,
             creates_per_client_per_minute=args.creates_per_client_per_minute,
             create_burst=args.create_burst,
+            unattended_decisions_per_second=args.unattended_decisions_per_second,
             trusted_proxies=tuple(args.trusted_proxy),
             retention_s=max(1, int(args.retention_days * 24 * 3600)),
             secret=server_secret.resolve(args.secret_file, embedded.data_dir if embedded is not None else None),
@@ -268,7 +281,6 @@ async def _serve(args: argparse.Namespace) -> int:
     finally:
         if embedded is not None:
             embedded.stop()
-            unattended_decisions_per_second=args.unattended_decisions_per_second,
     return 0
 
 

@@ -64,6 +64,12 @@ class HustingsError(Exception):
         self.message = message
         self.retry_after_s = retry_after_s
 
+    def __str__(self) -> str:
+        """``CODE REASON: message``, leaving out a part the refusal lacks (a call that never
+        reached a server has no reason)."""
+        head = " ".join(part for part in (self.code.name, self.reason) if part)
+        return f"{head}: {self.message}" if self.message else head
+
     @classmethod
     def from_rpc_error(cls, error: grpc.aio.AioRpcError) -> "HustingsError":
         """Parse the google.rpc.Status details of a failed call: ErrorInfo and RetryInfo."""
