@@ -12,7 +12,7 @@ from importlib import resources
 from typing import Any
 
 from hustings.move_entry import Labeller
-from hustings.tables import GameText, possessive, seat_name, wrap
+from hustings.tables import GameText, possessive, quantity, seat_name, wrap
 from hustings.v1 import game_pb2, spin_doctors_pb2
 
 GROUP_SHORT = {0: "Young", 1: "Fam", 2: "Sen", 3: "Iron"}
@@ -95,7 +95,7 @@ def spin_doctors_table(view: game_pb2.GameView) -> str:
     if s.HasField("pending") and s.pending.kind:
         p = s.pending
         about = [f"{locality(p.locality)}" if p.locality >= 0 else "", f"Staffer {staffer(p.staffer)}" if p.staffer >= 0 else ""]
-        about += [f"with {seat_name(view, p.other_seat)}" if p.other_seat >= 0 else "", f"{p.amount} points" if p.amount else ""]
+        about += [f"with {seat_name(view, p.other_seat)}" if p.other_seat >= 0 else "", quantity(p.amount, "point") if p.amount else ""]
         about += [f"cards {', '.join(p.cards)}" if p.cards else ""]
         lines.append(" ".join([f"Waiting for: {p.kind} by {seat_name(view, p.seat)}", *(a for a in about if a)]))
     lines.append("Turnout markers: " + ", ".join(f"{voter_group(g)} {m}" for g, m in enumerate(s.turnout_markers)))
@@ -167,7 +167,7 @@ def term_text(view: game_pb2.GameView, term: spin_doctors_pb2.SpinDoctorsDealTer
 
 def offer_text(view: game_pb2.GameView, offer: spin_doctors_pb2.SpinDoctorsOffer) -> str:
     """A pending offer in words: who offers how much to whom, for what."""
-    return (f"{seat_name(view, offer.offerer)} offers {offer.amount} Budget points to {seat_name(view, offer.seat)}"
+    return (f"{seat_name(view, offer.offerer)} offers {quantity(offer.amount, 'Budget point')} to {seat_name(view, offer.seat)}"
             f" to {term_text(view, offer.term)}")
 
 
@@ -212,13 +212,13 @@ def tell(event: game_pb2.Event, view: game_pb2.GameView) -> str | None:
             cards,
         ]
         said = ", ".join(t for t in targets if t)
-        return f"{whose} {staffer(e.staffer)} used {action(e.action)}" + (f" on {said}" if said else "") + (f" for {e.amount} points" if e.amount else "")
+        return f"{whose} {staffer(e.staffer)} used {action(e.action)}" + (f" on {said}" if said else "") + (f" for {quantity(e.amount, 'point')}" if e.amount else "")
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_DECLINED:
         return f"{whose} {staffer(e.staffer)} did not act"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_STAFFER_FORGOES:
         return f"{whose} {staffer(e.staffer)} forgoes its action"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_VOTES_LOST_TO_TRAIT:
-        return f"{who} loses {e.amount} votes of {voter_group(e.voter_group)} to Down with Dirty Politics"
+        return f"{who} loses {quantity(e.amount, 'vote')} of {voter_group(e.voter_group)} to Down with Dirty Politics"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_TURNOUT_TOKEN:
         return f"{who} placed Support on the Turnout card of {locality(e.locality)}" + (f", pushing off {other}" if other else "")
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_ACTIVITY_TOKENS:
@@ -238,17 +238,17 @@ def tell(event: game_pb2.Event, view: game_pb2.GameView) -> str | None:
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_TOPIC_CHANGED:
         return f"Topic card changed in {locality(e.locality)}: {' for '.join(e.cards)}"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_BLACKMAIL_ANSWERED:
-        return f"{who} {'paid ' + str(e.amount) + ' points to' if e.amount else 'refused to pay'} {other}"
+        return f"{who} {'paid ' + quantity(e.amount, 'point') + ' to' if e.amount else 'refused to pay'} {other}"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_FAVOURITE:
         return f"{who} becomes the Favourite"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_TURNOUT_CHANGED:
         return f"Turnout of {voter_group(e.voter_group)} moves by {e.amount:+d}"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_SPEECH_VOTE:
-        return f"{who} gains {e.amount} votes of {voter_group(e.voter_group)} by the speech"
+        return f"{who} gains {quantity(e.amount, 'vote')} of {voter_group(e.voter_group)} by the speech"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_SPEECH:
-        return f"{who} took {e.amount} votes of {voter_group(e.voter_group)} from {other}" if e.amount else f"{who} gave up reducing votes"
+        return f"{who} took {quantity(e.amount, 'vote')} of {voter_group(e.voter_group)} from {other}" if e.amount else f"{who} gave up reducing votes"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_LOCALITY_VOTES:
-        return f"{who} gains {e.amount} votes of {voter_group(e.voter_group)} in {locality(e.locality)}"
+        return f"{who} gains {quantity(e.amount, 'vote')} of {voter_group(e.voter_group)} in {locality(e.locality)}"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_STAFF_CHANGE_MADE:
         return f"{who} made the Staff change after the Poll"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_PROGRAMME_CHANGE_MADE:
@@ -258,9 +258,9 @@ def tell(event: game_pb2.Event, view: game_pb2.GameView) -> str | None:
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_WINNER_NAMED:
         return f"The Favourite named {other} the winner"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_BUDGET_HANDED:
-        return f"{who} handed {e.amount} Budget points to {other}"
+        return f"{who} handed {quantity(e.amount, 'Budget point')} to {other}"
     if k in _OFFER_EVENTS:
-        return _OFFER_EVENTS[k].format(who=who, other=other, amount=e.amount, term=term_text(view, e.term))
+        return _OFFER_EVENTS[k].format(who=who, whose=whose, other=other, budget=quantity(e.amount, "Budget point"), points=quantity(e.amount, "point"), term=term_text(view, e.term))
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_SCANDAL_NOT_FOUND:
         return f"No Scandal of {other} was found in the News deck"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_TIE_ORDERED:
@@ -269,11 +269,11 @@ def tell(event: game_pb2.Event, view: game_pb2.GameView) -> str | None:
 
 
 _OFFER_EVENTS = {
-    EventKind.SPIN_DOCTORS_EVENT_KIND_OFFER_MADE: "{who} offers {amount} Budget points to {other} to {term} (held by the table)",
-    EventKind.SPIN_DOCTORS_EVENT_KIND_OFFER_WITHDRAWN: "{who} withdrew the offer of {amount} points to {other}",
-    EventKind.SPIN_DOCTORS_EVENT_KIND_OFFER_DECLINED: "{other} declined the {amount} points of {who}",
-    EventKind.SPIN_DOCTORS_EVENT_KIND_OFFER_KEPT: "{other} did {term}: {who}'s {amount} points go to {other}",
-    EventKind.SPIN_DOCTORS_EVENT_KIND_OFFER_RETURNED: "{other} did not {term}: {who}'s {amount} points return",
+    EventKind.SPIN_DOCTORS_EVENT_KIND_OFFER_MADE: "{who} offers {budget} to {other} to {term} (held by the table)",
+    EventKind.SPIN_DOCTORS_EVENT_KIND_OFFER_WITHDRAWN: "{who} withdrew the offer of {points} to {other}",
+    EventKind.SPIN_DOCTORS_EVENT_KIND_OFFER_DECLINED: "{other} declined the {points} of {who}",
+    EventKind.SPIN_DOCTORS_EVENT_KIND_OFFER_KEPT: "{other} did {term} and got {whose} {points}",
+    EventKind.SPIN_DOCTORS_EVENT_KIND_OFFER_RETURNED: "{other} did not {term}: {who} got back the {points}",
 }
 
 

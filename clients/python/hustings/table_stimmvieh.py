@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hustings.move_entry import Labeller
-from hustings.tables import GameText, seat_name, wrap
+from hustings.tables import GameText, quantity, seat_name, wrap
 from hustings.v1 import game_pb2, stimmvieh_pb2
 
 
@@ -16,7 +16,7 @@ def card_text(card: stimmvieh_pb2.StimmviehCard) -> str:
 
 
 def _stack(stack: stimmvieh_pb2.StimmviehCollectedStack) -> str:
-    text = f"{stack.count} cards, top {card_text(stack.top_card)}"
+    text = f"{quantity(stack.count, 'card')}, top {card_text(stack.top_card)}"
     if stack.HasField("total"):
         text += f", total {stack.total}"
     return text
@@ -46,7 +46,7 @@ def stimmvieh_table(view: game_pb2.GameView) -> str:
         if table.HasField("current_party") and table.current_party == party.party:
             marks.append("to play")
         lines.append(f"  {party.party}. {party.name} ({who}{', ' + ', '.join(marks) if marks else ''})")
-        hand = list(party.backbenchers) or f"{party.backbencher_count} cards"
+        hand = list(party.backbenchers) or quantity(party.backbencher_count, "card")
         chosen = f", chosen {list(party.chosen_top_candidates)}" if party.chosen_top_candidates else ""
         lines.append(f"     top candidates {list(party.top_candidates)}, backbenchers {hand}{chosen}")
         lines.append(f"     votes: {_stack(party.votes)}; donations: {_stack(party.donations)}")
@@ -56,7 +56,7 @@ def stimmvieh_table(view: game_pb2.GameView) -> str:
         lines.append(f"Campaign {record.campaign} results:")
         for r in record.results:
             doubled = " doubled" if r.doubled else ""
-            lines.append(f"  place {r.rank}: {party_name(view, r.party)}, {r.votes}k votes, {r.final_donations} k€{doubled}, {r.points} points")
+            lines.append(f"  place {r.rank}: {party_name(view, r.party)}, {r.votes}k votes, {r.final_donations} k€{doubled}, {quantity(r.points, 'point')}")
     return wrap(lines)
 
 
@@ -92,7 +92,7 @@ def tell(event: game_pb2.Event, view: game_pb2.GameView) -> str | None:
     if kind == "election_night":
         night = e.election_night
         return f"Election night of campaign {night.campaign}: " + "; ".join(
-            f"{r.rank}. {party_name(view, r.party)} {r.votes}k votes, {r.final_donations} k€, {r.points} points" for r in night.results
+            f"{r.rank}. {party_name(view, r.party)} {r.votes}k votes, {r.final_donations} k€, {quantity(r.points, 'point')}" for r in night.results
         )
     if kind == "angelus_card_passed":
         return f"The Angelus card passes to {seat_name(view, e.angelus_card_passed.seat)}"

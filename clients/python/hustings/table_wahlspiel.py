@@ -11,7 +11,7 @@ import json
 from importlib import resources
 
 from hustings.move_entry import Labeller
-from hustings.tables import GameText, possessive, seat_name, wrap
+from hustings.tables import GameText, possessive, quantity, seat_name, wrap
 from hustings.v1 import game_pb2, wahlspiel_pb2
 
 ROUNDS = {1: "cantonal council", 2: "national council", 3: "Federal Council"}
@@ -67,7 +67,7 @@ def wahlspiel_table(view: game_pb2.GameView) -> str:
     lines = [
         f"Round {w.round} ({ROUNDS.get(w.round, '?')}), {_step(w.step)}, {turn}; last roll {w.last_roll or '-'}; "
         f"goal votes left {w.goal_votes}{first}",
-        f"Stacks: {w.voter_stack_count} voters, {w.event_stack_count} events",
+        f"Stacks: {quantity(w.voter_stack_count, 'voter')}, {quantity(w.event_stack_count, 'event')}",
     ]
     goal = len(w.board) - 1
     for party in w.parties:
@@ -75,8 +75,8 @@ def wahlspiel_table(view: game_pb2.GameView) -> str:
         arrived = ", at the goal" if party.arrived else ""
         lines.append(
             f"  {party.party}. {party.name} ({party_name(view, party.party)}, {party.colour}): field {party.position}/{goal} "
-            f"{here}{arrived}; {party.money} francs; {party.voter_count} voters, {party.event_count} events"
-            + (f"; {party.trades} trades" if party.trades else "")
+            f"{here}{arrived}; {party.money} francs; {quantity(party.voter_count, 'voter')}, {quantity(party.event_count, 'event')}"
+            + (f"; {quantity(party.trades, 'trade')}" if party.trades else "")
         )
     lines.append("Candidates:")
     for c in w.candidates:
@@ -118,14 +118,14 @@ def wahlspiel_table(view: game_pb2.GameView) -> str:
         if c.draft.ByteSize():
             pending += f"; drafting: {_offer(c.draft)}"
         if c.handed_cards or c.handed_count:
-            handed = ", ".join(card.card_id for card in c.handed_cards) or f"{c.handed_count} card(s)"
+            handed = ", ".join(card.card_id for card in c.handed_cards) or quantity(c.handed_count, "card")
             pending += f"; handed over so far: {handed}"
-        lines.append(f"Coalition: {party_name(view, c.party)} with {party_name(view, c.partner)}, {c.offers} offers put{pending}")
+        lines.append(f"Coalition: {party_name(view, c.party)} with {party_name(view, c.partner)}, {quantity(c.offers, 'offer')} put{pending}")
     if w.HasField("runoff"):
         r = w.runoff
         sent = f"; you sent {r.sent_card.card_id}" if r.sent_card.card_id else ""
         lines.append(
-            f"Run-off for {r.seats} seat(s) among {', '.join(politician_name(view, i) for i in r.politician_ids)}; "
+            f"Run-off for {quantity(r.seats, 'seat')} among {', '.join(politician_name(view, i) for i in r.politician_ids)}; "
             f"parties {', '.join(party_name(view, p) for p in r.parties)}, decided {', '.join(party_name(view, p) for p in r.decided_parties) or 'none'}{sent}"
         )
     return wrap(lines)
@@ -149,10 +149,10 @@ def tell(event: game_pb2.Event, view: game_pb2.GameView) -> str | None:
         d = e.cards_drawn
         cost = f" for {d.cost} francs" if d.cost else " as a prize"
         seen = f": {', '.join(c.card_id for c in d.cards)}" if d.cards else ""
-        return f"{p(d.party)} took {d.voter_count} voters and {d.event_count} events{cost}{seen}"
+        return f"{p(d.party)} took {quantity(d.voter_count, 'voter')} and {quantity(d.event_count, 'event')}{cost}{seen}"
     if kind == "votes_changed":
         d = e.votes_changed
-        return f"{pol(d.politician_id)} {'gains' if d.delta >= 0 else 'loses'} {abs(d.delta)} vote(s), now {d.votes}"
+        return f"{pol(d.politician_id)} {'gains' if d.delta >= 0 else 'loses'} {quantity(abs(d.delta), 'vote')}, now {d.votes}"
     if kind == "voter_cast":
         d = e.voter_cast
         to = f" for {', '.join(pol(i) for i in d.politician_ids)}" if d.politician_ids else ""
@@ -195,7 +195,7 @@ def tell(event: game_pb2.Event, view: game_pb2.GameView) -> str | None:
         return f"{p(d.party)} reached the {_field(d.goal)} goal" + (" first" if d.first else "")
     if kind == "runoff_opened":
         d = e.runoff_opened
-        return f"A run-off for {d.seats} seat(s) among {', '.join(pol(i) for i in d.politician_ids)}"
+        return f"A run-off for {quantity(d.seats, 'seat')} among {', '.join(pol(i) for i in d.politician_ids)}"
     if kind == "runoff_voter_sent":
         d = e.runoff_voter_sent
         return f"{p(d.party)} decided on a run-off voter" + (f": {d.card.card_id}" if d.card.card_id else "")

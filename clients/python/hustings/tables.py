@@ -33,6 +33,11 @@ def seat_name(view: game_pb2.GameView, seat: int) -> str:
     return f"seat {seat}"
 
 
+def quantity(count: int, noun: str) -> str:
+    """A count with its noun in the number it takes: ``1 card``, ``2 cards``, ``0 cards``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def possessive(view: game_pb2.GameView, seat: int) -> str:
     """``your`` for the viewer's seat, else ``Bot 1's``."""
     name = seat_name(view, seat)

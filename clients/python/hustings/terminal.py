@@ -68,7 +68,8 @@ def render(view: game_pb2.GameView) -> str:
     if view.status == game_pb2.GAME_STATUS_FINISHED:
         lines.append("Game over.")
         for placing in view.outcome.placings:
-            lines.append(f"  {placing.rank}. {placing.name}: {placing.score} {placing.detail}")
+            detail = f" ({placing.detail})" if placing.detail else ""  # as the README's example prints a placing
+            lines.append(f"  {placing.rank}. {placing.name}: {placing.score}{detail}")
         lines.append(f"seed {view.seed}")
         if view.seed_nonce:  # games created before nonces were drawn commit to the seed alone
             lines.append(f"  nonce {view.seed_nonce}")
