@@ -24,7 +24,7 @@ CACHE = Counter("hustings_state_cache_total", "Moves decided on a cached state (
 WATCHERS = Gauge("hustings_watchers", "WatchGame streams open on this replica.")
 UNATTENDED_WAITS = Counter(
     "hustings_unattended_waits_total",
-    "Decisions at tables of bots alone put off past this replica's budget for them (--unattended-decisions-per-second).",
+    "Decisions at tables nobody is at (bots, absent or timed-out seats only) put off past this replica's budget for them.",
 )
 
 

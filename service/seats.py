@@ -93,10 +93,10 @@ class SeatLifecycle:
                 due = table.due_seats(stored, loaded.game.to_act(loaded.state), now)
                 if not due:
                     return table.next_due(stored), stored.version
-                if table.all_bots(stored):
+                if table.unattended(stored):
                     wait_s = self.unattended.wait_s(game_id, _level(stored, due[0]))
                     if wait_s:
-                        # Past this replica's budget for tables of bots alone: the decision
+                        # Past this replica's budget for tables nobody is at: the decision
                         # waits for its turn, here and in the index (for the replicas that
                         # poll it), and nothing else changes.
                         turn = now + math.ceil(wait_s * 1000)

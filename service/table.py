@@ -139,6 +139,14 @@ def all_bots(stored: storage_pb2.StoredGame) -> bool:
     return all(bot_decides(s) for s in stored.seats)
 
 
+def unattended(stored: storage_pb2.StoredGame) -> bool:
+    """True when nobody is at the table: every seat is a bot's, a player's who is absent, or a
+    player's whose last decision timed out (so a bot made it). Such a table's decisions are
+    charged to nobody, and take their turns in the replica's budget for them
+    (``service/unattended.py``)."""
+    return all(bot_decides(s) or s.timeouts for s in stored.seats)
+
+
 def _deadline(table: game_pb2.TableSettings, seat: storage_pb2.StoredSeat) -> int:
     limits = []
     if table.decision_seconds:

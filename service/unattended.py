@@ -1,15 +1,15 @@
-"""A replica's budget for tables of bots alone.
+"""A replica's budget for tables where nobody is at the table.
 
-A table where bots decide for every seat (bot seats, players who left or timed out) is paced
-(``table.BOT_ONLY_STEP_MS``), yet nothing bounded how many such tables a replica plays at once.
-Tables whose players have all left are charged to nobody: one address could create tables, take
-every seat, leave, and have the replica play them out (or let every seat time out under a
-one-second clock and never call again). Forty such Spin Doctors tables made 384 decisions a
-second, 46 % of a core, taken from every player of the replica. So a replica makes at most
-``per_second`` such decisions a second, all those tables together, each weighted by what a
-decision of its level costs (``DECISION_WEIGHTS``); past it a table's next decision is given a
-turn, and made then. Tables of bots alone play on more slowly, and nobody else's moves wait for
-them.
+A table where bots decide for every seat (bot seats, players who left) is paced
+(``table.BOT_ONLY_STEP_MS``), yet nothing bounded how many such tables a replica plays at once,
+and they are charged to nobody: one address could create tables, take every seat, leave, and
+have the replica play them out. Forty such Spin Doctors tables made 384 decisions a second, 46 %
+of a core, taken from every player of the replica. Tables whose players let every seat time out
+under a one-second clock and never call again cost as much (100 of them: 354 decisions a second,
+39 %). So a replica makes at most ``per_second`` such decisions a second, all those tables
+together, each weighted by what a decision of its level costs (``DECISION_WEIGHTS``); past it a
+table's next decision is given a turn, and made then. Such tables play on more slowly, and nobody
+else's moves wait for them.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ MAX_TURNS = 100_000
 
 
 class UnattendedBudget:
-    """Decisions at tables of bots alone: ``per_second`` a second on this replica, a second's
+    """Decisions at tables where nobody is at the table (``table.unattended``): ``per_second`` a second on this replica, a second's
     worth at once (the generic cell rate algorithm, with reservations). A table past the budget
     is given the next turn, a decision's share of a second after the last turn given, and keeps
     it: it comes back then and decides, so that waiting tables take their turns one after

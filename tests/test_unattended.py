@@ -6,6 +6,7 @@ present are not held back (README, Limits)."""
 from __future__ import annotations
 
 import asyncio
+import pathlib
 import time
 
 from conftest import REPO, run
@@ -86,7 +87,7 @@ async def _versions(client: object, game_ids: list[str]) -> int:
 
 
 def test_tables_whose_players_all_left_share_the_replicas_budget_and_a_player_is_not_held_back(
-    redis_server: EmbeddedRedis,
+    tmp_path: pathlib.Path,
 ) -> None:
     """Eight three-seat Stimmvieh tables, every seat taken and then left: their bots would make ten
     decisions a second each (80 together). With a budget of 10 a second they make at most 10 a
@@ -94,9 +95,9 @@ def test_tables_whose_players_all_left_share_the_replicas_budget_and_a_player_is
     a table with a player present and two bot seats gets its bots' decisions at once."""
     per_second = 10
 
-    async def scenario() -> None:
+    async def scenario(url: str) -> None:
         async with replica_and_client(
-            redis_server.url, unattended_decisions_per_second=per_second, **UNBOUNDED_CREATES
+            url, unattended_decisions_per_second=per_second, **UNBOUNDED_CREATES
         ) as (_replica, client):
             waits_before = metrics.UNATTENDED_WAITS._value.get()
             abandoned = []
@@ -125,7 +126,44 @@ def test_tables_whose_players_all_left_share_the_replicas_budget_and_a_player_is
                 await asyncio.sleep(0.02)
             assert list(view.to_act) == [0], list(view.to_act)
 
-    run(scenario(), timeout_s=90)
+    with EmbeddedRedis(tmp_path, appendonly=False) as redis_server:  # its own: no other test's tables of bots
+        run(scenario(redis_server.url), timeout_s=90)
+
+
+def test_tables_whose_players_never_call_again_share_the_budget_once_every_seat_timed_out(
+    tmp_path: pathlib.Path,
+) -> None:
+    """Twelve three-seat Stimmvieh tables with a one-second clock and a seat absent only after 100
+    timeouts in a row, every seat taken and then never a call: without the budget each table's
+    bots made a timed-out decision a second (and three at once in the opening), charged to
+    nobody, for as long as the game lasts. Once every seat of a table has timed out its decisions
+    take their turns in the budget: here 2 a second, and a second's worth more."""
+    per_second = 2
+
+    async def scenario(url: str) -> None:
+        async with replica_and_client(
+            url, unattended_decisions_per_second=per_second, **UNBOUNDED_CREATES
+        ) as (_replica, client):
+            clock = game_pb2.TableSettings(decision_seconds=1, absent_after_timeouts=100)
+            silent = []
+            for _ in range(12):
+                game_id = (await client.create_game("stimmvieh", 3, table=clock)).game_id
+                for seat in range(3):
+                    await client.join(game_id, f"P{seat}")
+                silent.append(game_id)
+            await asyncio.sleep(1.5)  # every seat's first decision has timed out
+            views = await asyncio.gather(*(client.view(g) for g in silent))
+            assert all(s.timeouts >= 1 for v in views for s in v.seats), "the opening's decisions did not time out"
+            started = time.monotonic()
+            before = await _versions(client, silent)
+            await asyncio.sleep(2.0)
+            after = await _versions(client, silent)
+            elapsed = time.monotonic() - started
+            made = after - before
+            assert 0 < made <= per_second * (elapsed + BURST_S) + 1, (made, elapsed)
+
+    with EmbeddedRedis(tmp_path, appendonly=False) as redis_server:  # its own: no other test's tables of bots
+        run(scenario(redis_server.url), timeout_s=90)
 
 
 def test_serve_takes_the_budget_and_the_readme_states_it() -> None:
