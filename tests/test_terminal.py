@@ -219,7 +219,7 @@ def test_wahlspiel_table_is_a_screenful_with_the_key_facts(redis_server: Embedde
                     assert party.name in screen and f"{party.money} francs" in screen
                 for candidate in w.candidates:
                     assert candidate.name in screen
-                    assert re.search(rf"{candidate.votes} votes  {candidate.politician_id} ", screen)
+                    assert re.search(rf"{candidate.votes} {'vote ' if candidate.votes == 1 else 'votes'}  {candidate.politician_id} ", screen)
                 mine = w.parties[0]
                 for card in list(mine.voters) + list(mine.events):
                     assert card.card_id in screen
@@ -429,9 +429,9 @@ def test_a_wahlspiel_offer_is_told_as_its_bundle() -> None:
     offer = wahlspiel_pb2.WahlspielOffer(give_money=2000, ask_voter_count=2, ask_money=1000)
     offer.give_cards.add(card_id="V012")
     offer.give_cards.add(card_id="E044")
-    assert _offer(offer) == "V012, E044, 2000 francs for 2 voter card(s), 1000 francs"
+    assert _offer(offer) == "V012, E044, 2000 francs for 2 voter cards, 1000 francs"
     hidden = wahlspiel_pb2.WahlspielOffer(give_voter_count=1, give_event_count=3, ask_event_count=1)
-    assert _offer(hidden) == "1 voter card(s), 3 event card(s) for 1 event card(s)"
+    assert _offer(hidden) == "1 voter card, 3 event cards for 1 event card"
     assert _offer(wahlspiel_pb2.WahlspielOffer()) == "nothing for nothing"
 
 

@@ -83,7 +83,8 @@ def wahlspiel_table(view: game_pb2.GameView) -> str:
         status = "" if c.in_race else ", out of the race"
         councillor = ", national councillor" if c.councillor else ""
         person = _politician_line(politicians[c.politician_id]) if c.politician_id in politicians else f"{c.politician_id} {c.name}"
-        lines.append(f"  {c.votes:2d} votes  {person} - {party_name(view, c.party)}{status}{councillor}")
+        votes = "vote " if c.votes == 1 else "votes"  # the column keeps its width
+        lines.append(f"  {c.votes:2d} {votes}  {person} - {party_name(view, c.party)}{status}{councillor}")
     mine = next((p for p in w.parties if view.HasField("seat") and p.party == view.seat), None)
     if mine is not None:
         standing = {c.politician_id for c in w.candidates}
@@ -239,10 +240,10 @@ def _offer(o: "wahlspiel_pb2.WahlspielOffer") -> str:
     kind and count) for the bundle asked."""
     given = [card.card_id for card in o.give_cards]
     if not given:
-        given = [f"{n} {word}" for n, word in ((o.give_voter_count, "voter card(s)"), (o.give_event_count, "event card(s)")) if n]
+        given = [quantity(n, noun) for n, noun in ((o.give_voter_count, "voter card"), (o.give_event_count, "event card")) if n]
     if o.give_money:
         given.append(f"{o.give_money} francs")
-    asked = [f"{n} {word}" for n, word in ((o.ask_voter_count, "voter card(s)"), (o.ask_event_count, "event card(s)")) if n]
+    asked = [quantity(n, noun) for n, noun in ((o.ask_voter_count, "voter card"), (o.ask_event_count, "event card")) if n]
     if o.ask_money:
         asked.append(f"{o.ask_money} francs")
     return f"{', '.join(given) or 'nothing'} for {', '.join(asked) or 'nothing'}"
