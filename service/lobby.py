@@ -58,10 +58,10 @@ REPAIR_BATCH = 500
 # play is looked over in ten passes (about 40 s) rather than 0.2 s of CPU every pass. Only a
 # listing write lost with its replica waits that long; ListGames reads versions and statuses live.
 REPAIR_MAX_PER_PASS = 2_000
-# Batches of the lobby's oldest entries one pass may prune while most of each batch has expired:
-# one batch a pass (every 2.5-5 s) drops at most about 130 games a second, fewer than a busy
-# deployment creates (entries expire as fast as games were created, a retention earlier), and
-# the lobby would grow without end.
+# Batches of the lobby one pass may prune while most of each batch has expired: one batch a pass
+# (every 2.5-5 s) drops at most about 130 games a second, fewer than a busy deployment creates
+# (entries expire as fast as games were created, a retention earlier), and the lobby would grow
+# without end. A pass reads at least two: the oldest, and one of its walk over the rest.
 PRUNE_BATCHES_PER_PASS = 8
 # Entries per pass that the repair files under their kind and status (a lobby written before the
 # filter sets existed is filed within N / REFILE_BATCH passes), and positions per pass it checks
@@ -293,22 +293,42 @@ class LobbyRepair(BackgroundLoop):
         return fixed
 
     async def _prune_expired(self) -> int:
-        """Drop entries whose games have expired, a batch of the lobby from the oldest on, and
-        further batches (up to ``PRUNE_BATCHES_PER_PASS``) while most of a batch had expired;
-        each pass goes on where the last stopped, past the games that are kept."""
-        total = 0
-        for _batch in range(PRUNE_BATCHES_PER_PASS):
-            ids = await self.store.oldest_lobby_ids(REPAIR_BATCH, self._prune_from)
-            heads = await self.store.heads(ids)
-            dropped = await self._drop_gone([game_id for game_id in ids if game_id not in heads])
-            # A dropped entry's followers moved up by one; a short batch was the end.
-            self._prune_from = self._prune_from + len(ids) - dropped if len(ids) == REPAIR_BATCH else 0
+        """Drop entries whose games have expired: first from the lobby's oldest entry on, where
+        games expire in a steady state (a retention after they were made and finished), then one
+        batch of a walk over the rest of the lobby, which goes on where the last pass's stopped
+        (games that expire out of that order: one left waiting for players or idle). Either goes
+        on with further batches while most of a batch has expired, up to
+        ``PRUNE_BATCHES_PER_PASS`` batches in all."""
+        total, covered, used = await self._prune_from_offset(0, PRUNE_BATCHES_PER_PASS - 1)
+        if covered:  # the oldest batches did not reach the end: the walk goes on past them
+            # Entries dropped before the walk's place moved it up; what was just looked at is
+            # not looked at again.
+            walk_from = max(self._prune_from - total, covered)
+            dropped, self._prune_from, _used = await self._prune_from_offset(walk_from, PRUNE_BATCHES_PER_PASS - used)
             total += dropped
-            if len(ids) < REPAIR_BATCH or dropped * 2 <= len(ids):
-                break  # the end, or the expired entries are not piling up: one batch was enough
+        else:
+            self._prune_from = 0  # the whole lobby was just looked at
         if total:
             log.info("lobby_expired_dropped", entries=total)
         return total
+
+    async def _prune_from_offset(self, offset: int, batches: int) -> tuple[int, int, int]:
+        """Drop the expired entries of a batch of the lobby, oldest first, from the ``offset``-th
+        entry, and of further batches (up to ``batches``) while most of a batch had expired.
+        Returns how many were dropped, the offset after the batches looked at (0 at the end) and
+        how many batches were read."""
+        dropped_in_all = 0
+        for used in range(1, batches + 1):
+            ids = await self.store.oldest_lobby_ids(REPAIR_BATCH, offset)
+            heads = await self.store.heads(ids)
+            dropped = await self._drop_gone([game_id for game_id in ids if game_id not in heads])
+            dropped_in_all += dropped
+            if len(ids) < REPAIR_BATCH:
+                return dropped_in_all, 0, used  # a short batch was the end
+            offset += len(ids) - dropped  # a dropped entry's followers moved up by one
+            if dropped * 2 <= len(ids):
+                break  # the expired entries are not piling up here: one batch was enough
+        return dropped_in_all, offset, used
 
     async def _drop_gone(self, game_ids: list[str]) -> int:
         """Drop the entries of games that no longer exist (expired, or never committed and past
