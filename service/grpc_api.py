@@ -24,7 +24,7 @@ from hustings.service.client_limits import ClientLimits, games_counted
 from hustings.service.call_clock import CallClock
 from hustings.service.grpc_arrivals import ArrivalInterceptor, Arrivals
 from hustings.service.standard_services import HealthService, ReflectionService
-from hustings.service.limits import DEFAULT_MAX_CALLS, MAX_REQUEST_BYTES
+from hustings.service.limits import DEFAULT_MAX_CALLS, MAX_REQUEST_BYTES, STEPS_PER_LISTED_GAME
 from hustings.v1 import game_service_pb2, game_service_pb2_grpc
 
 log = structlog.get_logger("hustings.grpc")
@@ -292,7 +292,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     @_unary
     async def ListGames(self, request: game_service_pb2.ListGamesRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.ListGamesResponse:
-        return await self.host.list_games(request)
+        response = await self.host.list_games(request)
+        self.limits.charge_steps(self.client_of(context), len(response.games) * STEPS_PER_LISTED_GAME)
+        return response
 
     @_unary
     async def LeaveGame(self, request: game_service_pb2.LeaveGameRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.LeaveGameResponse:
