@@ -267,12 +267,15 @@ class LobbyRepair(BackgroundLoop):
             offset += len(batch)
             scanned += len(batch)
             heads = await self.store.listing_heads([game_id for game_id, _ in batch])
+            # Entries whose games do not exist (never committed, or expired: a burst of open games
+            # nobody joined leaves a day later together) are dropped together, in the prune's two
+            # round trips for the batch rather than three for each.
+            ghosts = await self._drop_ghosts([game_id for game_id, _ in batch if game_id not in heads])
+            offset -= ghosts  # entries that left the live set: the ones after them moved up
+            fixed += ghosts
             for game_id, indexed in batch:
                 head = heads.get(game_id)
                 if head is None:
-                    if await self._drop_ghost(game_id):
-                        offset -= 1  # the entry left the live set: the next one moved up
-                        fixed += 1
                     continue
                 version, status, listed = head
                 # Behind: a listing step whose summary was never written (its replica stopped, or
@@ -374,9 +377,9 @@ class LobbyRepair(BackgroundLoop):
             self._sweep_from, self._sweep_slot = "", (self._sweep_slot + 1) % len(FILED_STATUSES)
         return dropped
 
-    async def _drop_ghost(self, game_id: str) -> bool:
-        """Drop one live entry whose game does not exist (``_drop_gone``); True when dropped."""
-        if not await self._drop_gone([game_id]):
-            return False
-        log.info("lobby_ghost_dropped", game_id=game_id)
-        return True
+    async def _drop_ghosts(self, game_ids: list[str]) -> int:
+        """Drop live entries whose games do not exist (``_drop_gone``); how many were dropped."""
+        dropped = await self._drop_gone(game_ids) if game_ids else 0
+        if dropped:
+            log.info("lobby_ghosts_dropped", entries=dropped)
+        return dropped
