@@ -302,12 +302,12 @@ class LobbyRepair(BackgroundLoop):
         (games that expire out of that order: one left waiting for players or idle). Either goes
         on with further batches while most of a batch has expired, up to
         ``PRUNE_BATCHES_PER_PASS`` batches in all."""
-        total, covered, used = await self._prune_from_offset(0, PRUNE_BATCHES_PER_PASS - 1)
+        total, covered, used = await self._prune_from_offset(0, max(1, PRUNE_BATCHES_PER_PASS - 1))
         if covered:  # the oldest batches did not reach the end: the walk goes on past them
             # Entries dropped before the walk's place moved it up; what was just looked at is
             # not looked at again.
             walk_from = max(self._prune_from - total, covered)
-            dropped, self._prune_from, _used = await self._prune_from_offset(walk_from, PRUNE_BATCHES_PER_PASS - used)
+            dropped, self._prune_from, _used = await self._prune_from_offset(walk_from, max(1, PRUNE_BATCHES_PER_PASS - used))
             total += dropped
         else:
             self._prune_from = 0  # the whole lobby was just looked at
@@ -320,7 +320,7 @@ class LobbyRepair(BackgroundLoop):
         entry, and of further batches (up to ``batches``) while most of a batch had expired.
         Returns how many were dropped, the offset after the batches looked at (0 at the end) and
         how many batches were read."""
-        dropped_in_all = 0
+        dropped_in_all = used = 0
         for used in range(1, batches + 1):
             ids = await self.store.oldest_lobby_ids(REPAIR_BATCH, offset)
             heads = await self.store.heads(ids)
