@@ -188,7 +188,7 @@ def test_a_retry_of_a_padded_move_is_the_same_request(live: LiveRest) -> None:
     assert first == again
 
 
-@pytest.mark.parametrize("padding", [" " * 60_000, "\n\n", "\u2028", "\t" * 40])
+@pytest.mark.parametrize("padding", [" " * 60_000, "\n\n", "\u2028", "\t" * 40], ids=["spaces", "line-feeds", "line-separator", "tabs"])
 def test_a_party_name_padded_past_its_60_characters_is_refused(live: LiveRest, padding: str) -> None:
     game_id = live.ok("POST", "/v1/games", {"kind": "wahlspiel", "options": {"players": 3}})["gameId"]
     body = '{"displayName": "Ada", "partyName": "Fat Party' + padding.replace("\n", "\\n").replace("\t", "\\t") + '"}'
