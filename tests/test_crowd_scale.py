@@ -115,7 +115,7 @@ def test_expired_open_games_leave_the_live_set_a_batch_at_a_time(tmp_path: pathl
         try:
             repair = LobbyRepair(store, clock=lambda: time.time() + 3600)
             await repair.repair_once()  # Redis learns the repair's scripts: a later load is an unindex batch's
-            for i in range(GHOSTS):  # newer than the kept games, so the prune's oldest batch keeps them
+            for i in range(GHOSTS):  # entries whose games are gone, newer than the kept games
                 summary = game_pb2.GameSummary(
                     game_id=f"gopenandexpired{i:04d}", kind="stimmvieh", version=1,
                     created_at=int(time.time()) + 60 + i, status=game_pb2.GAME_STATUS_OPEN,
