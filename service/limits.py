@@ -60,12 +60,20 @@ DEFAULT_CALL_BURST = 600
 # call more per 100 steps it hands out, and one address cannot take a replica with long pages
 # and streams opened from version 0 at the rate of its cheap calls.
 STEPS_PER_CALL = 100
-# Log entries' worth that one game listed by ListGames counts as: a REST page of 200 games takes
-# about 14 ms of a replica (its summaries read, filled and written as JSON: 60-70 µs a game; over
-# gRPC 6 µs), so a game listed costs what about 7 steps of a history page do. A page of 200 then
-# counts as 15 calls, the default page of 50 as 4, and one address asking for long pages at its
-# rate takes a third of a replica (it took a whole core, 68 pages a second, as one call each).
-STEPS_PER_LISTED_GAME = 7
+# Log entries' worth that one game listed by ListGames counts as: reading and filling a game's
+# summary takes about 6 µs (a gRPC page of 200 games 2.1 ms, of one game 0.9 ms), a step 9 µs.
+STEPS_PER_LISTED_GAME = 1
+# JSON the REST face writes for one call's worth of a replica's time: writing an answer as JSON
+# takes about 1 ms per 8-9 kB, several times what the answer cost to make (a page of 200 games,
+# 100 kB: 14 ms over REST, 2.1 ms over gRPC; the whole history of a finished 352-step Spin Doctors
+# game, 237 kB: 28 ms, 4.6 ms over gRPC). Counted as one call each, such answers let one address
+# keep a replica's loop busy (68 lobby pages a second took a whole core) below its rate.
+RENDERED_BYTES_PER_CALL = 8 << 10
+
+
+def steps_for_rendered(size: int) -> int:
+    """The log entries' worth (see STEPS_PER_CALL) of writing ``size`` bytes of JSON."""
+    return max(0, size) * STEPS_PER_CALL // RENDERED_BYTES_PER_CALL
 
 
 def seat_key(token: str) -> str:

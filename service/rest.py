@@ -31,7 +31,7 @@ from hustings.service.catalogue import rest_answer
 from hustings.service.client_limits import ClientLimits, RetryLater, games_counted
 from hustings.service.grpc_api import RPC_DEADLINE_S
 from hustings.service.host import GameHost
-from hustings.service.limits import MAX_REQUEST_BYTES, STEPS_PER_LISTED_GAME
+from hustings.service.limits import MAX_REQUEST_BYTES, STEPS_PER_LISTED_GAME, steps_for_rendered
 from hustings.service.rest_connections import (
     SERVER_NAME,
     ConnectionGate,
@@ -244,13 +244,18 @@ class RestServer:
                 return error_response(error)
             except RedisError as failure:
                 return error_response(store_error(failure))
-            if isinstance(response, game_service_pb2.GetHistoryResponse):
-                self.limits.charge_steps(client, len(response.entries))  # a long page counts as more calls
-            elif isinstance(response, game_service_pb2.ListGamesResponse):
-                self.limits.charge_steps(client, len(response.games) * STEPS_PER_LISTED_GAME)  # so does a long lobby page
             if isinstance(response, game_service_pb2.GetGameKindResponse):
                 return rest_answer(request, response)  # cacheable: ETag, If-None-Match, fixed bytes
-            return web.json_response(to_json(response))
+            text = json.dumps(to_json(response))
+            # A long answer counts as more calls, by what it took to make (a history page's steps,
+            # a lobby page's games) and to write as JSON, which costs several times as much.
+            steps = steps_for_rendered(len(text))
+            if isinstance(response, game_service_pb2.GetHistoryResponse):
+                steps += len(response.entries)
+            elif isinstance(response, game_service_pb2.ListGamesResponse):
+                steps += len(response.games) * STEPS_PER_LISTED_GAME
+            self.limits.charge_steps(client, steps)
+            return web.Response(text=text, content_type="application/json")
 
         return handle
 
