@@ -167,7 +167,14 @@ class SeatLifecycle:
                 changed.absent = True
                 table.changed_event(entry, seat, Change.CHANGE_ABSENT, changed.display_name)
             table.settle(new.stored, game.to_act(new.state), None, now)
-        result = await self._commit(new, loaded.version, entry, listed=listing_changed(loaded.stored, new.stored))
+        # The step's next deadline is not indexed here, as a plain step's is (moved earlier
+        # only): under a claim, with other seats still due, that would pull the claim back to
+        # "due now" and another replica would take the game and decide the same seats again.
+        # The index already looks at the game no later than now (a kick's step, a wake) or at
+        # the claim's lease, whose release indexes the next deadline; a replica that stops
+        # meanwhile leaves the game to the next poll or to the lease's end.
+        listed = listing_changed(loaded.stored, new.stored)
+        result = await self._commit(new, loaded.version, entry, listed=listed, index=False)
         if result:
             metrics.MOVES.labels(new.stored.kind).inc()
             log.info("due_decision_made", game_id=new.stored.game_id, seat=seat, timed_out=timed_out, version=new.version)
@@ -344,13 +351,17 @@ class SeatLifecycle:
         wanted: str = "",
         listed: bool = True,
         present: Seat | None = None,
+        index: bool = True,
     ) -> bool:
         """Commit a table step or a due decision; ``listed``: it changes the game's listing;
-        ``present``: the seat whose player made the call, noted present with the commit."""
+        ``present``: the seat whose player made the call, noted present with the commit;
+        ``index``: index the step's next deadline first (not for a due decision: see
+        ``_decide_for``)."""
         host = self.host
         if new.stored.status == game_pb2.GAME_STATUS_ACTIVE:
             table.settle(new.stored, new.game.to_act(new.state), None, host._now_ms())
-        await host._schedule(new.stored)
+        if index:
+            await host._schedule(new.stored)
         seen = None if present is None else (present, host._now_ms())
         # Table steps may start a game (AddBot) or free its last seat: set the expiry every time.
         result = await host.store.commit(

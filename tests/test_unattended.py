@@ -171,3 +171,32 @@ def test_serve_takes_the_budget_and_the_readme_states_it() -> None:
     cli = (REPO / "clients/python/hustings/cli.py").read_text()
     assert "--unattended-decisions-per-second" in cli
     assert f"--unattended-decisions-per-second` ({DEFAULT_UNATTENDED_DECISIONS_PER_SECOND:.0f} by default)" in readme
+
+
+def test_a_claimed_games_decisions_keep_the_claim_until_it_is_released(tmp_path: pathlib.Path) -> None:
+    """A replica that claimed a game due for several timed-out seats decides them one after
+    another under its claim. Each decision's commit used to index the game's next deadline as a
+    plain step does (moved earlier only): with the other seats still due, that pulled the claim
+    back to "due now", and another replica's poll took the game and decided the same seats again
+    (with two replicas and 100 strong tables timing out together: 49 commits refused of 315, each
+    a strong bot's thinking done twice). The claim now stands until its release."""
+    from hustings.service.deadlines import bucket_key
+
+    async def scenario(url: str) -> None:
+        async with replica_and_client(url) as (replica, client):
+            host = replica.host
+            await host.deadline_runner.stop()  # this test claims by hand
+            clock = game_pb2.TableSettings(decision_seconds=1)
+            game_id = (await client.create_game("stimmvieh", 3, table=clock)).game_id
+            for seat in range(3):
+                await client.join(game_id, f"P{seat}")  # the game starts: all three choose at once
+            await asyncio.sleep(1.3)  # every seat's decision has timed out
+            claimed, lease = await host.deadlines.claim(host._now_ms())
+            assert claimed == [game_id]
+            _next_due, version = await host.seats.apply_due(game_id)
+            assert version >= 5, version  # the three timed-out decisions were made (creation, three joins: 4)
+            score = await host.store.client.zscore(bucket_key(game_id), game_id)
+            assert score == lease, (score, lease)
+
+    with EmbeddedRedis(tmp_path, appendonly=False) as redis_server:
+        run(scenario(redis_server.url), timeout_s=60)
