@@ -366,6 +366,7 @@ class RestServer:
             async with asyncio.timeout(write_deadline_s):
                 await response.write(data)
 
+        first = True
         try:
             await send(f"retry: {SSE_RETRY_MS}\n\n".encode())
             while True:
@@ -376,6 +377,11 @@ class RestServer:
                     continue
                 if kind == "update":
                     event = self.events.event(item)
+                    if first:
+                        # Its steps were counted when the stream opened; writing them as JSON
+                        # costs several times as much, and counts as a REST answer's JSON does.
+                        self.limits.charge_steps(address, steps_for_rendered(len(event)))
+                        first = False
                     try:
                         with self.limits.unread.writing(address, len(event)):  # a large one, until it is taken
                             await send(event)

@@ -21,6 +21,8 @@ reading it as an attacker would, each with the check that keeps it out.
   call however much JSON it took to write: a REST page of 200 games takes about 14 ms of a
   replica (its JSON most of it), so one address asking for such pages kept a replica's loop busy
   (68 pages a second, a whole core) without reaching its rate.
+- An event stream's first update was counted by its steps only, not by the JSON written for it
+  (a catch-up of 601 small steps, 105 kB of JSON, counted as 7 calls; now 19).
 - Reflection requests took nothing of the address's rate: one address asked for GameService's
   descriptors (51 kB an answer) 1,783 times a second on 8 streams, a whole core and 91 MB/s.
 """
@@ -38,6 +40,7 @@ from conftest import free_ports, serve_process
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
+from hustings.service.limits import RENDERED_BYTES_PER_CALL
 from hustings.service.logs import MALFORMED_GAME_ID
 from hustings.v1 import game_pb2, game_service_pb2 as gs, game_service_pb2_grpc as gsg
 from rest_helpers import LiveRest
@@ -376,5 +379,38 @@ def test_each_reflection_request_counts_as_a_call(redis_server: Any) -> None:
                     await stream.write(reflection_pb2.ServerReflectionRequest(list_services=""))
                     await asyncio.wait_for(stream.read(), 10)
             assert (refused.value.code(), reason_of(refused.value)) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "CALL_RATE_EXCEEDED")
+
+    asyncio.run(asyncio.wait_for(scenario(), 60))
+
+
+def test_an_event_streams_catch_up_counts_the_json_it_writes(redis_server: Any) -> None:
+    """The first update of an event stream from version 0 of a 601-step game (about 105 kB of
+    JSON) counts as the calls its steps make (7) and one more per RENDERED_BYTES_PER_CALL it
+    writes (12): with a burst of 12 the address's next call is refused."""
+
+    async def scenario() -> None:
+        config = {"http_address": "127.0.0.1:0", "calls_per_client_per_second": 0.01, "call_burst": 12}
+        async with replica_and_client(redis_server.url, **config) as (replica, _client):
+            options = game_pb2.GameOptions(players=3)
+            options.stimmvieh.SetInParent()
+            host = replica.host
+            game_id = (await host.create_game(gs.CreateGameRequest(kind="stimmvieh", options=options))).game_id
+            for number in range(300):  # joins and leaves by the host itself: no call of the test's address
+                joined = await host.join_game(gs.JoinGameRequest(game_id=game_id, display_name=f"Player {number}"))
+                await host.leave_game(game_id, joined.seat_token)
+            base = f"http://127.0.0.1:{replica.http_port}"
+
+            def catch_up_then_call() -> tuple[int, int]:
+                """(the first update's bytes, the status of the address's next call)."""
+                with requests.get(f"{base}/v1/games/{game_id}:watch?fromVersion=0", stream=True, timeout=30) as events:
+                    lines = events.iter_lines()
+                    first = next(lines)
+                    while not first.startswith(b"data:"):  # the first update, then close
+                        first = next(lines)
+                return len(first), requests.get(f"{base}/v1/kinds", timeout=30).status_code
+
+            size, status = await asyncio.to_thread(catch_up_then_call)
+            assert size > 5 * RENDERED_BYTES_PER_CALL  # more than the burst left after the steps' 7 calls
+            assert status == 429
 
     asyncio.run(asyncio.wait_for(scenario(), 60))
