@@ -44,6 +44,8 @@ MAX_DUE_STEPS = 200  # per claim; a game of bots only continues at the next look
 # every side move made, take about 2,500 steps. A join, a move or a timeout is never refused.
 MAX_OPEN_GAME_STEPS = 1_000
 MAX_ACTIVE_GAME_SEAT_CHANGES_UP_TO = 20_000
+# A bot that waited this long for its level's thinking place looks whether its game moved on first.
+RECHECK_AFTER_WAIT_S = 1.0
 # Levels that pick a legal move without evaluating any (0.1-0.3 ms, 2 ms at most, for every kind):
 # they decide on the event loop, never waiting behind another table's thinking bots.
 INSTANT_LEVELS = frozenset({"random"})
@@ -151,7 +153,14 @@ class SeatLifecycle:
             # A bot that evaluates or searches may think for a while: off the event loop, one
             # decision at a time per level and replica, so that every other call of this replica
             # keeps being served meanwhile.
+            waiting_since = time.monotonic()
             async with self._thinking[level]:
+                if time.monotonic() - waiting_since > RECHECK_AFTER_WAIT_S:
+                    # A long queue of thinking bots (many tables timing out at once) may have
+                    # outlasted the claim's lease, and another replica decided meanwhile: look
+                    # before thinking, rather than think for a step that will be refused.
+                    if await host.store.version_of(loaded.stored.game_id) != loaded.version:
+                        return None
                 move = await asyncio.to_thread(table.bot_move, game, loaded.state, seat, level, rng)
         move_proto = game_pb2.Move()
         game.move_to_proto(move, move_proto)
