@@ -288,7 +288,8 @@ class Watchers:
                 # The seat may have been taken after the feed's last step: ask the game itself.
                 loaded = await self._load(game_id)
                 seat = self._seat_of(loaded, token)
-            # A long catch-up counts towards the address's rate of calls, as a long page does.
+            # Opening counts towards the address's rate of calls as a unary call does, and a long
+            # catch-up as a long page does.
             self.limits.catch_up(address if address is not None else client, loaded.version - from_version)
             metrics.WATCHERS.inc()
             try:

@@ -382,7 +382,9 @@ def test_three_thousand_streams_from_thirty_clients_and_five_hundred_views(redis
     stream cap is refused while another client's calls all succeed."""
     with serve_process(
         "--redis-url", redis_server.url, "--max-streams-per-client", str(STREAMS_PER_CLIENT), "--redis-max-connections", "16",
-        "--max-streams-per-address", "10000",  # the 30 clients are connections from one loopback address
+        # The 30 clients are connections from one loopback address: its caps on streams and on
+        # calls (each stream opened counts one) are those of 30 addresses.
+        "--max-streams-per-address", "10000", "--call-burst", "18000",
     ) as (process, port):
         address = f"127.0.0.1:{port}"
 

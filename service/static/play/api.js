@@ -96,6 +96,15 @@ export function watch(gameId, token, fromVersion, onUpdate, onState, onFatal) {
         const headers = { Accept: "text/event-stream", "Last-Event-ID": lastId };
         if (token) headers.Authorization = `Bearer ${token}`;
         const response = await fetch(`/v1/games/${encodeURIComponent(gameId)}:watch`, { headers, signal: controller.signal });
+        if (response.status === 429) {
+          // The address is at its rate of calls (every stream opened counts one): come back
+          // when the server says, however long the page has been following.
+          const seconds = Number(response.headers.get("Retry-After"));
+          await response.body?.cancel();
+          onState("reconnecting…");
+          await new Promise((resolve) => setTimeout(resolve, Math.max(RETRY_MS, (seconds || 1) * 1000)));
+          continue;
+        }
         if (!response.ok) {
           const data = await response.json().catch(() => ({}));
           throw new ApiError(response.status, data.details?.[0]?.reason ?? "", data.message ?? "watch failed");
