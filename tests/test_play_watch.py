@@ -62,3 +62,40 @@ def test_the_play_page_follows_a_game_again_after_its_address_was_at_its_rate(tm
     assert isinstance(done, subprocess.CompletedProcess)
     assert done.returncode == 0, (done.stdout, done.stderr)
     assert '"update":' in done.stdout and "reconnecting" in done.stdout, done.stdout
+
+
+def test_a_python_bot_following_a_game_waits_out_a_refused_stream(tmp_path: pathlib.Path) -> None:
+    """``hustings.bots.play_seat`` resumes a broken stream; a stream refused because the address
+    is at its rate of calls (opening one counts a call) carries a retry hint, and the follower
+    waits it out and follows on, rather than giving the seat up. A spectator follows a table of
+    bots alone to its end from an address that has spent its burst."""
+    from hustings.bots import BotStats, play_seat
+    from hustings.client import ONE_ATTEMPT, HustingsError, Joined
+    from hustings.v1 import game_pb2
+
+    async def scenario(url: str) -> tuple[object, BotStats, int]:
+        rate = {"calls_per_client_per_second": 2.0, "call_burst": 4}
+        async with replica_and_client(url, **rate) as (_replica, client):
+            alone = game_pb2.TableSettings(bot_seats=[0, 1, 2], bot_level="random")
+            game_id = (await client.create_game("stimmvieh", 3, table=alone)).game_id
+            refused = 0
+            once = client.with_retry(ONE_ATTEMPT)
+            for _ in range(20):  # spend the burst
+                try:
+                    await once.view(game_id)
+                except HustingsError as error:
+                    assert error.reason == "CALL_RATE_EXCEEDED" and error.retry_after_s
+                    refused += 1
+                    break
+            stats = BotStats()
+            spectator = Joined(game_id=game_id, seat=-1, token="", view=game_pb2.GameView())
+            last = await play_seat(client, spectator, None, stats)
+            return last, stats, refused
+
+    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as redis_server:
+        result = run(scenario(redis_server.url), timeout_s=90)
+    assert isinstance(result, tuple)
+    last, stats, refused = result
+    assert refused == 1
+    assert stats.error_reasons == {}, stats.error_reasons
+    assert last is not None and last.status == game_pb2.GAME_STATUS_FINISHED  # type: ignore[attr-defined]

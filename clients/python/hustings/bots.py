@@ -17,7 +17,7 @@ from typing import Awaitable, Callable, Protocol, Sequence, TypeVar
 
 import grpc
 
-from hustings.client import ONE_ATTEMPT, Client, HustingsError, Joined, RetryPolicy, new_request_id, retrying
+from hustings.client import ONE_ATTEMPT, Client, HustingsError, Joined, RetryPolicy, hinted_pause_s, new_request_id, retrying
 from hustings.v1 import game_pb2, game_service_pb2
 
 GAME_TIMEOUT_S = 600.0
@@ -75,6 +75,9 @@ RETRYABLE = frozenset(
 )
 MAX_FAILOVERS = 40
 FAILOVER_PAUSE_S = 0.05
+# Streams refused with a retry hint (the address at its rate of calls) that a seat waits out.
+MAX_PACED_WAITS = 1_000
+_PACE_RNG = random.Random()  # jitter of those waits, so that a crowd of seats does not come back at once
 
 # Bots ride out a replica's death or a pause of the store: many short attempts, each sent to
 # another replica than the last, under one request id; a minute at most per logical call.
@@ -167,7 +170,7 @@ async def play_seat(
     """
     pool = replicas if isinstance(replicas, Replicas) else Replicas([replicas])
     last: game_pb2.GameView | None = None
-    steps = reconnects = rereads = 0
+    steps = reconnects = rereads = paced = 0
     moved_at = 0  # views older than our own last move are stale: we already acted on them
     while steps < MAX_STEPS_PER_SEAT and reconnects < MAX_FAILOVERS and rereads <= MAX_IDLE_REREADS:
         seen = last.version if last is not None else 0
@@ -201,6 +204,12 @@ async def play_seat(
                 moved_at = answer.version
                 stats.moves += 1
         except HustingsError as error:
+            if error.retry_after_s is not None and paced < MAX_PACED_WAITS:
+                # Refused with a retry hint (the address at its rate of calls, which opening a
+                # stream counts towards): follow on once the hint has passed.
+                paced += 1
+                await asyncio.sleep(hinted_pause_s(error.retry_after_s, _PACE_RNG))
+                continue
             if error.code not in RETRYABLE:
                 stats.error(error.reason or error.code.name)
                 return last

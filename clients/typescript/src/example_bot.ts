@@ -127,6 +127,11 @@ export async function play(
     } catch (error) {
       if (!transient(error)) throw error;
       log(`stream broken at version ${seen}: ${describe(error)}`);
+      // A stream refused with a hint (the address at its rate of calls, which opening a stream
+      // counts towards) comes back no sooner than the hint.
+      if (error instanceof HustingsError && error.retryAfterMs !== undefined) {
+        await sleep(Math.max(0, error.retryAfterMs - RECONNECT_PAUSE_MS));
+      }
     }
     await sleep(RECONNECT_PAUSE_MS);
   }
