@@ -86,6 +86,18 @@ async def _versions(client: object, game_ids: list[str]) -> int:
     return sum(v.version for v in views)
 
 
+async def _assert_within_budget(client: object, game_ids: list[str], per_second: float, seconds: float = 2.0) -> None:
+    """Over ``seconds`` (and the reads around them) the games made some decisions, and at most
+    the budget's: ``per_second`` a second and a second's worth more."""
+    started = time.monotonic()
+    before = await _versions(client, game_ids)
+    await asyncio.sleep(seconds)
+    after = await _versions(client, game_ids)
+    elapsed = time.monotonic() - started
+    made = after - before
+    assert 0 < made <= per_second * (elapsed + BURST_S) + 1, (made, elapsed)
+
+
 def test_tables_whose_players_all_left_share_the_replicas_budget_and_a_player_is_not_held_back(
     tmp_path: pathlib.Path,
 ) -> None:
@@ -107,13 +119,7 @@ def test_tables_whose_players_all_left_share_the_replicas_budget_and_a_player_is
                 for token in tokens:
                     await client.leave(game_id, token)
                 abandoned.append(game_id)
-            started = time.monotonic()
-            before = await _versions(client, abandoned)
-            await asyncio.sleep(2.0)
-            after = await _versions(client, abandoned)
-            elapsed = time.monotonic() - started
-            made = after - before
-            assert 0 < made <= per_second * (elapsed + BURST_S) + 1, (made, elapsed)
+            await _assert_within_budget(client, abandoned, per_second)
             assert metrics.UNATTENDED_WAITS._value.get() > waits_before
 
             beside = game_pb2.TableSettings(bot_seats=[1, 2], bot_level="random")
@@ -154,13 +160,7 @@ def test_tables_whose_players_never_call_again_share_the_budget_once_every_seat_
             await asyncio.sleep(1.5)  # every seat's first decision has timed out
             views = await asyncio.gather(*(client.view(g) for g in silent))
             assert all(s.timeouts >= 1 for v in views for s in v.seats), "the opening's decisions did not time out"
-            started = time.monotonic()
-            before = await _versions(client, silent)
-            await asyncio.sleep(2.0)
-            after = await _versions(client, silent)
-            elapsed = time.monotonic() - started
-            made = after - before
-            assert 0 < made <= per_second * (elapsed + BURST_S) + 1, (made, elapsed)
+            await _assert_within_budget(client, silent, per_second)
 
     with EmbeddedRedis(tmp_path, appendonly=False) as redis_server:  # its own: no other test's tables of bots
         run(scenario(redis_server.url), timeout_s=90)
