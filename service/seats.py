@@ -14,6 +14,7 @@ import math
 import random
 import secrets
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 import grpc
@@ -44,8 +45,6 @@ MAX_DUE_STEPS = 200  # per claim; a game of bots only continues at the next look
 # every side move made, take about 2,500 steps. A join, a move or a timeout is never refused.
 MAX_OPEN_GAME_STEPS = 1_000
 MAX_ACTIVE_GAME_SEAT_CHANGES_UP_TO = 20_000
-# A bot that waited this long for its level's thinking place looks whether its game moved on first.
-RECHECK_AFTER_WAIT_S = 1.0
 # Levels that pick a legal move without evaluating any (0.1-0.3 ms, 2 ms at most, for every kind):
 # they decide on the event loop, never waiting behind another table's thinking bots.
 INSTANT_LEVELS = frozenset({"random"})
@@ -83,33 +82,23 @@ class SeatLifecycle:
         for step in range(MAX_DUE_STEPS):
             if step and time.monotonic() - started > budget_s:
                 break
-            async with host._game_lock(game_id):
-                try:
-                    loaded = await host._load_fresh(game_id)
-                except ServiceError:
-                    return 0, 0  # gone (expired)
-                stored = loaded.stored
-                if stored.status != game_pb2.GAME_STATUS_ACTIVE:
-                    return 0, stored.version
-                now = host._now_ms()
-                due = table.due_seats(stored, loaded.game.to_act(loaded.state), now)
-                if not due:
-                    return table.next_due(stored), stored.version
-                if table.unattended(stored):
-                    wait_s = self.unattended.wait_s(game_id, _level(stored, due[0]))
-                    if wait_s:
-                        # Past this replica's budget for tables nobody is at: the decision
-                        # waits for its turn, here and in the index (for the replicas that
-                        # poll it), and nothing else changes.
-                        turn = now + math.ceil(wait_s * 1000)
-                        metrics.UNATTENDED_WAITS.inc()
-                        self._wake_at(game_id, turn)
-                        await host.deadlines.postpone(game_id, turn)
-                        return turn, stored.version
-                committed = await self._decide_for(loaded, due[0], now)
+            outcome = await self._due_step(game_id, None)
+            if isinstance(outcome, str):
+                # A bot that thinks takes its level's thinking place first, and the game's lock
+                # only then: waiting behind other tables' thinking bots while holding the lock
+                # made every move to this game wait as long (and, past a claim's lease, the bot
+                # then thought for a game another replica had moved on). Holding the place, the
+                # step reads the game afresh.
+                async with self._thinking[outcome]:
+                    outcome = await self._due_step(game_id, outcome)
+                if isinstance(outcome, str):
+                    continue  # the seat due now has a bot of another level (rare): ask again
+            if isinstance(outcome, tuple):
+                return outcome
+            before, committed = outcome.before, outcome.committed
             if committed is not None:
                 # The lobby shows seats and status: a plain bot decision changes neither.
-                changed = listing_changed(stored, committed.stored)
+                changed = listing_changed(before, committed.stored)
                 await host._after_commit(committed, kick=False, index=changed)
                 next_due = table.next_due(committed.stored)
                 if next_due > host._now_ms() and table.all_bots(committed.stored):
@@ -128,6 +117,40 @@ class SeatLifecycle:
                     return next_due, committed.version
         return host._now_ms(), 0
 
+    async def _due_step(self, game_id: str, place: str | None) -> "tuple[int, int] | str | _Decided":
+        """One due decision of ``game_id``, under the game's lock, with the thinking place of
+        level ``place`` held (None: none). Returns the answer of ``apply_due`` when there is
+        nothing (more) to decide now, the level whose thinking place the due bot needs first,
+        or the decision made (its commit None when another step came first)."""
+        host = self.host
+        async with host._game_lock(game_id):
+            try:
+                loaded = await host._load_fresh(game_id)
+            except ServiceError:
+                return 0, 0  # gone (expired)
+            stored = loaded.stored
+            if stored.status != game_pb2.GAME_STATUS_ACTIVE:
+                return 0, stored.version
+            now = host._now_ms()
+            due = table.due_seats(stored, loaded.game.to_act(loaded.state), now)
+            if not due:
+                return table.next_due(stored), stored.version
+            level = _level(stored, due[0])
+            if level not in INSTANT_LEVELS and level != place:
+                return level
+            if table.unattended(stored):
+                wait_s = self.unattended.wait_s(game_id, level)
+                if wait_s:
+                    # Past this replica's budget for tables nobody is at: the decision waits for
+                    # its turn, here and in the index (for the replicas that poll it), and
+                    # nothing else changes.
+                    turn = now + math.ceil(wait_s * 1000)
+                    metrics.UNATTENDED_WAITS.inc()
+                    self._wake_at(game_id, turn)
+                    await host.deadlines.postpone(game_id, turn)
+                    return turn, stored.version
+            return _Decided(stored, await self._decide_for(loaded, due[0], now, level))
+
     @staticmethod
     def _next_level(loaded: "Loaded", due_ms: int) -> str:
         """The level of the bot whose decision falls due first (at ``due_ms``)."""
@@ -141,27 +164,20 @@ class SeatLifecycle:
         delay_s = max(0.0, (due_ms - self.host._now_ms()) / 1000)
         self.host.deadline_runner.later(game_id, delay_s, lambda: self.apply_due_quietly(game_id))
 
-    async def _decide_for(self, loaded: "Loaded", seat: Seat, now: int) -> "Loaded | None":
+    async def _decide_for(self, loaded: "Loaded", seat: Seat, now: int, level: str) -> "Loaded | None":
+        """The due decision of ``seat``'s bot of ``level`` (its thinking place held by the caller
+        for a level that thinks), committed; None when another step came first."""
         host, game = self.host, loaded.game
         stored_seat = loaded.stored.seats[seat]
         timed_out = not table.bot_decides(stored_seat)
-        level = _level(loaded.stored, seat)
         rng = random.Random(self._rng.getrandbits(64))
         if level in INSTANT_LEVELS:
             move = table.bot_move(game, loaded.state, seat, level, rng)  # a pick from the list: at once
         else:
             # A bot that evaluates or searches may think for a while: off the event loop, one
-            # decision at a time per level and replica, so that every other call of this replica
-            # keeps being served meanwhile.
-            waiting_since = time.monotonic()
-            async with self._thinking[level]:
-                if time.monotonic() - waiting_since > RECHECK_AFTER_WAIT_S:
-                    # A long queue of thinking bots (many tables timing out at once) may have
-                    # outlasted the claim's lease, and another replica decided meanwhile: look
-                    # before thinking, rather than think for a step that will be refused.
-                    if await host.store.version_of(loaded.stored.game_id) != loaded.version:
-                        return None
-                move = await asyncio.to_thread(table.bot_move, game, loaded.state, seat, level, rng)
+            # decision at a time per level and replica (``apply_due`` holds the place), so that
+            # every other call of this replica keeps being served meanwhile.
+            move = await asyncio.to_thread(table.bot_move, game, loaded.state, seat, level, rng)
         move_proto = game_pb2.Move()
         game.move_to_proto(move, move_proto)
         new, entry, _due, _events = host._advance(loaded, seat, move, move_proto, by_bot=True)  # settled again below
@@ -399,6 +415,15 @@ def _hash(token: str) -> str:
     from hustings.service.host import token_hash
 
     return token_hash(token)
+
+
+@dataclass(frozen=True)
+class _Decided:
+    """A due decision made by ``SeatLifecycle._due_step``: the game before it, and the step
+    committed (None when another step came first)."""
+
+    before: storage_pb2.StoredGame
+    committed: "Loaded | None"
 
 
 def _level(stored: storage_pb2.StoredGame, seat: Seat) -> str:
