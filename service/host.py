@@ -39,7 +39,7 @@ from hustings.service.client_limits import current_creation
 from hustings.service.legal_moves import fill_legal_moves
 from hustings.service.lobby import LobbyRepair, index_quietly, lobby_page, summary_of
 from hustings.service.presence import Presence
-from hustings.service.seats import SeatLifecycle
+from hustings.service.seats import SeatLifecycle, display_name
 from hustings.service.limits import (
     DEFAULT_MAX_STREAMS,
     DEFAULT_MAX_STREAMS_PER_ADDRESS,
@@ -59,7 +59,6 @@ log = structlog.get_logger("hustings.host")
 
 GAME_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 REQUEST_ID_RE = re.compile(r"^[\x21-\x7e]{1,64}$")
-MAX_DISPLAY_NAME = 40
 MIN_SECRET_REQUEST_ID = 16
 DEFAULT_RETENTION_S = 30 * 24 * 3600
 MAX_COMMIT_ATTEMPTS = 32
@@ -527,9 +526,7 @@ class GameHost:
         With a request id the answer is a function of the request: every attempt, however many
         overlap on however many replicas, gets the same seat and the same token (derived from the
         server secret and the request), and only the first changes the game."""
-        name = request.display_name.strip()
-        if not name or len(name) > MAX_DISPLAY_NAME or not name.isprintable():
-            raise invalid("BAD_DISPLAY_NAME", f"display_name must be 1 to {MAX_DISPLAY_NAME} printable characters")
+        name = display_name(request.display_name)
         _check_request_id(request.request_id, required=False)
         _check_secret_request_id(request.request_id)
         game_id = request.game_id

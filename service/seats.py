@@ -14,6 +14,7 @@ import math
 import random
 import secrets
 import time
+import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -49,6 +50,10 @@ MAX_ACTIVE_GAME_SEAT_CHANGES_UP_TO = 20_000
 # they decide on the event loop, never waiting behind another table's thinking bots.
 INSTANT_LEVELS = frozenset({"random"})
 Change = game_pb2.SeatChanged.Change
+MAX_DISPLAY_NAME = 40  # characters
+# Combining marks in a row that a name may hold: Vietnamese stacks two on one letter ("ệ" written
+# as e, dot below, circumflex); more only draws over the lines around it.
+MAX_COMBINING_IN_A_ROW = 2
 
 
 class SeatLifecycle:
@@ -282,9 +287,7 @@ class SeatLifecycle:
     async def take_over(self, request: game_service_pb2.TakeOverSeatRequest) -> game_service_pb2.TakeOverSeatResponse:
         """A newcomer takes an absent seat (where the table allows it) with a fresh token."""
         host = self.host
-        name = request.display_name.strip()
-        if not name or len(name) > 40 or not name.isprintable():
-            raise invalid("BAD_DISPLAY_NAME", "display_name must be 1 to 40 printable characters")
+        name = display_name(request.display_name)
         if not request.request_id:
             raise invalid("MISSING_REQUEST_ID", "request_id is required (1 to 64 printable characters)")
         game_id = request.game_id
@@ -415,6 +418,26 @@ def _hash(token: str) -> str:
     from hustings.service.host import token_hash
 
     return token_hash(token)
+
+
+def display_name(sent: str) -> str:
+    """The name a player sits under (JoinGame, TakeOverSeat): ``sent`` without the spaces
+    around it, 1 to ``MAX_DISPLAY_NAME`` printable characters, at most
+    ``MAX_COMBINING_IN_A_ROW`` combining marks in a row, and not a server bot's name; else
+    INVALID_ARGUMENT ``BAD_DISPLAY_NAME``. Every seat and spectator sees the name: forty stacked
+    marks drew over the whole table, and "Bot (strong)" passed a player off as the server's bot."""
+    name = sent.strip()
+    if not name or len(name) > MAX_DISPLAY_NAME or not name.isprintable():
+        raise invalid("BAD_DISPLAY_NAME", f"display_name must be 1 to {MAX_DISPLAY_NAME} printable characters")
+    in_a_row = 0
+    for character in name:
+        in_a_row = in_a_row + 1 if unicodedata.combining(character) else 0
+        if in_a_row > MAX_COMBINING_IN_A_ROW:
+            raise invalid("BAD_DISPLAY_NAME", f"display_name may stack at most {MAX_COMBINING_IN_A_ROW} marks on a letter")
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    if any(folded == table.bot_name(level).casefold() for level in table.BOT_LEVELS):
+        raise invalid("BAD_DISPLAY_NAME", "display_name may not be a server bot's name")
+    return name
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ import grpc
 import pytest
 import requests
 
-from conftest import free_ports, serve_process
+from conftest import free_ports, run, serve_process
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
@@ -414,3 +414,39 @@ def test_an_event_streams_catch_up_counts_the_json_it_writes(redis_server: Any) 
             assert status == 429
 
     asyncio.run(asyncio.wait_for(scenario(), 60))
+
+
+def test_a_display_name_may_not_stack_marks_or_pass_for_a_server_bot(redis_server: Any) -> None:
+    """Every seat and spectator sees a player's name. Forty combining marks on one letter drew
+    over the whole table, and a player named "Bot (strong)" passed for the server's bot; both are
+    INVALID_ARGUMENT BAD_DISPLAY_NAME now, on JoinGame and TakeOverSeat alike, and change nothing.
+    Two marks on a letter (Vietnamese) and one (a decomposed "Zoë") are names as before."""
+    import unicodedata
+
+    from hustings.client import ONE_ATTEMPT, HustingsError
+
+    zalgo = "Z" + "\u0336\u0334\u0335" * 5
+    vietnamese = unicodedata.normalize("NFD", "Nguyễn Thị Bệ")
+    zoe = unicodedata.normalize("NFD", "Zoë")
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url) as (_replica, client):
+            once = client.with_retry(ONE_ATTEMPT)
+            table = game_pb2.TableSettings(allow_takeover=True)
+            game_id = (await once.create_game("stimmvieh", 3, table=table)).game_id
+            for name in (zalgo, "Bot (strong)", "bot (RANDOM)", " Bot (greedy) ", "Ｂｏｔ (strong)"):
+                with pytest.raises(HustingsError) as refused:
+                    await once.join(game_id, name)
+                assert refused.value.reason == "BAD_DISPLAY_NAME", name
+            view = await once.view(game_id)
+            assert not any(seat.taken for seat in view.seats)  # nothing changed
+            seats = [await once.join(game_id, name) for name in (vietnamese, zoe, "Bots (strong) fan")]
+            assert [s.view.seats[s.seat].display_name for s in seats] == [vietnamese, zoe, "Bots (strong) fan"]
+            await once.leave(game_id, seats[0].token)  # the seat is absent: a newcomer may take it over
+            with pytest.raises(HustingsError) as refused_takeover:
+                await once.take_over(game_id, 0, "Bot (random)")
+            assert refused_takeover.value.reason == "BAD_DISPLAY_NAME"
+            taken = await once.take_over(game_id, 0, "Ada")
+            assert taken.seat == 0
+
+    run(scenario(), timeout_s=60)
