@@ -37,11 +37,12 @@ MAX_TURNS = 100_000
 
 
 class UnattendedBudget:
-    """Decisions at tables where nobody is at the table (``table.unattended``): ``per_second`` a second on this replica, a second's
-    worth at once (the generic cell rate algorithm, with reservations). A table past the budget
-    is given the next turn, a decision's share of a second after the last turn given, and keeps
-    it: it comes back then and decides, so that waiting tables take their turns one after
-    another, in the order they asked, and none is put off again by tables that came later."""
+    """Decisions at tables where nobody is at the table (``table.unattended``): ``per_second``
+    a second on this replica, a second's worth at once (the generic cell rate algorithm, with
+    reservations). A table past the budget is given the next turn, a decision's share of a
+    second after the last turn given, and keeps it: it comes back then and decides, so that
+    waiting tables take their turns one after another, in the order they asked, and none is put
+    off again by tables that came later."""
 
     def __init__(
         self, per_second: float = DEFAULT_UNATTENDED_DECISIONS_PER_SECOND, clock: Callable[[], float] = time.monotonic
