@@ -19,7 +19,7 @@ import time
 from typing import Callable
 
 # Ten tables at their full pace of one decision per ``table.BOT_ONLY_STEP_MS``; measured, 40 or
-# 200 Spin Doctors tables of random bots then took 16-23 % of a core (1.7-2 ms a decision, their
+# 200 Spin Doctors tables of random bots then took 16-23 % of a core (1.6-2.2 ms a decision, their
 # costliest decisions being the opening's), where they took 44 % and all of it.
 DEFAULT_UNATTENDED_DECISIONS_PER_SECOND = 100.0
 # What one decision takes from the budget: about what it costs the replica, a random bot's (a
