@@ -22,11 +22,15 @@ from typing import Callable
 # 200 Spin Doctors tables of random bots then took 16-23 % of a core (1.6-2.2 ms a decision, their
 # costliest decisions being the opening's), where they took 44 % and all of it.
 DEFAULT_UNATTENDED_DECISIONS_PER_SECOND = 100.0
-# What one decision takes from the budget: about what it costs the replica, a random bot's (a
-# pick from the legal moves, about 1.2 ms with its commit) being one. A greedy bot evaluates
-# every legal move (a table of them cost 2.5 to 6.5 times as much); a strong one searches for up
-# to 0.2 s (``hustings.ai.server.SERVER_BUDGET``), holding the interpreter most of that time.
-DECISION_WEIGHTS = {"random": 1, "greedy": 3, "strong": 100}
+# What one decision takes from the budget, a random bot's (a pick from the legal moves, about
+# 1.2 ms with its commit) being one. A greedy bot evaluates every legal move (a table of them cost
+# 2.5 to 6.5 times as much). A strong one searches for up to 0.2 s
+# (``hustings.ai.server.SERVER_BUDGET``), which the replica's one thinking place for strong bots
+# bounds first, at five decisions a second; at 20, those five are the whole default budget, so
+# that strong tables nobody is at leave nothing to random ones rather than take more, and one such
+# table (a demonstration) still plays at its own pace. Weighed as its CPU (about 100), a table of
+# strong bots alone made one decision a second.
+DECISION_WEIGHTS = {"random": 1, "greedy": 3, "strong": 20}
 BURST_S = 1.0  # one second's worth of decisions may be made at once
 # A turn a little ahead is as good as come: a wake-up is timed in whole milliseconds.
 EARLY_S = 0.005

@@ -56,10 +56,11 @@ def test_a_decision_weighs_what_its_level_costs_and_a_booked_turn_is_counted_onc
     assert DECISION_WEIGHTS["random"] < DECISION_WEIGHTS["greedy"] < DECISION_WEIGHTS["strong"]
     clock = FakeClock()
     budget = UnattendedBudget(100, clock=clock)
-    assert budget.wait_s("strong", "strong") == 0.0  # within the burst
-    assert budget.wait_s("strong2", "strong") == 0.0  # the burst is used up by two strong decisions
-    wait = budget.wait_s("next", "random")
-    assert abs(wait - DECISION_WEIGHTS["strong"] / 100 * 2 + BURST_S) < 1e-9, wait
+    strong = DECISION_WEIGHTS["strong"]
+    at_once = [budget.wait_s(f"strong{n}", "strong") for n in range(20)].count(0.0)
+    assert at_once == int(100 * BURST_S / strong) + 1  # a second's worth, and the one the budget is at
+    wait = budget.wait_s("next", "random")  # behind the fourteen strong ones still waiting
+    assert abs(wait - (20 * strong / 100 - BURST_S)) < 1e-9, wait
     # A table books its next decision with its last; when that falls due it costs nothing more.
     fresh = UnattendedBudget(100, clock=clock)
     assert fresh.book("t", "random") == 0.0

@@ -152,7 +152,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--call-burst", type=_at_least_one, default=600, help="unary calls one client address may make at once (default %(default)s)")
     serve.add_argument("--creates-per-client-per-minute", type=_positive, default=60.0, help="games one client address may create per minute, sustained (default %(default)s)")
     serve.add_argument("--create-burst", type=_at_least_one, default=120, help="games one client address may create at once (default %(default)s)")
-    serve.add_argument("--unattended-decisions-per-second", type=_positive, default=100.0, help="decisions this replica makes per second at tables nobody is at (every seat a bot's, absent or timed out), all together; a greedy bot's decision counts as three, a strong one's as 100 (default %(default)s)")
+    serve.add_argument("--unattended-decisions-per-second", type=_positive, default=100.0, help="decisions this replica makes per second at tables nobody is at (every seat a bot's, absent or timed out), all together; a greedy bot's decision counts as three, a strong one's as 20 (default %(default)s)")
     serve.add_argument(
         "--trusted-proxy",
         action="append",
