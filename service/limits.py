@@ -107,10 +107,10 @@ class StreamLimits:
         self._by_client: dict[str, int] = {}
         self._by_seat: dict[str, int] = {}
 
-    def check(self, client: str, token: str | None, address: str | None = None, steps: int = 0) -> None:
-        """Refuse now, before a stream starts, what ``hold`` and ``catch_up`` (of ``steps``)
-        would refuse (a face that must answer before streaming, like Server-Sent Events, asks
-        first); nothing is spent."""
+    def check(self, client: str, token: str | None, address: str | None = None) -> None:
+        """Refuse now, before a stream starts, what ``hold`` and ``catch_up`` would refuse (a
+        face that must answer before streaming, like Server-Sent Events, asks first); nothing is
+        spent."""
         address = address if address is not None else client
         self._refuse_over_cap(address, client, seat_key(token) if token else None)
         if self.rate is not None:

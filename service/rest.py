@@ -314,7 +314,7 @@ class RestServer:
                 if message.from_version > view.version:
                     raise from_version_ahead(view.version)
                 address = self.limits.addresses.of_http(request)  # as unary calls count it
-                self.host.watchers.limits.check(_stream_client(address), token, address, view.version - message.from_version)
+                self.host.watchers.limits.check(_stream_client(address), token, address)
             except ServiceError as error:
                 return error_response(error)
             except RedisError as failure:

@@ -100,11 +100,10 @@ class SeatLifecycle:
                     continue  # the seat due now has a bot of another level (rare): ask again
             if isinstance(outcome, tuple):
                 return outcome
-            before, committed = outcome.before, outcome.committed
+            committed = outcome.committed
             if committed is not None:
                 # The lobby shows seats and status: a plain bot decision changes neither.
-                changed = listing_changed(before, committed.stored)
-                await host._after_commit(committed, kick=False, index=changed)
+                await host._after_commit(committed, kick=False, index=outcome.listed)
                 next_due = table.next_due(committed.stored)
                 if next_due > host._now_ms() and table.all_bots(committed.stored):
                     # A table of bots alone is paced: its next decision is a pace away, or
@@ -154,7 +153,7 @@ class SeatLifecycle:
                     self._wake_at(game_id, turn)
                     await host.deadlines.postpone(game_id, turn)
                     return turn, stored.version
-            return _Decided(stored, await self._decide_for(loaded, due[0], now, level))
+            return await self._decide_for(loaded, due[0], now, level)
 
     @staticmethod
     def _next_level(loaded: "Loaded", due_ms: int) -> str:
@@ -169,9 +168,9 @@ class SeatLifecycle:
         delay_s = max(0.0, (due_ms - self.host._now_ms()) / 1000)
         self.host.deadline_runner.later(game_id, delay_s, lambda: self.apply_due_quietly(game_id))
 
-    async def _decide_for(self, loaded: "Loaded", seat: Seat, now: int, level: str) -> "Loaded | None":
+    async def _decide_for(self, loaded: "Loaded", seat: Seat, now: int, level: str) -> "_Decided":
         """The due decision of ``seat``'s bot of ``level`` (its thinking place held by the caller
-        for a level that thinks), committed; None when another step came first."""
+        for a level that thinks), committed (None when another step came first)."""
         host, game = self.host, loaded.game
         stored_seat = loaded.stored.seats[seat]
         timed_out = not table.bot_decides(stored_seat)
@@ -208,8 +207,8 @@ class SeatLifecycle:
         if result:
             metrics.MOVES.labels(new.stored.kind).inc()
             log.info("due_decision_made", game_id=new.stored.game_id, seat=seat, timed_out=timed_out, version=new.version)
-            return new
-        return None
+            return _Decided(new, listed)
+        return _Decided(None, listed)
 
     # --- leaving, returning, taking over, bots ------------------------------------------------
     async def leave(self, game_id: str, token: str | None) -> game_service_pb2.LeaveGameResponse:
@@ -442,11 +441,11 @@ def display_name(sent: str) -> str:
 
 @dataclass(frozen=True)
 class _Decided:
-    """A due decision made by ``SeatLifecycle._due_step``: the game before it, and the step
-    committed (None when another step came first)."""
+    """A due decision made by ``SeatLifecycle._decide_for``: the step committed (None when
+    another step came first), and whether it changed what the lobby lists."""
 
-    before: storage_pb2.StoredGame
     committed: "Loaded | None"
+    listed: bool
 
 
 def _level(stored: storage_pb2.StoredGame, seat: Seat) -> str:
