@@ -284,6 +284,28 @@ def test_spin_doctors_counts_agree_with_their_number(amount: int, budget: str) -
     assert said["BLACKMAIL_ANSWERED"] == f"Bartek paid {points} to Cy"
 
 
+@pytest.mark.parametrize("kind,yours,theirs", [
+    ("SPEECH_VOTE", "you gain 2 votes", "Bartek gains 2 votes"),
+    ("LOCALITY_VOTES", "you gain 2 votes", "Bartek gains 2 votes"),
+    ("PUSHED_OFF_WHITE", "you gain 1 vote", "Bartek gains 1 vote"),
+    ("VOTES_LOST_TO_TRAIT", "you lose 2 votes", "Bartek loses 2 votes"),
+    ("FAVOURITE", "you become the Favourite", "Bartek becomes the Favourite"),
+    ("OFFER_MADE", "you offer 2 Budget points", "Bartek offers 2 Budget points"),
+])
+def test_spin_doctors_verbs_agree_with_you(kind: str, yours: str, theirs: str) -> None:
+    """The viewer's own seat is "you", and its verb agrees: "you gain", not "you gains"."""
+    event = game_pb2.Event()
+    event.spin_doctors.kind = spin_doctors_pb2.SpinDoctorsEventKind.Value(f"SPIN_DOCTORS_EVENT_KIND_{kind}")
+    event.spin_doctors.seat, event.spin_doctors.other_seat = 1, 2
+    event.spin_doctors.amount, event.spin_doctors.voter_group, event.spin_doctors.locality = 2, 0, 0
+    for viewer, start in ((1, yours), (0, theirs)):
+        view = game_pb2.GameView(kind="spin_doctors", game_id="g1", version=9, seat=viewer)
+        view.seats.add(seat=1, display_name="Bartek")
+        view.seats.add(seat=2, display_name="Cy")
+        said = spin_doctors_tell(event, view)
+        assert said is not None and said.startswith(start), (viewer, said)
+
+
 def test_final_placings_read_like_the_python_example() -> None:
     """`610 (65k votes, 305k€)`, as the README's example prints a placing; no empty brackets."""
     view = game_pb2.GameView(kind="stimmvieh", game_id="g1", version=41, status=game_pb2.GAME_STATUS_FINISHED, seed="00")

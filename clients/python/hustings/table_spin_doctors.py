@@ -12,7 +12,7 @@ from importlib import resources
 from typing import Any
 
 from hustings.move_entry import Labeller
-from hustings.tables import GameText, possessive, quantity, seat_name, wrap
+from hustings.tables import GameText, possessive, quantity, seat_name, subject, wrap
 from hustings.v1 import game_pb2, spin_doctors_pb2
 
 GROUP_SHORT = {0: "Young", 1: "Fam", 2: "Sen", 3: "Iron"}
@@ -218,7 +218,7 @@ def tell(event: game_pb2.Event, view: game_pb2.GameView) -> str | None:
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_STAFFER_FORGOES:
         return f"{whose} {staffer(e.staffer)} forgoes its action"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_VOTES_LOST_TO_TRAIT:
-        return f"{who} loses {quantity(e.amount, 'vote')} of {voter_group(e.voter_group)} to Down with Dirty Politics"
+        return f"{subject(who, 'loses')} {quantity(e.amount, 'vote')} of {voter_group(e.voter_group)} to Down with Dirty Politics"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_TURNOUT_TOKEN:
         return f"{who} placed Support on the Turnout card of {locality(e.locality)}" + (f", pushing off {other}" if other else "")
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_ACTIVITY_TOKENS:
@@ -226,7 +226,7 @@ def tell(event: game_pb2.Event, view: game_pb2.GameView) -> str | None:
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_TOPIC_TOKEN:
         return f"{who} placed Support on a {'Red' if e.amount else 'White'} field of the Topic in {locality(e.locality)}" + (f", pushing off {other}" if other else "")
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_PUSHED_OFF_WHITE:
-        return f"{who} gains 1 vote of {voter_group(e.voter_group)} (pushed off a White field)"
+        return f"{subject(who, 'gains')} 1 vote of {voter_group(e.voter_group)} (pushed off a White field)"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_BROADCAST:
         return f"Media broadcast: {cards}" + (f" ({card(e.cards[0])})" if e.cards else "")
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_NEWS_ARRANGED:
@@ -240,15 +240,15 @@ def tell(event: game_pb2.Event, view: game_pb2.GameView) -> str | None:
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_BLACKMAIL_ANSWERED:
         return f"{who} {'paid ' + quantity(e.amount, 'point') + ' to' if e.amount else 'refused to pay'} {other}"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_FAVOURITE:
-        return f"{who} becomes the Favourite"
+        return f"{subject(who, 'becomes')} the Favourite"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_TURNOUT_CHANGED:
         return f"Turnout of {voter_group(e.voter_group)} moves by {e.amount:+d}"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_SPEECH_VOTE:
-        return f"{who} gains {quantity(e.amount, 'vote')} of {voter_group(e.voter_group)} by the speech"
+        return f"{subject(who, 'gains')} {quantity(e.amount, 'vote')} of {voter_group(e.voter_group)} by the speech"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_SPEECH:
         return f"{who} took {quantity(e.amount, 'vote')} of {voter_group(e.voter_group)} from {other}" if e.amount else f"{who} gave up reducing votes"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_LOCALITY_VOTES:
-        return f"{who} gains {quantity(e.amount, 'vote')} of {voter_group(e.voter_group)} in {locality(e.locality)}"
+        return f"{subject(who, 'gains')} {quantity(e.amount, 'vote')} of {voter_group(e.voter_group)} in {locality(e.locality)}"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_STAFF_CHANGE_MADE:
         return f"{who} made the Staff change after the Poll"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_PROGRAMME_CHANGE_MADE:
@@ -260,7 +260,7 @@ def tell(event: game_pb2.Event, view: game_pb2.GameView) -> str | None:
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_BUDGET_HANDED:
         return f"{who} handed {quantity(e.amount, 'Budget point')} to {other}"
     if k in _OFFER_EVENTS:
-        return _OFFER_EVENTS[k].format(who=who, whose=whose, other=other, budget=quantity(e.amount, "Budget point"), points=quantity(e.amount, "point"), term=term_text(view, e.term))
+        return _OFFER_EVENTS[k].format(who=who, who_offers=subject(who, "offers"), whose=whose, other=other, budget=quantity(e.amount, "Budget point"), points=quantity(e.amount, "point"), term=term_text(view, e.term))
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_SCANDAL_NOT_FOUND:
         return f"No Scandal of {other} was found in the News deck"
     if k == EventKind.SPIN_DOCTORS_EVENT_KIND_TIE_ORDERED:
@@ -269,7 +269,7 @@ def tell(event: game_pb2.Event, view: game_pb2.GameView) -> str | None:
 
 
 _OFFER_EVENTS = {
-    EventKind.SPIN_DOCTORS_EVENT_KIND_OFFER_MADE: "{who} offers {budget} to {other} to {term} (held by the table)",
+    EventKind.SPIN_DOCTORS_EVENT_KIND_OFFER_MADE: "{who_offers} {budget} to {other} to {term} (held by the table)",
     EventKind.SPIN_DOCTORS_EVENT_KIND_OFFER_WITHDRAWN: "{who} withdrew the offer of {points} to {other}",
     EventKind.SPIN_DOCTORS_EVENT_KIND_OFFER_DECLINED: "{other} declined the {points} of {who}",
     EventKind.SPIN_DOCTORS_EVENT_KIND_OFFER_KEPT: "{other} did {term} and got {whose} {points}",

@@ -33,6 +33,12 @@ def seat_name(view: game_pb2.GameView, seat: int) -> str:
     return f"seat {seat}"
 
 
+def subject(who: str, verb: str) -> str:
+    """``who`` and a present-tense ``verb`` given in its third-person form ("gains"), agreeing
+    with "you" for the viewer's own seat: ``you gain``, ``Bot 1 gains``."""
+    return f"you {verb[:-1]}" if who == "you" else f"{who} {verb}"
+
+
 def quantity(count: int, noun: str) -> str:
     """A count with its noun in the number it takes: ``1 card``, ``2 cards``, ``0 cards``."""
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
