@@ -11,12 +11,14 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 
+import redis.exceptions as redis_errors
 import structlog
 from grpc_health.v1 import health_pb2
 
 from hustings.service import server_secret
 from hustings.service.client_limits import DEFAULT_CREATE_BURST, DEFAULT_CREATES_PER_MINUTE, ClientLimits
 from hustings.service.clock import SharedClock
+from hustings.service.defaults import DEFAULT_ADDRESS, DEFAULT_DATA_DIR
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.grpc_api import SERVICE_NAME, ConnectionPolicy, build_server
 from hustings.service.host import GameHost
@@ -39,8 +41,6 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("hustings.replica")
 
-# Relative to the directory ``hustings serve`` is started in (resolved once, at start).
-DEFAULT_DATA_DIR = pathlib.Path(".hustings-data")
 # Creation limits no tool reaches (a million games a minute, and at once), for a replica that only
 # its own tool calls: ``ReplicaConfig(..., **UNBOUNDED_CREATES)``.
 UNBOUNDED_CREATES: dict[str, Any] = {"creates_per_client_per_minute": 1_000_000.0, "create_burst": 1_000_000}
@@ -55,12 +55,36 @@ UNBOUNDED_CALL_RATE: dict[str, Any] = {"calls_per_client_per_second": 1_000_000.
 SOLE_CLIENT: dict[str, Any] = {**UNBOUNDED_CREATES, **UNBOUNDED_CALL_RATE, "max_streams_per_address": DEFAULT_MAX_STREAMS}
 
 
+class StartupError(RuntimeError):
+    """The replica could not start: Redis is unreachable or its URL unreadable, or an address
+    cannot be listened on. The message is one line for the operator, and never holds the Redis
+    URL's password."""
+
+
+def redis_location(url: str) -> str:
+    """Where ``url`` points, without its user name or password: ``host:port`` (or the socket's
+    path), for messages about it."""
+    import urllib.parse
+
+    try:
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme == "unix":
+            return parts.path or "(no path)"
+        return f"{parts.hostname or '(no host)'}:{parts.port or 6379}"
+    except ValueError:
+        return "(unreadable URL)"
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0][:300]
+
+
 @dataclass
 class ReplicaConfig:
     """How a replica is started."""
 
     redis_url: str
-    address: str = "127.0.0.1:50051"
+    address: str = DEFAULT_ADDRESS
     allow_client_seed: bool = False
     grace_s: float = 5.0
     http_address: str = ""  # REST/JSON face (and /play), off when empty
@@ -99,12 +123,19 @@ class Replica:
 
     async def start(self) -> "Replica":
         """Connect to Redis, start listening for updates and serve gRPC."""
-        store = Store.from_url(
-            self.config.redis_url, self.config.redis_max_connections, self.config.redis_pool_timeout_s
-        )
+        where = redis_location(self.config.redis_url)
+        try:
+            store = Store.from_url(
+                self.config.redis_url, self.config.redis_max_connections, self.config.redis_pool_timeout_s
+            )
+        except ValueError as error:
+            raise StartupError(f"cannot use the Redis URL for {where}: {_first_line(error)}") from None
         notifier = Notifier(store.client)
         try:
-            await store.client.ping()
+            try:
+                await store.client.ping()
+            except (redis_errors.ConnectionError, redis_errors.TimeoutError, redis_errors.ResponseError) as error:
+                raise StartupError(f"cannot reach Redis at {where}: {_first_line(error)}") from None
             await store.check_server()
             await notifier.start()
             secret = self.config.secret or await server_secret.from_redis(store.client)
@@ -135,9 +166,14 @@ class Replica:
                 self.config.call_burst,
             )
             host.watchers.limits.rate = limits.calls.rate  # a stream's long catch-up counts as calls do
-            server, port, health = build_server(
-                host, self.config.address, self.config.max_calls, limits, self.config.grpc_connections
-            )
+            try:
+                server, port, health = build_server(
+                    host, self.config.address, self.config.max_calls, limits, self.config.grpc_connections
+                )
+            except RuntimeError:  # gRPC's "Failed to bind to address ..."
+                raise StartupError(
+                    f"cannot listen for gRPC on {self.config.address!r}: in use, or not an address of this machine"
+                ) from None
             if self.config.benchmark_floor:
                 from hustings.service.floor import floor_handler
 
@@ -162,15 +198,21 @@ class Replica:
 
             try:
                 rest = await start_rest(host, self.config.http_address, limits, self.config.http)
-            except BaseException:
+            except BaseException as error:
                 await self.stop()  # do not leave the gRPC face running without its REST face
+                if isinstance(error, (OSError, ValueError)):
+                    raise StartupError(f"cannot listen for REST/JSON on {self.config.http_address!r}: {_first_line(error)}") from None
                 raise
             self.http_port = rest.port
             self._parts["rest"] = rest
         if self.config.metrics_address:
             from hustings.service.metrics import serve_metrics
 
-            metrics_server = serve_metrics(self.config.metrics_address)
+            try:
+                metrics_server = serve_metrics(self.config.metrics_address)
+            except (OSError, ValueError) as error:
+                await self.stop()
+                raise StartupError(f"cannot listen for metrics on {self.config.metrics_address!r}: {_first_line(error)}") from None
             self.metrics_port = metrics_server.server_port
             self._parts["metrics"] = metrics_server
         log.info("replica_started", port=port, http_port=self.http_port or None, metrics_port=self.metrics_port or None)

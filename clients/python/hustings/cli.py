@@ -12,9 +12,9 @@ import signal
 import sys
 from typing import NoReturn, Sequence
 
-DEFAULT_ADDRESS = "127.0.0.1:50051"
+from hustings.service.defaults import DEFAULT_ADDRESS, DEFAULT_DATA_DIR
+
 DEFAULT_HTTP_ADDRESS = "127.0.0.1:8080"
-DEFAULT_DATA_DIR = ".hustings-data"
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")  # as hustings.service.logs.LEVELS
 
 
@@ -128,9 +128,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--allow-client-seed", action="store_true", help="accept seeds chosen by clients (tests, tournaments, research)")
     serve.add_argument(
         "--retention-days",
-        type=float,
-        default=float(os.environ.get("HUSTINGS_RETENTION_DAYS", "30")),
-        help="how long finished games are kept before all their keys expire (default %(default)s)",
+        type=_positive,
+        default=os.environ.get("HUSTINGS_RETENTION_DAYS", "30"),  # a text default goes through the type too
+        help="how long finished games are kept before all their keys expire, in days, above 0 (default %(default)s)",
     )
     serve.add_argument(
         "--secret-file",
@@ -141,10 +141,10 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-level", default="info", type=str.lower, choices=LOG_LEVELS, help="least severe log lines written (default %(default)s)")
     serve.add_argument("--benchmark-floor", action="store_true", help="also serve the loadtest's floor call")
     serve.add_argument("--redis-max-connections", type=_redis_connections, default=64, help="Redis connections of this replica; commands wait for a free one (default %(default)s)")
-    serve.add_argument("--max-watchers", type=int, default=10_000, help="WatchGame streams on this replica (default %(default)s)")
-    serve.add_argument("--max-streams-per-client", type=int, default=1_000, help="streams of one client: a gRPC connection, or an address for SSE (default %(default)s)")
+    serve.add_argument("--max-watchers", type=_at_least_one, default=10_000, help="WatchGame streams on this replica (default %(default)s)")
+    serve.add_argument("--max-streams-per-client", type=_at_least_one, default=1_000, help="streams of one client: a gRPC connection, or an address for SSE (default %(default)s)")
     serve.add_argument("--max-streams-per-address", type=_at_least_one, default=2_000, help="streams of one client address over all its connections, gRPC and SSE together (default %(default)s: a fifth of the default --max-watchers, so that four busy addresses leave streams to everyone else)")
-    serve.add_argument("--max-streams-per-seat", type=int, default=32, help="streams with one seat token (default %(default)s)")
+    serve.add_argument("--max-streams-per-seat", type=_at_least_one, default=32, help="streams with one seat token (default %(default)s)")
     serve.add_argument("--max-http-connections", type=_at_least_one, default=10_000, help="open HTTP connections of the REST face on this replica; lowered to half the open-files limit less 256 (default %(default)s)")
     serve.add_argument("--max-http-connections-per-address", type=_at_least_one, default=2_500, help="open HTTP connections from one client address: its event streams and calls beside them; a trusted proxy is not capped (default %(default)s)")
     serve.add_argument("--max-calls-per-client", type=_at_least_one, default=512, help="unary calls in flight from one client address (default %(default)s)")
@@ -363,13 +363,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # noqa: BLE001 - the command line shows a clean message
         from hustings.client import HustingsError
         from hustings.service.embedded_redis import EmbeddedRedisError
+        from hustings.service.replica import StartupError
         from hustings.service.server_secret import SecretMismatch
         from hustings.service.store import RedisTooOld
 
         if isinstance(error, HustingsError):
             print(f"hustings: {error}", file=sys.stderr)
             return 2
-        if isinstance(error, (EmbeddedRedisError, SecretMismatch, RedisTooOld)):
+        if isinstance(error, (EmbeddedRedisError, SecretMismatch, RedisTooOld, StartupError)):
             print(f"hustings: {error}", file=sys.stderr)
             return 1
         raise

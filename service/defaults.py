@@ -1,0 +1,14 @@
+"""What a replica gets when nothing is said: its gRPC address and the embedded Redis's folder.
+
+Defined once, here, for ``hustings serve`` and for the library (``ReplicaConfig``,
+``start_embedded_redis``) alike; the module imports nothing, so the command line reads it
+without loading the service.
+"""
+
+import pathlib
+
+DEFAULT_ADDRESS = "127.0.0.1:50051"
+# Relative to the directory ``hustings serve`` is started in (resolved once, at start). It holds
+# the games (the append-only file) and the server secret: `deploy/Dockerfile`'s .dockerignore
+# leaves it out of the image.
+DEFAULT_DATA_DIR = pathlib.Path(".hustings-data")

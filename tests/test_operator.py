@@ -1,0 +1,80 @@
+"""What an operator relies on when running replicas: settings refused in one line at start, one
+definition of the defaults, calls that survive a Redis restart, and a health service that tells
+a balancer when this replica cannot reach Redis."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import socket
+import subprocess
+import sys
+
+from hustings.service.embedded_redis import EmbeddedRedis
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+
+
+def _serve(folder: pathlib.Path, *args: str, **environment: str) -> subprocess.Popen[str]:
+    """``hustings serve`` in a process of its own (serve sets the process's logging) started in
+    ``folder``, with no HUSTINGS_* setting but ``environment``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HUSTINGS_")} | environment
+    return subprocess.Popen(
+        [sys.executable, "-m", "hustings.cli", "serve", "--http-address", "", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=folder,
+    )
+
+
+def _ended(process: subprocess.Popen[str], timeout_s: float = 60.0) -> tuple[str, int | None]:
+    """The process's stderr and exit status; one still serving after ``timeout_s`` is stopped
+    (status None)."""
+    try:
+        return process.communicate(timeout=timeout_s)[1], process.returncode
+    except subprocess.TimeoutExpired:
+        process.kill()
+        return process.communicate(timeout=10)[1], None
+
+
+def test_a_setting_that_cannot_work_stops_serve_with_one_line(redis_server: EmbeddedRedis, tmp_path: pathlib.Path) -> None:
+    """README: a bad setting is refused at start with one line and exit status 1 (2 for a value
+    the command line cannot read), without a traceback and without the Redis password."""
+    with socket.socket() as taken, socket.socket() as closed:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        closed.bind(("127.0.0.1", 0))  # bound, not listening: connections to it are refused
+        busy, refusing = taken.getsockname()[1], closed.getsockname()[1]
+        cases = {
+            "unreachable": (_serve(tmp_path, "--address", "127.0.0.1:0", "--redis-url", f"redis://:hunter2@127.0.0.1:{refusing}/0"),
+                            1, f"hustings: cannot reach Redis at 127.0.0.1:{refusing}: "),
+            "url": (_serve(tmp_path, "--address", "127.0.0.1:0", "--redis-url", "redis//:hunter2@127.0.0.1/0"),
+                    1, "hustings: cannot use the Redis URL"),
+            "grpc": (_serve(tmp_path, "--address", f"127.0.0.1:{busy}", "--redis-url", redis_server.url),
+                     1, f"hustings: cannot listen for gRPC on '127.0.0.1:{busy}'"),
+            "metrics": (_serve(tmp_path, "--address", "127.0.0.1:0", "--metrics-address", f"127.0.0.1:{busy}", "--redis-url", redis_server.url),
+                        1, f"hustings: cannot listen for metrics on '127.0.0.1:{busy}'"),
+            "retention": (_serve(tmp_path, HUSTINGS_RETENTION_DAYS="thirty"), 2, "argument --retention-days: not a number: 'thirty'"),
+            "negative": (_serve(tmp_path, "--retention-days", "-1"), 2, "argument --retention-days: a number above 0"),
+            "watchers": (_serve(tmp_path, "--max-watchers", "0"), 2, "argument --max-watchers: at least 1"),
+        }
+        results = {name: _ended(process, 30.0) for name, (process, _, _) in cases.items()}
+    for name, (_, status, line) in cases.items():
+        stderr, returncode = results[name]
+        ours = [text for text in stderr.splitlines() if text.startswith("hustings")]
+        assert returncode == status and len(ours) == 1 and line in ours[0], f"{name}: {returncode}\n{stderr}"
+        assert "Traceback" not in stderr and "hunter2" not in stderr, f"{name}:\n{stderr}"
+
+
+def test_the_default_data_folder_and_address_are_defined_once() -> None:
+    """The command's defaults are the library's: one definition, in service/defaults.py."""
+    from hustings import cli
+    from hustings.service import defaults, replica
+
+    assert cli.DEFAULT_DATA_DIR is replica.DEFAULT_DATA_DIR is defaults.DEFAULT_DATA_DIR
+    assert cli.DEFAULT_ADDRESS == replica.ReplicaConfig(redis_url="").address == defaults.DEFAULT_ADDRESS
+    sources = [*(REPO / "service").glob("*.py"), *(REPO / "clients" / "python" / "hustings").rglob("*.py")]
+    defining = sorted(str(path.relative_to(REPO)) for path in sources if '".hustings-data"' in path.read_text())
+    assert defining == ["service/defaults.py"]
