@@ -23,6 +23,7 @@ from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.grpc_api import SERVICE_NAME, ConnectionPolicy, build_server
 from hustings.service.host import GameHost
 from hustings.service.notifier import Notifier
+from hustings.service.readiness import PING_EVERY_S, StoreReadiness
 from hustings.service.limits import (
     DEFAULT_CALL_BURST,
     DEFAULT_CALLS_PER_CLIENT_PER_SECOND,
@@ -109,6 +110,7 @@ class ReplicaConfig:
     secret: bytes | None = None  # the server secret shared by all replicas; kept in Redis when None
     retention_s: int = 30 * 24 * 3600  # how long finished games are kept
     local_clock: Callable[[], float] = time.time  # this machine's clock, corrected by Redis' (service/clock.py)
+    store_ping_s: float = PING_EVERY_S  # how often Redis is pinged for the health service (service/readiness.py)
 
 
 @dataclass
@@ -189,8 +191,10 @@ class Replica:
         self._parts = {"store": store, "notifier": notifier, "host": host, "server": server, "health": health, "limits": limits}
         self._parts["guard"] = guard
         self._parts["clock"] = clock
+        self._parts["readiness"] = readiness = StoreReadiness(store.client, health, SERVICE_NAME, self.config.store_ping_s)
         guard.start()
         clock.start()
+        readiness.start()
         host.lobby_repair.start()
         host.deadline_runner.start()
         if self.config.http_address:
@@ -239,6 +243,7 @@ class Replica:
         await self.host.deadline_runner.stop()
         await self._parts["guard"].stop()  # type: ignore[attr-defined]
         await self._parts["clock"].stop()  # type: ignore[attr-defined]
+        await self._parts["readiness"].stop()  # type: ignore[attr-defined]
         notifier: Notifier = self._parts["notifier"]  # type: ignore[assignment]
         server = self._parts["server"]
         await notifier.stop()

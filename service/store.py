@@ -28,6 +28,8 @@ from typing import Any, Awaitable
 import redis.asyncio as aioredis
 import structlog
 from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 
@@ -70,6 +72,11 @@ SOCKET_TIMEOUT_S = 10.0
 # earlier or only later (ZADD LT / GT, Redis 6.2). An older server is refused at start, in one
 # line, rather than failing the first table with a clock.
 MIN_REDIS_VERSION = (6, 2)
+# A command whose pooled connection turns out to be closed (Redis restarted, a proxy or a
+# failover dropped it) is sent once more, at once, on a new connection, as the lane does for
+# commits; without it every connection idle through a Redis restart failed one call afterwards.
+# Only a lost connection: a command that timed out may have run, and is not sent again.
+RECONNECT_RETRIES = 1
 CLUSTER_PIPELINE_HEADROOM = 8
 
 
@@ -258,6 +265,7 @@ class Store:
             socket_timeout=SOCKET_TIMEOUT_S,
             decode_responses=False,
             health_check_interval=30,
+            retry=Retry(NoBackoff(), RECONNECT_RETRIES, supported_errors=(RedisConnectionError,)),
         )
         return cls(aioredis.Redis.from_pool(pool))
 

@@ -78,3 +78,71 @@ def test_the_default_data_folder_and_address_are_defined_once() -> None:
     sources = [*(REPO / "service").glob("*.py"), *(REPO / "clients" / "python" / "hustings").rglob("*.py")]
     defining = sorted(str(path.relative_to(REPO)) for path in sources if '".hustings-data"' in path.read_text())
     assert defining == ["service/defaults.py"]
+
+
+def test_a_redis_restart_takes_the_replica_out_of_service_and_back_without_failed_calls(tmp_path: pathlib.Path) -> None:
+    """README Many replicas: while this replica cannot reach Redis its health for GameService
+    (what balancers and readiness probes ask) is NOT_SERVING and its own ("", what liveness
+    asks) stays SERVING; Redis back, it is SERVING again by itself, each change logged once; and
+    the connections left from before the restart fail no call afterwards (each is redialled)."""
+    import asyncio
+    import secrets
+
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+    from structlog.testing import capture_logs
+
+    from hustings.service.embedded_redis import free_port
+    from hustings.service.grpc_api import SERVICE_NAME
+    from hustings.service.replica import SOLE_CLIENT, Replica, ReplicaConfig
+    from hustings.v1 import game_service_pb2, game_service_pb2_grpc
+
+    from conftest import run
+
+    server = EmbeddedRedis(tmp_path / "redis", port=free_port(), appendonly=False).start()
+
+    async def scenario() -> list[dict[str, object]]:
+        config = ReplicaConfig(redis_url=server.url, address="127.0.0.1:0", grace_s=1.0, store_ping_s=0.1,
+                               secret=secrets.token_bytes(32), **SOLE_CLIENT)
+        with capture_logs() as logs:
+            replica = await Replica(config).start()
+            try:
+                async with grpc.aio.insecure_channel(f"127.0.0.1:{replica.port}") as channel:
+                    health = health_pb2_grpc.HealthStub(channel)
+                    games = game_service_pb2_grpc.GameServiceStub(channel)
+
+                    async def status(service: str) -> int:
+                        return (await health.Check(health_pb2.HealthCheckRequest(service=service), timeout=5)).status
+
+                    async def until(wanted: int) -> None:
+                        for _attempt in range(100):  # bounded: 10 s
+                            if await status(SERVICE_NAME) == wanted:
+                                return
+                            await asyncio.sleep(0.1)
+                        raise AssertionError(f"GameService never became {wanted}")
+
+                    async def calls(count: int) -> list[object]:
+                        return await asyncio.gather(
+                            *(games.ListGames(game_service_pb2.ListGamesRequest(), timeout=10) for _ in range(count)),
+                            return_exceptions=True,
+                        )
+
+                    assert not [r for r in await calls(24) if isinstance(r, Exception)]  # many pooled connections
+                    assert await status(SERVICE_NAME) == health_pb2.HealthCheckResponse.SERVING
+                    server.stop()
+                    await until(health_pb2.HealthCheckResponse.NOT_SERVING)
+                    assert await status("") == health_pb2.HealthCheckResponse.SERVING
+                    server.start()  # the same port
+                    await until(health_pb2.HealthCheckResponse.SERVING)
+                    failed = [r for r in await calls(24) + await calls(24) if isinstance(r, Exception)]
+                    assert not failed, failed[:3]
+            finally:
+                await replica.stop()
+        return logs
+
+    try:
+        logs = run(scenario(), 60)
+    finally:
+        server.stop()
+    changes = [entry["event"] for entry in logs if entry["event"] in ("store_unreachable", "store_reachable_again")]
+    assert changes == ["store_unreachable", "store_reachable_again"], changes
