@@ -83,8 +83,9 @@ def test_the_default_data_folder_and_address_are_defined_once() -> None:
 def test_a_redis_restart_takes_the_replica_out_of_service_and_back_without_failed_calls(tmp_path: pathlib.Path) -> None:
     """README Many replicas: while this replica cannot reach Redis its health for GameService
     (what balancers and readiness probes ask) is NOT_SERVING and its own ("", what liveness
-    asks) stays SERVING; Redis back, it is SERVING again by itself, each change logged once; and
-    the connections left from before the restart fail no call afterwards (each is redialled)."""
+    asks) stays SERVING, and its failed calls are logged a line a second, not a line each;
+    Redis back, it is SERVING again by itself, each change logged once; and the connections
+    left from before the restart fail no call afterwards (each is redialled)."""
     import asyncio
     import secrets
 
@@ -132,6 +133,11 @@ def test_a_redis_restart_takes_the_replica_out_of_service_and_back_without_faile
                     server.stop()
                     await until(health_pb2.HealthCheckResponse.NOT_SERVING)
                     assert await status("") == health_pb2.HealthCheckResponse.SERVING
+                    logged_before = len(logs)
+                    refused = await calls(48)
+                    assert all(isinstance(r, grpc.aio.AioRpcError) and r.code() == grpc.StatusCode.UNAVAILABLE for r in refused)
+                    lines = [e for e in logs[logged_before:] if e["event"] == "store_error"]
+                    assert 1 <= len(lines) <= 4, lines  # one a second, not one per failed call
                     server.start()  # the same port
                     await until(health_pb2.HealthCheckResponse.SERVING)
                     failed = [r for r in await calls(24) + await calls(24) if isinstance(r, Exception)]
