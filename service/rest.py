@@ -35,6 +35,7 @@ from hustings.service.limits import MAX_REQUEST_BYTES, STEPS_PER_LISTED_GAME, st
 from hustings.service.rest_connections import (
     SERVER_NAME,
     ConnectionGate,
+    GatedConnection,
     GatedSite,
     HttpSettings,
     SparseLog,
@@ -360,6 +361,18 @@ class RestServer:
         producer = asyncio.create_task(produce())
         write_deadline_s = self.settings.event_write_deadline_s
 
+        def gone() -> None:
+            # The client closed its connection: end the stream now, not at the next write
+            # (a keep-alive comes every KEEPALIVE_S), so that its place under the stream caps and
+            # its seat's presence are given up at once. A full queue means the loop below is
+            # writing, and that write fails.
+            if not queue.full():
+                queue.put_nowait(("gone", None))
+
+        protocol = request.protocol
+        if isinstance(protocol, GatedConnection):
+            protocol.when_lost(gone)
+
         async def send(data: bytes) -> None:
             # A client that stops reading fills the socket's buffers and then blocks the write:
             # past the deadline the stream ends, and its connection with it.
@@ -375,6 +388,9 @@ class RestServer:
                 except asyncio.TimeoutError:
                     await send(b": keepalive\n\n")
                     continue
+                if kind == "gone":
+                    response[OUTCOME] = CANCELLED
+                    break
                 if kind == "update":
                     event = self.events.event(item)
                     if first:
@@ -404,6 +420,8 @@ class RestServer:
         except (ConnectionResetError, asyncio.CancelledError):
             response[OUTCOME] = CANCELLED  # the client went away, or the server is stopping
         finally:
+            if isinstance(protocol, GatedConnection):
+                protocol.when_lost(None)
             producer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await producer

@@ -183,12 +183,22 @@ class GatedConnection(RequestHandler):
     is open, and answering errors that aiohttp handles itself (a request its parser refuses, a
     handler's uncaught error) with a fixed JSON status."""
 
-    __slots__ = ("_gate", "_address")
+    __slots__ = ("_gate", "_address", "_on_lost")
 
     def __init__(self, manager: Any, gate: ConnectionGate, **settings: Any) -> None:
         super().__init__(manager, **settings)
         self._gate = gate
         self._address: str | None = None
+        self._on_lost: Callable[[], None] | None = None
+
+    def when_lost(self, callback: Callable[[], None] | None) -> None:
+        """Call ``callback`` when the connection is lost (at once if it is already), or no
+        longer call the one given before (None). An event stream learns so that its client has
+        gone without waiting for its next write to fail."""
+        if callback is not None and self.transport is None:
+            callback()
+            return
+        self._on_lost = callback
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         """Admit the connection, or close it at once (a reset, no answer) past a cap."""
@@ -211,7 +221,10 @@ class GatedConnection(RequestHandler):
             return
         self._gate.release(self._address)
         self._address = None
+        on_lost, self._on_lost = self._on_lost, None
         super().connection_lost(exc)
+        if on_lost is not None:
+            on_lost()
 
     def handle_error(
         self, request: Any, status: int = 500, exc: BaseException | None = None, message: str | None = None

@@ -240,7 +240,8 @@ def served(redis_server: EmbeddedRedis) -> Served:
         assert answer.split(b"\r\n", 1)[0].split(b" ")[1] == b"400"
         watch = f"{base}/v1/games/{game_id}:watch"
         with requests.get(watch, headers={"Authorization": f"Bearer {tokens[0]}"}, stream=True, timeout=TIMEOUT_S) as held:
-            assert len(SseReader(held).events(1)) == 1
+            reader = SseReader(held)  # kept: dropping its line iterator would close the connection
+            assert len(reader.events(1)) == 1
             # The replica serves one stream: a second one is refused, before or right after it starts.
             with requests.get(watch, stream=True, timeout=TIMEOUT_S) as extra:
                 if extra.status_code == 200:
@@ -249,7 +250,7 @@ def served(redis_server: EmbeddedRedis) -> Served:
                     status = json.loads(refusal["data"])
                 else:
                     status = extra.json()
-        # The held stream has hung up; the next write to it, which a move brings, notices.
+        # The held stream has hung up: the replica notices when its connection closes.
         view = call("GET", f"/v1/games/{game_id}/view", token=tokens[1]).json()["view"]
         moved = call("POST", f"/v1/games/{game_id}/moves", {"move": view["legalMoves"][0], "requestId": request_id()}, token=tokens[1])
         assert moved.status_code == 200

@@ -448,7 +448,8 @@ def test_event_streams_past_the_cap_or_ahead_are_refused_before_streaming(redis_
         assert ahead.json()["code"] == grpc.StatusCode.OUT_OF_RANGE.value[0]
         assert ahead.json()["details"][0]["reason"] == "FROM_VERSION_AHEAD"
         with requests.get(url + "?fromVersion=3", stream=True, timeout=20) as first:
-            (update,) = SseReader(first).events(1)
+            reader = SseReader(first)  # kept: dropping its line iterator would close the connection
+            (update,) = reader.events(1)
             assert update["id"] == "4"
             refused = requests.get(url + "?fromVersion=3", timeout=20)
         assert refused.status_code == 429
