@@ -207,6 +207,7 @@ class Replica:
                 if isinstance(error, (OSError, ValueError)):
                     raise StartupError(f"cannot listen for REST/JSON on {self.config.http_address!r}: {_first_line(error)}") from None
                 raise
+            rest.ready = lambda: readiness.reachable
             self.http_port = rest.port
             self._parts["rest"] = rest
         if self.config.metrics_address:

@@ -55,6 +55,8 @@ log = structlog.get_logger("hustings.rest")
 SERVICE = game_service_pb2.DESCRIPTOR.services_by_name["GameService"]
 MAX_BODY_BYTES = MAX_REQUEST_BYTES
 KEEPALIVE_S = 15.0
+# Answers 200 while the replica serves games and 503 while it cannot reach Redis or is stopping.
+READY_PATH = "/readyz"
 SSE_RETRY_MS = 2000
 SHUTDOWN_S = 2.0
 STATIC = resources.files("hustings.service") / "static"
@@ -203,6 +205,9 @@ class RestServer:
     port: int = 0
     _streams: set[asyncio.Task[Any]] = field(default_factory=set)
     events: RenderedEvents = field(default_factory=RenderedEvents)  # shared by the event streams in step
+    # Whether the replica can serve games (it reaches Redis): READY_PATH's answer, as gRPC health
+    # gives it for GameService. The replica sets it; a face started alone is always ready.
+    ready: Callable[[], bool] = lambda: True
 
     async def stop(self) -> None:
         """End the event streams, then stop listening."""
@@ -612,7 +617,14 @@ def build_app(server: RestServer) -> web.Application:
         query = request.rel_url.raw_query_string
         raise web.HTTPFound(f"/play?{query}" if query else "/play")
 
+    async def readiness(request: web.Request) -> web.Response:
+        # For balancers that check over HTTP (deploy/envoy.yaml): the same as gRPC health's
+        # answer for GameService. No Redis call: the replica's own pings decide.
+        serving = server.ready() and not server.host.closing
+        return web.json_response({"status": "SERVING" if serving else "NOT_SERVING"}, status=200 if serving else 503)
+
     app.router.add_get(OPENAPI_PATH, openapi_document)
+    app.router.add_get(READY_PATH, readiness)
     app.router.add_get("/play", play)
     app.router.add_get("/play/", play_folder)  # before the static route, which would refuse it
     app.router.add_static("/play/", str(STATIC / "play"), show_index=False)

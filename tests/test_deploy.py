@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from conftest import REPO
+from hustings.service.rest import READY_PATH
 
 DEPLOY = REPO / "deploy"
 GRPC_PORT = 50051
@@ -153,7 +154,7 @@ def test_envoy_config_is_a_valid_bootstrap() -> None:
         assert len(cluster.load_assignment.endpoints[0].lb_endpoints) == 3
     # The REST/JSON cluster: HTTP/1.1 (no HTTP/2 options), checked by a GET the REST face answers.
     assert not rest_cluster.typed_extension_protocol_options
-    assert rest_cluster.health_checks[0].http_health_check.path == "/v1/kinds"
+    assert rest_cluster.health_checks[0].http_health_check.path == READY_PATH
     assert [listener.name for listener in bootstrap.static_resources.listeners] == ["grpc", "rest"]
     broken = _documents("envoy.yaml")[0]
     broken["static_resources"]["clusters"][0]["lb_polcy"] = "RING_HASH"

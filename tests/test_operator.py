@@ -85,10 +85,12 @@ def test_a_redis_restart_takes_the_replica_out_of_service_and_back_without_faile
     (what balancers and readiness probes ask) is NOT_SERVING and its own ("", what liveness
     asks) stays SERVING, and its failed calls are logged a line a second, not a line each;
     Redis back, it is SERVING again by itself, each change logged once; and the connections
-    left from before the restart fail no call afterwards (each is redialled)."""
+    left from before the restart fail no call afterwards (each is redialled). The REST face's
+    /readyz answers the same (200 or 503), and 503 once the replica begins to stop."""
     import asyncio
     import secrets
 
+    import aiohttp
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
     from structlog.testing import capture_logs
@@ -96,6 +98,7 @@ def test_a_redis_restart_takes_the_replica_out_of_service_and_back_without_faile
     from hustings.service.embedded_redis import free_port
     from hustings.service.grpc_api import SERVICE_NAME
     from hustings.service.replica import SOLE_CLIENT, Replica, ReplicaConfig
+    from hustings.service.rest import READY_PATH
     from hustings.v1 import game_service_pb2, game_service_pb2_grpc
 
     from conftest import run
@@ -103,7 +106,7 @@ def test_a_redis_restart_takes_the_replica_out_of_service_and_back_without_faile
     server = EmbeddedRedis(tmp_path / "redis", port=free_port(), appendonly=False).start()
 
     async def scenario() -> list[dict[str, object]]:
-        config = ReplicaConfig(redis_url=server.url, address="127.0.0.1:0", grace_s=1.0, store_ping_s=0.1,
+        config = ReplicaConfig(redis_url=server.url, address="127.0.0.1:0", http_address="127.0.0.1:0", grace_s=1.0, store_ping_s=0.1,
                                secret=secrets.token_bytes(32), **SOLE_CLIENT)
         with capture_logs() as logs:
             replica = await Replica(config).start()
@@ -115,9 +118,17 @@ def test_a_redis_restart_takes_the_replica_out_of_service_and_back_without_faile
                     async def status(service: str) -> int:
                         return (await health.Check(health_pb2.HealthCheckRequest(service=service), timeout=5)).status
 
+                    async def ready_over_http() -> tuple[int, object]:
+                        # What Envoy's REST cluster checks (deploy/envoy.yaml): the same answer.
+                        async with aiohttp.ClientSession() as http:
+                            async with http.get(f"http://127.0.0.1:{replica.http_port}{READY_PATH}", timeout=aiohttp.ClientTimeout(total=5)) as answer:
+                                return answer.status, (await answer.json())["status"]
+
                     async def until(wanted: int) -> None:
                         for _attempt in range(100):  # bounded: 10 s
                             if await status(SERVICE_NAME) == wanted:
+                                expected = (200, "SERVING") if wanted == health_pb2.HealthCheckResponse.SERVING else (503, "NOT_SERVING")
+                                assert await ready_over_http() == expected
                                 return
                             await asyncio.sleep(0.1)
                         raise AssertionError(f"GameService never became {wanted}")
@@ -129,7 +140,7 @@ def test_a_redis_restart_takes_the_replica_out_of_service_and_back_without_faile
                         )
 
                     assert not [r for r in await calls(24) if isinstance(r, Exception)]  # many pooled connections
-                    assert await status(SERVICE_NAME) == health_pb2.HealthCheckResponse.SERVING
+                    await until(health_pb2.HealthCheckResponse.SERVING)
                     server.stop()
                     await until(health_pb2.HealthCheckResponse.NOT_SERVING)
                     assert await status("") == health_pb2.HealthCheckResponse.SERVING
@@ -142,6 +153,8 @@ def test_a_redis_restart_takes_the_replica_out_of_service_and_back_without_faile
                     await until(health_pb2.HealthCheckResponse.SERVING)
                     failed = [r for r in await calls(24) + await calls(24) if isinstance(r, Exception)]
                     assert not failed, failed[:3]
+                    replica.host.begin_shutdown()  # as stop() begins: a stopping replica is not ready
+                    assert await ready_over_http() == (503, "NOT_SERVING")
             finally:
                 await replica.stop()
         return logs
