@@ -104,6 +104,22 @@ def test_image_serves_on_the_probed_port() -> None:
     assert 'ENTRYPOINT ["hustings", "serve"]' in dockerfile
 
 
+def test_image_and_pods_run_as_a_user_of_their_own_not_root() -> None:
+    """The image's last USER is a numeric uid other than 0 that owns the data folder, and the
+    Deployment runs its container as that uid, refusing root and privilege escalation."""
+    dockerfile = (DEPLOY / "Dockerfile").read_text()
+    users = re.findall(r"^USER (\S+)$", dockerfile, re.MULTILINE)
+    assert users and users[-1].isdigit() and int(users[-1]) != 0, users
+    uid = int(users[-1])
+    assert re.search(rf"useradd [^\n]*--uid {uid} [^\n]*hustings", dockerfile)
+    assert "chown hustings:hustings /data" in dockerfile and "HUSTINGS_DATA_DIR=/data" in dockerfile
+    deployment = next(d for d in _documents("k8s/hustings.yaml") if d["kind"] == "Deployment")
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    context = container["securityContext"]
+    assert context["runAsNonRoot"] is True and context["runAsUser"] == uid
+    assert context["allowPrivilegeEscalation"] is False and context["capabilities"]["drop"] == ["ALL"]
+
+
 def test_kubernetes_manifests_match_the_pinned_api_schemas() -> None:
     import kubernetes_validate
 
