@@ -58,6 +58,7 @@ def test_a_setting_that_cannot_work_stops_serve_with_one_line(redis_server: Embe
                         1, f"hustings: cannot listen for metrics on '127.0.0.1:{busy}'"),
             "retention": (_serve(tmp_path, HUSTINGS_RETENTION_DAYS="thirty"), 2, "argument --retention-days: not a number: 'thirty'"),
             "negative": (_serve(tmp_path, "--retention-days", "-1"), 2, "argument --retention-days: a number above 0"),
+            "huge": (_serve(tmp_path, "--retention-days", "1e20"), 2, "argument --retention-days: at most 36,500 (a century)"),
             "watchers": (_serve(tmp_path, "--max-watchers", "0"), 2, "argument --max-watchers: at least 1"),
         }
         results = {name: _ended(process, 30.0) for name, (process, _, _) in cases.items()}

@@ -81,6 +81,19 @@ def _positive(text: str) -> float:
     return value
 
 
+# --retention-days at most: a century. Past about 1e11 days the expiry overflows what Redis takes,
+# and every finished game's commit would fail.
+MAX_RETENTION_DAYS = 36_500
+
+
+def _retention_days(text: str) -> float:
+    """--retention-days: a number above 0, at most MAX_RETENTION_DAYS."""
+    value = _positive(text)
+    if value > MAX_RETENTION_DAYS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_RETENTION_DAYS:,} (a century)")
+    return value
+
+
 def _cidr(text: str) -> str:
     """--trusted-proxy: an address range such as 10.0.0.0/8 or fd00::/8 (or one address)."""
     import ipaddress
@@ -128,9 +141,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--allow-client-seed", action="store_true", help="accept seeds chosen by clients (tests, tournaments, research)")
     serve.add_argument(
         "--retention-days",
-        type=_positive,
+        type=_retention_days,
         default=os.environ.get("HUSTINGS_RETENTION_DAYS", "30"),  # a text default goes through the type too
-        help="how long finished games are kept before all their keys expire, in days, above 0 (default %(default)s)",
+        help="how long finished games are kept before all their keys expire, in days, above 0 and at most 36,500 (default %(default)s)",
     )
     serve.add_argument(
         "--secret-file",
