@@ -61,6 +61,7 @@ class BotStats:
     errors: int = 0
     timeouts: int = 0
     rereads: int = 0  # streams given up after WATCH_IDLE_S without an update
+    returns: int = 0  # times a seat found itself absent and came back (ReturnToGame)
     error_reasons: dict[str, int] = field(default_factory=dict)
 
     def error(self, reason: str) -> None:
@@ -151,6 +152,11 @@ class Replicas:
         same_id = request_id or new_request_id()
         return await self._failing_over(lambda c: c.move(game_id, token, move, request_id=same_id))
 
+    async def return_to_game(self, game_id: str, token: str) -> game_service_pb2.ReturnToGameResponse:
+        """Come back to an absent seat, whichever replica answers (NOT_ABSENT when a lost
+        attempt already did)."""
+        return await self._failing_over(lambda c: c.return_to_game(game_id, token))
+
 
 async def play_seat(
     replicas: "Replicas | Client",
@@ -163,6 +169,8 @@ async def play_seat(
 
     Streams that break (a replica stopping or dying) are resumed on another replica from the
     last version seen; moves are retried under the same request id, so none is applied twice.
+    A seat found absent (it timed out too often, or left) is taken back first (ReturnToGame),
+    since its server-side bot would otherwise decide every one of its decisions at once.
     Steps made by others, the server's timeouts and bots included, arrive on the same stream;
     a stream quiet for ``idle_s`` is given up and the view read again from a new one, so a
     wake-up that never comes cannot stall the seat. Without a ``bot`` (and with an empty token
@@ -191,7 +199,19 @@ async def play_seat(
                 last = update.view
                 if last.status == game_pb2.GAME_STATUS_FINISHED:
                     return last
-                if bot is None or last.version < moved_at or joined.seat not in last.to_act or not last.legal_moves:
+                if bot is None or last.version < moved_at:
+                    continue
+                if last.status == game_pb2.GAME_STATUS_ACTIVE and any(s.seat == joined.seat and s.absent for s in last.seats):
+                    # Absent (timed out too often, or left): the seat's own server-side bot
+                    # decides at once, ahead of any move of ours, until we come back.
+                    try:
+                        moved_at = (await pool.return_to_game(joined.game_id, joined.token)).view.version
+                    except HustingsError as error:
+                        if error.reason != "NOT_ABSENT":
+                            raise
+                    stats.returns += 1
+                    continue
+                if joined.seat not in last.to_act or not last.legal_moves:
                     continue
                 steps += 1
                 try:

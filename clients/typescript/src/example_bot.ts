@@ -23,6 +23,9 @@
 //   version.
 // - `expectedVersion` makes a move made on an old view fail with 409 ABORTED (`STALE_VERSION`)
 //   instead of landing on a table that changed; the stream then brings the newer view.
+// - A seat whose time ran out too often in a row (or that left) is absent: its server-side bot
+//   then makes each of its decisions at once, ahead of anything this bot sends. The view says so
+//   (`view.seats[seat].absent`), and this bot calls ReturnToGame to decide for itself again.
 // - The stream (`GET /v1/games/{id}:watch`) may break (a replica restarts, a proxy cuts it) or go
 //   silent (a connection that died without a word): reopen it with `Last-Event-ID` one version
 //   before the last one seen, on any replica; nothing is lost, and the first update carries the
@@ -71,6 +74,8 @@ export interface Played {
   watchedFrom: bigint[];
   /** The versions that this seat's decisions reached, one per decision applied. */
   decided: bigint[];
+  /** The versions at which the seat was found absent and came back (ReturnToGame). */
+  returned: bigint[];
 }
 
 /**
@@ -90,6 +95,7 @@ export async function play(
   let pending: Decision | undefined; // a decision whose answer we have not had yet
   const watchedFrom: bigint[] = [];
   const decided: bigint[] = [];
+  const returned: bigint[] = [];
   for (let watch = 0; watch < MAX_WATCHES && decided.length < MAX_DECISIONS; watch++) {
     const api = servers[watch % servers.length]!;
     // One version back, so that the first update carries the current view.
@@ -101,8 +107,21 @@ export async function play(
         const view = update.view;
         if (view === undefined) continue;
         if (view.version > seen) seen = view.version;
-        if (view.status === GameStatus.FINISHED) return { view, watchedFrom, decided };
-        if (view.version < decidedAt || !view.toAct.includes(seat) || view.legalMoves.length === 0) continue;
+        if (view.status === GameStatus.FINISHED) return { view, watchedFrom, decided, returned };
+        if (view.version < decidedAt) continue; // already answered: our own step is ahead of this view
+        if (view.status === GameStatus.ACTIVE && view.seats.some((s) => s.seat === seat && s.absent)) {
+          // Our seat's bot decides at once while we are away: come back first. The return is a
+          // step of its own, and the stream brings the view after it.
+          log(`seat ${seat} absent at version ${view.version}: returning`);
+          try {
+            decidedAt = (await api.returnToGame(gameId, token)).view?.version ?? decidedAt;
+            returned.push(view.version);
+          } catch (error) {
+            if (!(error instanceof HustingsError && error.reason === "NOT_ABSENT")) throw error;
+          }
+          continue;
+        }
+        if (!view.toAct.includes(seat) || view.legalMoves.length === 0) continue;
         // One decision per version; the same one again (move and request id) if its answer was lost.
         if (pending === undefined || pending.version !== view.version) {
           pending = { version: view.version, requestId: newRequestId(), move: choose(view, random) };
@@ -136,7 +155,7 @@ export async function play(
     await sleep(RECONNECT_PAUSE_MS);
   }
   const view = await servers[0]!.view(gameId, token);
-  return { view, watchedFrom, decided };
+  return { view, watchedFrom, decided, returned };
 }
 
 /** Whether watching again (on this or another replica) may get further. */

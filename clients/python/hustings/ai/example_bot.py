@@ -19,6 +19,9 @@ What a bot may rely on:
   it is connected again and the table is still at that version).
 - ``expected_version`` makes a move made on an old view fail with ABORTED instead of landing on
   a table that changed; the stream then brings the newer view.
+- A seat whose time ran out too often in a row (or that left) is absent: its server-side bot
+  then makes each of its decisions at once, ahead of anything this bot sends. The view says so
+  (``view.seats[seat].absent``), and this bot calls ReturnToGame to decide for itself again.
 - A stream (WatchGame) may break (a replica restarts, a proxy times out) or go silent: resume it
   from one version before the last one seen, on any replica; no update is lost, and the first
   update carries the current view. With several ``--server`` addresses (replicas of one store,
@@ -75,6 +78,7 @@ class Played:
     view: game_pb2.GameView  # the last view: the final one when the game is over
     watched_from: list[int] = field(default_factory=list)  # each stream's from_version, the first included
     decided: list[int] = field(default_factory=list)  # the version each applied decision reached
+    returned: list[int] = field(default_factory=list)  # the version at which each return to an absent seat was asked
 
 
 async def play(
@@ -100,7 +104,20 @@ async def play(
                 played.view = view
                 if view.status == game_pb2.GAME_STATUS_FINISHED:
                     return played
-                if view.version < decided_at or joined.seat not in view.to_act or not view.legal_moves:
+                if view.version < decided_at:
+                    continue  # already answered: our own step is ahead of this view
+                if _absent(view, joined.seat):
+                    # Our seat's bot decides at once while we are away: come back first.
+                    log(f"seat {joined.seat} absent at version {view.version}: returning")
+                    try:
+                        back = await client.return_to_game(joined.game_id, joined.token)
+                        decided_at = back.view.version
+                        played.returned.append(view.version)
+                    except HustingsError as refused:
+                        if refused.reason != "NOT_ABSENT":
+                            raise
+                    continue  # the return is a step of its own: the stream brings the view after it
+                if joined.seat not in view.to_act or not view.legal_moves:
                     continue
                 # One decision per version; the same one again (move and id) if its answer was lost.
                 if pending is None or pending.version != view.version:
@@ -124,6 +141,11 @@ async def play(
         await asyncio.sleep(RECONNECT_PAUSE_S)
     played.view = await clients[0].view(joined.game_id, joined.token)
     return played
+
+
+def _absent(view: game_pb2.GameView, seat: int) -> bool:
+    """True when ``seat`` is absent in a running game, so that its server-side bot decides."""
+    return view.status == game_pb2.GAME_STATUS_ACTIVE and any(s.seat == seat and s.absent for s in view.seats)
 
 
 async def _quiet_guard(stream: AsyncIterator[Update]) -> AsyncIterator[Update]:

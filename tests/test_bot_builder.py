@@ -1,0 +1,130 @@
+"""What a bot author meets, against one real ``hustings serve`` (gRPC and REST/JSON) on a real
+Redis: a seat that turned absent is taken back by the bots that play it, and the README's
+bots run as printed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import pathlib
+import random
+from typing import Iterator
+
+import pytest
+
+from conftest import run, serve_process
+from hustings.ai.example_bot import play
+from hustings.bots import BotStats, RandomBot, play_seat
+from hustings.client import Client, Joined
+from hustings.service.embedded_redis import EmbeddedRedis, free_port, wait_for_port
+from hustings.v1 import game_pb2
+
+
+@pytest.fixture(scope="module")
+def served(redis_server: EmbeddedRedis) -> Iterator[tuple[str, str]]:
+    """One ``hustings serve`` process for the module; yields its gRPC and REST host:port."""
+    http_port = free_port()
+    with serve_process("--redis-url", redis_server.url, "--http-address", f"127.0.0.1:{http_port}") as (_, port):
+        wait_for_port(http_port)
+        yield f"127.0.0.1:{port}", f"127.0.0.1:{http_port}"
+
+
+def _seat_moves(history: list[game_pb2.HistoryEntry], seat: int) -> list[int]:
+    return [e.version for e in history if e.HasField("seat") and e.seat == seat and e.HasField("move")]
+
+
+def _returned_at(history: list[game_pb2.HistoryEntry]) -> int:
+    """The version of the step at which a seat came back to the game."""
+    returned = game_pb2.SeatChanged.CHANGE_RETURNED
+    return next(e.version for e in history for ev in e.events if ev.HasField("seat_changed") and ev.seat_changed.change == returned)
+
+
+async def _absent_seat(client: Client, kind: str) -> tuple[str, Joined, Joined]:
+    """A running game of ``kind`` with bots in seats 2 and 3, a player in seat 1 (``other``, who
+    has not moved yet) and seat 0 (``me``) absent, as after two timeouts in a row."""
+    table = game_pb2.TableSettings(bot_seats=[2, 3])
+    game_id = (await client.create_game(kind, 4, table=table)).game_id
+    me = await client.join(game_id, "Absent")
+    other = await client.join(game_id, "Other")
+    await client.leave(game_id, me.token)
+    return game_id, me, other
+
+
+async def _then_play_beside(client: Client, game_id: str, me: Joined, other: Joined) -> None:
+    """Once ``me`` is back, ``other`` plays its seat to the end: a player at the table, so that
+    the bots (and an absent seat's bot) decide at once. Until then the game waits for ``other``."""
+    for _ in range(200):  # 10 s at most: a bot that never comes back leaves its seat to its bot
+        view = await client.view(game_id)
+        if not view.seats[me.seat].absent or view.status == game_pb2.GAME_STATUS_FINISHED:
+            break
+        await asyncio.sleep(0.05)
+    await play_seat(client, other, RandomBot(random.Random(4)), BotStats())
+
+
+def test_the_example_bot_comes_back_to_its_absent_seat_and_decides_again(served: tuple[str, str]) -> None:
+    """An absent seat's server-side bot decides at once, ahead of anything the player sends: the
+    example bot, finding its seat absent, returns and then makes every decision of its seat."""
+
+    async def scenario() -> None:
+        async with Client(served[0]) as client:
+            game_id, me, other = await _absent_seat(client, "stimmvieh")
+            beside = asyncio.create_task(_then_play_beside(client, game_id, me, other))
+            played = await play([client], me, random.Random(5))
+            await beside
+            assert played.view.status == game_pb2.GAME_STATUS_FINISHED
+            assert len(played.decided) >= 5, played.decided  # it decided, not its seat's bot
+            assert len(played.returned) == 1, played.returned
+            history = await client.history(game_id, me.token)
+            assert [v for v in _seat_moves(history, me.seat) if v > _returned_at(history)] == played.decided
+
+    run(scenario(), timeout_s=60)
+
+
+def test_play_seat_comes_back_to_its_absent_seat_and_decides_again(served: tuple[str, str]) -> None:
+    """``hustings.bots.play_seat`` with a bot takes an absent seat back, as the example bot does."""
+
+    async def scenario() -> None:
+        async with Client(served[0]) as client:
+            game_id, me, other = await _absent_seat(client, "wahlspiel")
+            beside = asyncio.create_task(_then_play_beside(client, game_id, me, other))
+            stats = BotStats()
+            final = await play_seat(client, me, RandomBot(random.Random(7)), stats)
+            await beside
+            assert final is not None and final.status == game_pb2.GAME_STATUS_FINISHED
+            assert stats.moves >= 5 and stats.returns == 1, stats
+            history = await client.history(game_id, me.token)
+            assert len([v for v in _seat_moves(history, me.seat) if v > _returned_at(history)]) == stats.moves
+
+    run(scenario(), timeout_s=60)
+
+
+TS_PLAY_ABSENT_SEAT = """
+import { play } from "./example_bot.js";
+import { HustingsRest } from "./rest.js";
+const [url, gameId, seat, token] = process.argv.slice(1);
+const played = await play([new HustingsRest(url)], gameId, Number(seat), token, () => 0.5);
+console.log(JSON.stringify({ decided: played.decided.map(String), returned: played.returned?.map(String) }));
+"""
+
+
+def test_the_typescript_example_bot_comes_back_to_its_absent_seat(served: tuple[str, str], typescript_dist: pathlib.Path) -> None:
+    """The TypeScript example bot's ``play``, on a seat that is absent, returns and decides."""
+
+    async def scenario() -> None:
+        async with Client(served[0]) as client:
+            game_id, me, other = await _absent_seat(client, "stimmvieh")
+            beside = asyncio.create_task(_then_play_beside(client, game_id, me, other))
+            node = await asyncio.create_subprocess_exec(
+                "node", "--input-type=module", "-e", TS_PLAY_ABSENT_SEAT, f"http://{served[1]}", game_id, str(me.seat), me.token,
+                cwd=typescript_dist, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            )
+            out, err = await node.communicate()
+            await beside
+            assert node.returncode == 0, err.decode()[-3000:]
+            line = json.loads(out.decode().strip().splitlines()[-1])
+            decided = [int(v) for v in line["decided"]]
+            assert len(decided) >= 5 and len(line["returned"] or []) == 1, line
+            history = await client.history(game_id, me.token)
+            assert [v for v in _seat_moves(history, me.seat) if v > _returned_at(history)] == decided
+
+    run(scenario(), timeout_s=60)
