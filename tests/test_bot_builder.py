@@ -128,3 +128,19 @@ def test_the_typescript_example_bot_comes_back_to_its_absent_seat(served: tuple[
             assert [v for v in _seat_moves(history, me.seat) if v > _returned_at(history)] == decided
 
     run(scenario(), timeout_s=60)
+
+
+def test_a_move_without_a_request_id_is_refused_as_the_api_document_says(served: tuple[str, str]) -> None:
+    """SubmitMove's request_id is required: the proto comment, and so the OpenAPI document a
+    REST bot reads, say so and name the reason the server gives."""
+    import requests
+
+    document = requests.get(f"http://{served[1]}/openapi.json", timeout=10).json()
+    said = document["components"]["schemas"]["hustings.v1.GameService.SubmitMoveBody"]["properties"]["requestId"]["description"]
+    assert "required" in said and "MISSING_REQUEST_ID" in said, said
+    api = f"http://{served[1]}/v1/games"
+    game_id = requests.post(api, json={"kind": "stimmvieh", "options": {"players": 3}, "table": {"botSeats": [1, 2]}}, timeout=10).json()["gameId"]
+    token = requests.post(f"{api}/{game_id}:join", json={"displayName": "Ada"}, timeout=10).json()["seatToken"]
+    view = requests.get(f"{api}/{game_id}/view", headers={"Authorization": f"Bearer {token}"}, timeout=10).json()["view"]
+    refused = requests.post(f"{api}/{game_id}/moves", json={"move": view["legalMoves"][0]}, headers={"Authorization": f"Bearer {token}"}, timeout=10)
+    assert refused.status_code == 400 and refused.json()["details"][0]["reason"] == "MISSING_REQUEST_ID", refused.text
