@@ -8,11 +8,15 @@ import asyncio
 import json
 import pathlib
 import random
+import re
+import subprocess
+import sys
 from typing import Iterator
 
 import pytest
+import requests
 
-from conftest import run, serve_process
+from conftest import REPO, run, serve_process
 from hustings.ai.example_bot import play
 from hustings.bots import BotStats, RandomBot, play_seat
 from hustings.client import Client, Joined
@@ -133,8 +137,6 @@ def test_the_typescript_example_bot_comes_back_to_its_absent_seat(served: tuple[
 def test_a_move_without_a_request_id_is_refused_as_the_api_document_says(served: tuple[str, str]) -> None:
     """SubmitMove's request_id is required: the proto comment, and so the OpenAPI document a
     REST bot reads, say so and name the reason the server gives."""
-    import requests
-
     document = requests.get(f"http://{served[1]}/openapi.json", timeout=10).json()
     said = document["components"]["schemas"]["hustings.v1.GameService.SubmitMoveBody"]["properties"]["requestId"]["description"]
     assert "required" in said and "MISSING_REQUEST_ID" in said, said
@@ -144,3 +146,40 @@ def test_a_move_without_a_request_id_is_refused_as_the_api_document_says(served:
     view = requests.get(f"{api}/{game_id}/view", headers={"Authorization": f"Bearer {token}"}, timeout=10).json()["view"]
     refused = requests.post(f"{api}/{game_id}/moves", json={"move": view["legalMoves"][0]}, headers={"Authorization": f"Bearer {token}"}, timeout=10)
     assert refused.status_code == 400 and refused.json()["details"][0]["reason"] == "MISSING_REQUEST_ID", refused.text
+
+
+README_BOT_SECTION = "A bot with nothing but HTTP"
+
+
+def _readme_bot() -> tuple[str, str]:
+    """The README's bot with nothing but HTTP, and the text around it."""
+    text = (REPO / "README.md").read_text()
+    match = re.search(rf"^### {re.escape(README_BOT_SECTION)}\n(.*?)(?=^##+ |\Z)", text, re.S | re.M)
+    assert match, f"README has no section '### {README_BOT_SECTION}'"
+    (code,) = re.findall(r"^```python\n(.*?)^```", match.group(1), re.S | re.M)
+    return code, match.group(1)
+
+
+def test_the_readme_bot_with_nothing_but_http_plays_every_kind_to_the_end(served: tuple[str, str], tmp_path: pathlib.Path) -> None:
+    """The README's standard-library bot, saved as printed (only the address swapped), plays a
+    game of each kind to the end against greedy server-side bots, and prints what it says."""
+    code, section = _readme_bot()
+    assert 'API = "http://127.0.0.1:8080"' in code and "import hustings" not in code
+    (tmp_path / "my_bot.py").write_text(code.replace("127.0.0.1:8080", served[1]))
+    runs = {
+        kind: subprocess.Popen([sys.executable, "my_bot.py", kind], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for kind in ("stimmvieh", "wahlspiel", "spin_doctors")
+    }
+    shown = re.search(r"It prints one line, such as `(\w+) g…: (.*?)`", " ".join(section.split()))
+    assert shown, "the section shows the line the bot prints"
+    line = re.compile(r"(\w+) (g\w+): GAME_STATUS_FINISHED at version (\d+), my rank ([1-4])")
+    assert line.fullmatch(f"{shown.group(1)} gexample: {shown.group(2)}"), shown.group(0)
+    for kind, process in runs.items():
+        out, err = process.communicate(timeout=90)
+        assert process.returncode == 0, err[-3000:]
+        printed = line.fullmatch(out.strip())
+        assert printed and printed.group(1) == kind, out
+        game_id = printed.group(2)
+        history = requests.get(f"http://{served[1]}/v1/games/{game_id}/history", timeout=10).json()["entries"]
+        assert len([e for e in history if e.get("seat") == 0 and "move" in e]) >= 5, kind  # the bot's own seat decided
+        assert not requests.get(f"http://{served[1]}/v1/games/{game_id}/view", timeout=10).json()["view"]["seats"][0]["botPlayed"]
