@@ -431,7 +431,7 @@ WIDE_STEPS = 6  # steps after the secret one on which every sampled choice is fo
 # chosen face down in The Spin Doctors, for some 200 steps), or the game ends: in the first
 # state of each kind of secret decision and every DEEP_EVERY-th after it.
 DEEP_EVERY = 8
-LONG_RUN = (1000, 24, 15, 16)  # the slow variant: states, choices per state, games per option set, DEEP_EVERY
+LONG_RUN = (600, 16, 10, 16)  # the slow variant: states, choices per state, games per option set, DEEP_EVERY
 
 
 @dataclass(frozen=True)
