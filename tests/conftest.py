@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import pathlib
 import re
 import socket
@@ -57,9 +58,19 @@ def typescript_dist() -> pathlib.Path:
         pytest.fail("the TypeScript client needs Node.js 20+ with npm on PATH", pytrace=False)
     version = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
     assert int(version.lstrip("v").split(".")[0]) >= 20, f"Node.js 20+ needed, found {version}"
-    for args in ((npm, "ci", "--no-audit", "--no-fund"), (npm, "run", "build")):
-        result = subprocess.run(args, cwd=TS_DIR, capture_output=True, text=True, timeout=NPM_TIMEOUT_S)
-        assert result.returncode == 0, f"{' '.join(args)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    # The suite's workers (pytest-xdist) share the checkout: the first to get here builds, under a
+    # lock, and notes the run's id; the others wait for it and use the same build (`npm ci`
+    # would otherwise delete node_modules under a worker's running tests).
+    from filelock import FileLock
+
+    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID", f"serial-{os.getpid()}")
+    built = TS_DIR / "node_modules" / ".hustings-test-build"
+    with FileLock(str(TS_DIR / ".test-build.lock"), timeout=NPM_TIMEOUT_S * 2):
+        if not (built.exists() and built.read_text() == run_id):
+            for args in ((npm, "ci", "--no-audit", "--no-fund"), (npm, "run", "build")):
+                result = subprocess.run(args, cwd=TS_DIR, capture_output=True, text=True, timeout=NPM_TIMEOUT_S)
+                assert result.returncode == 0, f"{' '.join(args)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+            built.write_text(run_id)
     return TS_DIR / "dist"
 
 
