@@ -368,9 +368,9 @@ class RestServer:
 
         def gone() -> None:
             # The client closed its connection: end the stream now, not at the next write
-            # (a keep-alive comes every KEEPALIVE_S), so that its place under the stream caps and
-            # its seat's presence are given up at once. A full queue means the loop below is
-            # writing, and that write fails.
+            # (a keep-alive comes every KEEPALIVE_S), so that its place under the stream caps is
+            # given up at once and its seat no longer renewed as present. A full queue means the
+            # loop below is writing, and that write fails.
             if not queue.full():
                 queue.put_nowait(("gone", None))
 
