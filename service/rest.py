@@ -45,7 +45,7 @@ from hustings.service.rest_connections import (
     connection_factory,
     drop,
 )
-from hustings.service.watch import from_version_ahead
+from hustings.service.watch import SparseRefusals, from_version_ahead
 from hustings.service.rest_routes import HttpRule, build_request, http_rules, to_json
 from hustings.service.sse_events import RenderedEvents
 from hustings.v1 import game_service_pb2
@@ -205,6 +205,7 @@ class RestServer:
     port: int = 0
     _streams: set[asyncio.Task[Any]] = field(default_factory=set)
     events: RenderedEvents = field(default_factory=RenderedEvents)  # shared by the event streams in step
+    refusals: SparseRefusals = field(default_factory=SparseRefusals)  # event streams refused at their start
     # Whether the replica can serve games (it reaches Redis): READY_PATH's answer, as gRPC health
     # gives it for GameService. The replica sets it; a face started alone is always ready.
     ready: Callable[[], bool] = lambda: True
@@ -314,13 +315,17 @@ class RestServer:
                 if message.from_version < 0:
                     raise invalid("BAD_FROM_VERSION", "from_version must be 0 or more")
                 token = _seat_token(bearer_token(request))
+                address = self.limits.addresses.of_http(request)  # as unary calls count it
                 # Refuse with a plain HTTP error, before the stream starts, what the stream would
-                # refuse: an unknown game, a foreign token, a version ahead, a client at its cap.
-                view = await self.host.get_view(message.game_id, token)
+                # refuse: a client at its cap or over its rate first, with nothing read; then an
+                # unknown game, a foreign token, a version ahead. The read is the stream's
+                # opening call (the stream counts no other), so a refusal after it is paid for
+                # as a refused unary call is, and its body is counted among the calls in flight.
+                self.host.watchers.limits.check(_stream_client(address), token, address)
+                with self.limits.calls.hold(address):
+                    view = await self.host.get_view(message.game_id, token)
                 if message.from_version > view.version:
                     raise from_version_ahead(view.version)
-                address = self.limits.addresses.of_http(request)  # as unary calls count it
-                self.host.watchers.limits.check(_stream_client(address), token, address)
             except ServiceError as error:
                 return error_response(error)
             except RedisError as failure:
@@ -351,7 +356,9 @@ class RestServer:
 
         async def produce() -> None:
             try:
-                updates = self.host.watchers.watch(message.game_id, token, message.from_version, _stream_client(address), address)
+                updates = self.host.watchers.watch(
+                    message.game_id, token, message.from_version, _stream_client(address), address, opening_counted=True
+                )
                 async for update in updates:
                     await queue.put(("update", update))
                 await queue.put(("end", None))
@@ -458,12 +465,15 @@ def _too_large() -> web.Response:
     return response
 
 
-def _counted(rule: HttpRule, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+def _counted(
+    rule: HttpRule, handler: Callable[[web.Request], Awaitable[web.StreamResponse]], refusals: SparseRefusals
+) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
     """``handler`` counted in the same RPC metrics as the gRPC face, by method and gRPC code.
 
     Like gRPC's, a WatchGame stream is counted when it ends but not timed (its length is the
-    client's choice). A stream refused before it starts is logged here; one that ends in error
-    after it started is logged where streams are served (``service/watch.py``), for both faces."""
+    client's choice). A stream refused before it starts is logged here, sparsely (``refusals``);
+    one that ends in error after it started is logged where streams are served
+    (``service/watch.py``), for both faces."""
 
     async def handle(request: web.Request) -> web.StreamResponse:
         started = time.perf_counter()
@@ -485,8 +495,7 @@ def _counted(rule: HttpRule, handler: Callable[[web.Request], Awaitable[web.Stre
             if not rule.streaming:
                 metrics.RPC_SECONDS.labels(rule.name).observe(time.perf_counter() - started)
             elif outcome is not None and response is not None and not response.prepared:
-                level = log.warning if outcome.code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL) else log.info
-                level("stream_ended", code=code, reason=outcome.reason)
+                refusals.note(outcome)  # any client causes these at will: logged sparsely
 
     return handle
 
@@ -598,7 +607,7 @@ def build_app(server: RestServer) -> web.Application:
             handler = server._watch_handler(rule)
         else:
             raise RuntimeError(f"no REST handler for {rule.name}")
-        counted = _counted(rule, handler)
+        counted = _counted(rule, handler, server.refusals)
         rpcs.add(counted)
         app.router.add_route(rule.verb.upper(), rule.aiohttp_path, counted)
     openapi = (STATIC / "openapi.json").read_bytes()

@@ -28,6 +28,8 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import math
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
 
@@ -38,7 +40,7 @@ from redis.exceptions import RedisError
 from hustings.engine import Seat
 from hustings.service import metrics, visibility
 from hustings.service.errors import ServiceError, invalid, store_error, unauthenticated
-from hustings.service.limits import StreamLimits
+from hustings.service.limits import StreamLimits, calls_for_steps
 from hustings.service.notifier import Announcement, Notifier
 from hustings.service.store import Store
 from hustings.storage.v1 import storage_pb2
@@ -60,6 +62,10 @@ SWEEP_CHUNK = 500  # games read in one pipeline by the sweep
 RETRY_S = (0.1, 0.25, 0.5, 1.0, 2.0)  # a feed's pauses after failed reads, then POLL_S
 TAIL_ENTRIES = 256  # log entries a feed keeps, so that watchers a little behind need no read
 SHARED_RESPONSES = 64  # responses a step keeps for watchers in step (most are at one version)
+# Streams refused before their first update (a cap, the rate, no such game) are logged at most
+# once this often per code and reason, with how many alike since: any client causes them at will,
+# and one address made 898 lines a second, one a refusal.
+REFUSAL_LOG_EVERY_S = 1.0
 
 Load = Callable[[str], Awaitable["Loaded"]]
 BuildView = Callable[["Loaded", "Seat | None"], game_pb2.GameView]
@@ -167,6 +173,28 @@ class GameFeed:
         return [self.tail[i] for i in range(start, start + up_to - after)]
 
 
+class SparseRefusals:
+    """``stream_ended`` lines of streams refused before they started: at most one per code and
+    reason every ``interval_s``, the first at once, each with the count of refusals alike that
+    it stands for since the line before (``alike_not_logged``)."""
+
+    def __init__(self, interval_s: float = REFUSAL_LOG_EVERY_S) -> None:
+        self.interval_s = interval_s
+        self._last: dict[tuple[str, str], tuple[float, int]] = {}  # (code, reason) -> (last line, not logged since)
+
+    def note(self, error: ServiceError, **fields: Any) -> None:
+        """One stream refused with ``error``; ``fields`` (its client) go into a line if one is due."""
+        key = (error.code.name, error.reason)
+        now = time.monotonic()
+        last, not_logged = self._last.get(key, (-math.inf, 0))
+        if now - last < self.interval_s:
+            self._last[key] = (last, not_logged + 1)
+            return
+        self._last[key] = (now, 0)
+        level = log.warning if error.code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL) else log.info
+        level("stream_ended", code=key[0], reason=key[1], alike_not_logged=not_logged, **fields)
+
+
 class Watchers:
     """The WatchGame streams of one replica: their limits, their shared feeds, their ends."""
 
@@ -193,6 +221,7 @@ class Watchers:
         self._feeds: dict[str, GameFeed] = {}
         self._reads: dict[tuple[str, ...], asyncio.Future[Any]] = {}
         self._sweeper: asyncio.Task[None] | None = None
+        self.refusals = SparseRefusals()  # the streams refused before their first update, logged sparsely
 
     @property
     def feeds(self) -> int:
@@ -228,12 +257,20 @@ class Watchers:
             feed.poke()  # steps of other replicas came in between: read them
 
     async def watch(
-        self, game_id: str, token: str | None, from_version: int, client: str, address: str | None = None
+        self,
+        game_id: str,
+        token: str | None,
+        from_version: int,
+        client: str,
+        address: str | None = None,
+        opening_counted: bool = False,
     ) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
         """Every step after ``from_version``, then each new one; a stream that ends in an error
         is logged with its reason (never with its token). It counts towards the caps of
-        ``client`` and of the client ``address`` (``service/limits.py``)."""
-        async with contextlib.aclosing(self._logged(game_id, token, from_version, client, address)) as updates:
+        ``client`` and of the client ``address`` (``service/limits.py``), and its opening as a
+        call of the address's rate unless ``opening_counted`` (the caller counted it)."""
+        updates = self._logged(game_id, token, from_version, client, address, opening_counted)
+        async with contextlib.aclosing(updates):
             async for update in updates:
                 yield update.message
 
@@ -247,30 +284,46 @@ class Watchers:
                 yield update.encoded()
 
     async def _logged(
-        self, game_id: str, token: str | None, from_version: int, client: str, address: str | None
+        self, game_id: str, token: str | None, from_version: int, client: str, address: str | None, opening_counted: bool = False
     ) -> AsyncIterator[Update]:
+        started = False
         try:
             # aclosing: a stream that goes away releases its place and its feed at once, not
             # whenever the garbage collector finalises the inner generators.
-            async with contextlib.aclosing(self._watch(game_id, token, from_version, client, address)) as updates:
+            updates = self._watch(game_id, token, from_version, client, address, opening_counted)
+            async with contextlib.aclosing(updates):
                 async for update in updates:
+                    started = True
                     yield update
         except ServiceError as error:
-            log.info("stream_ended", code=error.code.name, reason=error.reason, client=client)
+            self._ended(error, client, started)
             raise
         except RedisError as failure:
             error = store_error(failure)  # logs the cause
-            log.info("stream_ended", code=error.code.name, reason=error.reason, client=client)
+            self._ended(error, client, started)
             raise error from None
 
+    def _ended(self, error: ServiceError, client: str, started: bool) -> None:
+        if started:
+            log.info("stream_ended", code=error.code.name, reason=error.reason, client=client)
+        else:
+            self.refusals.note(error, client=client)
+
     async def _watch(
-        self, game_id: str, token: str | None, from_version: int, client: str, address: str | None
+        self, game_id: str, token: str | None, from_version: int, client: str, address: str | None, opening_counted: bool = False
     ) -> AsyncIterator[Update]:
         if from_version < 0:
             raise invalid("BAD_FROM_VERSION", "from_version must be 0 or more")
         if self._closing():
             raise shutting_down()
+        paying = address if address is not None else client
         with self.limits.hold(client, token, address):
+            # Opening counts towards the address's rate of calls as a unary call does, before
+            # anything is read: a stream refused after a read (no such game, a version ahead, a
+            # foreign token) is paid for as a refused call is, and an address over its rate
+            # makes the replica read nothing.
+            if not opening_counted:
+                self.limits.catch_up(paying, 0)
             feed = self._feeds.get(game_id)
             if feed is not None and feed.failure is None:
                 loaded = feed.step.loaded  # no read: the feed has the latest step it heard of
@@ -288,9 +341,9 @@ class Watchers:
                 # The seat may have been taken after the feed's last step: ask the game itself.
                 loaded = await self._load(game_id)
                 seat = self._seat_of(loaded, token)
-            # Opening counts towards the address's rate of calls as a unary call does, and a long
-            # catch-up as a long page does.
-            self.limits.catch_up(address if address is not None else client, loaded.version - from_version)
+            # A long catch-up counts as more calls, as a long page does.
+            if self.limits.rate is not None:
+                self.limits.rate.charge(paying, calls_for_steps(loaded.version - from_version))
             metrics.WATCHERS.inc()
             try:
                 if loaded.stored.status == game_pb2.GAME_STATUS_FINISHED:
