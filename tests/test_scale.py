@@ -266,10 +266,24 @@ def test_watchers_over_the_limit_are_resource_exhausted(redis_server: EmbeddedRe
     run(scenario())
 
 
-def test_metrics_count_rpcs_moves_and_watchers(redis_server: EmbeddedRedis) -> None:
+def test_metrics_count_rpcs_moves_and_watchers(tmp_path: pathlib.Path) -> None:
+    # A Redis of its own: the session's shared one holds other tests' tables, whose clocks and
+    # bots this replica would play too, adding moves to the counts below.
+    redis_server = EmbeddedRedis(tmp_path / "redis", appendonly=False).start()
+    try:
+        text = _metrics_after_one_move(redis_server, free_port())
+    finally:
+        redis_server.stop()
+    assert 'hustings_rpcs_total{code="OK",method="SubmitMove"} 1.0' in text
+    assert 'hustings_rpcs_total{code="NOT_FOUND",method="GetView"} 1.0' in text
+    assert 'hustings_moves_applied_total{kind="stimmvieh"} 1.0' in text
+    assert "hustings_rpc_seconds_bucket" in text and "hustings_watchers" in text
+
+
+def _metrics_after_one_move(redis_server: EmbeddedRedis, metrics_port: int) -> str:
+    """The /metrics text of a served replica after one game, one move and one missing view."""
     import urllib.request
 
-    metrics_port = free_port()
     with serve_process("--redis-url", redis_server.url, "--metrics-address", f"127.0.0.1:{metrics_port}") as (_, port):
         async def scenario() -> None:
             async with Client(f"127.0.0.1:{port}") as client:
@@ -280,8 +294,4 @@ def test_metrics_count_rpcs_moves_and_watchers(redis_server: EmbeddedRedis) -> N
 
         run(scenario())
         with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10) as response:
-            text = response.read().decode()
-    assert 'hustings_rpcs_total{code="OK",method="SubmitMove"} 1.0' in text
-    assert 'hustings_rpcs_total{code="NOT_FOUND",method="GetView"} 1.0' in text
-    assert 'hustings_moves_applied_total{kind="stimmvieh"} 1.0' in text
-    assert "hustings_rpc_seconds_bucket" in text and "hustings_watchers" in text
+            return response.read().decode()
