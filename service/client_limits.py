@@ -32,10 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Callable, Iterable
 
 import grpc
-from google.protobuf import duration_pb2
-from google.rpc import error_details_pb2, status_pb2
 
-from hustings.service.errors import ServiceError
+from hustings.service.errors import RetryLater
 from hustings.service.limits import (
     DEFAULT_CALL_BURST,
     DEFAULT_CALLS_PER_CLIENT_PER_SECOND,
@@ -104,27 +102,6 @@ PRUNE_EVERY_S = 1.0
 # port, so there are as many as connections); the table is emptied when it reaches this size.
 MAX_KNOWN_PEERS = 8_192
 FORWARDED_FOR = "x-forwarded-for"
-
-
-class RetryLater(ServiceError):
-    """A refusal that says when to try again: ``google.rpc.RetryInfo`` beside the ErrorInfo in
-    the status details (gRPC's standard retry hint), and ``Retry-After`` over REST."""
-
-    def __init__(self, code: grpc.StatusCode, reason: str, message: str, retry_after_s: float) -> None:
-        super().__init__(code, reason, message)
-        self.retry_after_s = retry_after_s
-
-    def status_proto(self) -> status_pb2.Status:
-        """The google.rpc.Status: ErrorInfo, then RetryInfo."""
-        status = super().status_proto()
-        delay = duration_pb2.Duration()
-        delay.FromMilliseconds(math.ceil(self.retry_after_s * 1000))
-        status.details.add().Pack(error_details_pb2.RetryInfo(retry_delay=delay))
-        return status
-
-    def retry_after_header(self) -> str:
-        """``Retry-After`` in whole seconds (HTTP has no finer unit), rounded up, at least 1."""
-        return str(max(1, math.ceil(self.retry_after_s)))
 
 
 def too_many_games_created(retry_after_s: float) -> RetryLater:

@@ -6,7 +6,7 @@ import math
 import time
 
 import grpc
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, duration_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 from redis.exceptions import MaxConnectionsError, OutOfMemoryError, RedisError
@@ -76,6 +76,27 @@ class ServiceError(Exception):
         return rpc_status.to_status(self.status_proto())
 
 
+class RetryLater(ServiceError):
+    """A refusal that says when to try again: ``google.rpc.RetryInfo`` beside the ErrorInfo in
+    the status details (gRPC's standard retry hint), and ``Retry-After`` over REST."""
+
+    def __init__(self, code: grpc.StatusCode, reason: str, message: str, retry_after_s: float) -> None:
+        super().__init__(code, reason, message)
+        self.retry_after_s = retry_after_s
+
+    def status_proto(self) -> status_pb2.Status:
+        """The google.rpc.Status: ErrorInfo, then RetryInfo."""
+        status = super().status_proto()
+        delay = duration_pb2.Duration()
+        delay.FromMilliseconds(math.ceil(self.retry_after_s * 1000))
+        status.details.add().Pack(error_details_pb2.RetryInfo(retry_delay=delay))
+        return status
+
+    def retry_after_header(self) -> str:
+        """``Retry-After`` in whole seconds (HTTP has no finer unit), rounded up, at least 1."""
+        return str(max(1, math.ceil(self.retry_after_s)))
+
+
 def invalid(reason: str, message: str) -> ServiceError:
     """INVALID_ARGUMENT: the request is malformed."""
     return ServiceError(grpc.StatusCode.INVALID_ARGUMENT, reason, message)
@@ -101,20 +122,37 @@ def aborted(reason: str, message: str) -> ServiceError:
     return ServiceError(grpc.StatusCode.ABORTED, reason, message)
 
 
-def store_unavailable() -> ServiceError:
-    """UNAVAILABLE: Redis cannot be reached; the call may be retried."""
-    return ServiceError(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", "the game store is unreachable; retry")
+# The retry hints of the store's refusals. Unreachable: the replica pings Redis once a second
+# (service/readiness.py), so a second is the soonest it could know better; a failover of Redis
+# takes seconds, and a hinted retry is paced by the hint rather than counted against the
+# client's few backoff attempts, so clients ride it out within their call's budget. Busy: the
+# call already waited for a connection of the bounded pool; one is usually free again soon.
+STORE_UNAVAILABLE_RETRY_S = 1.0
+STORE_BUSY_RETRY_S = 0.1
+
+
+def store_unavailable() -> RetryLater:
+    """UNAVAILABLE ``STORE_UNAVAILABLE``: Redis cannot be reached; retry in a second."""
+    return RetryLater(
+        grpc.StatusCode.UNAVAILABLE,
+        "STORE_UNAVAILABLE",
+        "the game store is unreachable; retry",
+        STORE_UNAVAILABLE_RETRY_S,
+    )
 
 
 def store_error(error: RedisError) -> ServiceError:
     """The answer to a failed store call, by its cause (which is logged, never sent): a full
     Redis is RESOURCE_EXHAUSTED ``STORE_FULL``; a pool with no free connection in time is
     UNAVAILABLE ``STORE_BUSY``; anything else that reaches Redis or not is UNAVAILABLE
-    ``STORE_UNAVAILABLE``. All of them may be retried with the same request id."""
+    ``STORE_UNAVAILABLE``. All of them may be retried with the same request id; the two
+    UNAVAILABLE ones carry a retry hint. A full store has none: it frees memory as finished
+    games expire or an operator acts, not within a call's budget, so the caller hears of it."""
+    result: ServiceError
     if isinstance(error, OutOfMemoryError) or "OOM command not allowed" in str(error):
         result = ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED, "STORE_FULL", "the game store is full; retry later")
     elif isinstance(error, MaxConnectionsError) or "No connection available" in str(error):
-        result = ServiceError(grpc.StatusCode.UNAVAILABLE, "STORE_BUSY", "the game store is busy; retry")
+        result = RetryLater(grpc.StatusCode.UNAVAILABLE, "STORE_BUSY", "the game store is busy; retry", STORE_BUSY_RETRY_S)
     else:
         result = store_unavailable()
     _log_store_error(result.reason, type(error).__name__, str(error)[:120])

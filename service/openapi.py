@@ -65,8 +65,9 @@ _STATUS_SCHEMAS: dict[str, Any] = {
             "RESOURCE_EXHAUSTED 429, INTERNAL 500, UNAVAILABLE 503). `details` holds one "
             "google.rpc.ErrorInfo whose `reason` is machine-readable (e.g. NOT_YOUR_TURN, "
             "STALE_VERSION, GAME_NOT_FOUND, MALFORMED_JSON) and whose `domain` is \"hustings\"; "
-            "a refusal that hints when to come back (TOO_MANY_GAMES_CREATED, CALL_RATE_EXCEEDED) "
-            "also holds a google.rpc.RetryInfo."
+            "a refusal that hints when to come back (TOO_MANY_GAMES_CREATED, CALL_RATE_EXCEEDED, "
+            "STORE_UNAVAILABLE, STORE_BUSY) also holds a google.rpc.RetryInfo, and its answer a "
+            "Retry-After header in whole seconds."
         ),
         "properties": {
             "code": {**_INT32, "description": "The gRPC status code (google.rpc.Code)."},

@@ -99,6 +99,7 @@ def test_a_redis_restart_takes_the_replica_out_of_service_and_back_without_faile
     from hustings.service.embedded_redis import free_port
     from hustings.service.grpc_api import SERVICE_NAME
     from hustings.service.replica import SOLE_CLIENT, Replica, ReplicaConfig
+    from hustings.client import HustingsError
     from hustings.service.rest import READY_PATH
     from hustings.v1 import game_service_pb2, game_service_pb2_grpc
 
@@ -148,6 +149,14 @@ def test_a_redis_restart_takes_the_replica_out_of_service_and_back_without_faile
                     logged_before = len(logs)
                     refused = await calls(48)
                     assert all(isinstance(r, grpc.aio.AioRpcError) and r.code() == grpc.StatusCode.UNAVAILABLE for r in refused)
+                    # Each refusal says when to try again: a second, over gRPC and over HTTP.
+                    hinted = HustingsError.from_rpc_error(refused[0])  # type: ignore[arg-type]
+                    assert (hinted.reason, hinted.retry_after_s) == ("STORE_UNAVAILABLE", 1.0)
+                    async with aiohttp.ClientSession() as http:
+                        async with http.get(f"http://127.0.0.1:{replica.http_port}/v1/games", timeout=aiohttp.ClientTimeout(total=5)) as answer:
+                            body = await answer.json()
+                            assert (answer.status, answer.headers.get("Retry-After")) == (503, "1"), (answer.status, body)
+                    assert [d.get("retryDelay") for d in body["details"]] == [None, "1s"], body
                     lines = [e for e in logs[logged_before:] if e["event"] == "store_error"]
                     assert 1 <= len(lines) <= 4, lines  # one a second, not one per failed call
                     server.start()  # the same port
@@ -166,3 +175,49 @@ def test_a_redis_restart_takes_the_replica_out_of_service_and_back_without_faile
         server.stop()
     changes = [entry["event"] for entry in logs if entry["event"] in ("store_unreachable", "store_reachable_again")]
     assert changes == ["store_unreachable", "store_reachable_again"], changes
+
+
+def test_a_client_call_rides_out_a_redis_outage_longer_than_its_backoff(tmp_path: pathlib.Path) -> None:
+    """README Retries: STORE_UNAVAILABLE carries a retry hint, and the client retries a hinted
+    refusal within its call's budget rather than within its few backoff attempts (six, at most
+    1.55 s of pauses in all). So a call made while Redis is away for 3 s is answered once Redis
+    is back, instead of failing after its backoff ran out; and the move made in it is applied
+    once."""
+    import asyncio
+    import secrets
+
+    from hustings.client import Client
+    from hustings.service.embedded_redis import free_port
+    from hustings.service.replica import SOLE_CLIENT, Replica, ReplicaConfig
+
+    from conftest import run
+
+    server = EmbeddedRedis(tmp_path / "redis", port=free_port(), appendonly=True).start()
+    outage_s = 3.0
+
+    async def scenario() -> None:
+        config = ReplicaConfig(redis_url=server.url, address="127.0.0.1:0", grace_s=1.0, store_ping_s=0.1,
+                               secret=secrets.token_bytes(32), **SOLE_CLIENT)
+        replica = await Replica(config).start()
+        try:
+            async with Client(f"127.0.0.1:{replica.port}") as client:
+                created = await client.create_game("stimmvieh", players=3)
+                seats = [await client.join(created.game_id, name) for name in ("Ada", "Bo", "Cy")]
+                view = await client.view(created.game_id, seats[0].token)
+                mover = next(seat for seat in seats if seat.seat in view.to_act)
+                mine = await client.view(created.game_id, mover.token)
+                server.stop()
+                move = asyncio.ensure_future(client.move(created.game_id, mover.token, mine.legal_moves[0], mine.version))
+                await asyncio.sleep(outage_s)
+                assert not move.done(), move  # still retrying, paced by the hint
+                server.start()  # the same port and data
+                answer = await asyncio.wait_for(move, 30)
+                assert answer.version == mine.version + 1
+                assert (await client.view(created.game_id)).version == mine.version + 1  # applied once
+        finally:
+            await replica.stop()
+
+    try:
+        run(scenario(), 60)
+    finally:
+        server.stop()

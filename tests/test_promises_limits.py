@@ -96,7 +96,7 @@ def test_a_grpc_request_of_64_kib_is_read_and_one_byte_more_is_resource_exhauste
 
 def test_a_command_that_waits_too_long_for_a_connection_is_store_busy(tmp_path: pathlib.Path) -> None:
     """README Redis connections: "a command that finds them all busy waits up to 10 s for one
-    (then UNAVAILABLE `STORE_BUSY`)". The wait is shortened to 0.3 s here; the pool has the
+    (then UNAVAILABLE `STORE_BUSY`)", with a retry hint of 0.1 s (README Retries). The wait is shortened to 0.3 s here; the pool has the
     minimum of three connections, so while Redis pauses one read holds the only free one and
     the other reads give up."""
     from hustings.service import store
@@ -117,7 +117,7 @@ def test_a_command_that_waits_too_long_for_a_connection_is_store_busy(tmp_path: 
         answered = [r for r in results if isinstance(r, game_service_pb2.GetViewResponse)]
         assert len(refused) + len(answered) == 4, results
         assert refused and answered, results
-        assert {(e.code, e.reason) for e in refused} == {(grpc.StatusCode.UNAVAILABLE, "STORE_BUSY")}
+        assert {(e.code, e.reason, e.retry_after_s) for e in refused} == {(grpc.StatusCode.UNAVAILABLE, "STORE_BUSY", 0.1)}
 
     try:
         run(scenario())

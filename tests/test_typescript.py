@@ -67,9 +67,18 @@ def test_typed_example_plays_a_move_against_a_live_server(built: pathlib.Path, r
         assert view["version"] == line["version"]
 
 
-# Faults a proxy injects: forward then answer 503 (applied, the answer lost), answer 503 or 504
+# Faults a proxy injects: forward then answer 503 (applied, the answer lost), the same with the
+# retry hint a replica gives when it cannot reach the store (STORE_UNAVAILABLE), answer 503 or 504
 # without forwarding, or close the connection without answering (a network error).
-LOSE, UNAVAILABLE, TIMEOUT, CUT = "lose", "503", "504", "cut"
+LOSE, LOSE_HINTED, UNAVAILABLE, TIMEOUT, CUT = "lose", "lose-hinted", "503", "504", "cut"
+HINTED_503 = json.dumps({
+    "code": 14,
+    "message": "injected: applied, then the store unreachable",
+    "details": [
+        {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "STORE_UNAVAILABLE", "domain": "hustings"},
+        {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "0.010s"},
+    ],
+}).encode()
 PROXY_TIMEOUT_S = 20.0
 PASSED_HEADERS = ("Authorization", "Content-Type", "Accept")
 
@@ -154,6 +163,9 @@ class _ProxyHandler(http.server.BaseHTTPRequestHandler):
         upstream = requests.request(self.command, self.server.target + self.path, data=raw or None, headers=headers, timeout=PROXY_TIMEOUT_S)
         if action == LOSE:
             self._answer(index, 503, b'{"code": 14, "message": "injected: applied, answer lost", "details": []}')
+            return
+        if action == LOSE_HINTED:
+            self._answer(index, 503, HINTED_503)
             return
         self._answer(index, upstream.status_code, upstream.content)
 
@@ -247,7 +259,9 @@ def test_table_calls_retried_across_lost_answers_happen_once(built: pathlib.Path
     plan = {
         "CreateGame": [LOSE],
         "AddBot": [LOSE],  # the retry is refused SEAT_TAKEN with the bot in the seat: the answer
-        "LeaveGame": [LOSE],  # the retry is refused ALREADY_ABSENT: the answer
+        # Applied, then a 503 with a retry hint: a hinted 503 may follow an applied attempt as
+        # any 503 may, so the retry's ALREADY_ABSENT is the answer here too.
+        "LeaveGame": [LOSE_HINTED],
         "ReturnToGame": [LOSE, UNAVAILABLE],  # the third attempt is refused NOT_ABSENT: the answer
         "TakeOverSeat": [LOSE],  # the retry is answered from its request id
     }

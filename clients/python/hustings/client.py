@@ -11,7 +11,8 @@ Every unary call retries itself (see ``RetryPolicy``): one request id is drawn p
 and sent again on every attempt, so a create, join or move whose answer was lost is answered on
 retry as the first time and applied once. UNAVAILABLE and DEADLINE_EXCEEDED are retried with
 backoff; a refusal that carries the server's retry hint (``google.rpc.RetryInfo``, as
-RESOURCE_EXHAUSTED ``TOO_MANY_GAMES_CREATED`` does) is retried after at least the hinted delay,
+RESOURCE_EXHAUSTED ``TOO_MANY_GAMES_CREATED`` and UNAVAILABLE ``STORE_UNAVAILABLE`` do) is
+retried after at least the hinted delay,
 with jitter on top, while the call's budget (``timeout_s``) allows, else raised at once with the
 hint in ``HustingsError.retry_after_s``. Any other refusal (ABORTED on a stale version, an illegal
 move, a RESOURCE_EXHAUSTED without a hint) is the caller's to handle.
@@ -157,8 +158,8 @@ async def retrying(
             if policy.max_attempts == 1:
                 raise
             if error.retry_after_s is not None:
-                # A refusal with a hint changed nothing (the server says so by hinting), so it
-                # is retried like a lost answer, but no sooner than the server asked.
+                # A hinted refusal is retried no sooner than the server asked, paced by the
+                # server rather than counted among the backoff attempts.
                 pause = hinted_pause_s(error.retry_after_s, rng)
             elif error.code in RETRY_CODES and failures < policy.max_attempts - 1:
                 pause = policy.backoff_s(failures, rng)

@@ -8,11 +8,11 @@
 // request_id field and leaves it empty gets a fresh random one), sent again unchanged on every
 // attempt. Only HTTP 503 (UNAVAILABLE), 504 (DEADLINE_EXCEEDED), a network error or an attempt
 // that ran out of time are retried, after a pause with exponential backoff and full jitter;
-// a refusal that carries the server's retry hint (429 TOO_MANY_GAMES_CREATED: the RetryInfo in
-// its body, else its Retry-After header) is retried after at least the hinted delay, with jitter
-// on top, while the budget allows, else thrown at once with the hint in `retryAfterMs`. Anything
-// else (409 ABORTED on a stale version, 400 an illegal move, a 429 without a hint) is the
-// caller's to handle.
+// a refusal that carries the server's retry hint (429 TOO_MANY_GAMES_CREATED, 503
+// STORE_UNAVAILABLE: the RetryInfo in its body, else a 429's Retry-After header) is retried after
+// at least the hinted delay, with jitter on top, while the budget allows, else thrown at once with
+// the hint in `retryAfterMs`. Anything else (409 ABORTED on a stale version, 400 an illegal move,
+// a 429 without a hint) is the caller's to handle.
 //
 // The table calls have typed methods (createGame with table settings, leaveGame, returnToGame,
 // takeOverSeat, addBot). LeaveGame, ReturnToGame and AddBot carry no request id: a retry after
@@ -204,8 +204,11 @@ export class HustingsRest {
       } catch (error) {
         let pause: number;
         if (error instanceof HustingsError && error.retryAfterMs !== undefined) {
-          // A hinted refusal changed nothing: retried like a lost answer, no sooner than asked.
+          // A hinted refusal is retried no sooner than asked, paced by the server rather than
+          // counted among the attempts. A 503 with a hint (the store unreachable) may still
+          // follow an attempt that was applied, as any 503 may.
           if (policy.maxAttempts <= 1) throw error;
+          if (retryable(error)) possiblyApplied = true;
           pause = hintedPauseMs(error.retryAfterMs, this.random);
         } else if (retryable(error)) {
           possiblyApplied = true;
