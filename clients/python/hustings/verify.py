@@ -43,7 +43,29 @@ class VerifyReport:
         }
 
 
+# What a game created by release 0.1.0 (the one release whose games have no nonce) needs when
+# its replay fails: its steps were played under that release's rules, which this build does not
+# replay (its Staffs were chosen a Staffer at a time, its Wahlspiel states have an older format).
+OLDER_RULES = (
+    "; the game was created by hustings 0.1.0 (its revealed seed matches the commitment, which "
+    "hashes the seed alone) and steps of it were played under 0.1.0's rules, which this build "
+    "does not replay: check a game finished under 0.1.0 with the verify command of release "
+    "0.1.0, which reads it from this server"
+)
+
+
 def verify_log(
+    view: game_pb2.GameView, entries: list[game_pb2.HistoryEntry], commitment: str | None = None
+) -> VerifyReport:
+    """Replay ``entries`` against the seed in ``view`` (``replay_log``); a replay that fails for
+    a game created by release 0.1.0 says why it may (``OLDER_RULES``)."""
+    report = replay_log(view, entries, commitment)
+    if report.ok or view.seed_nonce or report.failed_at_version is None:
+        return report
+    return VerifyReport(False, report.game_id, report.steps, report.draws, report.message + OLDER_RULES, report.failed_at_version)
+
+
+def replay_log(
     view: game_pb2.GameView, entries: list[game_pb2.HistoryEntry], commitment: str | None = None
 ) -> VerifyReport:
     """Replay ``entries`` (a finished game's full history) against the seed in ``view``.
