@@ -8,6 +8,8 @@ from typing import Any, Callable
 
 from hustings.engine.jsontext import ENCODE, SMALL_INTS, scalar, texts
 from hustings.engine.wahlspiel.model import (
+    EVENT,
+    VOTER,
     Ballot,
     Candidate,
     Coalition,
@@ -177,13 +179,37 @@ def dump_state(state: WahlspielState) -> bytes:
     ).encode("utf-8")
 
 
+def _from_format_1(data: dict[str, Any]) -> None:
+    """Bring a state of format 1 (release 0.1.0) to format 2 in place. Its open coalition offer
+    was one item each way from the party on the field (``give_card`` or ``give_money``, a card of
+    ``ask_kind`` or ``ask_money``): the bundle of format 2 holding just those, proposed by that
+    party (``proposer`` -1), with nothing drafted or handed over yet."""
+    coalition = data.get("coalition")
+    if coalition is None:
+        return
+    pending = coalition.get("pending")
+    if pending is not None:
+        give_card, ask_kind = pending.get("give_card", ""), pending.get("ask_kind", "")
+        coalition["pending"] = {
+            "give_cards": [give_card] if give_card else [],
+            "give_money": pending.get("give_money", 0),
+            "ask_voters": 1 if ask_kind == VOTER else 0,
+            "ask_events": 1 if ask_kind == EVENT else 0,
+            "ask_money": pending.get("ask_money", 0),
+        }
+
+
 def load_state(raw: bytes) -> WahlspielState:
-    """The inverse of ``dump_state``. Raises ValueError on data it did not write. A field added
+    """The inverse of ``dump_state``; reads format 1 too (``_from_format_1``). Raises ValueError
+    on data it did not write. A field added
     to the state since its format was set (``revealed_ballot``) is absent from the snapshots
     written before it, and from every one written while it is unset, and takes its default there."""
     try:
         data = json.loads(raw.decode("utf-8"))
-        if data.pop("format") != FORMAT:
+        stored_format = data.pop("format")
+        if stored_format == 1:
+            _from_format_1(data)
+        elif stored_format != FORMAT:
             raise ValueError("unknown Wahlspiel state format")
         state = _build(WahlspielState, data)
         assert isinstance(state, WahlspielState)
