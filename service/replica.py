@@ -88,6 +88,7 @@ class ReplicaConfig:
     address: str = DEFAULT_ADDRESS
     allow_client_seed: bool = False
     grace_s: float = 5.0
+    drain_s: float = 0.0  # on stop, NOT_SERVING while still serving everything for this long
     http_address: str = ""  # REST/JSON face (and /play), off when empty
     http: "HttpSettings | None" = None  # its connection caps and timeouts; None: the defaults
     metrics_address: str = ""  # Prometheus /metrics, off when empty
@@ -121,6 +122,7 @@ class Replica:
     port: int = 0
     http_port: int = 0
     metrics_port: int = 0
+    draining: bool = False  # stopping, still serving: NOT_SERVING on health and /readyz
     _parts: dict[str, object] = field(default_factory=dict)
 
     async def start(self) -> "Replica":
@@ -207,7 +209,7 @@ class Replica:
                 if isinstance(error, (OSError, ValueError)):
                     raise StartupError(f"cannot listen for REST/JSON on {self.config.http_address!r}: {_first_line(error)}") from None
                 raise
-            rest.ready = lambda: readiness.reachable
+            rest.ready = lambda: readiness.reachable and not self.draining
             self.http_port = rest.port
             self._parts["rest"] = rest
         if self.config.metrics_address:
@@ -233,12 +235,16 @@ class Replica:
         """The per-client limits both faces share (for tests and tools)."""
         return self._parts["limits"]  # type: ignore[return-value]
 
-    async def stop(self) -> None:
-        """Report NOT_SERVING, end streams, let in-flight calls finish, then close."""
+    async def stop(self, hurry: asyncio.Event | None = None) -> None:
+        """Report NOT_SERVING; go on serving every call and stream for ``config.drain_s``
+        (or until ``hurry`` is set), so that balancers that poll the health stop sending here
+        first; then end the streams, let in-flight calls finish within ``config.grace_s``, and
+        close."""
         if not self._parts:
             return
         health = self._parts["health"]
         await health.enter_graceful_shutdown()  # type: ignore[attr-defined]
+        await self._drain(hurry)
         self.host.begin_shutdown()
         await self.host.lobby_repair.stop()
         await self.host.deadline_runner.stop()
@@ -261,18 +267,28 @@ class Replica:
         self._parts = {}
         log.info("replica_stopped")
 
+    async def _drain(self, hurry: asyncio.Event | None) -> None:
+        """Wait out the drain: health and /readyz say NOT_SERVING, everything else is served."""
+        if self.config.drain_s <= 0 or (hurry is not None and hurry.is_set()):
+            return
+        self.draining = True
+        log.info("replica_draining", seconds=self.config.drain_s)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for((hurry or asyncio.Event()).wait(), self.config.drain_s)
+
     async def wait(self) -> None:
         """Serve until the server stops."""
         await self._parts["server"].wait_for_termination()  # type: ignore[attr-defined]
 
 
-async def serve_forever(config: ReplicaConfig, stop_event: asyncio.Event) -> None:
-    """Run a replica until ``stop_event`` is set."""
+async def serve_forever(config: ReplicaConfig, stop_event: asyncio.Event, hurry: asyncio.Event | None = None) -> None:
+    """Run a replica until ``stop_event`` is set; then stop it, cutting its drain short when
+    ``hurry`` is set (a second signal)."""
     replica = await Replica(config).start()
     try:
         await stop_event.wait()
     finally:
-        await replica.stop()
+        await replica.stop(hurry)
 
 
 def start_embedded_redis(data_dir: pathlib.Path = DEFAULT_DATA_DIR) -> EmbeddedRedis:

@@ -72,6 +72,37 @@ def test_compose_runs_redis_three_replicas_and_a_grpc_balancer() -> None:
         assert parsed.trusted_proxy == [str(n) for n in trusted] and parsed.redis_url == "redis://redis:6379/0"
 
 
+def _seconds(text: str) -> float:
+    """A duration as compose and Envoy write it ("30s", "2s")."""
+    assert text.endswith("s"), text
+    return float(text[:-1])
+
+
+def test_replicas_drain_past_the_balancers_health_checks_and_within_the_grace_period() -> None:
+    """deploy/README.md: a stopping replica reports NOT_SERVING and serves on for its drain, long
+    enough for the balancer's health checks to take it out, short enough that the drain and the
+    calls in flight (ReplicaConfig.grace_s) end before the orchestrator kills it."""
+    from hustings.cli import _parser
+    from hustings.service.replica import ReplicaConfig
+
+    grace_s = ReplicaConfig(redis_url="").grace_s
+    compose = _documents("compose.yaml")[0]
+    envoy = _documents("envoy.yaml")[0]
+    check = envoy["static_resources"]["clusters"][0]["health_checks"][0]
+    taken_out_s = _seconds(check["interval"]) * check["unhealthy_threshold"]
+    for name, service in compose["services"].items():
+        if name.startswith("hustings-"):
+            drain_s = _parser().parse_args(["serve", *service["command"]]).drain_seconds
+            assert taken_out_s < drain_s and drain_s + grace_s < _seconds(service["stop_grace_period"]), name
+    deployment = next(d for d in _documents("k8s/hustings.yaml") if d["kind"] == "Deployment")
+    pod = deployment["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    drain_s = _parser().parse_args(["serve", *container["args"]]).drain_seconds
+    probe = container["readinessProbe"]
+    assert probe["periodSeconds"] * probe["failureThreshold"] < drain_s
+    assert drain_s + grace_s < pod["terminationGracePeriodSeconds"]
+
+
 def test_kubernetes_manifests_fit_together() -> None:
     docs = {(d["kind"], d["metadata"]["name"]): d for d in _documents("k8s/hustings.yaml") + _documents("k8s/redis.yaml")}
     deployment = docs[("Deployment", "hustings")]

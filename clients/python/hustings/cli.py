@@ -94,6 +94,21 @@ def _retention_days(text: str) -> float:
     return value
 
 
+# --drain-seconds at most: ten minutes, well past any balancer's health-check period.
+MAX_DRAIN_SECONDS = 600.0
+
+
+def _drain_seconds(text: str) -> float:
+    """--drain-seconds: a number from 0 to MAX_DRAIN_SECONDS."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value <= MAX_DRAIN_SECONDS:
+        raise argparse.ArgumentTypeError(f"from 0 to {MAX_DRAIN_SECONDS:g}")
+    return value
+
+
 def _cidr(text: str) -> str:
     """--trusted-proxy: an address range such as 10.0.0.0/8 or fd00::/8 (or one address)."""
     import ipaddress
@@ -120,7 +135,7 @@ def _commitment(text: str) -> str:
 # How a container or a unit file sets `serve` without flags (deploy/Dockerfile does so).
 SERVE_ENVIRONMENT = (
     "environment: HUSTINGS_ADDRESS, HUSTINGS_HTTP_ADDRESS, HUSTINGS_METRICS_ADDRESS, HUSTINGS_REDIS_URL, "
-    "HUSTINGS_DATA_DIR, HUSTINGS_RETENTION_DAYS and HUSTINGS_SECRET_FILE are the defaults of the options "
+    "HUSTINGS_DATA_DIR, HUSTINGS_RETENTION_DAYS, HUSTINGS_DRAIN_SECONDS and HUSTINGS_SECRET_FILE are the defaults of the options "
     "of the same names (a flag wins); HUSTINGS_SECRET is the server secret itself"
 )
 
@@ -144,6 +159,14 @@ def _parser() -> argparse.ArgumentParser:
         type=_retention_days,
         default=os.environ.get("HUSTINGS_RETENTION_DAYS", "30"),  # a text default goes through the type too
         help="how long finished games are kept before all their keys expire, in days, above 0 and at most 36,500 (default %(default)s)",
+    )
+    serve.add_argument(
+        "--drain-seconds",
+        type=_drain_seconds,
+        default=os.environ.get("HUSTINGS_DRAIN_SECONDS", "0"),
+        help="on SIGTERM or SIGINT, report NOT_SERVING (gRPC health, /readyz) and go on serving every call and "
+        "stream for this long before stopping, so that balancers polling the health send nothing new first; "
+        "a second signal stops at once (0 to 600, default %(default)s)",
     )
     serve.add_argument(
         "--secret-file",
@@ -258,10 +281,15 @@ async def _serve(args: argparse.Namespace) -> int:
         redis_url = embedded.url
         # The URL may carry a generated password: log where the data is, not how to reach it.
         log.info("embedded_redis_started", data_dir=str(embedded.data_dir), unix_socket=redis_url.startswith("unix://"))
-    stop = asyncio.Event()
+    stop, hurry = asyncio.Event(), asyncio.Event()
+
+    def signalled() -> None:
+        # The first signal stops the replica (after its drain); a second one cuts the drain short.
+        (hurry if stop.is_set() else stop).set()
+
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+        loop.add_signal_handler(sig, signalled)
     try:
         config = ReplicaConfig(
             redis_url=redis_url,
@@ -284,13 +312,14 @@ async def _serve(args: argparse.Namespace) -> int:
             unattended_decisions_per_second=args.unattended_decisions_per_second,
             trusted_proxies=tuple(args.trusted_proxy),
             retention_s=max(1, int(args.retention_days * 24 * 3600)),
+            drain_s=args.drain_seconds,
             secret=server_secret.resolve(args.secret_file, embedded.data_dir if embedded is not None else None),
         )
         log.info("serving", address=args.address, open_files_limit=open_files)
         from hustings.service import collector
 
         collector.settle()  # after the imports, before the first stream
-        await serve_forever(config, stop)
+        await serve_forever(config, stop, hurry)
     finally:
         if embedded is not None:
             embedded.stop()
