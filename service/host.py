@@ -743,6 +743,10 @@ class GameHost:
                 if due:  # most moves set no deadline: no coroutine to make and await
                     await self._schedule(new.stored, due)
                 seen_at = self._now_ms()
+                # A player's move takes, frees or hands no seat to a bot (table steps do): of what
+                # the lobby lists, only the status can change, at the end, and the absence of a
+                # seat whose player moves again.
+                listed = new.stored.status != loaded.stored.status or loaded.stored.seats[seat].absent
                 feed = self.watchers.committing(game_id)  # its announcement may come before its reply
                 try:
                     result = await self.store.commit(
@@ -753,9 +757,7 @@ class GameHost:
                         request_fingerprint,
                         expire_s=self._expiry(new.stored, loaded.stored),
                         present=(seat, seen_at),
-                        # A player's move takes, frees or hands no seat to a bot (table steps
-                        # do): of what the lobby lists, only the status can change, at the end.
-                        listed=new.stored.status != loaded.stored.status,
+                        listed=listed,
                     )
                     if result.status == "OK":
                         self.presence.noted(game_id, seat, seen_at)
@@ -767,7 +769,7 @@ class GameHost:
                 if result.status == "OK":
                     self._kick_if_due(new.stored, due)
                     metrics.move_applied(new.stored.kind)
-                    if new.stored.status == game_pb2.GAME_STATUS_FINISHED:
+                    if listed:
                         await index_quietly(self.store, new.stored)
                     log.info("move_applied", version=new.version)
                     return self._answer(new.version, events, seat)
@@ -798,7 +800,9 @@ class GameHost:
     ) -> tuple[Loaded, storage_pb2.LogEntry, int, list[storage_pb2.StoredEvent]]:
         """The game after ``seat``'s move, its log entry, its earliest pending deadline (0 for
         none), which the table's clocks work out anyway, and the entry's events as a list: the
-        answer to the move filters them, and a list is cheaper to walk than a repeated field."""
+        answer to the move filters them, and a list is cheaper to walk than a repeated field.
+        A player's move from an absent seat brings it back: the entry's first event says so
+        (CHANGE_RETURNED), as ReturnToGame's would."""
         stored, game = loaded.stored, loaded.game
         if stored.status == game_pb2.GAME_STATUS_OPEN:
             raise precondition("GAME_NOT_STARTED", "the game starts when every seat is taken")
@@ -817,8 +821,12 @@ class GameHost:
         engine_state = new.engine_state = game.dump_state(state)
         if game.is_over(state):
             new.status = game_pb2.GAME_STATUS_FINISHED
+        returned = False
         if not by_bot:
-            new.seats[seat].timeouts = 0
+            place = new.seats[seat]
+            place.timeouts = 0
+            if place.absent:  # a player who moves is at the table again, as ReturnToGame says
+                place.absent, returned = False, True
         due = table.settle(new, game.to_act(state), seat, self._now_ms(), is_side_move(game, move, loaded.state))
         # Fields set one by one: the keyword constructor costs a third more.
         entry = storage_pb2.LogEntry()
@@ -828,6 +836,9 @@ class GameHost:
         entry.state_digest = hashlib.sha256(engine_state).hexdigest()  # the bytes in hand, not a copy read back
         entry.move.CopyFrom(move_proto)
         stored_events = []
+        if returned:
+            table.changed_event(entry, seat, game_pb2.SeatChanged.CHANGE_RETURNED, place.display_name)
+            stored_events.append(entry.events[-1])
         for event in events:
             stored_event = entry.events.add()
             visibility.fill_stored_event(stored_event, game, event, version, seat)
