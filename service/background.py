@@ -5,10 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Awaitable, Callable
+from typing import Any, Awaitable, Callable
+
+from hustings.service.logs import SparseLines
 
 STOP_ATTEMPTS = 20
 STOP_WAIT_S = 0.5
+# A loop whose rounds fail (Redis away: every round fails alike) says so at most this often for
+# each cause, counting the rounds alike in between; the health's own lines (store_unreachable,
+# store_reachable_again) say when Redis went and came back. Four deadline polls a second each
+# wrote a line.
+FAILURE_LOG_EVERY_S = 10.0
 
 
 class BackgroundLoop:
@@ -24,6 +31,15 @@ class BackgroundLoop:
         self._stopping = False
         self._waiting: set[str] = set()  # keys of actions waiting to run (``later``)
         self._later: set[asyncio.Task[None]] = set()  # those actions, waiting or running
+        self._failures = SparseLines(FAILURE_LOG_EVERY_S)
+
+    def failed(self, logger: Any, event: str, error: BaseException) -> None:
+        """Log a failed round as ``event`` (a warning naming the error's class, never its
+        text), at most once every ``FAILURE_LOG_EVERY_S`` for each class."""
+        cause = type(error).__name__
+        left_out = self._failures.due(cause)
+        if left_out is not None:
+            logger.warning(event, cause=cause, alike_not_logged=left_out)
 
     def later(self, key: str, delay_s: float, action: Callable[[], Awaitable[None]]) -> None:
         """Run ``action`` in ``delay_s`` beside the loop, unless one for ``key`` is waiting

@@ -64,4 +64,4 @@ class SharedClock(BackgroundLoop):
             try:
                 await self.calibrate()
             except Exception as error:  # Redis briefly away: keep the last offset
-                log.warning("clock_calibration_failed", error=type(error).__name__)
+                self.failed(log, "clock_calibration_failed", error)

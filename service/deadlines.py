@@ -174,7 +174,7 @@ class DeadlineRunner(BackgroundLoop):
             try:
                 await self.run_once()
             except RedisError as error:
-                log.warning("deadline_poll_failed", cause=type(error).__name__)
+                self.failed(log, "deadline_poll_failed", error)
             await asyncio.sleep(self.poll_s * random.uniform(0.5, 1.5))
 
     async def run_once(self) -> int:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 
 import grpc
 from google.protobuf import any_pb2, duration_pb2
@@ -20,6 +19,7 @@ from hustings.engine import (
     MalformedMoveError,
     NotYourTurnError,
 )
+from hustings.service.logs import SparseLines
 
 ERROR_DOMAIN = "hustings"
 
@@ -162,20 +162,15 @@ def store_error(error: RedisError) -> ServiceError:
 # While Redis is away every call fails alike: a line per failure would be thousands a second
 # (16 clients made 2,111 lines in 5 s on one replica). One line a second for each reason and
 # cause, counting the failures alike that it stands for since the line before.
-STORE_ERROR_LOG_EVERY_S = 1.0
-_store_errors_logged: dict[tuple[str, str], tuple[float, int]] = {}  # (reason, cause) -> (last line, not logged since)
+_store_errors = SparseLines(interval_s=1.0)
 
 
 def _log_store_error(reason: str, cause: str, detail: str) -> None:
     """Log a failed store call, at most once a second for each reason and cause."""
-    now = time.monotonic()
-    last, not_logged = _store_errors_logged.get((reason, cause), (-math.inf, 0))
-    if now - last < STORE_ERROR_LOG_EVERY_S:
-        _store_errors_logged[(reason, cause)] = (last, not_logged + 1)
-        return
-    _store_errors_logged[(reason, cause)] = (now, 0)
-    # The cause's class and Redis's own first words name it; they never carry game data.
-    _log.warning("store_error", reason=reason, cause=cause, detail=detail, alike_not_logged=not_logged)
+    left_out = _store_errors.due((reason, cause))
+    if left_out is not None:
+        # The cause's class and Redis's own first words name it; they never carry game data.
+        _log.warning("store_error", reason=reason, cause=cause, detail=detail, alike_not_logged=left_out)
 
 
 def internal() -> ServiceError:

@@ -249,7 +249,7 @@ class LobbyRepair(BackgroundLoop):
                 if await self.store.try_lock("repair", int(self.interval_s * 1000 * 0.9)):
                     await self.repair_once()
             except RedisError as error:
-                log.warning("lobby_repair_failed", cause=type(error).__name__)
+                self.failed(log, "lobby_repair_failed", error)
 
     async def repair_once(self) -> int:
         """One pass over the unfinished games of the lobby; returns how many entries it fixed."""

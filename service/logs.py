@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import contextvars
 import logging
+import math
 import re
 import sys
-from typing import Any, Mapping, MutableMapping
+import time
+from typing import Any, Callable, Hashable, Mapping, MutableMapping
 
 import structlog
 
@@ -27,6 +29,29 @@ _CALL: contextvars.ContextVar[Mapping[str, Any]] = contextvars.ContextVar("husti
 # terminal's control sequences.
 _GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 MALFORMED_GAME_ID = "(malformed)"
+
+
+class SparseLines:
+    """Lines of one kind written at most once every ``interval_s`` for each key, the first at
+    once: when many fail alike (every call while Redis is away, every stream a client opens past
+    its limits) one line stands for the others, counting them (``alike_not_logged``)."""
+
+    def __init__(self, interval_s: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.interval_s = interval_s
+        self._clock = clock
+        self._last: dict[Hashable, tuple[float, int]] = {}  # key -> (last line, left out since)
+
+    def due(self, key: Hashable) -> int | None:
+        """The number of lines for ``key`` left out since the last one written, when a line is
+        due now (the caller writes it, with that count as ``alike_not_logged``); else None, and
+        this one is counted."""
+        now = self._clock()
+        last, left_out = self._last.get(key, (-math.inf, 0))
+        if now - last < self.interval_s:
+            self._last[key] = (last, left_out + 1)
+            return None
+        self._last[key] = (now, 0)
+        return left_out
 
 
 def begin_call(**fields: Any) -> None:

@@ -198,4 +198,4 @@ class SecretGuard(BackgroundLoop):
                 if not await self._claim():
                     log.error("server_secret_mismatch", hint="replicas on this Redis use different secrets")
             except Exception as error:  # Redis briefly away: the next round tries again
-                log.warning("server_secret_check_failed", error=type(error).__name__)
+                self.failed(log, "server_secret_check_failed", error)

@@ -28,8 +28,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import math
-import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
 
@@ -41,6 +39,7 @@ from hustings.engine import Seat
 from hustings.service import metrics, visibility
 from hustings.service.errors import ServiceError, invalid, store_error, unauthenticated
 from hustings.service.limits import StreamLimits, calls_for_steps
+from hustings.service.logs import SparseLines
 from hustings.service.notifier import Announcement, Notifier
 from hustings.service.store import Store
 from hustings.storage.v1 import storage_pb2
@@ -179,20 +178,15 @@ class SparseRefusals:
     it stands for since the line before (``alike_not_logged``)."""
 
     def __init__(self, interval_s: float = REFUSAL_LOG_EVERY_S) -> None:
-        self.interval_s = interval_s
-        self._last: dict[tuple[str, str], tuple[float, int]] = {}  # (code, reason) -> (last line, not logged since)
+        self._lines = SparseLines(interval_s)
 
     def note(self, error: ServiceError, **fields: Any) -> None:
         """One stream refused with ``error``; ``fields`` (its client) go into a line if one is due."""
-        key = (error.code.name, error.reason)
-        now = time.monotonic()
-        last, not_logged = self._last.get(key, (-math.inf, 0))
-        if now - last < self.interval_s:
-            self._last[key] = (last, not_logged + 1)
+        left_out = self._lines.due((error.code.name, error.reason))
+        if left_out is None:
             return
-        self._last[key] = (now, 0)
         level = log.warning if error.code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL) else log.info
-        level("stream_ended", code=key[0], reason=key[1], alike_not_logged=not_logged, **fields)
+        level("stream_ended", code=error.code.name, reason=error.reason, alike_not_logged=left_out, **fields)
 
 
 class Watchers:

@@ -157,6 +157,10 @@ def test_a_redis_restart_takes_the_replica_out_of_service_and_back_without_faile
                             body = await answer.json()
                             assert (answer.status, answer.headers.get("Retry-After")) == (503, "1"), (answer.status, body)
                     assert [d.get("retryDelay") for d in body["details"]] == [None, "1s"], body
+                    # The background loops fail their rounds meanwhile: a line for each cause.
+                    loops = [e for e in logs if e["event"].endswith("_failed") and e["event"] != "rpc_failed"]
+                    assert all("alike_not_logged" in e for e in loops), loops
+                    assert len(loops) == len({(e["event"], e["cause"]) for e in loops}), loops
                     lines = [e for e in logs[logged_before:] if e["event"] == "store_error"]
                     assert 1 <= len(lines) <= 4, lines  # one a second, not one per failed call
                     server.start()  # the same port
@@ -221,3 +225,46 @@ def test_a_client_call_rides_out_a_redis_outage_longer_than_its_backoff(tmp_path
         run(scenario(), 60)
     finally:
         server.stop()
+
+
+def test_a_background_loop_whose_rounds_fail_logs_once_in_ten_seconds_per_cause() -> None:
+    """While Redis is away every round of every background loop fails alike (the deadline
+    runner's four times a second): a line for the first, then one every
+    ``FAILURE_LOG_EVERY_S`` for each cause, counting the rounds left out."""
+    import asyncio
+
+    from redis.exceptions import ConnectionError as RedisConnectionError, TimeoutError as RedisTimeoutError
+    from structlog.testing import capture_logs
+
+    from hustings.service import background
+    from hustings.service.background import BackgroundLoop
+
+    import structlog
+
+    rounds = 60
+    now = [0.0]
+
+    class Failing(BackgroundLoop):
+        async def _run(self) -> None:
+            for number in range(rounds):  # bounded
+                now[0] += 0.25  # a poll every quarter second
+                self.failed(structlog.get_logger("test"), "round_failed",
+                            RedisTimeoutError("slow") if number % 10 == 9 else RedisConnectionError("refused"))
+                await asyncio.sleep(0)
+
+    async def scenario() -> None:
+        loop = Failing()
+        loop._failures._clock = lambda: now[0]  # the rounds' own time, not the test's
+        loop.start()
+        for _ in range(1000):  # bounded
+            if loop._task is not None and loop._task.done():
+                break
+            await asyncio.sleep(0.001)
+        await loop.stop()
+
+    with capture_logs() as logs:
+        asyncio.run(scenario())
+    lines = [(e["cause"], e["alike_not_logged"]) for e in logs if e["event"] == "round_failed"]
+    assert background.FAILURE_LOG_EVERY_S == 10.0
+    # 15 s of rounds: connection errors at 0.25 s (the first), 10.25 s; timeouts at 2.5 s, 12.5 s.
+    assert lines == [("ConnectionError", 0), ("TimeoutError", 0), ("ConnectionError", 35), ("TimeoutError", 3)], lines
