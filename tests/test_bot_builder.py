@@ -151,7 +151,7 @@ def test_a_move_without_a_request_id_is_refused_as_the_api_document_says(served:
 README_BOT_SECTION = "A bot with nothing but HTTP"
 
 
-def _readme_bot() -> tuple[str, str]:
+def readme_bot() -> tuple[str, str]:
     """The README's bot with nothing but HTTP, and the text around it."""
     text = (REPO / "README.md").read_text()
     match = re.search(rf"^### {re.escape(README_BOT_SECTION)}\n(.*?)(?=^##+ |\Z)", text, re.S | re.M)
@@ -163,7 +163,7 @@ def _readme_bot() -> tuple[str, str]:
 def test_the_readme_bot_with_nothing_but_http_plays_every_kind_to_the_end(served: tuple[str, str], tmp_path: pathlib.Path) -> None:
     """The README's standard-library bot, saved as printed (only the address swapped), plays a
     game of each kind to the end against greedy server-side bots, and prints what it says."""
-    code, section = _readme_bot()
+    code, section = readme_bot()
     assert 'API = "http://127.0.0.1:8080"' in code and "import hustings" not in code
     (tmp_path / "my_bot.py").write_text(code.replace("127.0.0.1:8080", served[1]))
     runs = {
