@@ -5,20 +5,23 @@ bots run as printed."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import pathlib
 import random
 import re
 import subprocess
 import sys
-from typing import Iterator
+from typing import AsyncIterator, Awaitable, Callable, Iterator
 
+import grpc
 import pytest
 import requests
 
 from conftest import REPO, run, serve_process
+from test_client_retry import LOSE, FaultyProxy, _Forwarder
 from hustings.ai.example_bot import play
-from hustings.bots import BotStats, RandomBot, play_seat
+from hustings.bots import BotStats, RandomBot, Replicas, play_seat
 from hustings.client import Client, Joined
 from hustings.service.embedded_redis import EmbeddedRedis, free_port, wait_for_port
 from hustings.v1 import game_pb2
@@ -98,6 +101,94 @@ def test_play_seat_comes_back_to_its_absent_seat_and_decides_again(served: tuple
             assert stats.moves >= 5 and stats.returns == 1, stats
             history = await client.history(game_id, me.token)
             assert len([v for v in _seat_moves(history, me.seat) if v > _returned_at(history)]) == stats.moves
+
+    run(scenario(), timeout_s=60)
+
+
+class HeldReturnProxy(FaultyProxy):
+    """A FaultyProxy that holds every ReturnToGame, unforwarded, until ``released`` is set
+    (``arrived`` is set when one comes)."""
+
+    def __init__(self, target: str, plan: dict[str, list[str]] | None = None) -> None:
+        super().__init__(target, plan or {})
+        self.arrived = asyncio.Event()
+        self.released = asyncio.Event()
+        self.released.set()
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator["HeldReturnProxy"]:
+        channel = grpc.aio.insecure_channel(self.target)
+        server = grpc.aio.server()
+        server.add_generic_rpc_handlers((_HoldingForwarder(self, channel),))
+        self.port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        try:
+            yield self
+        finally:
+            await server.stop(None)
+            await channel.close()
+
+
+class _HoldingForwarder(_Forwarder):
+    def _unary(self, path: str, method: str) -> Callable[[bytes, grpc.aio.ServicerContext], Awaitable[bytes]]:
+        forward = super()._unary(path, method)
+        proxy = self.proxy
+        assert isinstance(proxy, HeldReturnProxy)
+        if method != "ReturnToGame":
+            return forward
+
+        async def held(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+            proxy.arrived.set()
+            await proxy.released.wait()
+            return await forward(request, context)
+
+        return held
+
+
+def test_play_seat_counts_no_return_when_its_seat_was_back_already(served: tuple[str, str]) -> None:
+    """Two programs play one seat (one token) and both find it absent: the one whose
+    ReturnToGame comes second is refused NOT_ABSENT, and that is no return of its own. Its
+    ReturnToGame is held at a proxy until the other program has returned; its count of returns
+    stays 0, and the game's history holds the one return."""
+
+    async def scenario() -> None:
+        async with Client(served[0]) as client:
+            game_id, me, other = await _absent_seat(client, "stimmvieh")
+            proxy = HeldReturnProxy(served[0])
+            proxy.released.clear()
+            async with proxy.running(), Client(f"127.0.0.1:{proxy.port}") as held:
+                stats = BotStats()
+                seat = asyncio.create_task(play_seat(Replicas([held]), me, RandomBot(random.Random(3)), stats))
+                await asyncio.wait_for(proxy.arrived.wait(), 10)
+                await client.return_to_game(game_id, me.token)  # the other program of the seat
+                proxy.released.set()
+                await _then_play_beside(client, game_id, me, other)
+                final = await seat
+            assert final is not None and final.status == game_pb2.GAME_STATUS_FINISHED
+            assert stats.returns == 0 and stats.moves >= 5 and not stats.errors, stats
+            returned = game_pb2.SeatChanged.CHANGE_RETURNED
+            history = await client.history(game_id, me.token)
+            assert len([ev for e in history for ev in e.events if ev.HasField("seat_changed") and ev.seat_changed.change == returned]) == 1
+
+    run(scenario(), timeout_s=60)
+
+
+def test_play_seat_counts_a_return_whose_answer_was_lost(served: tuple[str, str]) -> None:
+    """A ReturnToGame applied whose answer is lost is retried and refused NOT_ABSENT: that
+    was the bot's own return, and it is counted once."""
+
+    async def scenario() -> None:
+        async with Client(served[0]) as client:
+            game_id, me, other = await _absent_seat(client, "wahlspiel")
+            proxy = HeldReturnProxy(served[0], {"ReturnToGame": [LOSE]})
+            async with proxy.running(), Client(f"127.0.0.1:{proxy.port}") as lossy:
+                stats = BotStats()
+                seat = asyncio.create_task(play_seat(Replicas([lossy]), me, RandomBot(random.Random(8)), stats))
+                await _then_play_beside(client, game_id, me, other)
+                final = await seat
+            assert len(proxy.requests("ReturnToGame")) == 2  # the lost one, then NOT_ABSENT
+            assert final is not None and final.status == game_pb2.GAME_STATUS_FINISHED
+            assert stats.returns == 1 and stats.moves >= 5 and not stats.errors, stats
 
     run(scenario(), timeout_s=60)
 

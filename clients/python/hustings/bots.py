@@ -17,7 +17,9 @@ from typing import Awaitable, Callable, Protocol, Sequence, TypeVar
 
 import grpc
 
-from hustings.client import ONE_ATTEMPT, Client, HustingsError, Joined, RetryPolicy, hinted_pause_s, new_request_id, retrying
+from hustings.client import (
+    ONE_ATTEMPT, RETRY_CODES, Client, HustingsError, Joined, RetryPolicy, hinted_pause_s, new_request_id, retrying,
+)
 from hustings.v1 import game_pb2, game_service_pb2
 
 GAME_TIMEOUT_S = 600.0
@@ -61,7 +63,7 @@ class BotStats:
     errors: int = 0
     timeouts: int = 0
     rereads: int = 0  # streams given up after WATCH_IDLE_S without an update
-    returns: int = 0  # times a seat found itself absent and came back (ReturnToGame)
+    returns: int = 0  # times a seat found itself absent and came back by its own ReturnToGame
     error_reasons: dict[str, int] = field(default_factory=dict)
 
     def error(self, reason: str) -> None:
@@ -153,9 +155,23 @@ class Replicas:
         return await self._failing_over(lambda c: c.move(game_id, token, move, request_id=same_id))
 
     async def return_to_game(self, game_id: str, token: str) -> game_service_pb2.ReturnToGameResponse:
-        """Come back to an absent seat, whichever replica answers (NOT_ABSENT when a lost
-        attempt already did)."""
-        return await self._failing_over(lambda c: c.return_to_game(game_id, token))
+        """Come back to an absent seat, whichever replica answers. An attempt refused
+        NOT_ABSENT after one that may have been applied (its answer lost) answers with the
+        seat's view, as ``Client.return_to_game`` does on one replica; NOT_ABSENT before any
+        such attempt is raised: the seat was back already, and not by this call."""
+        possibly_applied = False
+
+        async def attempt(client: Client) -> game_service_pb2.ReturnToGameResponse:
+            nonlocal possibly_applied
+            try:
+                return await client.return_to_game(game_id, token)
+            except HustingsError as error:
+                if error.reason == "NOT_ABSENT" and possibly_applied:
+                    return game_service_pb2.ReturnToGameResponse(view=await client.view(game_id, token))
+                possibly_applied = possibly_applied or error.code in RETRY_CODES
+                raise
+
+        return await self._failing_over(attempt)
 
 
 async def play_seat(
@@ -206,10 +222,10 @@ async def play_seat(
                     # decides at once, ahead of any move of ours, until we come back.
                     try:
                         moved_at = (await pool.return_to_game(joined.game_id, joined.token)).view.version
+                        stats.returns += 1
                     except HustingsError as error:
-                        if error.reason != "NOT_ABSENT":
+                        if error.reason != "NOT_ABSENT":  # back already: another program of this seat came back
                             raise
-                    stats.returns += 1
                     continue
                 if joined.seat not in last.to_act or not last.legal_moves:
                     continue
