@@ -103,8 +103,9 @@ async def finished(bot: asyncio.subprocess.Process, kind: str) -> tuple[str, str
     return printed.group(2), err.decode()
 
 
-async def game_past(api: str, version: int) -> str:
+async def game_past(api: str, version: int, bot: asyncio.subprocess.Process) -> str:
     """The id of the one game in the lobby, once it is past ``version`` (while it is not over)."""
+    games: list[dict[str, Any]] = []
     async with aiohttp.ClientSession() as http:
         for _ in range(2000):  # 20 s at most
             async with http.get(f"{api}/v1/games") as answer:
@@ -112,17 +113,27 @@ async def game_past(api: str, version: int) -> str:
             if games and int(games[0]["version"]) > version:
                 assert games[0]["status"] == "GAME_STATUS_ACTIVE", games[0]["status"]
                 return str(games[0]["gameId"])
+            if bot.returncode is not None:
+                out, err = await bot.communicate()
+                raise AssertionError(f"the bot ended early ({bot.returncode}): {out.decode()} {err.decode()[-3000:]}")
             await asyncio.sleep(0.01)
-    raise AssertionError(f"no game got past version {version}")
+    raise AssertionError(f"no game got past version {version}: {[(g['gameId'], g['status'], g['version']) for g in games]}")
 
 
 async def waiting_on_the_bot(api: str, game_id: str) -> None:
-    """Once the game waits for the bot's seat (0) alone."""
+    """Once the game waits for the bot's seat (0) alone, and has for half a second at the same
+    version: a move the bot made on an update that reached it before the proxy held them back
+    has landed by then."""
     async with aiohttp.ClientSession() as http:
+        since: tuple[str, float] | None = None
         for _ in range(1000):  # 10 s at most
             async with http.get(f"{api}/v1/games/{game_id}/view") as answer:
-                if (await answer.json())["view"]["toAct"] == [0]:
-                    return
+                view = (await answer.json())["view"]
+            now = asyncio.get_running_loop().time()
+            if view["toAct"] != [0] or since is None or since[0] != view["version"]:
+                since = (view["version"], now) if view["toAct"] == [0] else None
+            elif now - since[1] >= 0.5:
+                return
             await asyncio.sleep(0.01)
     raise AssertionError("the game never came to wait for the bot")
 
@@ -168,7 +179,7 @@ def test_the_http_bot_goes_on_on_another_replica_when_its_replica_stops(tmp_path
             async with replica(redis_server.url) as first, replica(redis_server.url) as second:
                 async with FailoverProxy([first.http_port, second.http_port]).running() as proxy:
                     bot = await start_bot(f"http://127.0.0.1:{proxy.port}", "spin_doctors", tmp_path)
-                    await game_past(f"http://127.0.0.1:{second.http_port}", 20)
+                    await game_past(f"http://127.0.0.1:{second.http_port}", 20, bot)
                     await first.stop()  # at once: no drain
                     game_id, said = await finished(bot, "spin_doctors")
                 # Ended with its reason, or cut (or reset) when the replica closed its connections first.
@@ -192,7 +203,7 @@ def test_the_http_bot_rides_out_a_redis_restart(tmp_path: pathlib.Path) -> None:
                 api = f"http://127.0.0.1:{serving.http_port}"
                 async with FailoverProxy([serving.http_port]).running() as proxy:
                     bot = await start_bot(f"http://127.0.0.1:{proxy.port}", "spin_doctors", tmp_path)
-                    game_id = await game_past(api, 20)
+                    game_id = await game_past(api, 20, bot)
                     proxy.flowing.clear()
                     await waiting_on_the_bot(api, game_id)
                     server.stop()
