@@ -8,15 +8,16 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from hustings.engine.errors import MalformedMoveError
+from hustings.engine.errors import EngineError, MalformedMoveError
 from hustings.engine.jsontext import kept_by_identity
-from hustings.engine.stimmvieh.content import CONTENT, CONTENT_DATA, MAX_INFLUENCE, MIN_INFLUENCE, VOTE, Card
+from hustings.engine.stimmvieh.content import CONTENT, CONTENT_DATA, DONATION, MAX_INFLUENCE, MIN_INFLUENCE, VOTE, Card
 from hustings.engine.stimmvieh.model import (
     CAMPAIGN,
     CHOOSING,
     FINISHED,
     AngelusCardPassed,
     CampaignRecord,
+    CampaignResult,
     CampaignStarted,
     ChooseTopCandidates,
     DisplayRefilled,
@@ -29,7 +30,7 @@ from hustings.engine.stimmvieh.model import (
     TopCandidatesRevealed,
 )
 from hustings.engine.stimmvieh.rules import EVENTS_KEPT, check_move_shape, validate_options
-from hustings.engine.stimmvieh.views import StackView, TableView
+from hustings.engine.stimmvieh.views import PartyView, SentView, StackView, TableView, ViewError
 from hustings.v1 import catalogue_pb2, game_pb2, game_service_pb2, stimmvieh_catalogue_pb2 as cpb, stimmvieh_pb2 as pb
 
 _PHASES = {
@@ -186,6 +187,124 @@ def view_to_proto(view: TableView, out: game_pb2.GameView) -> None:
     own.backbencher_discards[:] = view.backbencher_discards
     for record in view.campaign_results:
         _campaign(record, own.campaign_results.add())
+
+
+# --- reading a seat's view back (the inverse of view_to_proto) ----------------------------------
+_PHASE_NAMES = {number: name for name, number in _PHASES.items()}
+_STATUS_NAMES = {
+    game_pb2.GAME_STATUS_OPEN: "OPEN",
+    game_pb2.GAME_STATUS_ACTIVE: "ACTIVE",
+    game_pb2.GAME_STATUS_FINISHED: "FINISHED",
+}
+_CARD_KINDS = {pb.STIMMVIEH_CARD_TYPE_VOTE: VOTE, pb.STIMMVIEH_CARD_TYPE_DONATION: DONATION}
+
+
+def _card_from(message: pb.StimmviehCard) -> Card:
+    kind = _CARD_KINDS.get(message.type)
+    if kind is None:
+        raise ViewError("UNREADABLE_VIEW", f"card {message.card_id[:8]!r} has no card type")
+    return Card(message.card_id, kind, message.amount, message.influence, message.label)
+
+
+def _optional_card(holder: Any, name: str) -> Card | None:
+    return _card_from(getattr(holder, name)) if holder.HasField(name) else None
+
+
+def _stack_from(message: pb.StimmviehCollectedStack) -> StackView:
+    # ``total`` is written exactly when the cards are: an empty stack shown in full keeps ``()``.
+    full = message.HasField("total")
+    return StackView(
+        _optional_card(message, "top_card"),
+        message.count,
+        tuple(_card_from(c) for c in message.cards) if full else None,
+        message.total if full else None,
+    )
+
+
+def _optional(holder: Any, name: str) -> int | None:
+    return getattr(holder, name) if holder.HasField(name) else None
+
+
+def table_from_proto(own: pb.StimmviehView) -> TableView:
+    """The TableView that ``view_to_proto`` wrote as ``own``: its inverse. Raises ViewError."""
+    phase = _PHASE_NAMES.get(own.phase)
+    if phase is None:
+        raise ViewError("UNREADABLE_VIEW", "the Stimmvieh view has no phase")
+    parties = tuple(
+        PartyView(
+            party=p.party,
+            seat=_optional(p, "seat"),
+            name=p.name,
+            angelus=p.angelus,
+            top_candidates_chosen=p.top_candidates_chosen,
+            top_candidates=tuple(p.top_candidates),
+            backbenchers=tuple(p.backbenchers),
+            backbencher_count=p.backbencher_count,
+            votes=_stack_from(p.votes),
+            donations=_stack_from(p.donations),
+            campaign_points=p.campaign_points,
+            chosen_top_candidates=tuple(p.chosen_top_candidates),
+        )
+        for p in own.parties
+    )
+    results = tuple(
+        CampaignRecord(
+            record.campaign,
+            tuple(
+                CampaignResult(
+                    r.party, r.votes, r.vote_influence, r.doubled, r.donations, r.final_donations, r.rank, r.points
+                )
+                for r in record.results
+            ),
+        )
+        for record in own.campaign_results
+    )
+    return TableView(
+        campaign=own.campaign,
+        campaigns=own.campaigns,
+        round=own.round,
+        phase=phase,
+        parties=parties,
+        display=tuple(_card_from(c) for c in own.display),
+        vote_stack_top=_optional_card(own, "vote_stack_top"),
+        vote_stack_count=own.vote_stack_count,
+        donation_stack_top=_optional_card(own, "donation_stack_top"),
+        donation_stack_count=own.donation_stack_count,
+        current_party=_optional(own, "current_party"),
+        angelus_holder=_optional(own, "angelus_holder"),
+        start_party=_optional(own, "start_party"),
+        moderator_seat=_optional(own, "moderator_seat"),
+        top_candidate_discards=tuple(own.top_candidate_discards),
+        backbencher_discards=tuple(own.backbencher_discards),
+        campaign_results=results,
+    )
+
+
+def view_from_proto(message: game_pb2.GameView) -> SentView:
+    """What a GameView sent to a Stimmvieh seat says, as engine values. Raises ViewError
+    (WRONG_KIND, BAD_OPTIONS, BAD_LEGAL_MOVE, UNREADABLE_VIEW)."""
+    if message.kind != "stimmvieh" or message.WhichOneof("game") != "stimmvieh":
+        shown = message.WhichOneof("game") or "no game"
+        raise ViewError("WRONG_KIND", f"not a Stimmvieh view: kind {message.kind[:40]!r} showing {shown}")
+    status = _STATUS_NAMES.get(message.status)
+    if status is None:
+        raise ViewError("UNREADABLE_VIEW", "the view has no game status")
+    try:
+        options = options_from_proto(message.options)
+    except EngineError as error:
+        raise ViewError("BAD_OPTIONS", f"the view's options are not a Stimmvieh game's: {error.message}") from None
+    try:
+        moves = tuple(move_from_proto(move) for move in message.legal_moves)
+    except EngineError as error:
+        raise ViewError("BAD_LEGAL_MOVE", f"a legal move of the view is no Stimmvieh move: {error.message}") from None
+    return SentView(
+        seat=message.seat if message.HasField("seat") else None,
+        status=status,
+        options=options,
+        to_act=tuple(message.to_act),
+        legal_moves=moves,
+        table=table_from_proto(message.stimmvieh),
+    )
 
 
 def _campaign_started(payload: CampaignStarted, own: pb.StimmviehEvent) -> None:

@@ -21,6 +21,9 @@ from hustings.engine.stimmvieh.model import (
     POLITICIANS,
     TOP_CANDIDATE_COUNT,
     CampaignRecord,
+    ChooseTopCandidates,
+    PlayPolitician,
+    StimmviehOptions,
     StimmviehState,
     deck_of,
     party_name,
@@ -76,6 +79,29 @@ class TableView:
     top_candidate_discards: tuple[int, ...]
     backbencher_discards: tuple[int, ...]
     campaign_results: tuple[CampaignRecord, ...]
+
+
+@dataclass(frozen=True)
+class SentView:
+    """A GameView as a Stimmvieh seat receives it, read back into engine values
+    (``codec.view_from_proto``): the game-level fields a table needs and the seat's ``TableView``."""
+
+    seat: int | None
+    status: str
+    """"OPEN", "ACTIVE" or "FINISHED": the game's life cycle status."""
+    options: StimmviehOptions
+    to_act: tuple[int, ...]
+    legal_moves: tuple[ChooseTopCandidates | PlayPolitician, ...]
+    table: TableView
+
+
+class ViewError(ValueError):
+    """A GameView that no Stimmvieh table shows its seat: of another kind, a spectator's, unreadable
+    or against the rules. ``reason`` is a stable UPPER_SNAKE code."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 def _stack(cards: dict[str, Card], ids: tuple[str, ...], full: bool) -> StackView:
