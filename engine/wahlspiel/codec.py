@@ -290,6 +290,7 @@ def view_to_proto(view: TableView, out: game_pb2.GameView) -> None:
         b.caster, b.politician_ids[:], b.judges[:] = view.ballot.caster, view.ballot.politicians, view.ballot.judges
         for v in view.ballot.verdicts:
             b.verdicts.add(judge=v.judge, politician_id=v.politician, verdict=v.verdict)
+        b.verdict_judges[:] = view.verdict_judges
     if view.coalition is not None:
         c = own.coalition
         c.SetInParent()
@@ -300,6 +301,7 @@ def view_to_proto(view: TableView, out: game_pb2.GameView) -> None:
             _offer(coalition.pending, c.pending)
         c.handed_count = coalition.handed_count
         _cards(coalition.handed, c.handed_cards)
+        c.handed_kinds[:] = [_KINDS[kind] for kind in coalition.handed_kinds]
     if view.runoff is not None:
         r = own.runoff
         r.SetInParent()
@@ -308,14 +310,17 @@ def view_to_proto(view: TableView, out: game_pb2.GameView) -> None:
         r.parties[:], r.decided_parties[:] = view.runoff.parties, view.runoff.decided
         if view.runoff.sent_card:
             _card(view.runoff.sent_card, r.sent_card)
+        r.voter_sent_parties[:], r.closing_party = view.runoff.voter_sent, view.runoff.closing_party
 
 
 def _offer(offer: Any, out: pb.WahlspielOffer) -> None:
-    """Fill a WahlspielOffer from an OfferView or a TradeOffered payload (same field names)."""
+    """Fill a WahlspielOffer from an OfferView or a TradeOffered payload (same field names; the
+    kinds in order only from an OfferView)."""
     out.SetInParent()
     _cards(offer.give_cards, out.give_cards)
     out.give_voter_count, out.give_event_count, out.give_money = offer.give_voters, offer.give_events, offer.give_money
     out.ask_voter_count, out.ask_event_count, out.ask_money = offer.ask_voters, offer.ask_events, offer.ask_money
+    out.give_kinds[:] = [_KINDS[kind] for kind in getattr(offer, "give_kinds", ())]
 
 
 def _nominated(payload: m.Nominated, own: pb.WahlspielEvent) -> None:

@@ -58,6 +58,7 @@ class OfferView:
     ask_voters: int
     ask_events: int
     ask_money: int
+    give_kinds: tuple[str, ...] = ()  # the kind of each card given, in the order put in (their backs)
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,7 @@ class CoalitionView:
     pending: OfferView | None
     handed_count: int
     handed: tuple[str, ...]
+    handed_kinds: tuple[str, ...] = ()  # the kind of each card handed over, in order (their backs)
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,8 @@ class RunoffView:
     parties: tuple[int, ...]
     decided: tuple[int, ...]
     sent_card: str
+    voter_sent: tuple[int, ...] = ()  # the decided parties that sent a voter, face down
+    closing_party: int = -1  # the party whose piece reached the goal last (the round's last mover)
 
 
 @dataclass(frozen=True)
@@ -115,13 +119,16 @@ class TableView:
     coalition: CoalitionView | None
     runoff: RunoffView | None
     viewer: int
+    # While a ballot is open: the judge of every verdict given so far, in order (a judge is seen
+    # giving one, not which).
+    verdict_judges: tuple[int, ...] = ()
 
 
 def _offer(offer: Offer, full: bool) -> OfferView:
     voters = sum(card_kind(c) == "voter" for c in offer.give_cards)
     return OfferView(
         voters, len(offer.give_cards) - voters, offer.give_cards if full else (), offer.give_money,
-        offer.ask_voters, offer.ask_events, offer.ask_money,
+        offer.ask_voters, offer.ask_events, offer.ask_money, tuple([card_kind(c) for c in offer.give_cards]),
     )
 
 
@@ -203,16 +210,21 @@ def view(state: WahlspielState, seat: Seat | None) -> TableView:
         coalition = CoalitionView(
             state.current, c.partner, c.offers, state.current if c.proposer < 0 else c.proposer,
             _offer(c.draft, partners), _offer(c.pending, partners) if c.pending else None,
-            len(c.handed), c.handed if partners else (),
+            len(c.handed), c.handed if partners else (), tuple([card_kind(card) for card in c.handed]),
         )
     runoff = None
     if state.runoff is not None:
         r = state.runoff
         own = next((s.card for s in r.sent if s.party == seat), "")
-        runoff = RunoffView(r.politicians, r.seats, r.elected, r.parties, tuple(s.party for s in r.sent), own)
+        runoff = RunoffView(
+            r.politicians, r.seats, r.elected, r.parties, tuple(s.party for s in r.sent), own,
+            tuple(s.party for s in r.sent if s.card), state.current,
+        )
     ballot = state.revealed_ballot  # every hand, once shown
+    verdict_judges: tuple[int, ...] = ()
     if state.ballot is not None:  # open: nobody sees another's hand before showing their own
         ballot = state.ballot
+        verdict_judges = tuple([v.judge for v in ballot.verdicts])
         if any(v.judge != seat for v in ballot.verdicts):
             ballot = replace(ballot, verdicts=tuple([v for v in ballot.verdicts if v.judge == seat]))
     dealt = _dealt(tuple([p.politicians for p in state.parties]))
@@ -241,6 +253,7 @@ def view(state: WahlspielState, seat: Seat | None) -> TableView:
         coalition=coalition,
         runoff=runoff,
         viewer=-1 if seat is None else seat,
+        verdict_judges=verdict_judges,
     )
 
 

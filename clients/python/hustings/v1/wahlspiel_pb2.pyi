@@ -302,21 +302,23 @@ class WahlspielVerdict(_message.Message):
     def __init__(self, judge: _Optional[int] = ..., politician_id: _Optional[str] = ..., verdict: _Optional[bool] = ...) -> None: ...
 
 class WahlspielBallot(_message.Message):
-    __slots__ = ("card", "caster", "politician_ids", "judges", "verdicts")
+    __slots__ = ("card", "caster", "politician_ids", "judges", "verdicts", "verdict_judges")
     CARD_FIELD_NUMBER: _ClassVar[int]
     CASTER_FIELD_NUMBER: _ClassVar[int]
     POLITICIAN_IDS_FIELD_NUMBER: _ClassVar[int]
     JUDGES_FIELD_NUMBER: _ClassVar[int]
     VERDICTS_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_JUDGES_FIELD_NUMBER: _ClassVar[int]
     card: WahlspielCard
     caster: int
     politician_ids: _containers.RepeatedScalarFieldContainer[str]
     judges: _containers.RepeatedScalarFieldContainer[int]
     verdicts: _containers.RepeatedCompositeFieldContainer[WahlspielVerdict]
-    def __init__(self, card: _Optional[_Union[WahlspielCard, _Mapping]] = ..., caster: _Optional[int] = ..., politician_ids: _Optional[_Iterable[str]] = ..., judges: _Optional[_Iterable[int]] = ..., verdicts: _Optional[_Iterable[_Union[WahlspielVerdict, _Mapping]]] = ...) -> None: ...
+    verdict_judges: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, card: _Optional[_Union[WahlspielCard, _Mapping]] = ..., caster: _Optional[int] = ..., politician_ids: _Optional[_Iterable[str]] = ..., judges: _Optional[_Iterable[int]] = ..., verdicts: _Optional[_Iterable[_Union[WahlspielVerdict, _Mapping]]] = ..., verdict_judges: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class WahlspielOffer(_message.Message):
-    __slots__ = ("give_kind", "give_card", "give_money", "ask_kind", "ask_money", "give_cards", "give_voter_count", "give_event_count", "ask_voter_count", "ask_event_count")
+    __slots__ = ("give_kind", "give_card", "give_money", "ask_kind", "ask_money", "give_cards", "give_voter_count", "give_event_count", "ask_voter_count", "ask_event_count", "give_kinds")
     GIVE_KIND_FIELD_NUMBER: _ClassVar[int]
     GIVE_CARD_FIELD_NUMBER: _ClassVar[int]
     GIVE_MONEY_FIELD_NUMBER: _ClassVar[int]
@@ -327,6 +329,7 @@ class WahlspielOffer(_message.Message):
     GIVE_EVENT_COUNT_FIELD_NUMBER: _ClassVar[int]
     ASK_VOTER_COUNT_FIELD_NUMBER: _ClassVar[int]
     ASK_EVENT_COUNT_FIELD_NUMBER: _ClassVar[int]
+    GIVE_KINDS_FIELD_NUMBER: _ClassVar[int]
     give_kind: WahlspielCardKind
     give_card: WahlspielCard
     give_money: int
@@ -337,10 +340,11 @@ class WahlspielOffer(_message.Message):
     give_event_count: int
     ask_voter_count: int
     ask_event_count: int
-    def __init__(self, give_kind: _Optional[_Union[WahlspielCardKind, str]] = ..., give_card: _Optional[_Union[WahlspielCard, _Mapping]] = ..., give_money: _Optional[int] = ..., ask_kind: _Optional[_Union[WahlspielCardKind, str]] = ..., ask_money: _Optional[int] = ..., give_cards: _Optional[_Iterable[_Union[WahlspielCard, _Mapping]]] = ..., give_voter_count: _Optional[int] = ..., give_event_count: _Optional[int] = ..., ask_voter_count: _Optional[int] = ..., ask_event_count: _Optional[int] = ...) -> None: ...
+    give_kinds: _containers.RepeatedScalarFieldContainer[WahlspielCardKind]
+    def __init__(self, give_kind: _Optional[_Union[WahlspielCardKind, str]] = ..., give_card: _Optional[_Union[WahlspielCard, _Mapping]] = ..., give_money: _Optional[int] = ..., ask_kind: _Optional[_Union[WahlspielCardKind, str]] = ..., ask_money: _Optional[int] = ..., give_cards: _Optional[_Iterable[_Union[WahlspielCard, _Mapping]]] = ..., give_voter_count: _Optional[int] = ..., give_event_count: _Optional[int] = ..., ask_voter_count: _Optional[int] = ..., ask_event_count: _Optional[int] = ..., give_kinds: _Optional[_Iterable[_Union[WahlspielCardKind, str]]] = ...) -> None: ...
 
 class WahlspielCoalition(_message.Message):
-    __slots__ = ("party", "partner", "offers", "pending", "proposer", "draft", "handed_count", "handed_cards")
+    __slots__ = ("party", "partner", "offers", "pending", "proposer", "draft", "handed_count", "handed_cards", "handed_kinds")
     PARTY_FIELD_NUMBER: _ClassVar[int]
     PARTNER_FIELD_NUMBER: _ClassVar[int]
     OFFERS_FIELD_NUMBER: _ClassVar[int]
@@ -349,6 +353,7 @@ class WahlspielCoalition(_message.Message):
     DRAFT_FIELD_NUMBER: _ClassVar[int]
     HANDED_COUNT_FIELD_NUMBER: _ClassVar[int]
     HANDED_CARDS_FIELD_NUMBER: _ClassVar[int]
+    HANDED_KINDS_FIELD_NUMBER: _ClassVar[int]
     party: int
     partner: int
     offers: int
@@ -357,23 +362,28 @@ class WahlspielCoalition(_message.Message):
     draft: WahlspielOffer
     handed_count: int
     handed_cards: _containers.RepeatedCompositeFieldContainer[WahlspielCard]
-    def __init__(self, party: _Optional[int] = ..., partner: _Optional[int] = ..., offers: _Optional[int] = ..., pending: _Optional[_Union[WahlspielOffer, _Mapping]] = ..., proposer: _Optional[int] = ..., draft: _Optional[_Union[WahlspielOffer, _Mapping]] = ..., handed_count: _Optional[int] = ..., handed_cards: _Optional[_Iterable[_Union[WahlspielCard, _Mapping]]] = ...) -> None: ...
+    handed_kinds: _containers.RepeatedScalarFieldContainer[WahlspielCardKind]
+    def __init__(self, party: _Optional[int] = ..., partner: _Optional[int] = ..., offers: _Optional[int] = ..., pending: _Optional[_Union[WahlspielOffer, _Mapping]] = ..., proposer: _Optional[int] = ..., draft: _Optional[_Union[WahlspielOffer, _Mapping]] = ..., handed_count: _Optional[int] = ..., handed_cards: _Optional[_Iterable[_Union[WahlspielCard, _Mapping]]] = ..., handed_kinds: _Optional[_Iterable[_Union[WahlspielCardKind, str]]] = ...) -> None: ...
 
 class WahlspielRunoff(_message.Message):
-    __slots__ = ("politician_ids", "seats", "elected_politician_ids", "parties", "decided_parties", "sent_card")
+    __slots__ = ("politician_ids", "seats", "elected_politician_ids", "parties", "decided_parties", "sent_card", "voter_sent_parties", "closing_party")
     POLITICIAN_IDS_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     ELECTED_POLITICIAN_IDS_FIELD_NUMBER: _ClassVar[int]
     PARTIES_FIELD_NUMBER: _ClassVar[int]
     DECIDED_PARTIES_FIELD_NUMBER: _ClassVar[int]
     SENT_CARD_FIELD_NUMBER: _ClassVar[int]
+    VOTER_SENT_PARTIES_FIELD_NUMBER: _ClassVar[int]
+    CLOSING_PARTY_FIELD_NUMBER: _ClassVar[int]
     politician_ids: _containers.RepeatedScalarFieldContainer[str]
     seats: int
     elected_politician_ids: _containers.RepeatedScalarFieldContainer[str]
     parties: _containers.RepeatedScalarFieldContainer[int]
     decided_parties: _containers.RepeatedScalarFieldContainer[int]
     sent_card: WahlspielCard
-    def __init__(self, politician_ids: _Optional[_Iterable[str]] = ..., seats: _Optional[int] = ..., elected_politician_ids: _Optional[_Iterable[str]] = ..., parties: _Optional[_Iterable[int]] = ..., decided_parties: _Optional[_Iterable[int]] = ..., sent_card: _Optional[_Union[WahlspielCard, _Mapping]] = ...) -> None: ...
+    voter_sent_parties: _containers.RepeatedScalarFieldContainer[int]
+    closing_party: int
+    def __init__(self, politician_ids: _Optional[_Iterable[str]] = ..., seats: _Optional[int] = ..., elected_politician_ids: _Optional[_Iterable[str]] = ..., parties: _Optional[_Iterable[int]] = ..., decided_parties: _Optional[_Iterable[int]] = ..., sent_card: _Optional[_Union[WahlspielCard, _Mapping]] = ..., voter_sent_parties: _Optional[_Iterable[int]] = ..., closing_party: _Optional[int] = ...) -> None: ...
 
 class WahlspielView(_message.Message):
     __slots__ = ("round", "step", "current_party", "start_party", "first_arrived", "last_roll", "goal_votes", "board", "parties", "politicians", "candidates", "voter_stack_count", "event_stack_count", "ballot_box_card_ids", "event_discard_card_ids", "retired_politician_ids", "cantonal_councillor_ids", "national_councillor_ids", "federal_councillor_id", "ballot", "coalition", "runoff")
