@@ -138,6 +138,15 @@ def test_bad_views_are_refused() -> None:
     hidden_count.CopyFrom(view)
     hidden_count.wahlspiel.parties[1].voter_count += 1
     refused(hidden_count, 1, "own hands")
+    not_owed = game_pb2.GameView()
+    not_owed.CopyFrom(view)
+    not_owed.to_act[:] = [s for s in range(3) if s not in view.to_act]
+    refused(not_owed, 1, "to_act")
+    fewer_moves = game_pb2.GameView()
+    fewer_moves.CopyFrom(seat_view(state, state.current))
+    assert len(fewer_moves.legal_moves) > 1
+    del fewer_moves.legal_moves[0]
+    refused(fewer_moves, state.current, "legal moves")
 
 
 def test_a_finished_table_is_rebuilt_with_no_decision_left() -> None:

@@ -23,9 +23,10 @@ from hustings.engine.base import Seat
 from hustings.engine.errors import EngineError
 from hustings.engine.rng import Rng
 from hustings.engine.wahlspiel import model as m
-from hustings.engine.wahlspiel.codec import options_from_proto
+from hustings.engine.wahlspiel.codec import move_from_proto, options_from_proto
 from hustings.engine.wahlspiel.content import CONTENT
 from hustings.engine.wahlspiel.founding import party_colours
+from hustings.engine.wahlspiel.rules import legal_moves, to_act
 from hustings.engine.wahlspiel.sampling import sample_state
 from hustings.engine.wahlspiel.table import card_kind
 
@@ -49,13 +50,13 @@ def _enum_name(message: Any, field: str, value: int, prefix: str) -> str:
 
 def state_from_view(view: Any, seat: Seat, rng: Rng) -> m.WahlspielState:
     """A full table that ``seat`` cannot tell from the one its ``view`` (a hustings.v1.GameView)
-    was made of: what the view
-    shows taken from it, what it hides (the other parties' hands, the stacks' order, what only
-    others saw) drawn with ``rng`` as ``sampling.sample_state`` draws it.
+    was made of: what the view shows taken from it, what it hides (the other parties' hands, the
+    stacks' order, what only others saw) drawn with ``rng`` as ``sampling.sample_state`` draws it.
 
     Raises ValueError, naming what is wrong, for a view of another kind, a spectator's view, a
     view of another seat, a view of a game not yet started (it shows no hands), and a view that
-    no table of the rules could show."""
+    no table of the rules could show (cards unknown, missing or in two places, counts that do not
+    add up, or to_act and legal moves other than the table's)."""
     if view.kind != KIND or view.WhichOneof("game") != KIND:
         raise ValueError(f"not a Wahlspiel view (kind {view.kind!r}, table {view.WhichOneof('game')!r})")
     if not view.HasField("seat"):
@@ -72,7 +73,13 @@ def state_from_view(view: Any, seat: Seat, rng: Rng) -> m.WahlspielState:
         raise ValueError(f"seat {seat} is not at a table of {options.players}")
     try:
         table = _Rebuild(view.wahlspiel, seat, options).state()
-    except (KeyError, IndexError, TypeError) as error:
+        if _enum_name(view, "status", view.status, "GAME_STATUS_") == "ACTIVE":
+            # Who owes a decision and what the seat may do follow from the table: they must agree.
+            if sorted(to_act(table)) != sorted(view.to_act):
+                raise ValueError(f"the view's to_act {sorted(view.to_act)} is not the table's {sorted(to_act(table))}")
+            if [move_from_proto(move) for move in view.legal_moves] != legal_moves(table, seat):
+                raise ValueError("the view's legal moves are not the ones its table gives the seat")
+    except (KeyError, IndexError, TypeError, EngineError) as error:
         raise ValueError(f"the Wahlspiel view is not one the rules could show: {error!r}") from error
     return sample_state(table, seat, rng)
 
