@@ -29,6 +29,7 @@ RENAMED = {
     "players": {"shown": "shown_staffers"},
     "localities": {"turnout": "turnout_tokens", "red": "red_tokens", "white": "white_tokens", "activity": "activity_tokens"},
     "pending": {"other": "other_seat"},
+    "queued": {"other": "other_seat"},
 }
 
 

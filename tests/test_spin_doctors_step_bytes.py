@@ -56,7 +56,7 @@ def _plain_view(view: TableView) -> bytes:
         favourite=view.favourite, field_now=view.field_now, turnout_markers=view.turnout_markers, news=view.news,
         news_face_down=view.news_face_down, news_deck_count=view.news_deck_count, news_discard=view.news_discard,
         topic_deck_count=view.topic_deck_count, topic_discard=view.topic_discard, named_winner=view.winner,
-        scandals_aside=view.scandals_aside,
+        scandals_aside=view.scandals_aside, news_seen_by=view.news_seen_by,
     )
     for p in view.players:
         out.players.add(
@@ -64,6 +64,7 @@ def _plain_view(view: TableView) -> bytes:
             staff_count=p.staff_count, hand_count=p.hand_count, shown_staffers=p.shown,
             programme_face_up=p.programme_face_up, programme_face_down=p.programme_face_down,
             programme_count=p.programme_count, done_choosing=p.done_choosing, side_moves_left=p.side_moves_left,
+            handed_over=p.handed_over, poll_changes_made=p.poll_changes_made,
         )
     for loc in view.localities:
         out.localities.add(
@@ -72,10 +73,11 @@ def _plain_view(view: TableView) -> bytes:
         )
     for s in view.board:
         out.board_staffers.add(seat=s.seat, staffer=s.staffer, field=s.field, face_up=s.face_up, resolved=s.resolved, blocked=s.blocked)
-    if view.pending is not None:
-        q = view.pending
-        out.pending.CopyFrom(spin_doctors_pb2.SpinDoctorsPending(
-            kind=q.kind, seat=q.seat, locality=q.locality, staffer=q.staffer, other_seat=q.other, amount=q.amount, cards=q.cards
+    steps = [q for q in (view.pending,) if q is not None] + list(view.queued)
+    for index, q in enumerate(steps):
+        (out.pending if index == 0 else out.queued.add()).CopyFrom(spin_doctors_pb2.SpinDoctorsPending(
+            kind=q.kind, seat=q.seat, locality=q.locality, staffer=q.staffer, other_seat=q.other, amount=q.amount, cards=q.cards,
+            board_index=q.board_index,
         ))
     for seat, field in view.coordinated:
         out.coordinated.add(seat=seat, field=field)

@@ -13,7 +13,7 @@ from hustings.engine.spin_doctors import model as m
 from hustings.engine.spin_doctors.content import CONTENT, CONTENT_DATA
 from hustings.engine.spin_doctors.flow import PLAYS
 from hustings.engine.spin_doctors.rules import hand_budget, validate_options
-from hustings.engine.spin_doctors.views import LocalityView, PlayerView, StafferView, TableView
+from hustings.engine.spin_doctors.views import LocalityView, PendingView, PlayerView, StafferView, TableView
 from hustings.v1 import catalogue_pb2, game_pb2, game_service_pb2, spin_doctors_catalogue_pb2 as cpb, spin_doctors_pb2 as pb
 
 _INTS = (-1, 100)
@@ -157,6 +157,7 @@ def _player(p: PlayerView) -> bytes:
         staff_count=p.staff_count, hand_count=p.hand_count, shown_staffers=p.shown,
         programme_face_up=p.programme_face_up, programme_face_down=p.programme_face_down,
         programme_count=p.programme_count, done_choosing=p.done_choosing, side_moves_left=p.side_moves_left,
+        handed_over=p.handed_over, poll_changes_made=p.poll_changes_made,
     )]).SerializeToString()
 
 
@@ -178,6 +179,13 @@ def _staffer(s: StafferView) -> bytes:
     )]).SerializeToString()
 
 
+def _pending(q: PendingView) -> pb.SpinDoctorsPending:
+    return pb.SpinDoctorsPending(
+        kind=q.kind, seat=q.seat, locality=q.locality, staffer=q.staffer, other_seat=q.other, amount=q.amount, cards=q.cards,
+        board_index=q.board_index,
+    )
+
+
 def view_to_proto(view: TableView, out: game_pb2.GameView) -> None:
     """Fill GameView.spin_doctors from a seat's TableView.
 
@@ -194,12 +202,10 @@ def view_to_proto(view: TableView, out: game_pb2.GameView) -> None:
         coordinated=[pb.SpinDoctorsSeatField(seat=seat, field=field) for seat, field in view.coordinated],
         protected=[pb.SpinDoctorsSeatField(seat=seat, field=field) for seat, field in view.protected],
         offers=[pb.SpinDoctorsOffer(offerer=o.offerer, seat=o.seat, amount=o.amount, term=term_to_proto(o.term)) for o in view.offers],
+        news_seen_by=view.news_seen_by, queued=[_pending(q) for q in view.queued],
     )
     if view.pending is not None:
-        q = view.pending
-        head.pending.CopyFrom(pb.SpinDoctorsPending(
-            kind=q.kind, seat=q.seat, locality=q.locality, staffer=q.staffer, other_seat=q.other, amount=q.amount, cards=q.cards
-        ))
+        head.pending.CopyFrom(_pending(view.pending))
     parts = [head.SerializeToString()]
     parts += [_encoded(p, _player) for p in view.players]
     parts.append(_encoded(view.localities, _localities))

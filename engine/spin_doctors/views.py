@@ -26,6 +26,7 @@ from hustings.engine.spin_doctors.model import (
     Played,
     Spot,
     State,
+    Task,
     made_at_once,
 )
 from hustings.engine.spin_doctors.rules import to_act
@@ -55,6 +56,13 @@ class PlayerView:
     side_moves_left: int
     """Side moves the seat may still make before the next decision of the game, 0 once it is
     over. Shown for every seat: each side move is a public event, so the count hides nothing."""
+    handed_over: bool = False
+    """The seat, owing a decision, has handed over Budget points since it began to owe it (once
+    per decision): each hand-over is a public event."""
+    poll_changes_made: int = 0
+    """The seat's steps of its changes after the Poll: 0 until it makes the first (the Staffer),
+    1 after it, 2 after the second (the Programme card) and for the rest of the game. That a
+    step is made is public (its event shows the seat, not the change)."""
 
 
 @made_at_once
@@ -96,6 +104,8 @@ class PendingView:
     other: int
     amount: int
     cards: tuple[str, ...]
+    board_index: int = -1
+    """The Staffer on the board the step is about (its index in ``board``), -1 for none."""
 
 
 @made_at_once
@@ -103,7 +113,10 @@ class PendingView:
 class TableView:
     """The whole table as the viewer sees it. ``news`` holds a card id per News field, "" for an
     empty field or a face-down card the viewer has not seen (``news_face_down`` marks those);
-    ``offers`` the pending conditional offers, the same for every viewer."""
+    ``offers`` the pending conditional offers, the same for every viewer; ``news_seen_by`` for
+    each Red field the seat that has seen its face-down card (-1: nobody), ``queued`` the steps
+    the rules have queued behind ``pending`` (an Action's follow-ups, the rest of an order), both
+    public: the table saw who arranged the News and which Actions were taken."""
 
     round: int
     phase: str
@@ -125,6 +138,8 @@ class TableView:
     winner: int
     scandals_aside: tuple[str, ...]
     offers: tuple[Offer, ...] = ()
+    news_seen_by: tuple[int, ...] = ()
+    queued: tuple[PendingView, ...] = ()
 
 
 _INTERNED: dict[tuple[object, ...], object] = {}
@@ -152,7 +167,7 @@ def _player(state: State, index: int, seat: Seat | None, on_board: int) -> Playe
     key = (
         PlayerView, index, player.budget, player.supply, player.pool, tuple(player.votes), staff, len(player.staff),
         len(player.staff) - on_board, tuple(player.shown), tuple(player.face_up), face_down, len(player.programme),
-        side_moves_left,
+        side_moves_left, player.gave, player.poll_step,
     )
     return _interned(key, lambda: PlayerView(
         seat=index,
@@ -170,6 +185,8 @@ def _player(state: State, index: int, seat: Seat | None, on_board: int) -> Playe
         programme_count=len(player.programme),
         done_choosing=len(player.programme) == CONTENT.programme_size,
         side_moves_left=side_moves_left,
+        handed_over=player.gave,
+        poll_changes_made=player.poll_step,
     ))
 
 
@@ -201,14 +218,7 @@ def view(state: State, seat: Seat | None) -> TableView:
         card if not face_down[i] or (seat is not None and seat in state.news_known[i]) else ""
         for i, card in enumerate(state.news)
     )
-    pending = None
-    if state.tasks and state.phase != FINISHED:
-        task = state.tasks[0]
-        staffer = state.board[task.index].staffer if 0 <= task.index < len(state.board) else -1
-        if task.kind == "imitate":
-            staffer = task.other
-        pending = PendingView(task.kind, task.seat, task.locality, staffer, task.other, task.amount,
-                              tuple(task.cards) if seat == task.seat else ())
+    steps = tuple(_step(state, task, seat) for task in state.tasks) if state.phase != FINISHED else ()
     return TableView(
         round=state.round,
         phase=state.phase,
@@ -224,13 +234,24 @@ def view(state: State, seat: Seat | None) -> TableView:
         topic_deck_count=len(state.topic_deck),
         topic_discard=tuple(state.topic_discard),
         board=tuple(_staffer(p, seat) for p in state.board),
-        pending=pending,
+        pending=steps[0] if steps else None,
         coordinated=tuple((s, f) for s, f in state.coordinated),
         protected=tuple((s, f) for s, f in state.protected),
         winner=state.winner,
         scandals_aside=tuple(state.scandals_aside),
         offers=tuple(state.offers),  # public: deals at the table are made in the open
+        news_seen_by=tuple(known[0] if known else -1 for known in state.news_known),
+        queued=steps[1:],
     )
+
+
+def _step(state: State, task: Task, seat: Seat | None) -> PendingView:
+    """A queued step as ``seat`` sees it: the cards it holds only for its own seat."""
+    staffer = state.board[task.index].staffer if 0 <= task.index < len(state.board) else -1
+    if task.kind == "imitate":
+        staffer = task.other
+    return PendingView(task.kind, task.seat, task.locality, staffer, task.other, task.amount,
+                       tuple(task.cards) if seat == task.seat else (), task.index)
 
 
 def secret_twin(state: State, seat: Seat, rng: Rng) -> State:

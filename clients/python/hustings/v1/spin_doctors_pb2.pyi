@@ -363,7 +363,7 @@ class SpinDoctorsOffer(_message.Message):
     def __init__(self, offerer: _Optional[int] = ..., seat: _Optional[int] = ..., amount: _Optional[int] = ..., term: _Optional[_Union[SpinDoctorsDealTerm, _Mapping]] = ...) -> None: ...
 
 class SpinDoctorsPlayer(_message.Message):
-    __slots__ = ("seat", "colour", "budget", "supply", "pool", "votes", "staff", "staff_count", "hand_count", "shown_staffers", "programme_face_up", "programme_face_down", "programme_count", "done_choosing", "side_moves_left")
+    __slots__ = ("seat", "colour", "budget", "supply", "pool", "votes", "staff", "staff_count", "hand_count", "shown_staffers", "programme_face_up", "programme_face_down", "programme_count", "done_choosing", "side_moves_left", "handed_over", "poll_changes_made")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     COLOUR_FIELD_NUMBER: _ClassVar[int]
     BUDGET_FIELD_NUMBER: _ClassVar[int]
@@ -379,6 +379,8 @@ class SpinDoctorsPlayer(_message.Message):
     PROGRAMME_COUNT_FIELD_NUMBER: _ClassVar[int]
     DONE_CHOOSING_FIELD_NUMBER: _ClassVar[int]
     SIDE_MOVES_LEFT_FIELD_NUMBER: _ClassVar[int]
+    HANDED_OVER_FIELD_NUMBER: _ClassVar[int]
+    POLL_CHANGES_MADE_FIELD_NUMBER: _ClassVar[int]
     seat: int
     colour: str
     budget: int
@@ -394,7 +396,9 @@ class SpinDoctorsPlayer(_message.Message):
     programme_count: int
     done_choosing: bool
     side_moves_left: int
-    def __init__(self, seat: _Optional[int] = ..., colour: _Optional[str] = ..., budget: _Optional[int] = ..., supply: _Optional[int] = ..., pool: _Optional[int] = ..., votes: _Optional[_Iterable[int]] = ..., staff: _Optional[_Iterable[int]] = ..., staff_count: _Optional[int] = ..., hand_count: _Optional[int] = ..., shown_staffers: _Optional[_Iterable[int]] = ..., programme_face_up: _Optional[_Iterable[str]] = ..., programme_face_down: _Optional[_Iterable[str]] = ..., programme_count: _Optional[int] = ..., done_choosing: _Optional[bool] = ..., side_moves_left: _Optional[int] = ...) -> None: ...
+    handed_over: bool
+    poll_changes_made: int
+    def __init__(self, seat: _Optional[int] = ..., colour: _Optional[str] = ..., budget: _Optional[int] = ..., supply: _Optional[int] = ..., pool: _Optional[int] = ..., votes: _Optional[_Iterable[int]] = ..., staff: _Optional[_Iterable[int]] = ..., staff_count: _Optional[int] = ..., hand_count: _Optional[int] = ..., shown_staffers: _Optional[_Iterable[int]] = ..., programme_face_up: _Optional[_Iterable[str]] = ..., programme_face_down: _Optional[_Iterable[str]] = ..., programme_count: _Optional[int] = ..., done_choosing: _Optional[bool] = ..., side_moves_left: _Optional[int] = ..., handed_over: _Optional[bool] = ..., poll_changes_made: _Optional[int] = ...) -> None: ...
 
 class SpinDoctorsLocality(_message.Message):
     __slots__ = ("locality", "turnout_card", "turnout_tokens", "topic_card", "red_tokens", "white_tokens", "activity_tokens")
@@ -431,7 +435,7 @@ class SpinDoctorsBoardStaffer(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., staffer: _Optional[int] = ..., field: _Optional[int] = ..., face_up: _Optional[bool] = ..., resolved: _Optional[bool] = ..., blocked: _Optional[bool] = ...) -> None: ...
 
 class SpinDoctorsPending(_message.Message):
-    __slots__ = ("kind", "seat", "locality", "staffer", "other_seat", "amount", "cards")
+    __slots__ = ("kind", "seat", "locality", "staffer", "other_seat", "amount", "cards", "board_index")
     KIND_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     LOCALITY_FIELD_NUMBER: _ClassVar[int]
@@ -439,6 +443,7 @@ class SpinDoctorsPending(_message.Message):
     OTHER_SEAT_FIELD_NUMBER: _ClassVar[int]
     AMOUNT_FIELD_NUMBER: _ClassVar[int]
     CARDS_FIELD_NUMBER: _ClassVar[int]
+    BOARD_INDEX_FIELD_NUMBER: _ClassVar[int]
     kind: str
     seat: int
     locality: int
@@ -446,7 +451,8 @@ class SpinDoctorsPending(_message.Message):
     other_seat: int
     amount: int
     cards: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, kind: _Optional[str] = ..., seat: _Optional[int] = ..., locality: _Optional[int] = ..., staffer: _Optional[int] = ..., other_seat: _Optional[int] = ..., amount: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ...) -> None: ...
+    board_index: int
+    def __init__(self, kind: _Optional[str] = ..., seat: _Optional[int] = ..., locality: _Optional[int] = ..., staffer: _Optional[int] = ..., other_seat: _Optional[int] = ..., amount: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., board_index: _Optional[int] = ...) -> None: ...
 
 class SpinDoctorsSeatField(_message.Message):
     __slots__ = ("seat", "field")
@@ -457,7 +463,7 @@ class SpinDoctorsSeatField(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., field: _Optional[int] = ...) -> None: ...
 
 class SpinDoctorsView(_message.Message):
-    __slots__ = ("round", "phase", "favourite", "field_now", "players", "localities", "turnout_markers", "news", "news_face_down", "news_deck_count", "news_discard", "topic_deck_count", "topic_discard", "board_staffers", "pending", "coordinated", "protected", "named_winner", "scandals_aside", "offers")
+    __slots__ = ("round", "phase", "favourite", "field_now", "players", "localities", "turnout_markers", "news", "news_face_down", "news_deck_count", "news_discard", "topic_deck_count", "topic_discard", "board_staffers", "pending", "coordinated", "protected", "named_winner", "scandals_aside", "offers", "news_seen_by", "queued")
     ROUND_FIELD_NUMBER: _ClassVar[int]
     PHASE_FIELD_NUMBER: _ClassVar[int]
     FAVOURITE_FIELD_NUMBER: _ClassVar[int]
@@ -478,6 +484,8 @@ class SpinDoctorsView(_message.Message):
     NAMED_WINNER_FIELD_NUMBER: _ClassVar[int]
     SCANDALS_ASIDE_FIELD_NUMBER: _ClassVar[int]
     OFFERS_FIELD_NUMBER: _ClassVar[int]
+    NEWS_SEEN_BY_FIELD_NUMBER: _ClassVar[int]
+    QUEUED_FIELD_NUMBER: _ClassVar[int]
     round: int
     phase: SpinDoctorsPhase
     favourite: int
@@ -498,7 +506,9 @@ class SpinDoctorsView(_message.Message):
     named_winner: int
     scandals_aside: _containers.RepeatedScalarFieldContainer[str]
     offers: _containers.RepeatedCompositeFieldContainer[SpinDoctorsOffer]
-    def __init__(self, round: _Optional[int] = ..., phase: _Optional[_Union[SpinDoctorsPhase, str]] = ..., favourite: _Optional[int] = ..., field_now: _Optional[int] = ..., players: _Optional[_Iterable[_Union[SpinDoctorsPlayer, _Mapping]]] = ..., localities: _Optional[_Iterable[_Union[SpinDoctorsLocality, _Mapping]]] = ..., turnout_markers: _Optional[_Iterable[int]] = ..., news: _Optional[_Iterable[str]] = ..., news_face_down: _Optional[_Iterable[bool]] = ..., news_deck_count: _Optional[int] = ..., news_discard: _Optional[_Iterable[str]] = ..., topic_deck_count: _Optional[int] = ..., topic_discard: _Optional[_Iterable[str]] = ..., board_staffers: _Optional[_Iterable[_Union[SpinDoctorsBoardStaffer, _Mapping]]] = ..., pending: _Optional[_Union[SpinDoctorsPending, _Mapping]] = ..., coordinated: _Optional[_Iterable[_Union[SpinDoctorsSeatField, _Mapping]]] = ..., protected: _Optional[_Iterable[_Union[SpinDoctorsSeatField, _Mapping]]] = ..., named_winner: _Optional[int] = ..., scandals_aside: _Optional[_Iterable[str]] = ..., offers: _Optional[_Iterable[_Union[SpinDoctorsOffer, _Mapping]]] = ...) -> None: ...
+    news_seen_by: _containers.RepeatedScalarFieldContainer[int]
+    queued: _containers.RepeatedCompositeFieldContainer[SpinDoctorsPending]
+    def __init__(self, round: _Optional[int] = ..., phase: _Optional[_Union[SpinDoctorsPhase, str]] = ..., favourite: _Optional[int] = ..., field_now: _Optional[int] = ..., players: _Optional[_Iterable[_Union[SpinDoctorsPlayer, _Mapping]]] = ..., localities: _Optional[_Iterable[_Union[SpinDoctorsLocality, _Mapping]]] = ..., turnout_markers: _Optional[_Iterable[int]] = ..., news: _Optional[_Iterable[str]] = ..., news_face_down: _Optional[_Iterable[bool]] = ..., news_deck_count: _Optional[int] = ..., news_discard: _Optional[_Iterable[str]] = ..., topic_deck_count: _Optional[int] = ..., topic_discard: _Optional[_Iterable[str]] = ..., board_staffers: _Optional[_Iterable[_Union[SpinDoctorsBoardStaffer, _Mapping]]] = ..., pending: _Optional[_Union[SpinDoctorsPending, _Mapping]] = ..., coordinated: _Optional[_Iterable[_Union[SpinDoctorsSeatField, _Mapping]]] = ..., protected: _Optional[_Iterable[_Union[SpinDoctorsSeatField, _Mapping]]] = ..., named_winner: _Optional[int] = ..., scandals_aside: _Optional[_Iterable[str]] = ..., offers: _Optional[_Iterable[_Union[SpinDoctorsOffer, _Mapping]]] = ..., news_seen_by: _Optional[_Iterable[int]] = ..., queued: _Optional[_Iterable[_Union[SpinDoctorsPending, _Mapping]]] = ...) -> None: ...
 
 class SpinDoctorsEvent(_message.Message):
     __slots__ = ("kind", "seat", "staffer", "field", "locality", "voter_group", "amount", "other_seat", "cards", "action", "second", "step", "target_staffer", "path", "pools", "revealed", "term")
