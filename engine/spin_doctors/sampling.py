@@ -30,13 +30,14 @@ def sample_state(state: State, seat: Seat, rng: Rng) -> State:
         return state
     sample = state.clone()
     for other, player in enumerate(sample.seats):
-        if other == seat:
-            continue
-        _redeal_staff(sample, other, rng)
-        face_down = [c for c in player.programme if c not in player.face_up]
-        if face_down:
-            pool = iter(_shuffled([c for c in PROGRAMME_CARDS if c not in player.face_up], rng))
-            player.programme = [c if c in player.face_up else next(pool) for c in player.programme]
+        face_down = player.face_down
+        if other != seat:
+            _redeal_staff(sample, other, rng)
+            if face_down:
+                face_down = _shuffled([c for c in PROGRAMME_CARDS if c not in player.face_up], rng)[: len(face_down)]
+        # Which card a seat chose first shows in no view and matters to no rule: the face-up
+        # cards go first, in the order they were turned, then the face-down ones.
+        player.programme = list(player.face_up) + face_down
     _redeal_news(sample, seat, rng)
     sample.topic_deck = _shuffled(sample.topic_deck, rng)
     return sample
