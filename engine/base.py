@@ -307,6 +307,26 @@ def sampler(game: Game[Any, Any, Any]) -> Sampler:
     return found
 
 
+Rebuilder = Callable[[Any, Seat, Rng], Any]
+"""``state_from_view(view, seat, rng)``: a full state rebuilt from the ``GameView`` the server
+sends ``seat``, which that seat cannot tell from the real one."""
+
+
+def rebuilder(game: Game[Any, Any, Any]) -> Rebuilder:
+    """The inverse of a seat's view: ``state_from_view`` from the ``from_view`` module beside the
+    game's own, found as ``sampler`` finds ``sample_state``.
+
+    ``state_from_view(view, seat, rng)`` takes everything the view shows (the public table, the
+    seat's own secrets, how many hidden things there are) and draws what it hides as the sampler
+    draws it, so that an engine bot can decide over the network from the GameViews it is sent,
+    as it decides in the arena from a state (tests/test_from_view_*.py: the seat's samples of the
+    rebuilt state and of the real one are the same).
+    """
+    package = type(game).__module__.rsplit(".", 1)[0]
+    found: Rebuilder = importlib.import_module(f"{package}.from_view").state_from_view
+    return found
+
+
 OBSERVATION_SEED = b"observation"
 
 

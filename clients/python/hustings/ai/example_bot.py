@@ -10,7 +10,8 @@ It prints one JSON line when the game is over: game id, seat, whether it finishe
 
 What a bot may rely on:
 - Every view lists the seat's legal moves, fully enumerated (``view.legal_moves``): choosing one
-  of them is always legal, so a bot needs no rules of its own. Change ``choose`` to play better.
+  of them is always legal, so a bot needs no rules of its own. Change ``choose`` to play better,
+  or play an engine bot of the arena (``--engine-bot strong``; ``hustings.ai.network``).
 - A seat acts when it is in ``view.to_act``; a few games also list moves that may be made at any
   time to seats that owe nothing (they are optional: this bot makes them only when it owes a move).
 - Moves are idempotent under their request id: one id per decision, sent unchanged on every
@@ -82,10 +83,15 @@ class Played:
 
 
 async def play(
-    clients: Sequence[Client], joined: Joined, rng: random.Random, log: Callable[[str], None] = lambda line: None
+    clients: Sequence[Client],
+    joined: Joined,
+    rng: random.Random,
+    log: Callable[[str], None] = lambda line: None,
+    decide: Callable[[game_pb2.GameView], game_pb2.Move] | None = None,
 ) -> Played:
     """Play ``joined``'s seat until the game is over, following the game on ``clients[0]``'s
-    server and on the next one after each break."""
+    server and on the next one after each break; each decision is ``choose``'s, or ``decide``'s
+    when given (an engine bot's: ``hustings.ai.network.NetworkBot(...).choose``)."""
     played = Played(game_pb2.GameView())
     seen = 0
     decided_at = -1  # the version our last move produced: older views are already answered
@@ -121,7 +127,7 @@ async def play(
                     continue
                 # One decision per version; the same one again (move and id) if its answer was lost.
                 if pending is None or pending.version != view.version:
-                    pending = Decision(view.version, choose(view, rng))
+                    pending = Decision(view.version, decide(view) if decide is not None else choose(view, rng))
                 try:
                     answer = await client.move(joined.game_id, joined.token, pending.move,
                                                expected_version=pending.version, request_id=pending.request_id)
@@ -178,7 +184,14 @@ async def main(args: argparse.Namespace) -> int:
             game_id = (await clients[0].create_game(args.kind, args.players, table=table)).game_id
             log(f"created {args.kind} game {game_id} with server-side bots in seats 1 to {args.players - 1}")
         joined = await clients[0].join(game_id, args.name)
-        final = (await play(clients, joined, rng, log)).view
+        decide = None
+        if args.engine_bot:  # an engine bot of the arena, deciding from the views it is sent
+            from hustings.ai import make_bot
+            from hustings.ai.network import NetworkBot
+
+            seed = None if args.seed is None else f"example-bot/{args.seed}".encode()
+            decide = NetworkBot(make_bot(args.engine_bot), seed).choose
+        final = (await play(clients, joined, rng, log, decide)).view
         placing = next((p for p in final.outcome.placings if p.HasField("seat") and p.seat == joined.seat), None)
         print(json.dumps({"game_id": game_id, "seat": joined.seat, "finished": final.status == game_pb2.GAME_STATUS_FINISHED,
                           "rank": placing.rank if placing else None}))
@@ -194,6 +207,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--bot-level", default="", help="level of the server-side bots in a created game: random (the default), greedy, strong")
     parser.add_argument("--name", default="Example bot", help="display name (default %(default)s)")
     parser.add_argument("--seed", type=int, default=None, help="seed of this bot's choices")
+    parser.add_argument("--engine-bot", default="", choices=("", "random", "greedy", "strong"),
+                        help="decide with the engine bot of this level (as in the arena), from each view rebuilt into a state; default: choose()")
     return parser
 
 
