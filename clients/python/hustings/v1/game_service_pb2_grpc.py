@@ -28,8 +28,8 @@ if _version_not_supported:
 class GameServiceStub:
     """Hosts election board games: create, join, view, move, watch.
 
-    Callers authenticate with the seat token from JoinGame in the metadata
-    `authorization: Bearer <token>`; without a token a caller is a spectator.
+    Callers authenticate with the seat token from JoinGame as `authorization: Bearer <token>`
+    (gRPC metadata, or the HTTP header over REST); without a token a caller is a spectator.
     Errors carry a google.rpc.Status with one google.rpc.ErrorInfo (domain "hustings") whose
     reason is machine-readable: INVALID_ARGUMENT for malformed requests, FAILED_PRECONDITION for
     illegal or out-of-turn moves, ABORTED for a stale expected_version, NOT_FOUND,
@@ -112,8 +112,8 @@ class GameServiceStub:
 class GameServiceServicer:
     """Hosts election board games: create, join, view, move, watch.
 
-    Callers authenticate with the seat token from JoinGame in the metadata
-    `authorization: Bearer <token>`; without a token a caller is a spectator.
+    Callers authenticate with the seat token from JoinGame as `authorization: Bearer <token>`
+    (gRPC metadata, or the HTTP header over REST); without a token a caller is a spectator.
     Errors carry a google.rpc.Status with one google.rpc.ErrorInfo (domain "hustings") whose
     reason is machine-readable: INVALID_ARGUMENT for malformed requests, FAILED_PRECONDITION for
     illegal or out-of-turn moves, ABORTED for a stale expected_version, NOT_FOUND,
@@ -295,8 +295,8 @@ def add_GameServiceServicer_to_server(servicer, server):
 class GameService:
     """Hosts election board games: create, join, view, move, watch.
 
-    Callers authenticate with the seat token from JoinGame in the metadata
-    `authorization: Bearer <token>`; without a token a caller is a spectator.
+    Callers authenticate with the seat token from JoinGame as `authorization: Bearer <token>`
+    (gRPC metadata, or the HTTP header over REST); without a token a caller is a spectator.
     Errors carry a google.rpc.Status with one google.rpc.ErrorInfo (domain "hustings") whose
     reason is machine-readable: INVALID_ARGUMENT for malformed requests, FAILED_PRECONDITION for
     illegal or out-of-turn moves, ABORTED for a stale expected_version, NOT_FOUND,
