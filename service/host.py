@@ -72,6 +72,21 @@ DEFAULT_HISTORY_PAGE_SIZE = 500
 MAX_HISTORY_PAGE_SIZE = 1000
 
 
+def fill_state_view(game: Game[Any, Any, Any], state: Any, status: int, seat: Seat | None, view: game_pb2.GameView) -> None:
+    """What a GameView for ``seat`` (None: a spectator) takes from the game's state at
+    ``status``: in a game in play who is to act and the seat's legal moves (what it owes, or
+    moves allowed at any time, such as deals), and the game's own part of the view."""
+    if status == game_pb2.GAME_STATUS_ACTIVE:
+        view.to_act.extend(sorted(game.to_act(state)))
+        if seat is not None:
+            fill_legal_moves(game, state, seat, view)
+    # Until the game starts a seat may still change hands (leaving an open game frees it): it
+    # sees the game as a spectator does, or a client could sit in each seat in turn and learn
+    # the hands dealt at creation before the real players sit down.
+    viewer = None if status == game_pb2.GAME_STATUS_OPEN else seat
+    game.view_to_proto(game.view(state, viewer), view)
+
+
 @dataclass(frozen=True)
 class Loaded:
     """A decoded game: its stored record, its rules and its engine state (never mutated)."""
@@ -373,11 +388,6 @@ class GameHost:
         present = self.presence.seen(stored.game_id)
         for s in stored.seats:
             table.seat_to_proto(s, view.seats.add(), s.seat in present)
-        if stored.status == game_pb2.GAME_STATUS_ACTIVE:
-            acting = game.to_act(state)
-            view.to_act.extend(sorted(acting))
-            if seat is not None:  # what it owes, or moves allowed at any time (deals)
-                fill_legal_moves(game, state, seat, view)
         if finished:
             view.seed = stored.seed.hex()
             view.seed_nonce = stored.seed_nonce.hex()  # with the seed, never before it
@@ -389,11 +399,7 @@ class GameHost:
                     if p.seat is not None:
                         placing.seat = p.seat
                         placing.bot_played = stored.seats[p.seat].bot_played or stored.seats[p.seat].bot
-        # Until the game starts a seat may still change hands (leaving an open game frees it):
-        # it sees the game as a spectator does, or a client could sit in each seat in turn and
-        # learn the hands dealt at creation before the real players sit down.
-        viewer = None if stored.status == game_pb2.GAME_STATUS_OPEN else seat
-        game.view_to_proto(game.view(state, viewer), view)
+        fill_state_view(game, state, stored.status, seat, view)
         return view
 
     # --- RPCs ---------------------------------------------------------------------------------

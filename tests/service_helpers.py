@@ -4,13 +4,29 @@ from __future__ import annotations
 
 import contextlib
 import random
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
 
 from hustings.client import Client, Joined
+from hustings.service.host import fill_state_view
 from hustings.service.replica import UNBOUNDED_CALL_RATE, Replica, ReplicaConfig
 from hustings.v1 import game_pb2, stimmvieh_pb2
 
 MAX_MOVES = 2000
+
+
+def sent_view(game: Any, state: Any, options: Any, seat: int | None, status: int | None = None, version: int = 1) -> game_pb2.GameView:
+    """The GameView the service sends ``seat`` (None: a spectator) of a game in ``state``: the
+    game-level fields as the host writes them, and what it takes from the state through the
+    host's own ``fill_state_view`` (who is to act, the seat's legal moves, the game's part).
+    ``status``: in play, or finished when the rules say so, unless given."""
+    if status is None:
+        status = game_pb2.GAME_STATUS_FINISHED if game.is_over(state) else game_pb2.GAME_STATUS_ACTIVE
+    view = game_pb2.GameView(game_id="g" * 22, kind=game.info.kind, version=version, status=status)
+    game.options_to_proto(options, view.options)
+    if seat is not None:
+        view.seat = seat
+    fill_state_view(game, state, status, seat, view)
+    return view
 
 
 @contextlib.asynccontextmanager

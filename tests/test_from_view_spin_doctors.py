@@ -10,6 +10,7 @@ from typing import Any, Iterator
 
 import pytest
 
+from service_helpers import sent_view
 from hustings.ai import make_bot
 from hustings.ai.search import Budget
 from hustings.engine import Rng, games
@@ -17,31 +18,11 @@ from hustings.engine.base import sampler
 from hustings.engine.spin_doctors import GAME
 from hustings.engine.spin_doctors.from_view import state_from_view
 from hustings.engine.spin_doctors.model import FINISHED, PLANNING, RESOLUTION, SpinDoctorsOptions, State
-from hustings.service.legal_moves import fill_legal_moves
 from hustings.v1 import game_pb2
 
 STEP_LIMIT = 4000
 GAMES_PER_OPTIONS = 3
 SAMPLE = sampler(GAME)
-
-
-def seat_view(state: State, options: SpinDoctorsOptions, seat: int | None, version: int = 1) -> game_pb2.GameView:
-    """The GameView the service sends ``seat`` (None: a spectator), built as ``GameHost._view``
-    builds it for a game in play or finished."""
-    finished = GAME.is_over(state)
-    view = game_pb2.GameView(
-        game_id="g", kind="spin_doctors", version=version,
-        status=game_pb2.GAME_STATUS_FINISHED if finished else game_pb2.GAME_STATUS_ACTIVE,
-    )
-    GAME.options_to_proto(options, view.options)
-    if seat is not None:
-        view.seat = seat
-    if not finished:
-        view.to_act.extend(sorted(GAME.to_act(state)))
-        if seat is not None:
-            fill_legal_moves(GAME, state, seat, view)
-    GAME.view_to_proto(GAME.view(state, seat), view)
-    return view
 
 
 def move_bytes(moves: list[Any]) -> list[bytes]:
@@ -80,7 +61,7 @@ def test_the_rebuilt_table_samples_as_the_real_one(options: SpinDoctorsOptions) 
             if state.phase == FINISHED:
                 continue  # test_a_finished_table_is_rebuilt_as_it_was_shown
             seat = step % options.players  # each seat in turn, owing the decision or not
-            rebuilt = state_from_view(seat_view(state, options, seat), seat, Rng(b"rebuild", step))
+            rebuilt = state_from_view(sent_view(GAME, state, options, seat), seat, Rng(b"rebuild", step))
             assert GAME.dump_state(SAMPLE(rebuilt, seat, Rng(b"sample", step))) == GAME.dump_state(
                 SAMPLE(state, seat, Rng(b"sample", step))
             ), f"game {number} step {step} ({state.phase}): seat {seat}'s samples differ"
@@ -111,7 +92,7 @@ def test_a_finished_table_is_rebuilt_as_it_was_shown() -> None:
     options = SpinDoctorsOptions(3)
     *_, state = random_game(options, 7)
     for seat in range(3):
-        rebuilt = state_from_view(seat_view(state, options, seat), seat, Rng(b"end"))
+        rebuilt = state_from_view(sent_view(GAME, state, options, seat), seat, Rng(b"end"))
         assert rebuilt.phase == FINISHED and GAME.view(rebuilt, seat) == GAME.view(state, seat)
         # The same ranking and scores; the detail lists the Programme bonuses in the order the
         # cards were chosen, which no view shows.
@@ -129,7 +110,7 @@ def test_engine_bots_move_from_a_rebuilt_table(level: str, phase: str) -> None:
     options = SpinDoctorsOptions(4)
     state = _state_in(phase, options, 3)
     seat = min(GAME.to_act(state))
-    view = seat_view(state, options, seat)
+    view = sent_view(GAME, state, options, seat)
     bot = make_bot(level, Budget(iterations=4, seconds=5.0))
     rebuilt = state_from_view(view, seat, Rng(b"bot"))
     move = bot.choose(GAME, rebuilt, seat, Rng(b"choose"))
@@ -140,13 +121,13 @@ def test_engine_bots_move_from_a_rebuilt_table(level: str, phase: str) -> None:
 def test_views_it_cannot_use_are_refused() -> None:
     options = SpinDoctorsOptions(3)
     state = _state_in(PLANNING, options, 1)
-    view = seat_view(state, options, 0)
+    view = sent_view(GAME, state, options, 0)
 
     def refused(message: game_pb2.GameView, seat: int, why: str) -> None:
         with pytest.raises(ValueError, match=why):
             state_from_view(message, seat, Rng(b"r"))
 
-    refused(seat_view(state, options, None), 0, "spectator")
+    refused(sent_view(GAME, state, options, None), 0, "spectator")
     refused(view, 1, "seat 0's, not seat 1's")
     other = games()["stimmvieh"]
     stimmvieh = game_pb2.GameView(kind="stimmvieh", seat=0)

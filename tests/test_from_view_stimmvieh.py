@@ -13,6 +13,7 @@ from typing import Any, Callable
 import pytest
 
 from conftest import run
+from service_helpers import sent_view
 from hustings.ai import make_bot
 from hustings.ai.search import Budget
 from hustings.engine import Rng
@@ -24,7 +25,6 @@ from hustings.engine.stimmvieh.from_view import ViewError, state_from_view
 from hustings.engine.stimmvieh.model import CHOOSING, FINISHED
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.host import GameHost
-from hustings.service.legal_moves import fill_legal_moves
 from hustings.service.notifier import Notifier
 from hustings.service.store import Store
 from hustings.v1 import game_pb2, game_service_pb2
@@ -32,24 +32,6 @@ from hustings.v1 import game_pb2, game_service_pb2
 SAMPLE = sampler(GAME)
 OPEN, ACTIVE, FINISHED_STATUS = game_pb2.GAME_STATUS_OPEN, game_pb2.GAME_STATUS_ACTIVE, game_pb2.GAME_STATUS_FINISHED
 MAX_STEPS = 400
-
-
-def sent_view(game: Any, state: Any, options: Any, seat: int | None, status: int | None = None, version: int = 1) -> game_pb2.GameView:
-    """The GameView the service sends ``seat`` (None: a spectator), built as host.GameHost._view
-    builds it: the game-level fields, who is to act, the seat's legal moves from the replica's
-    kept bytes, and the game's own part from its view."""
-    if status is None:
-        status = FINISHED_STATUS if game.is_over(state) else ACTIVE
-    view = game_pb2.GameView(game_id="g" * 22, kind=game.info.kind, version=version, status=status)
-    game.options_to_proto(options, view.options)
-    if seat is not None:
-        view.seat = seat
-    if status == ACTIVE:
-        view.to_act.extend(sorted(game.to_act(state)))
-        if seat is not None:
-            fill_legal_moves(game, state, seat, view)
-    game.view_to_proto(game.view(state, None if status == OPEN else seat), view)
-    return view
 
 
 def moves_bytes(state: StimmviehState, seat: int) -> list[bytes]:

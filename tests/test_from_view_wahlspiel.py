@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from service_helpers import sent_view
 from hustings.ai import make_bot
 from hustings.ai.search import Budget
 from hustings.engine import Rng
@@ -15,30 +16,11 @@ from hustings.engine.base import sampler
 from hustings.engine.wahlspiel import model as m
 from hustings.engine.wahlspiel.from_view import state_from_view
 from hustings.engine.wahlspiel.game import GAME
-from hustings.service.legal_moves import fill_legal_moves
 from hustings.v1 import game_pb2
 
 SAMPLE = sampler(GAME)
 GAMES_PER_OPTION_SET = 1
 STEP_LIMIT = 3000
-
-
-def seat_view(state: m.WahlspielState, seat: int | None, version: int = 1) -> game_pb2.GameView:
-    """The GameView the service sends ``seat`` (None: a spectator), built as GameHost._view builds it."""
-    finished = GAME.is_over(state)
-    view = game_pb2.GameView(
-        game_id="g", kind="wahlspiel", version=version,
-        status=game_pb2.GAME_STATUS_FINISHED if finished else game_pb2.GAME_STATUS_ACTIVE,
-    )
-    GAME.options_to_proto(state.options, view.options)
-    if seat is not None:
-        view.seat = seat
-    if not finished:
-        view.to_act.extend(sorted(GAME.to_act(state)))
-        if seat is not None:
-            fill_legal_moves(GAME, state, seat, view)
-    GAME.view_to_proto(GAME.view(state, seat), view)
-    return view
 
 
 def _moves(state: m.WahlspielState, seat: int) -> list[bytes]:
@@ -74,7 +56,7 @@ def test_rebuilt_table_samples_as_the_real_one(label: str, options: m.WahlspielO
             steps.add(state.step)
             # The seats that act, and one more in turn: every seat is checked at every kind of step.
             for seat in sorted(GAME.to_act(state) | {version % options.players}):
-                view = seat_view(state, seat, version)
+                view = sent_view(GAME, state, state.options, seat, version=version)
                 rebuilt = state_from_view(view, seat, Rng(b"a"))
                 assert GAME.dump_state(SAMPLE(rebuilt, seat, Rng(b"b"))) == GAME.dump_state(SAMPLE(state, seat, Rng(b"b"))), (
                     f"step {version} ({state.step}), seat {seat}"
@@ -98,14 +80,14 @@ def test_an_engine_bot_plays_a_legal_move_from_a_rebuilt_table(level: str) -> No
     assert len(states) >= 10, sorted(states)
     for step, state in states.items():
         for seat in sorted(GAME.to_act(state)):
-            rebuilt = state_from_view(seat_view(state, seat), seat, Rng(b"view"))
+            rebuilt = state_from_view(sent_view(GAME, state, state.options, seat), seat, Rng(b"view"))
             move = bot.choose(GAME, rebuilt, seat, Rng(b"bot"))
             assert move in GAME.legal_moves(state, seat), (step, seat, move)
 
 
 def test_bad_views_are_refused() -> None:
     state = _playout(m.WahlspielOptions(3), b"refusals")[40]
-    view = seat_view(state, 1)
+    view = sent_view(GAME, state, state.options, 1)
     assert state_from_view(view, 1, Rng(b"a")).step == state.step
 
     def refused(changed: game_pb2.GameView, seat: int, reason: str) -> None:
@@ -116,7 +98,7 @@ def test_bad_views_are_refused() -> None:
     other_kind.CopyFrom(view)
     other_kind.kind = "stimmvieh"
     refused(other_kind, 1, "not a Wahlspiel view")
-    refused(seat_view(state, None), 1, "spectator")
+    refused(sent_view(GAME, state, state.options, None), 1, "spectator")
     refused(view, 2, "seat 1's, not seat 2's")
     opened = game_pb2.GameView()
     opened.CopyFrom(view)
@@ -143,7 +125,7 @@ def test_bad_views_are_refused() -> None:
     not_owed.to_act[:] = [s for s in range(3) if s not in view.to_act]
     refused(not_owed, 1, "to_act")
     fewer_moves = game_pb2.GameView()
-    fewer_moves.CopyFrom(seat_view(state, state.current))
+    fewer_moves.CopyFrom(sent_view(GAME, state, state.options, state.current))
     assert len(fewer_moves.legal_moves) > 1
     del fewer_moves.legal_moves[0]
     refused(fewer_moves, state.current, "legal moves")
@@ -158,6 +140,6 @@ def test_a_finished_table_is_rebuilt_with_no_decision_left() -> None:
         seat = sorted(GAME.to_act(state))[0]
         moves = GAME.legal_moves(state, seat)
         state, _ = GAME.apply(state, seat, moves[rng.below(len(moves))], rng)
-    rebuilt = state_from_view(seat_view(state, 0), 0, Rng(b"a"))
+    rebuilt = state_from_view(sent_view(GAME, state, state.options, 0), 0, Rng(b"a"))
     assert GAME.is_over(rebuilt) and GAME.outcome(rebuilt) == GAME.outcome(state)
     assert GAME.view(rebuilt, 0) == GAME.view(state, 0)
