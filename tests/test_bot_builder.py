@@ -5,14 +5,13 @@ bots run as printed."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import pathlib
 import random
 import re
 import subprocess
 import sys
-from typing import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Awaitable, Callable, Iterator
 
 import grpc
 import pytest
@@ -115,18 +114,9 @@ class HeldReturnProxy(FaultyProxy):
         self.released = asyncio.Event()
         self.released.set()
 
-    @contextlib.asynccontextmanager
-    async def running(self) -> AsyncIterator["HeldReturnProxy"]:
-        channel = grpc.aio.insecure_channel(self.target)
-        server = grpc.aio.server()
-        server.add_generic_rpc_handlers((_HoldingForwarder(self, channel),))
-        self.port = server.add_insecure_port("127.0.0.1:0")
-        await server.start()
-        try:
-            yield self
-        finally:
-            await server.stop(None)
-            await channel.close()
+    def forwarder(self, channel: grpc.aio.Channel) -> grpc.GenericRpcHandler:
+        """Forwarding as FaultyProxy does, holding ReturnToGame."""
+        return _HoldingForwarder(self, channel)
 
 
 class _HoldingForwarder(_Forwarder):

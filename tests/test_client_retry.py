@@ -72,7 +72,7 @@ class FaultyProxy:
         """Serve on a free loopback port while the block runs."""
         channel = grpc.aio.insecure_channel(self.target)
         server = grpc.aio.server()
-        server.add_generic_rpc_handlers((_Forwarder(self, channel),))
+        server.add_generic_rpc_handlers((self.forwarder(channel),))
         self.port = server.add_insecure_port("127.0.0.1:0")
         await server.start()
         try:
@@ -80,6 +80,10 @@ class FaultyProxy:
         finally:
             await server.stop(None)
             await channel.close()
+
+    def forwarder(self, channel: grpc.aio.Channel) -> grpc.GenericRpcHandler:
+        """The handler that forwards each call over ``channel`` (faults applied)."""
+        return _Forwarder(self, channel)
 
     def requests(self, method: str) -> list[object]:
         """The decoded requests of ``method`` that reached the proxy, in order."""
