@@ -20,6 +20,7 @@ never after the seat moved in time.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
 import zlib
@@ -37,6 +38,7 @@ log = structlog.get_logger("hustings.deadlines")
 BUCKETS = 16
 POLL_S = 0.25
 LEASE_MS = 10_000
+HAND_BACK_S = 0.4  # within the stopping loop's wait between cancellations (background.STOP_WAIT_S)
 CLAIM_BATCH = 64
 
 _CLAIM_LUA = """
@@ -180,13 +182,33 @@ class DeadlineRunner(BackgroundLoop):
     async def run_once(self) -> int:
         """Claim and apply every due game once; returns how many games were handled."""
         games, lease = await self.index.claim(self.now_ms())
-        results = await asyncio.gather(*(self._handle(g, lease) for g in games), return_exceptions=True)
+        handling = [asyncio.ensure_future(self._handle(g, lease)) for g in games]
+        try:
+            results = await asyncio.gather(*handling, return_exceptions=True)
+        except asyncio.CancelledError:
+            # The replica is stopping: hand the games it still holds back at once, so that
+            # another replica takes them at its next poll rather than when the lease runs out.
+            held = [game_id for game_id, task in zip(games, handling) if not task.done() or task.cancelled()]
+            await self._hand_back(held, lease)
+            raise
         for game_id, result in zip(games, results):
             if isinstance(result, BaseException):
                 if isinstance(result, asyncio.CancelledError):
                     raise result
                 log.warning("deadline_failed", game_id=game_id, cause=type(result).__name__)
         return len(games)
+
+    async def _hand_back(self, game_ids: list[str], lease: int) -> None:
+        """Make ``game_ids`` due now where the lease is still ours; bounded, and quiet if Redis
+        does not answer (the leases then run out as after a crash)."""
+        if not game_ids:
+            return
+        now = self.now_ms()
+        with contextlib.suppress(RedisError, asyncio.TimeoutError, asyncio.CancelledError):
+            await asyncio.wait_for(
+                asyncio.gather(*(self.index.release(game_id, lease, now) for game_id in game_ids)), HAND_BACK_S
+            )
+        log.info("deadlines_handed_back", games=len(game_ids))
 
     async def _handle(self, game_id: str, lease: int) -> None:
         next_due, version = await self.apply_due(game_id)

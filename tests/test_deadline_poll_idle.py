@@ -90,3 +90,44 @@ def test_an_idle_poll_writes_nothing_and_a_game_due_after_its_read_is_claimed_ne
         run(scenario(), timeout_s=60)
     finally:
         server.stop()
+
+
+def test_a_stopping_runner_hands_the_games_it_holds_back_at_once(tmp_path: pathlib.Path) -> None:
+    """A replica that stops while it applies a due game (a strong bot thinking, say) makes the
+    game due again at once, where its claim would otherwise hold it from every other replica
+    until the lease runs out (``LEASE_MS``, 10 s)."""
+    import asyncio
+
+    server = EmbeddedRedis(tmp_path / "redis", appendonly=False).start()
+
+    async def scenario() -> None:
+        store = Store.from_url(server.url)
+        try:
+            index = GameHost(store, Notifier(store.client)).deadlines
+            applying, never = asyncio.Event(), asyncio.Event()
+
+            async def apply_due(game_id: str) -> tuple[int, int]:
+                applying.set()
+                await never.wait()  # still deciding when the replica stops
+                return 0, 0
+
+            async def version_of(game_id: str) -> int:
+                return 0
+
+            runner = deadlines.DeadlineRunner(index, apply_due, version_of, poll_s=0.01, now_ms=lambda: int(time.time() * 1000))
+            await index.schedule("g-held", int(time.time() * 1000))
+            runner.start()
+            await asyncio.wait_for(applying.wait(), 10)
+            claimed = await store.client.zscore(deadlines.bucket_key("g-held"), "g-held")
+            assert claimed > time.time() * 1000 + deadlines.LEASE_MS / 2  # leased to this runner
+            await runner.stop()
+            handed_back = await store.client.zscore(deadlines.bucket_key("g-held"), "g-held")
+            assert handed_back <= time.time() * 1000  # due now: the next poll of any replica takes it
+            assert await index.due_buckets(int(time.time() * 1000)) == [deadlines.bucket_key("g-held")]
+        finally:
+            await store.close()
+
+    try:
+        run(scenario(), 30)
+    finally:
+        server.stop()
