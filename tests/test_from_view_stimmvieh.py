@@ -64,6 +64,9 @@ def check_rebuilt(state: StimmviehState, options: StimmviehOptions, seat: int, s
     assert GAME.dump_state(SAMPLE(rebuilt, seat, Rng(b"b" + salt))) == GAME.dump_state(SAMPLE(state, seat, Rng(b"b" + salt)))
     assert moves_bytes(rebuilt, seat) == moves_bytes(state, seat)
     assert GAME.to_act(rebuilt) == GAME.to_act(state)
+    if state.phase != CHOOSING:
+        # Every hand is known to the table from the reveal on: the rebuild holds the real ones.
+        assert [p.backbenchers for p in rebuilt.parties] == [p.backbenchers for p in state.parties]
     return rebuilt
 
 
@@ -212,6 +215,21 @@ def _one_fewer_backbencher(view: game_pb2.GameView) -> None:
     view.stimmvieh.parties[0].backbencher_count -= 1
 
 
+def _played_swapped(view: game_pb2.GameView) -> None:
+    # Party 0 claims to have played a politician still in its hand instead of one it played.
+    other = view.stimmvieh.parties[0]
+    in_hand = next(p for p in range(1, 10) if p not in other.played and p not in other.top_candidates)
+    other.played[:] = sorted([*other.played[1:], in_hand])
+
+
+def _played_forgotten(view: game_pb2.GameView) -> None:
+    del view.stimmvieh.parties[2].played[0]
+
+
+def _played_while_choosing(view: game_pb2.GameView) -> None:
+    view.stimmvieh.parties[0].played.append(4)
+
+
 def _unknown_card(view: game_pb2.GameView) -> None:
     view.stimmvieh.display[0].card_id = "D99"
 
@@ -254,6 +272,9 @@ def _own_backbencher_swapped(view: game_pb2.GameView) -> None:
         (_other_to_act, MIDGAME, "INCONSISTENT_VIEW", "to act"),
         (_own_backbencher_swapped, MIDGAME, "INCONSISTENT_VIEW", "politicians of influence"),
         (_three_chosen, CHOOSING_STATE, "INCONSISTENT_VIEW", "chose 3 top candidates"),
+        (_played_swapped, MIDGAME, "INCONSISTENT_VIEW", "the discard piles hold others"),
+        (_played_forgotten, MIDGAME, "INCONSISTENT_VIEW", "party 2 has played 1 politicians"),
+        (_played_while_choosing, CHOOSING_STATE, "INCONSISTENT_VIEW", "no politician is played"),
     ],
     ids=lambda v: getattr(v, "__name__", "")[1:] if callable(v) else "",
 )

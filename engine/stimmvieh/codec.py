@@ -166,6 +166,7 @@ def view_to_proto(view: TableView, out: game_pb2.GameView) -> None:
             backbencher_count=party.backbencher_count,
             campaign_points=party.campaign_points,
             chosen_top_candidates=party.chosen_top_candidates,
+            played=party.played,
         )
         if party.seat is not None:
             p.seat = party.seat
@@ -244,6 +245,7 @@ def table_from_proto(own: pb.StimmviehView) -> TableView:
             donations=_stack_from(p.donations),
             campaign_points=p.campaign_points,
             chosen_top_candidates=tuple(p.chosen_top_candidates),
+            played=tuple(p.played),
         )
         for p in own.parties
     )

@@ -2,12 +2,13 @@
 states can play over the network.
 
 Everything the view shows is taken from it: the public table, the seat's own hand, choice and
-collected stacks, Angelus' face-up backbenchers, and how many cards and politicians are hidden
-where. What it hides is redealt by ``sampling.sample_state`` from a table that holds the hidden
-cards in some order: the other parties' face-down top candidates or backbenchers, their collected
-cards below the visible tops, Angelus' face-down stack and the order of both stacks below their
-tops. Since a sample depends only on what the seat sees and on ``rng``, the rebuilt table and the
-real one give that seat equal samples for equal ``rng`` (tests/test_from_view_stimmvieh.py).
+collected stacks, Angelus' face-up backbenchers, every party's backbenchers once the top candidates
+are revealed (1..9 less its top candidates and the politicians it has played, both shown), and how
+many cards are hidden where. What it hides is redealt by ``sampling.sample_state`` from a table
+that holds the hidden cards in some order: the other parties' face-down top candidates, their
+collected cards below the visible tops, Angelus' face-down stack and the order of both stacks below
+their tops. Since a sample depends only on what the seat sees and on ``rng``, the rebuilt table
+and the real one give that seat equal samples for equal ``rng`` (tests/test_from_view_stimmvieh.py).
 
 A view that no table under the rules shows its seat is refused with ``ViewError`` before anything
 is drawn: another kind's view, a spectator's, a view naming cards outside the game's deck, or one
@@ -101,6 +102,7 @@ def _check_rules(sent: SentView) -> None:
             raise _inconsistent(f"party {party.party} has {party.campaign_points} campaign points; its results give {won}")
         _check_politicians(party.chosen_top_candidates, f"party {party.party}'s chosen top candidates")
         _check_politicians(party.top_candidates + party.backbenchers, f"party {party.party}'s politicians")
+        _check_politicians(party.top_candidates + party.played, f"party {party.party}'s politicians")
     for record in table.campaign_results:
         _check_record(record, options)
     if sent.status == "OPEN":
@@ -144,7 +146,7 @@ def _check_record(record: CampaignRecord, options: StimmviehOptions) -> None:
 def _check_choosing(table: TableView) -> None:
     if table.round != 0 or table.current_party is not None or table.start_party is not None:
         raise _inconsistent("top candidates are chosen before the first round: no round, turn or start party yet")
-    if table.top_candidate_discards or table.backbencher_discards:
+    if table.top_candidate_discards or table.backbencher_discards or any(p.played for p in table.parties):
         raise _inconsistent("no politician is played while top candidates are chosen")
     if any(p.votes.count or p.donations.count for p in table.parties):
         raise _inconsistent("no party holds cards while top candidates are chosen")
@@ -178,6 +180,11 @@ def _check_campaign(table: TableView, options: StimmviehOptions) -> None:
                 f"party {party.party} has {len(party.top_candidates) + party.backbencher_count} politicians "
                 f"left in round {table.round}; the turn order leaves it {left}"
             )
+        if len(party.played) != len(POLITICIANS) - left:
+            raise _inconsistent(
+                f"party {party.party} has played {len(party.played)} politicians in round {table.round}; "
+                f"the turn order makes it {len(POLITICIANS) - left}"
+            )
     _check_politicians_in_range(table.top_candidate_discards + table.backbencher_discards, "the discards")
     for influence in POLITICIANS:
         # Every party has one politician of each influence: played, face up, or in a hand.
@@ -186,6 +193,9 @@ def _check_campaign(table: TableView, options: StimmviehOptions) -> None:
         )
         if seen > PARTIES:
             raise _inconsistent(f"{seen} politicians of influence {influence} are shown; there are {PARTIES}")
+    played = sorted(p for party in table.parties for p in party.played)
+    if sorted(table.top_candidate_discards + table.backbencher_discards) != played:
+        raise _inconsistent(f"the parties have played politicians {played}; the discard piles hold others")
     top_played = sum(TOP_CANDIDATE_COUNT - len(p.top_candidates) for p in table.parties)
     backbenchers_played = sum(BACKBENCHER_COUNT - p.backbencher_count for p in table.parties)
     if (len(table.top_candidate_discards), len(table.backbencher_discards)) != (top_played, backbenchers_played):
@@ -316,8 +326,8 @@ def _party(
     if party.party == viewer or angelus or table.phase == FINISHED:
         backbenchers = party.backbenchers
     else:
-        # Face down: any of the politicians not face up on the table, as many as the view counts.
-        backbenchers = tuple(p for p in POLITICIANS if p not in party.top_candidates)[: party.backbencher_count]
+        # In hand, yet known to all: the politicians neither face up on the table nor played.
+        backbenchers = tuple(p for p in POLITICIANS if p not in party.top_candidates and p not in party.played)
     return PartyState(
         top_candidates=party.top_candidates, backbenchers=backbenchers, votes=votes, donations=donations,
         campaign_points=points,

@@ -1,11 +1,15 @@
 """Determinization for Stimmvieh: a full table that one seat cannot tell from the real one.
 
 ``sample_state`` redeals everything the seat does not see: the other parties' face-down top
-candidates (while they are choosing) or their backbenchers (after the reveal), Angelus' face-down
-stack, the collected stacks of the others below their visible tops, and the order of both stacks
-below their tops. Every redealt pool is sorted before it is shuffled, so the sample depends only
-on what the seat sees and on ``rng``: two tables that differ only in another seat's secrets give
-the same sample for the same ``rng``.
+candidates (while they are choosing), Angelus' face-down stack, the collected stacks of the others
+below their visible tops, and the order of both stacks below their tops. Every redealt pool is
+sorted before it is shuffled, so the sample depends only on what the seat sees and on ``rng``: two
+tables that differ only in another seat's secrets give the same sample for the same ``rng``.
+
+From the reveal on no hand is redealt: every party holds one politician of each influence 1..9,
+its top candidates lie face up and every politician it plays goes face up on a discard pile naming
+its party (the view's ``played``), so its backbenchers are 1..9 less both, known to the whole table.
+Drawing them from all politicians not face up would hand a party politicians it has already played.
 """
 
 from __future__ import annotations
@@ -29,15 +33,11 @@ def sample_state(state: StimmviehState, seat: Seat, rng: Rng) -> StimmviehState:
     parties = list(state.parties)
     # Once the game is over every hand is open; only the order of the stacks stays unknown.
     others = [] if state.phase == FINISHED else [p for p in range(len(parties)) if p != seat or state.is_angelus(p)]
-    for index in others:
-        party = parties[index]
-        if state.phase == CHOOSING:
-            if party.chosen:
-                parties[index] = replace(party, chosen=_some(list(POLITICIANS), TOP_CANDIDATE_COUNT, rng))
-        elif not state.is_angelus(index):
-            # The view shows the remaining top candidates and how many backbenchers are left.
-            unseen = [p for p in POLITICIANS if p not in party.top_candidates]
-            parties[index] = replace(party, backbenchers=_some(unseen, len(party.backbenchers), rng))
+    if state.phase == CHOOSING:
+        # Until the reveal a party's choice is its own; afterwards every hand is public (above).
+        for index in others:
+            if parties[index].chosen:
+                parties[index] = replace(parties[index], chosen=_some(list(POLITICIANS), TOP_CANDIDATE_COUNT, rng))
     votes = _redeal(state.vote_stack, [parties[o].votes for o in others], rng)
     donations = _redeal(state.donation_stack, [parties[o].donations for o in others], rng)
     for index, own_votes, own_donations in zip(others, votes[1:], donations[1:]):

@@ -1,7 +1,8 @@
 """What one seat (or a spectator) may see of a Stimmvieh table: the one place secrets are stripped.
 
-Others see of a party its face-up top candidates (after the reveal), how many backbenchers it
-holds, whether it has chosen, and the top card and count of each collected stack. The owner also
+Others see of a party its face-up top candidates (after the reveal), the politicians it has played
+(face up on the discard piles), how many backbenchers it holds, whether it has chosen, and the top
+card and count of each collected stack. The owner also
 sees its hand, its unrevealed choice and its stacks in full. Angelus' backbenchers lie face up;
 nobody sees her stacks in full before election night. Deck order below the visible tops never
 leaves the engine.
@@ -56,6 +57,10 @@ class PartyView:
     donations: StackView
     campaign_points: int
     chosen_top_candidates: tuple[int, ...]
+    played: tuple[int, ...]
+    """The politicians the party has played this campaign, by influence: each went face up on a
+    discard pile naming its party, so that everybody knows them (and with them the hand, which is
+    1..9 less these and the top candidates)."""
 
 
 @dataclass(frozen=True)
@@ -117,9 +122,11 @@ def _party(state: StimmviehState, index: int, seat: Seat | None, cards: dict[str
     angelus = state.is_angelus(index)
     own = seat is not None and not angelus and seat == index
     revealed = state.phase != CHOOSING
+    played: tuple[int, ...] = ()
     if revealed:
         backbenchers = party.backbenchers if own or angelus else ()
         count = len(party.backbenchers)
+        played = tuple(p for p in POLITICIANS if p not in party.top_candidates and p not in party.backbenchers)
     else:
         hand = () if angelus else party.hand(revealed=False)
         backbenchers = hand if own else ()
@@ -138,6 +145,7 @@ def _party(state: StimmviehState, index: int, seat: Seat | None, cards: dict[str
         donations=_stack(cards, party.donations, full),
         campaign_points=party.campaign_points,
         chosen_top_candidates=party.chosen if own and not revealed else (),
+        played=played,
     )
 
 

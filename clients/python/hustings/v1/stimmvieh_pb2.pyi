@@ -96,7 +96,7 @@ class StimmviehCollectedStack(_message.Message):
     def __init__(self, top_card: _Optional[_Union[StimmviehCard, _Mapping]] = ..., count: _Optional[int] = ..., cards: _Optional[_Iterable[_Union[StimmviehCard, _Mapping]]] = ..., total: _Optional[int] = ...) -> None: ...
 
 class StimmviehParty(_message.Message):
-    __slots__ = ("party", "seat", "name", "angelus", "top_candidates_chosen", "top_candidates", "backbenchers", "backbencher_count", "votes", "donations", "campaign_points", "chosen_top_candidates")
+    __slots__ = ("party", "seat", "name", "angelus", "top_candidates_chosen", "top_candidates", "backbenchers", "backbencher_count", "votes", "donations", "campaign_points", "chosen_top_candidates", "played")
     PARTY_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
@@ -109,6 +109,7 @@ class StimmviehParty(_message.Message):
     DONATIONS_FIELD_NUMBER: _ClassVar[int]
     CAMPAIGN_POINTS_FIELD_NUMBER: _ClassVar[int]
     CHOSEN_TOP_CANDIDATES_FIELD_NUMBER: _ClassVar[int]
+    PLAYED_FIELD_NUMBER: _ClassVar[int]
     party: int
     seat: int
     name: str
@@ -121,7 +122,8 @@ class StimmviehParty(_message.Message):
     donations: StimmviehCollectedStack
     campaign_points: int
     chosen_top_candidates: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, party: _Optional[int] = ..., seat: _Optional[int] = ..., name: _Optional[str] = ..., angelus: _Optional[bool] = ..., top_candidates_chosen: _Optional[bool] = ..., top_candidates: _Optional[_Iterable[int]] = ..., backbenchers: _Optional[_Iterable[int]] = ..., backbencher_count: _Optional[int] = ..., votes: _Optional[_Union[StimmviehCollectedStack, _Mapping]] = ..., donations: _Optional[_Union[StimmviehCollectedStack, _Mapping]] = ..., campaign_points: _Optional[int] = ..., chosen_top_candidates: _Optional[_Iterable[int]] = ...) -> None: ...
+    played: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, party: _Optional[int] = ..., seat: _Optional[int] = ..., name: _Optional[str] = ..., angelus: _Optional[bool] = ..., top_candidates_chosen: _Optional[bool] = ..., top_candidates: _Optional[_Iterable[int]] = ..., backbenchers: _Optional[_Iterable[int]] = ..., backbencher_count: _Optional[int] = ..., votes: _Optional[_Union[StimmviehCollectedStack, _Mapping]] = ..., donations: _Optional[_Union[StimmviehCollectedStack, _Mapping]] = ..., campaign_points: _Optional[int] = ..., chosen_top_candidates: _Optional[_Iterable[int]] = ..., played: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class StimmviehCampaignResult(_message.Message):
     __slots__ = ("party", "votes", "vote_influence", "doubled", "donations", "final_donations", "rank", "points")
