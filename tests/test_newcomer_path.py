@@ -242,7 +242,9 @@ def test_the_readme_s_game_to_join_is_one_the_example_bot_joins_and_finishes(red
     """README Write your own bot: the curl line makes a game on your server with bots in every
     seat but the first and prints its id; the Python bot's `--game GAME_ID` line joins it."""
     section = _readme_section("Write your own bot")
-    python_block, _, make = re.findall(r"^```sh\n(.*?)^```", section, re.S | re.M)
+    blocks = re.findall(r"^```sh\n(.*?)^```", section, re.S | re.M)
+    (python_block,) = [b for b in blocks if "--game GAME_ID" in b]
+    (make,) = [b for b in blocks if b.startswith("curl ")]
     join = _readme_line(python_block, "python3 -m hustings.ai.example_bot --server")
     (http_port,) = free_ports(1)
     with serve_process("--redis-url", redis_server.url, "--http-address", f"127.0.0.1:{http_port}") as (_, port):

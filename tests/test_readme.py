@@ -179,9 +179,15 @@ def _assert_private(data: pathlib.Path) -> int:
     return pid
 
 
-def test_the_first_command_serves_from_a_fresh_folder_and_keeps_its_games(tmp_path: pathlib.Path) -> None:
-    folder = tmp_path / "fresh"
-    folder.mkdir()
+def test_the_first_command_serves_from_a_fresh_folder_and_keeps_its_games() -> None:
+    # A folder of a short path, as a checkout usually has: pytest's own temporary folders are
+    # within a few bytes of the longest path a unix socket may have (103), past which the
+    # embedded Redis listens on loopback TCP instead (tests/test_cli.py checks that case).
+    with tempfile.TemporaryDirectory(prefix="fresh-") as short:
+        _serve_twice_from(pathlib.Path(short))
+
+
+def _serve_twice_from(folder: pathlib.Path) -> None:
     data = folder / ".hustings-data"
     with _readme_serve(folder) as (process, grpc_port, http_port, _):
         assert _health(grpc_port) == health_pb2.HealthCheckResponse.SERVING
