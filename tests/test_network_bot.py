@@ -12,16 +12,21 @@ import sys
 import pytest
 
 from conftest import run, running_replica
+from service_helpers import sent_view
 from hustings.ai import make_bot
+from hustings.ai.arena import options_for
+from hustings.ai.levels import decide as decide_from_state
 from hustings.ai.example_bot import play
 from hustings.ai.network import NetworkBot
 from hustings.ai.search import Budget
 from hustings.client import Client
-from hustings.engine import get_game
+from hustings.engine import Rng, get_game
+from hustings.engine.base import rebuilder
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.v1 import game_pb2
 
 GAME_TIMEOUT_S = 120
+DECISIONS_COMPARED = 60  # per kind, along one random game
 
 
 @pytest.mark.parametrize(("kind", "players"), [("stimmvieh", 4), ("wahlspiel", 3), ("spin_doctors", 3)])
@@ -88,3 +93,29 @@ def test_the_example_bot_plays_an_engine_bot_as_the_readme_says() -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     line = json.loads(done.stdout.strip().splitlines()[-1])
     assert line["finished"] is True and line["seat"] == 0 and 1 <= line["rank"] <= 4
+
+
+@pytest.mark.parametrize(("kind", "players"), [("stimmvieh", 4), ("wahlspiel", 4), ("spin_doctors", 4)])
+def test_an_engine_bot_decides_from_a_rebuilt_view_as_from_the_real_table(kind: str, players: int) -> None:
+    """The bot of a level decides over the network as it would at the table (the arena, or the
+    server's own seat): what it decides from is what the seat knows, and the rebuilt state shows
+    the seat exactly that. Greedy's one-ply look, with the same draws, along a random game."""
+    game = get_game(kind)
+    assert game is not None
+    greedy, rebuild = make_bot("greedy"), rebuilder(game)
+    rng = Rng(f"compare/{kind}".encode())
+    state = game.setup(options_for(game, players), rng)
+    compared = 0
+    for step in range(2_000):  # bounded: a whole game is shorter
+        acting = sorted(game.to_act(state))
+        if not acting or compared >= DECISIONS_COMPARED:
+            break
+        seat = acting[step % len(acting)]
+        at_table = decide_from_state(game, state, seat, greedy, Rng(b"draws", step))
+        rebuilt = rebuild(sent_view(game, state, options_for(game, players), seat, version=step + 1), seat, Rng(b"rebuild", step))
+        over_network = decide_from_state(game, rebuilt, seat, greedy, Rng(b"draws", step))
+        assert over_network == at_table, (kind, step, seat)
+        compared += 1
+        moves = game.legal_moves(state, seat)
+        state, _ = game.apply(state, seat, moves[rng.below(len(moves))], rng)
+    assert compared >= min(DECISIONS_COMPARED, 20), compared
