@@ -186,6 +186,10 @@ def _pending(q: PendingView) -> pb.SpinDoctorsPending:
     )
 
 
+def _queued(q: PendingView) -> bytes:
+    return pb.SpinDoctorsView(queued=[_pending(q)]).SerializeToString()
+
+
 def view_to_proto(view: TableView, out: game_pb2.GameView) -> None:
     """Fill GameView.spin_doctors from a seat's TableView.
 
@@ -202,7 +206,7 @@ def view_to_proto(view: TableView, out: game_pb2.GameView) -> None:
         coordinated=[pb.SpinDoctorsSeatField(seat=seat, field=field) for seat, field in view.coordinated],
         protected=[pb.SpinDoctorsSeatField(seat=seat, field=field) for seat, field in view.protected],
         offers=[pb.SpinDoctorsOffer(offerer=o.offerer, seat=o.seat, amount=o.amount, term=term_to_proto(o.term)) for o in view.offers],
-        news_seen_by=view.news_seen_by, queued=[_pending(q) for q in view.queued],
+        news_seen_by=view.news_seen_by,
     )
     if view.pending is not None:
         head.pending.CopyFrom(_pending(view.pending))
@@ -210,6 +214,7 @@ def view_to_proto(view: TableView, out: game_pb2.GameView) -> None:
     parts += [_encoded(p, _player) for p in view.players]
     parts.append(_encoded(view.localities, _localities))
     parts += [_encoded(s, _staffer) for s in view.board]
+    parts += [_encoded(q, _queued) for q in view.queued]
     own = out.spin_doctors
     own.SetInParent()
     own.MergeFromString(b"".join(parts))

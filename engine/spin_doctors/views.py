@@ -250,8 +250,9 @@ def _step(state: State, task: Task, seat: Seat | None) -> PendingView:
     staffer = state.board[task.index].staffer if 0 <= task.index < len(state.board) else -1
     if task.kind == "imitate":
         staffer = task.other
-    return PendingView(task.kind, task.seat, task.locality, staffer, task.other, task.amount,
-                       tuple(task.cards) if seat == task.seat else (), task.index)
+    key = (PendingView, task.kind, task.seat, task.locality, staffer, task.other, task.amount,
+           tuple(task.cards) if seat == task.seat else (), task.index)
+    return _interned(key, lambda: PendingView(*key[1:]))  # type: ignore[arg-type]
 
 
 def secret_twin(state: State, seat: Seat, rng: Rng) -> State:
