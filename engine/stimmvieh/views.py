@@ -117,6 +117,19 @@ def _stack(cards: dict[str, Card], ids: tuple[str, ...], full: bool) -> StackVie
     return StackView(top, len(ids), shown, sum(card.amount for card in shown))
 
 
+_PLAYED: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}
+
+
+def _played(top_candidates: tuple[int, ...], backbenchers: tuple[int, ...]) -> tuple[int, ...]:
+    """The politicians a party no longer holds, by influence: worked out once for each of the few
+    hands there are (a view lists every party's), not in every view."""
+    key = (top_candidates, backbenchers)
+    found = _PLAYED.get(key)
+    if found is None:
+        found = _PLAYED[key] = tuple(p for p in POLITICIANS if p not in top_candidates and p not in backbenchers)
+    return found
+
+
 def _party(state: StimmviehState, index: int, seat: Seat | None, cards: dict[str, Card]) -> PartyView:
     party = state.parties[index]
     angelus = state.is_angelus(index)
@@ -126,7 +139,7 @@ def _party(state: StimmviehState, index: int, seat: Seat | None, cards: dict[str
     if revealed:
         backbenchers = party.backbenchers if own or angelus else ()
         count = len(party.backbenchers)
-        played = tuple(p for p in POLITICIANS if p not in party.top_candidates and p not in party.backbenchers)
+        played = _played(party.top_candidates, party.backbenchers)
     else:
         hand = () if angelus else party.hand(revealed=False)
         backbenchers = hand if own else ()
