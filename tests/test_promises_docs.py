@@ -50,15 +50,18 @@ def _serve_parser() -> argparse.ArgumentParser:
 
 def test_the_drain_is_set_by_its_variable_checked_and_named_in_serve_s_help(monkeypatch: pytest.MonkeyPatch) -> None:
     """README Graceful shutdown: "`--drain-seconds N` (`HUSTINGS_DRAIN_SECONDS`; 0 by default, at
-    most 600) ... in-flight calls finish within 5 s"; deploy/README.md: a flag wins over its
+    most 600) ... in-flight calls finish within 5 s (REST/JSON calls, stopped first, within 2 s)";
+    deploy/README.md: a flag wins over its
     variable, and a value the command line cannot read stops `serve` with exit status 2."""
     from hustings.cli import _parser
+    from hustings.service import rest
     from hustings.service.replica import ReplicaConfig
 
     said = _said(README)
     assert "`--drain-seconds N` (`HUSTINGS_DRAIN_SECONDS`; 0 by default, at most 600)" in said
-    assert "in-flight calls finish within 5 s" in said
+    assert "in-flight calls finish within 5 s (REST/JSON calls, stopped first, within 2 s)" in said
     assert ReplicaConfig(redis_url="").grace_s == 5.0 and ReplicaConfig(redis_url="").drain_s == 0.0
+    assert rest.SHUTDOWN_S == 2.0
 
     monkeypatch.delenv("HUSTINGS_DRAIN_SECONDS", raising=False)
     assert _parser().parse_args(["serve"]).drain_seconds == 0
@@ -96,9 +99,12 @@ def _seconds(text: str | int) -> float:
 def test_the_deploy_files_drain_as_long_as_deploy_readme_says() -> None:
     """deploy/README.md: "The compose file drains for 6 s (Envoy takes a replica out after two
     failed checks 2 s apart) and the Kubernetes manifest for 10 s (the readiness probe runs every
-    2 s ...); both well within their grace periods (30 s)" and "in-flight calls finish within
-    5 s". Each figure is the file's (tests/test_deploy.py checks how they fit together)."""
+    2 s ...); both well within their grace periods (30 s)" and "lets in-flight calls finish within
+    5 s (REST/JSON calls, stopped first, within 2 s)": the drain and both stops fit the grace
+    period. Each figure is the file's (tests/test_deploy.py checks how they fit together)."""
     from hustings.cli import _parser
+    from hustings.service import rest
+    from hustings.service.replica import ReplicaConfig
 
     said = _said(DEPLOY_README)
     figures = re.search(
@@ -108,7 +114,9 @@ def test_the_deploy_files_drain_as_long_as_deploy_readme_says() -> None:
     )
     assert figures, "deploy/README.md no longer states the drain's figures in these words"
     compose_drain, threshold, interval, k8s_drain, period, grace = figures.groups()
-    assert "in-flight calls finish within 5 s" in said
+    assert "in-flight calls finish within 5 s (REST/JSON calls, stopped first, within 2 s)" in said
+    stopping_s = rest.SHUTDOWN_S + ReplicaConfig(redis_url="").grace_s
+    assert float(k8s_drain) + stopping_s < float(grace) and float(compose_drain) + stopping_s < float(grace)
 
     compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
     replicas = {n: s for n, s in compose["services"].items() if n.startswith("hustings-")}
