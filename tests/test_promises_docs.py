@@ -9,8 +9,6 @@ Redis, real replicas over gRPC, the engines' own random games."""
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
 import pathlib
 import re
 
@@ -25,7 +23,7 @@ from conftest import run
 from hustings.engine import Rng
 from hustings.service.embedded_redis import EmbeddedRedis
 from service_helpers import replica_and_client, sent_view
-from hustings.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc, wahlspiel_pb2
+from hustings.v1 import game_pb2, wahlspiel_pb2
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 README = (REPO / "README.md").read_text()
@@ -269,7 +267,7 @@ def test_unread_updates_past_the_replica_s_cap_end_their_streams_too_many_unread
     catch-ups and the address's far above, of five streams that never read, two hold theirs and
     three end RESOURCE_EXHAUSTED TOO_MANY_UNREAD_BYTES (tests/test_review_crowd.py checks the
     address's cap)."""
-    from test_review_crowd import NOT_READING, _call_reason, _first_update, limited_with_long_game
+    from test_review_crowd import _call_reason, limited_with_long_game, streams_never_read
     from hustings.service.replica import SOLE_CLIENT
     from hustings.service.unread import COUNTED_BYTES, DEFAULT_MAX_UNREAD_BYTES, DEFAULT_MAX_UNREAD_BYTES_PER_ADDRESS
 
@@ -281,27 +279,15 @@ def test_unread_updates_past_the_replica_s_cap_end_their_streams_too_many_unread
 
     async def scenario() -> None:
         async with limited_with_long_game(redis_server.url, 700, **SOLE_CLIENT) as (limited, game_id, _version):
-            request = game_service_pb2.WatchGameRequest(game_id=game_id, from_version=0)
-            async with grpc.aio.insecure_channel(f"127.0.0.1:{limited.port}") as reader:
-                size = (await _first_update(game_service_pb2_grpc.GameServiceStub(reader), game_id, 0)).ByteSize()
-            assert size > COUNTED_BYTES, "the catch-up is too small to be counted: make the game longer"
-            limited.limits.unread.max_bytes = held * size + size // 2
-            limited.limits.unread.max_per_address = 100 * size
-            channels = [grpc.aio.insecure_channel(f"127.0.0.1:{limited.port}", options=NOT_READING) for _ in range(streams)]
-            try:
-                calls = [game_service_pb2_grpc.GameServiceStub(channel).WatchGame(request) for channel in channels]
-                for call in calls:
-                    await asyncio.wait_for(call.initial_metadata(), 10)
-                codes = []
-                for call in calls:
-                    with contextlib.suppress(TimeoutError):
-                        codes.append(await asyncio.wait_for(asyncio.shield(call.code()), 1.0))
+
+            def cap(size: int) -> None:
+                limited.limits.unread.max_bytes = held * size + size // 2
+                limited.limits.unread.max_per_address = 100 * size
+
+            async with streams_never_read(limited, game_id, streams, cap) as (_size, calls, codes):
                 assert codes == [grpc.StatusCode.RESOURCE_EXHAUSTED] * (streams - held), codes
                 reasons = {_call_reason(await rpc_status.aio.from_call(call)) for call in calls if call.done()}
                 assert reasons == {"TOO_MANY_UNREAD_BYTES"}, reasons
-            finally:
-                for channel in channels:
-                    await channel.close()
 
     run(scenario(), timeout_s=90)
 

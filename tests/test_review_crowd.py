@@ -174,6 +174,34 @@ def test_a_long_history_page_counts_towards_the_rate_of_calls(redis_server: Embe
 # A channel that takes no more than HTTP/2's first window (64 KiB) of a stream until its caller
 # reads: no bandwidth probe widens it.
 NOT_READING = [("grpc.http2.bdp_probe", 0)]
+
+
+@contextlib.asynccontextmanager
+async def streams_never_read(
+    limited: Any, game_id: str, count: int, cap: Callable[[int], None]
+) -> AsyncIterator[tuple[int, list[Any], list[grpc.StatusCode]]]:
+    """``count`` WatchGame streams from version 0 of ``game_id`` on ``limited`` that never read
+    (each on a connection of its own), opened once ``cap(size)`` has set the unread limits for
+    ``size``, the bytes of one catch-up. Yields that size, the calls, and the codes of those that
+    ended within a second each; closes the connections after."""
+    request = game_service_pb2.WatchGameRequest(game_id=game_id, from_version=0)
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{limited.port}") as reader:
+        size = (await _first_update(game_service_pb2_grpc.GameServiceStub(reader), game_id, 0)).ByteSize()
+    assert size > COUNTED_BYTES, "the catch-up is too small to be counted: make the game longer"
+    cap(size)
+    channels = [grpc.aio.insecure_channel(f"127.0.0.1:{limited.port}", options=NOT_READING) for _ in range(count)]
+    try:
+        calls = [game_service_pb2_grpc.GameServiceStub(channel).WatchGame(request) for channel in channels]
+        for call in calls:  # each stream starts; none is read
+            await asyncio.wait_for(call.initial_metadata(), 10)
+        codes = []
+        for call in calls:
+            with contextlib.suppress(TimeoutError):
+                codes.append(await asyncio.wait_for(asyncio.shield(call.code()), 1.0))
+        yield size, calls, codes
+    finally:
+        for channel in channels:
+            await channel.close()
 STREAMS_NOT_READ = 8
 HELD_UPDATES = 3  # the address's cap in the test, in updates from version 0
 
@@ -188,20 +216,11 @@ def test_streams_whose_updates_are_never_read_hold_a_bounded_number_of_bytes(red
 
     async def scenario() -> None:
         async with limited_with_long_game(redis_server.url, 700, **SOLE_CLIENT) as (limited, game_id, _version):
-            request = game_service_pb2.WatchGameRequest(game_id=game_id, from_version=0)
-            async with grpc.aio.insecure_channel(f"127.0.0.1:{limited.port}") as reader:
-                size = (await _first_update(game_service_pb2_grpc.GameServiceStub(reader), game_id, 0)).ByteSize()
-            assert size > COUNTED_BYTES, "the catch-up is too small to be counted: make the game longer"
-            limited.limits.unread.max_per_address = HELD_UPDATES * size + size // 2
-            channels = [grpc.aio.insecure_channel(f"127.0.0.1:{limited.port}", options=NOT_READING) for _ in range(STREAMS_NOT_READ)]
-            try:
-                calls = [game_service_pb2_grpc.GameServiceStub(channel).WatchGame(request) for channel in channels]
-                codes = []
-                for call in calls:  # each stream starts; none is read
-                    await asyncio.wait_for(call.initial_metadata(), 10)
-                for call in calls:
-                    with contextlib.suppress(TimeoutError):
-                        codes.append(await asyncio.wait_for(asyncio.shield(call.code()), 1.0))
+
+            def cap(size: int) -> None:
+                limited.limits.unread.max_per_address = HELD_UPDATES * size + size // 2
+
+            async with streams_never_read(limited, game_id, STREAMS_NOT_READ, cap) as (size, calls, codes):
                 refused = [c for c in codes if c == grpc.StatusCode.RESOURCE_EXHAUSTED]
                 assert len(refused) == STREAMS_NOT_READ - HELD_UPDATES, codes
                 assert len(codes) == len(refused), f"only refused streams end: {codes}"
@@ -211,9 +230,6 @@ def test_streams_whose_updates_are_never_read_hold_a_bounded_number_of_bytes(red
                 async with relay_from(OTHER_ADDRESS, limited.port) as port, grpc.aio.insecure_channel(f"127.0.0.1:{port}") as other:
                     update = await _first_update(game_service_pb2_grpc.GameServiceStub(other), game_id, 0)
                     assert update.ByteSize() == size
-            finally:
-                for channel in channels:
-                    await channel.close()
             for _ in range(50):  # the closed streams' writes end and give their bytes back
                 if limited.limits.unread.held == 0:
                     break
