@@ -329,6 +329,9 @@ def _stimmvieh_facts(page: Any, view: dict[str, Any], catalogue: dict[str, Any])
         shown = page.eval_on_selector_all(f"{panel} .tops .politician", "(ns) => ns.map((n) => Number(n.dataset.influence))")
         assert sorted(shown) == sorted(p.get("topCandidates", [])), (p["name"], shown, p.get("topCandidates"))
         checked += 1
+        played = page.eval_on_selector_all(f"{panel} .party-played .politician", "(ns) => ns.map((n) => Number(n.dataset.influence))")
+        assert played == p.get("played", []), (p["name"], played, p.get("played"))  # what the party has played, public
+        checked += 1
         if p.get("angelus"):
             backs = page.eval_on_selector_all(f"{panel} .backs .politician", "(ns) => ns.map((n) => Number(n.dataset.influence))")
             assert sorted(backs) == sorted(p.get("backbenchers", [])), "Angelus's face-up backbenchers"

@@ -263,6 +263,8 @@ def test_stimmvieh_table_and_words(redis_server: EmbeddedRedis) -> None:
                 for party in view.stimmvieh.parties:
                     assert party.name in screen
                 assert str(list(view.stimmvieh.parties[0].backbenchers)) in screen
+                played = [list(p.played) for p in view.stimmvieh.parties if p.played]
+                assert played and all(f"played {p}" in screen for p in played)  # public: each party's plays
                 _check_words(await client.history(seats[0].game_id, seats[0].token), view)
 
     run(main())

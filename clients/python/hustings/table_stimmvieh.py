@@ -48,7 +48,8 @@ def stimmvieh_table(view: game_pb2.GameView) -> str:
         lines.append(f"  {party.party}. {party.name} ({who}{', ' + ', '.join(marks) if marks else ''})")
         hand = list(party.backbenchers) or quantity(party.backbencher_count, "card")
         chosen = f", chosen {list(party.chosen_top_candidates)}" if party.chosen_top_candidates else ""
-        lines.append(f"     top candidates {list(party.top_candidates)}, backbenchers {hand}{chosen}")
+        played = f", played {list(party.played)}" if party.played else ""
+        lines.append(f"     top candidates {list(party.top_candidates)}, backbenchers {hand}{chosen}{played}")
         lines.append(f"     votes: {_stack(party.votes)}; donations: {_stack(party.donations)}")
     if table.HasField("angelus_holder"):
         lines.append(f"The Angelus card is with {seat_name(view, table.angelus_holder)}.")

@@ -60,6 +60,9 @@ function partyPanel(p, ctx) {
     h("div", { class: "row tops" }, h("span", { class: "small" }, "Top candidates "), tops),
     h("div", { class: "row backs" }, h("span", { class: "small" }, "Backbenchers "), backbenchers,
       stat("in hand", p.backbencherCount ?? 0, { class: "stat backbencher-count" })),
+    (p.played ?? []).length
+      ? h("div", { class: "row party-played muted small" }, "Played this campaign ", (p.played ?? []).map((i) => politician(i)))
+      : null,
     h("div", { class: "stacks" }, stack("Votes", p.votes, "votes"), stack("Donations", p.donations, "donations")),
     (k.campaigns ?? 1) > 1 ? stat("campaign points", p.campaignPoints ?? 0) : null);
 }
