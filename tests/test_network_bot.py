@@ -58,6 +58,30 @@ def test_an_engine_bot_plays_a_whole_game_over_the_network(redis_server: Embedde
     run(scenario(), GAME_TIMEOUT_S)
 
 
+def test_the_example_bot_plays_on_from_the_listed_moves_when_its_engine_bot_cannot_use_a_view(redis_server: EmbeddedRedis) -> None:
+    """A view the engine bot cannot rebuild (a server newer than the bot's build, say) is logged
+    and answered with one of the listed moves: the seat plays on instead of timing out."""
+    lines: list[str] = []
+
+    def unreadable(view: game_pb2.GameView) -> game_pb2.Move:
+        raise ValueError("INCONSISTENT_VIEW: made up for the test")
+
+    async def scenario() -> None:
+        async with running_replica(redis_server.url) as replica:
+            async with Client(f"127.0.0.1:{replica.port}") as client:  # type: ignore[attr-defined]
+                table = game_pb2.TableSettings(bot_seats=[1, 2], bot_level="random")
+                created = await client.create_game("stimmvieh", 3, table=table)
+                joined = await client.join(created.game_id, "Engine bot")
+                played = await play([client], joined, random.Random(1), lines.append, decide=unreadable)
+                assert played.view.status == game_pb2.GAME_STATUS_FINISHED and len(played.decided) >= 3
+                seat = next(s for s in played.view.seats if s.seat == joined.seat)
+                assert not seat.bot_played and seat.timeouts == 0
+
+    run(scenario(), GAME_TIMEOUT_S)
+    told = [line for line in lines if "cannot use the view" in line]
+    assert told and all("INCONSISTENT_VIEW" in line for line in told)
+
+
 def test_a_network_bot_refuses_a_spectators_view_and_a_move_the_view_does_not_list() -> None:
     bot = NetworkBot(make_bot("random"), seed=b"x")
     with pytest.raises(ValueError, match="spectator"):

@@ -127,7 +127,7 @@ async def play(
                     continue
                 # One decision per version; the same one again (move and id) if its answer was lost.
                 if pending is None or pending.version != view.version:
-                    pending = Decision(view.version, decide(view) if decide is not None else choose(view, rng))
+                    pending = Decision(view.version, _decision(view, rng, decide, log))
                 try:
                     answer = await client.move(joined.game_id, joined.token, pending.move,
                                                expected_version=pending.version, request_id=pending.request_id)
@@ -147,6 +147,23 @@ async def play(
         await asyncio.sleep(RECONNECT_PAUSE_S)
     played.view = await clients[0].view(joined.game_id, joined.token)
     return played
+
+
+def _decision(
+    view: game_pb2.GameView,
+    rng: random.Random,
+    decide: Callable[[game_pb2.GameView], game_pb2.Move] | None,
+    log: Callable[[str], None],
+) -> game_pb2.Move:
+    """``decide``'s move, or ``choose``'s: also when ``decide`` cannot read the view (an engine
+    bot of a build older than the server's, say), so that the seat plays on rather than time out."""
+    if decide is None:
+        return choose(view, rng)
+    try:
+        return decide(view)
+    except ValueError as unreadable:
+        log(f"the engine bot cannot use the view at version {view.version} ({unreadable}); choosing among the listed moves")
+        return choose(view, rng)
 
 
 def _absent(view: game_pb2.GameView, seat: int) -> bool:
