@@ -307,6 +307,15 @@ def sampler(game: Game[Any, Any, Any]) -> Sampler:
     return found
 
 
+def enum_name(message: Any, field: str, prefix: str, value: int | None = None) -> str:
+    """The name, without ``prefix``, of an enum ``field``'s value in a protobuf ``message`` (or
+    of ``value``, one entry of a repeated one); "" when it names none. Read from the message's
+    own descriptor, so that a rebuild from a view imports no protobuf code outside the codecs."""
+    number = getattr(message, field) if value is None else value
+    found = message.DESCRIPTOR.fields_by_name[field].enum_type.values_by_number.get(number)
+    return found.name.removeprefix(prefix) if found is not None else ""
+
+
 Rebuilder = Callable[[Any, Seat, Rng], Any]
 """``state_from_view(view, seat, rng)``: a full state rebuilt from the ``GameView`` the server
 sends ``seat``, which that seat cannot tell from the real one."""

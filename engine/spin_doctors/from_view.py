@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from hustings.engine.base import Seat
+from hustings.engine.base import Seat, enum_name
 from hustings.engine.errors import InvalidOptionsError
 from hustings.engine.rng import Rng
 from hustings.engine.spin_doctors import codec
@@ -45,7 +45,7 @@ from hustings.engine.spin_doctors.model import (
     Term,
 )
 from hustings.engine.spin_doctors.rules import to_act
-from hustings.engine.spin_doctors.sampling import _redeal_news as redeal_news, _shuffled as shuffled, sample_state
+from hustings.engine.spin_doctors.sampling import redeal_news, sample_state, shuffled
 
 KIND = "spin_doctors"
 _DECISIONS = frozenset({"reveal", "plan", "order_tie", "resolve", "imitate", "turnout", "white", "topic", "broadcast", "arrange",
@@ -55,13 +55,6 @@ _STEPS = _DECISIONS | {"activity", "red", "change_topic"}
 """The task kinds a view may show queued."""
 _ON_BOARD = frozenset({"resolve", "imitate", "blackmail"})
 """The task kinds about a Staffer on the board."""
-
-
-def _enum_name(message: Any, field: str, prefix: str) -> str:
-    """The engine's name of an enum field's value ("" when it names none): read from the
-    message's own descriptor, as the engine imports no protobuf code outside its codec."""
-    value = message.DESCRIPTOR.fields_by_name[field].enum_type.values_by_number.get(getattr(message, field))
-    return value.name.removeprefix(prefix) if value is not None else ""
 
 
 def _refuse(why: str) -> ValueError:
@@ -88,7 +81,7 @@ def state_from_view(view: Any, seat: int, rng: Rng) -> State:
     _check(0 <= seat < options.players, f"seat {seat} is not one of the {options.players} seats")
     table = view.spin_doctors
     state = _table(table, options, seat)
-    if _enum_name(view, "status", "GAME_STATUS_") == "ACTIVE":  # only then are the seats to act listed
+    if enum_name(view, "status", "GAME_STATUS_") == "ACTIVE":  # only then are the seats to act listed
         _check(sorted(to_act(state)) == list(view.to_act), "the seats to act are not the ones the table owes a decision")
     if state.phase == FINISHED:
         # Every Staff and Programme lies open now, and the sampler keeps a finished table as it
@@ -101,7 +94,7 @@ def state_from_view(view: Any, seat: int, rng: Rng) -> State:
 
 def _table(table: Any, options: SpinDoctorsOptions, seat: Seat) -> State:
     """The state with stand-ins for what the seat does not see."""
-    phase = _enum_name(table, "phase", "SPIN_DOCTORS_PHASE_")
+    phase = enum_name(table, "phase", "SPIN_DOCTORS_PHASE_")
     _check(phase in PHASES, f"phase {table.phase} is none of the game's")
     _check(len(table.players) == options.players, f"{len(table.players)} players for {options.players} seats")
     _check(len(table.localities) == len(CONTENT.localities), "the table does not hold every Locality")
@@ -212,7 +205,7 @@ def _news(table: Any, seat: Seat, players: int) -> tuple[list[str], list[list[in
 
 
 def _offer(o: Any) -> Offer:
-    kind = _enum_name(o.term, "kind", "SPIN_DOCTORS_DEAL_TERM_KIND_")
+    kind = enum_name(o.term, "kind", "SPIN_DOCTORS_DEAL_TERM_KIND_")
     _check(kind in DEAL_TERMS, "an offer without a term")
     return Offer(o.offerer, o.seat, o.amount, Term(kind, o.term.seat, o.term.action, o.term.staffer))
 

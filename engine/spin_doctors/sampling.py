@@ -18,7 +18,8 @@ from hustings.engine.spin_doctors.content import CONTENT
 from hustings.engine.spin_doctors.model import CANDIDATE, FINISHED, PROGRAMME_CARDS, STAFFERS, State
 
 
-def _shuffled(items: list[str] | list[int], rng: Rng) -> list:  # type: ignore[type-arg]
+def shuffled(items: list[str] | list[int], rng: Rng) -> list:  # type: ignore[type-arg]
+    """``items`` sorted, then shuffled: the result depends on which items, not on their order."""
     pool = sorted(items)
     rng.shuffle(pool)
     return pool
@@ -34,12 +35,12 @@ def sample_state(state: State, seat: Seat, rng: Rng) -> State:
         if other != seat:
             _redeal_staff(sample, other, rng)
             if face_down:
-                face_down = _shuffled([c for c in PROGRAMME_CARDS if c not in player.face_up], rng)[: len(face_down)]
+                face_down = shuffled([c for c in PROGRAMME_CARDS if c not in player.face_up], rng)[: len(face_down)]
         # Which card a seat chose first shows in no view and matters to no rule: the face-up
         # cards go first, in the order they were turned, then the face-down ones.
         player.programme = list(player.face_up) + face_down
-    _redeal_news(sample, seat, rng)
-    sample.topic_deck = _shuffled(sample.topic_deck, rng)
+    redeal_news(sample, seat, rng)
+    sample.topic_deck = shuffled(sample.topic_deck, rng)
     return sample
 
 
@@ -52,22 +53,22 @@ def _redeal_staff(sample: State, other: int, rng: Rng) -> None:
     mine = [i for i, p in enumerate(sample.board) if p.seat == other]
     face_up = {sample.board[i].staffer for i in mine if sample.board[i].face_up}
     keep = face_up | ({CANDIDATE} & set(player.staff))
-    free = _shuffled([s for s in STAFFERS if s not in keep], rng)
+    free = shuffled([s for s in STAFFERS if s not in keep], rng)
     staff = sorted(keep | set(free[: len(player.staff) - len(keep)]))
     player.staff = staff
-    hidden = _shuffled([s for s in staff if s not in face_up], rng)
+    hidden = shuffled([s for s in staff if s not in face_up], rng)
     for i in mine:
         if not sample.board[i].face_up:
             sample.board[i] = replace(sample.board[i], staffer=hidden.pop())
 
 
-def _redeal_news(sample: State, seat: Seat, rng: Rng) -> None:
+def redeal_news(sample: State, seat: Seat, rng: Rng) -> None:
     """Red-field News the seat has not seen, News held by another seat's task, and the deck."""
     slots = [i for i in range(CONTENT.red_news_fields) if sample.news[i] and seat not in sample.news_known[i]]
     held = [t for t in range(len(sample.tasks)) if sample.tasks[t].cards and sample.tasks[t].seat != seat
             and sample.tasks[t].kind == "arrange"]
     pool = [sample.news[i] for i in slots] + [c for t in held for c in sample.tasks[t].cards] + list(sample.news_deck)
-    pool = _shuffled(pool, rng)
+    pool = shuffled(pool, rng)
     for i in slots:
         sample.news[i] = pool.pop()
     for t in held:

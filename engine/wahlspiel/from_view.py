@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hustings.engine.base import Seat
+from hustings.engine.base import Seat, enum_name
 from hustings.engine.errors import EngineError
 from hustings.engine.rng import Rng
 from hustings.engine.wahlspiel import model as m
@@ -41,13 +41,6 @@ def _kind(card: str) -> str:
     return _MARK_KIND.get(card) or card_kind(card)
 
 
-def _enum_name(message: Any, field: str, value: int, prefix: str) -> str:
-    """The name of an enum field's ``value`` without ``prefix`` ("" when it names none): read
-    from the message's own descriptor, as the engine imports no protobuf code outside its codec."""
-    found = message.DESCRIPTOR.fields_by_name[field].enum_type.values_by_number.get(value)
-    return found.name.removeprefix(prefix) if found is not None else ""
-
-
 def state_from_view(view: Any, seat: Seat, rng: Rng) -> m.WahlspielState:
     """A full table that ``seat`` cannot tell from the one its ``view`` (a hustings.v1.GameView)
     was made of: what the view shows taken from it, what it hides (the other parties' hands, the
@@ -63,7 +56,7 @@ def state_from_view(view: Any, seat: Seat, rng: Rng) -> m.WahlspielState:
         raise ValueError("a spectator's view: a table is rebuilt from a seat's view only")
     if view.seat != seat:
         raise ValueError(f"the view is seat {view.seat}'s, not seat {seat}'s")
-    if _enum_name(view, "status", view.status, "GAME_STATUS_") == "OPEN":
+    if enum_name(view, "status", "GAME_STATUS_") == "OPEN":
         raise ValueError("the game has not started: a seat's view shows no hands until it does")
     try:
         options = options_from_proto(view.options)
@@ -73,7 +66,7 @@ def state_from_view(view: Any, seat: Seat, rng: Rng) -> m.WahlspielState:
         raise ValueError(f"seat {seat} is not at a table of {options.players}")
     try:
         table = _Rebuild(view.wahlspiel, seat, options).state()
-        if _enum_name(view, "status", view.status, "GAME_STATUS_") == "ACTIVE":
+        if enum_name(view, "status", "GAME_STATUS_") == "ACTIVE":
             # Who owes a decision and what the seat may do follow from the table: they must agree.
             if sorted(to_act(table)) != sorted(view.to_act):
                 raise ValueError(f"the view's to_act {sorted(view.to_act)} is not the table's {sorted(to_act(table))}")
@@ -89,7 +82,7 @@ class _Rebuild:
 
     def __init__(self, own: Any, seat: Seat, options: m.WahlspielOptions) -> None:
         self.own, self.seat, self.options = own, seat, options
-        step = _enum_name(own, "step", own.step, "WAHLSPIEL_STEP_")
+        step = enum_name(own, "step", "WAHLSPIEL_STEP_")
         if step not in m.STEPS:
             raise ValueError(f"no Wahlspiel step {step!r}")
         self.step = step
@@ -352,7 +345,7 @@ def _placeholders(message: Any, cards: str, kinds: str, count: int, what: str) -
         if len(ids) != count:
             raise ValueError(f"{len(ids)} cards {what} shown for {count}")
         return ids
-    names = [_enum_name(message, kinds, k, "WAHLSPIEL_CARD_KIND_") for k in getattr(message, kinds)]
+    names = [enum_name(message, kinds, "WAHLSPIEL_CARD_KIND_", k) for k in getattr(message, kinds)]
     if not set(names) <= _KIND_NAMES.keys():
         raise ValueError(f"cards {what} of no kind")
     marks = tuple(_KIND_MARK[_KIND_NAMES[k]] for k in names)
