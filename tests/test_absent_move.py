@@ -26,9 +26,7 @@ SLOW_UNATTENDED = 0.001
 
 
 def test_a_move_from_an_absent_seat_returns_it(tmp_path: pathlib.Path) -> None:
-    server = EmbeddedRedis(tmp_path / "redis", appendonly=False).start()
-
-    async def scenario() -> None:
+    async def scenario(server: EmbeddedRedis) -> None:
         config = ReplicaConfig(redis_url=server.url, address="127.0.0.1:0", grace_s=1.0,
                                **{**SOLE_CLIENT, "unattended_decisions_per_second": SLOW_UNATTENDED})
         replica = await Replica(config).start()
@@ -68,7 +66,5 @@ def test_a_move_from_an_absent_seat_returns_it(tmp_path: pathlib.Path) -> None:
         finally:
             await replica.stop()
 
-    try:
-        run(scenario(), 60)
-    finally:
-        server.stop()
+    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
+        run(scenario(server), 60)

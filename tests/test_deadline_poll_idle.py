@@ -98,9 +98,7 @@ def test_a_stopping_runner_hands_the_games_it_holds_back_at_once(tmp_path: pathl
     until the lease runs out (``LEASE_MS``, 10 s)."""
     import asyncio
 
-    server = EmbeddedRedis(tmp_path / "redis", appendonly=False).start()
-
-    async def scenario() -> None:
+    async def scenario(server: EmbeddedRedis) -> None:
         store = Store.from_url(server.url)
         try:
             index = GameHost(store, Notifier(store.client)).deadlines
@@ -127,7 +125,5 @@ def test_a_stopping_runner_hands_the_games_it_holds_back_at_once(tmp_path: pathl
         finally:
             await store.close()
 
-    try:
-        run(scenario(), 30)
-    finally:
-        server.stop()
+    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
+        run(scenario(server), 30)

@@ -196,10 +196,9 @@ def test_a_client_call_rides_out_a_redis_outage_longer_than_its_backoff(tmp_path
 
     from conftest import run
 
-    server = EmbeddedRedis(tmp_path / "redis", port=free_port(), appendonly=True).start()
     outage_s = 3.0
 
-    async def scenario() -> None:
+    async def scenario(server: EmbeddedRedis) -> None:
         config = ReplicaConfig(redis_url=server.url, address="127.0.0.1:0", grace_s=1.0, store_ping_s=0.1,
                                secret=secrets.token_bytes(32), **SOLE_CLIENT)
         replica = await Replica(config).start()
@@ -221,10 +220,8 @@ def test_a_client_call_rides_out_a_redis_outage_longer_than_its_backoff(tmp_path
         finally:
             await replica.stop()
 
-    try:
-        run(scenario(), 60)
-    finally:
-        server.stop()
+    with EmbeddedRedis(tmp_path / "redis", port=free_port(), appendonly=True) as server:
+        run(scenario(server), 60)
 
 
 def test_a_background_loop_whose_rounds_fail_logs_once_in_ten_seconds_per_cause() -> None:

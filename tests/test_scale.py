@@ -269,11 +269,8 @@ def test_watchers_over_the_limit_are_resource_exhausted(redis_server: EmbeddedRe
 def test_metrics_count_rpcs_moves_and_watchers(tmp_path: pathlib.Path) -> None:
     # A Redis of its own: the session's shared one holds other tests' tables, whose clocks and
     # bots this replica would play too, adding moves to the counts below.
-    redis_server = EmbeddedRedis(tmp_path / "redis", appendonly=False).start()
-    try:
+    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as redis_server:
         text = _metrics_after_one_move(redis_server, free_port())
-    finally:
-        redis_server.stop()
     assert 'hustings_rpcs_total{code="OK",method="SubmitMove"} 1.0' in text
     assert 'hustings_rpcs_total{code="NOT_FOUND",method="GetView"} 1.0' in text
     assert 'hustings_moves_applied_total{kind="stimmvieh"} 1.0' in text
