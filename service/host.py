@@ -50,6 +50,7 @@ from hustings.service.limits import (
 from hustings.service.notifier import Notifier
 from hustings.service.server_secret import Keys, fingerprint, move_fingerprint
 from hustings.service.store import Recorded, Store
+from hustings.service.store_room import NoLimit, StoreRoom
 from hustings.service.unattended import DEFAULT_UNATTENDED_DECISIONS_PER_SECOND, UnattendedBudget
 from hustings.service.watch import Watchers
 from hustings.storage.v1 import storage_pb2
@@ -241,6 +242,8 @@ class GameHost:
         # Without a shared secret (one replica in a tool or test) a secret of this process.
         self.keys = keys or Keys(secrets.token_bytes(32))
         self.lobby_repair = LobbyRepair(store)
+        # Whether Redis has room for new games (a replica sets its StoreRoom here).
+        self.room: StoreRoom | NoLimit = NoLimit()
         self.retention_s = retention_s
         self.deadlines = deadlines.DeadlineIndex(store.client, store.lane)
         self.seats = SeatLifecycle(self, UnattendedBudget(unattended_decisions_per_second))
@@ -422,12 +425,15 @@ class GameHost:
             raise invalid("UNKNOWN_KIND", f"unknown game kind {request.kind[:40]!r}; see ListGameKinds")
         _check_request_id(request.request_id, required=False)
         creation = current_creation()
-        if creation.refusal is not None:
-            # The client's allowance is used up: answer only a retry of a create that happened
-            # (reads only), and write nothing for anything else.
+        refusal = creation.refusal or self.room.refusal()
+        if refusal is not None:
+            # The client's allowance is used up, or the store keeps its last room for the games
+            # in play: answer only a retry of a create that happened (reads only), and write
+            # nothing for anything else.
             replayed = await self._replayed_create(game, request) if request.request_id else None
             if replayed is None:
-                raise creation.refusal
+                metrics.refused_creation(refusal.reason)
+                raise refusal
             return replayed
         try:
             options = game.options_from_proto(request.options)

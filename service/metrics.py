@@ -26,6 +26,17 @@ UNATTENDED_WAITS = Counter(
     "hustings_unattended_waits_total",
     "Decisions at tables nobody is at (bots, absent or timed-out seats only) put off past this replica's budget for them.",
 )
+STORE_MEMORY_FILL = Gauge(
+    "hustings_store_memory_fill",
+    "Redis's used memory over its maxmemory as this replica last read it (the fullest node of a Cluster); 0 where Redis has no maxmemory.",
+)
+REFUSED_CREATIONS = Counter(
+    "hustings_refused_creations_total",
+    "CreateGame calls refused, by reason: TOO_MANY_GAMES_CREATED (the client's allowance) or STORE_NEARLY_FULL (the store's last room is kept for the games in play).",
+    ["reason"],
+)
+for _reason in ("TOO_MANY_GAMES_CREATED", "STORE_NEARLY_FULL"):
+    REFUSED_CREATIONS.labels(_reason)  # scraped as 0 from the start, so that a rate of it is defined
 
 
 # ``labels()`` validates its values and takes a lock on every call; the move path asks for the
@@ -51,6 +62,11 @@ def move_applied(kind: str) -> None:
 def cache_used(hit: bool) -> None:
     """Count one move decided on a cached state (hit) or after a read (miss)."""
     _child(CACHE, "hit" if hit else "miss").inc()
+
+
+def refused_creation(reason: str) -> None:
+    """Count one CreateGame refused for ``reason``."""
+    _child(REFUSED_CREATIONS, reason).inc()
 
 
 def serve_metrics(address: str) -> WSGIServer:

@@ -24,6 +24,7 @@ from hustings.service.grpc_api import SERVICE_NAME, ConnectionPolicy, build_serv
 from hustings.service.host import GameHost
 from hustings.service.notifier import Notifier
 from hustings.service.readiness import PING_EVERY_S, StoreReadiness
+from hustings.service.store_room import CHECK_EVERY_S as ROOM_CHECK_EVERY_S, DEFAULT_NEW_GAMES_UNTIL_PERCENT, StoreRoom
 from hustings.service.limits import (
     DEFAULT_CALL_BURST,
     DEFAULT_CALLS_PER_CLIENT_PER_SECOND,
@@ -112,6 +113,9 @@ class ReplicaConfig:
     retention_s: int = 30 * 24 * 3600  # how long finished games are kept
     local_clock: Callable[[], float] = time.time  # this machine's clock, corrected by Redis' (service/clock.py)
     store_ping_s: float = PING_EVERY_S  # how often Redis is pinged for the health service (service/readiness.py)
+    # CreateGame is refused while Redis is at this share of its maxmemory or more (service/store_room.py).
+    new_games_until_percent: float = DEFAULT_NEW_GAMES_UNTIL_PERCENT
+    store_room_check_s: float = ROOM_CHECK_EVERY_S
 
 
 @dataclass
@@ -160,6 +164,8 @@ class Replica:
                 clock=clock.time,
                 unattended_decisions_per_second=self.config.unattended_decisions_per_second,
             )
+            host.room = room = StoreRoom(store.client, self.config.new_games_until_percent, self.config.store_room_check_s)
+            await room.check_once()  # a replica started on a nearly full store refuses new games from its first call
             limits = ClientLimits.configured(
                 self.config.max_calls,
                 self.config.max_calls_per_client,
@@ -194,9 +200,11 @@ class Replica:
         self._parts["guard"] = guard
         self._parts["clock"] = clock
         self._parts["readiness"] = readiness = StoreReadiness(store.client, health, SERVICE_NAME, self.config.store_ping_s)
+        self._parts["room"] = room
         guard.start()
         clock.start()
         readiness.start()
+        room.start()
         host.lobby_repair.start()
         host.deadline_runner.start()
         if self.config.http_address:
@@ -251,6 +259,7 @@ class Replica:
         await self._parts["guard"].stop()  # type: ignore[attr-defined]
         await self._parts["clock"].stop()  # type: ignore[attr-defined]
         await self._parts["readiness"].stop()  # type: ignore[attr-defined]
+        await self._parts["room"].stop()  # type: ignore[attr-defined]
         notifier: Notifier = self._parts["notifier"]  # type: ignore[assignment]
         server = self._parts["server"]
         await notifier.stop()

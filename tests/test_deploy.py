@@ -54,6 +54,7 @@ def test_compose_runs_redis_three_replicas_and_a_grpc_balancer() -> None:
 
     assert (hashing, "g1") in _metadata(None, "g1")  # the header the Python client sends
     assert "appendonly yes" in (DEPLOY / "redis.conf").read_text()
+    _has_memory_limit((DEPLOY / "redis.conf").read_text())
     # Every caller reaches the replicas from Envoy's address: Envoy appends the caller's own to
     # x-forwarded-for and the replicas trust exactly Envoy, so each caller has its own limits.
     connection_manager = envoy["static_resources"]["listeners"][0]["filter_chains"][0]["filters"][0]["typed_config"]
@@ -127,6 +128,29 @@ def test_kubernetes_manifests_fit_together() -> None:
     assert pdb["spec"]["minAvailable"] < hpa["spec"]["minReplicas"]
     redis_url = docs[("Secret", "hustings-redis")]["stringData"]["url"]
     assert redis_url.startswith("redis://hustings-redis:6379")
+    limit = _has_memory_limit(docs[("ConfigMap", "hustings-redis-config")]["data"]["redis.conf"])
+    # The container may hold maxmemory twice over (an append-only file's rewrite forks Redis).
+    redis_container = docs[("StatefulSet", "hustings-redis")]["spec"]["template"]["spec"]["containers"][0]
+    assert _bytes(redis_container["resources"]["limits"]["memory"], KUBERNETES_UNITS) >= 2 * limit
+
+
+# Sizes as Redis's configuration (1gb is 2**30 bytes, 1g 10**9, case aside) and Kubernetes write them.
+REDIS_UNITS = {"": 1, "k": 10**3, "kb": 2**10, "m": 10**6, "mb": 2**20, "g": 10**9, "gb": 2**30}
+KUBERNETES_UNITS = {"": 1, "K": 10**3, "Ki": 2**10, "M": 10**6, "Mi": 2**20, "G": 10**9, "Gi": 2**30}
+
+
+def _bytes(text: str, units: dict[str, int]) -> int:
+    number, unit = re.fullmatch(r"(\d+)([a-zA-Z]*)", text.strip()).groups()  # type: ignore[union-attr]
+    return int(number) * units[unit.lower() if units is REDIS_UNITS else unit]
+
+
+def _has_memory_limit(conf: str) -> int:
+    """A Redis configuration that sets maxmemory and never evicts a game; returns the limit in bytes."""
+    settings = dict(line.split(None, 1) for line in conf.splitlines() if line.strip() and not line.startswith("#"))
+    assert settings.get("maxmemory-policy") == "noeviction"
+    limit = _bytes(settings.get("maxmemory", "0"), REDIS_UNITS)
+    assert limit > 0, "without maxmemory Redis grows until the machine kills it, and no room is kept for the games in play"
+    return limit
 
 
 def test_image_serves_on_the_probed_port() -> None:

@@ -109,6 +109,17 @@ def _drain_seconds(text: str) -> float:
     return value
 
 
+def _percent(text: str) -> float:
+    """--new-games-until-percent: a number above 0, at most 100."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value <= 100:
+        raise argparse.ArgumentTypeError("above 0, at most 100")
+    return value
+
+
 def _cidr(text: str) -> str:
     """--trusted-proxy: an address range such as 10.0.0.0/8 or fd00::/8 (or one address)."""
     import ipaddress
@@ -188,6 +199,14 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--call-burst", type=_at_least_one, default=600, help="unary calls one client address may make at once (default %(default)s)")
     serve.add_argument("--creates-per-client-per-minute", type=_positive, default=60.0, help="games one client address may create per minute, sustained (default %(default)s)")
     serve.add_argument("--create-burst", type=_at_least_one, default=120, help="games one client address may create at once (default %(default)s)")
+    serve.add_argument(
+        "--new-games-until-percent",
+        type=_percent,
+        default=90.0,
+        help="refuse CreateGame (STORE_NEARLY_FULL) while Redis uses this share of its maxmemory or more, "
+        "keeping the rest for the games in play; above 0, at most 100 (default %(default)s; nothing is refused "
+        "where Redis has no maxmemory)",
+    )
     serve.add_argument("--unattended-decisions-per-second", type=_positive, default=100.0, help="decisions this replica makes per second at tables nobody is at (every seat a bot's, absent or timed out), all together; a greedy bot's decision counts as three, a strong one's as 20 (default %(default)s)")
     serve.add_argument(
         "--trusted-proxy",
@@ -310,6 +329,7 @@ async def _serve(args: argparse.Namespace) -> int:
             creates_per_client_per_minute=args.creates_per_client_per_minute,
             create_burst=args.create_burst,
             unattended_decisions_per_second=args.unattended_decisions_per_second,
+            new_games_until_percent=args.new_games_until_percent,
             trusted_proxies=tuple(args.trusted_proxy),
             retention_s=max(1, int(args.retention_days * 24 * 3600)),
             drain_s=args.drain_seconds,
