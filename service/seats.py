@@ -12,7 +12,6 @@ import asyncio
 import hmac
 import math
 import random
-import secrets
 import time
 import unicodedata
 from dataclasses import dataclass
@@ -56,13 +55,23 @@ MAX_DISPLAY_NAME = 40  # characters
 MAX_COMBINING_IN_A_ROW = 2
 
 
+def bot_rng(stored: storage_pb2.StoredGame, seat: Seat) -> random.Random:
+    """The randomness of a server bot's decision for ``seat`` in the game's step after
+    ``stored.version``: a keyed hash of the game's secret seed, apart from the stream that deals
+    its cards (a bot's draws never follow the deal's). A game whose creator chose its seed
+    (``--allow-client-seed``) then plays out the same every time with the same moves from its
+    players, bots included (a strong bot's search runs its iterations unless its time runs out
+    first); a decision decided again after a conflict draws the same."""
+    digest = hmac.new(stored.seed, b"hustings bot decision %d %d" % (stored.version, seat), "sha256").digest()
+    return random.Random(int.from_bytes(digest[:16], "big"))
+
+
 class SeatLifecycle:
     """Seat changes and due decisions for the games of one host."""
 
     def __init__(self, host: "GameHost", unattended: UnattendedBudget | None = None) -> None:
         self.host = host
         self.unattended = UnattendedBudget() if unattended is None else unattended
-        self._rng = random.Random(secrets.randbits(64))
         # One thinking place per searching level: a table's greedy bots wait behind greedy
         # decisions only, never behind another client's tables of strong bots.
         self._thinking = {level: asyncio.Semaphore(1) for level in table.BOT_LEVELS if level not in INSTANT_LEVELS}
@@ -174,7 +183,7 @@ class SeatLifecycle:
         host, game = self.host, loaded.game
         stored_seat = loaded.stored.seats[seat]
         timed_out = not table.bot_decides(stored_seat)
-        rng = random.Random(self._rng.getrandbits(64))
+        rng = bot_rng(loaded.stored, seat)
         if level in INSTANT_LEVELS:
             move = table.bot_move(game, loaded.state, seat, level, rng)  # a pick from the list: at once
         else:
