@@ -64,6 +64,7 @@ class StoreRoom(BackgroundLoop):
         self._every_s = every_s
         self.fill: float | None = None  # the last reading; None: no limit, or not read yet
         self.full = False  # new games refused
+        self.unreadable = False  # Redis refuses INFO to this user: no reading will ever come
         self._full_since = 0.0
 
     def refusal(self) -> ServiceError | None:
@@ -81,7 +82,7 @@ class StoreRoom(BackgroundLoop):
             # A Redis that does not let this user run INFO (an ACL, a managed service): no
             # reading will come, so no new game is ever refused; said once.
             log.warning("store_memory_unreadable", cause=type(refused).__name__, new_games="never refused")
-            self._stopping = True
+            self.unreadable = True
             return
         except Exception as error:
             self.failed(log, "store_memory_unread", error)
@@ -97,7 +98,7 @@ class StoreRoom(BackgroundLoop):
         self.full = full
 
     async def _run(self) -> None:
-        while not self._stopping:
+        while not self._stopping and not self.unreadable:
             await self.check_once()
             await asyncio.sleep(self._every_s)
 

@@ -122,16 +122,16 @@ def test_a_retried_create_is_answered_while_new_games_are_refused(tmp_path: path
             admin.close()
 
 
-def test_a_redis_that_refuses_info_to_the_replica_refuses_no_game(tmp_path: pathlib.Path) -> None:
+def test_a_redis_that_refuses_info_to_the_replica_refuses_no_game(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A managed Redis whose user may not run INFO: no reading, so nothing is refused, and the
-    replica stops asking."""
+    replica says so once and stops asking."""
 
     async def scenario(url: str) -> None:
         async with replica_and_client(url, store_room_check_s=ROOM_CHECK_S, new_games_until_percent=1.0) as (replica, client):
             await asyncio.sleep(ROOM_CHECK_S * 5)
             room = replica.host.room
             assert room.fill is None and not room.full
-            assert room._task is not None and room._task.done()  # it asked once and stopped
+            assert room.unreadable and room._task is not None and room._task.done()  # it stopped asking
             created = await client.create_game("stimmvieh", 4, stimmvieh_options(4))
             assert created.game_id
 
@@ -142,6 +142,7 @@ def test_a_redis_that_refuses_info_to_the_replica_refuses_no_game(tmp_path: path
             # Over 1 % used: a replica that read it would refuse new games.
             admin.config_set("maxmemory", int(admin.info("memory")["used_memory"]) + 50_000_000)
             run(scenario(f"redis://player:room-test-password@127.0.0.1:{server.port}/0"))
+            assert capsys.readouterr().out.count("store_memory_unreadable") == 1
         finally:
             admin.config_set("maxmemory", 0)
             admin.close()
