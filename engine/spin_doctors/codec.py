@@ -137,17 +137,17 @@ _ENCODED: dict[int, tuple[object, bytes]] = {}
 _ENCODED_MAX = 1 << 14
 
 
-def _encoded(part: Any, encode: Callable[[Any], bytes]) -> bytes:
+def _encoded(part: Any, encode: Callable[[Any], bytes], kept: dict[int, tuple[object, bytes]] = _ENCODED) -> bytes:
     """The wire form of a SpinDoctorsView holding only ``part``, kept per part object: the view
     shares its parts between seats and steps (see views._interned), so most are encoded once.
     Entries hold their part, so an id is never reused while its entry lives."""
-    found = _ENCODED.get(id(part))
+    found = kept.get(id(part))
     if found is not None and found[0] is part:
         return found[1]
-    if len(_ENCODED) >= _ENCODED_MAX:
-        _ENCODED.clear()
+    if len(kept) >= _ENCODED_MAX:
+        kept.clear()
     data = encode(part)
-    _ENCODED[id(part)] = (part, data)
+    kept[id(part)] = (part, data)
     return data
 
 
@@ -195,29 +195,73 @@ def view_to_proto(view: TableView, out: game_pb2.GameView) -> None:
 
     The message is assembled from encoded parts: repeated fields concatenate on the wire, so
     merging the parts in order gives the same message as adding every entry one by one."""
-    phase = _PHASES.get(view.phase)
-    if phase is None:
-        phase = pb.SpinDoctorsPhase.Value(f"SPIN_DOCTORS_PHASE_{view.phase}")  # fails as it always did
-    head = pb.SpinDoctorsView(
-        round=view.round, phase=phase, favourite=view.favourite,
-        field_now=view.field_now, turnout_markers=view.turnout_markers, news=view.news, news_face_down=view.news_face_down,
-        news_deck_count=view.news_deck_count, news_discard=view.news_discard, topic_deck_count=view.topic_deck_count,
-        topic_discard=view.topic_discard, named_winner=view.winner, scandals_aside=view.scandals_aside,
-        coordinated=[pb.SpinDoctorsSeatField(seat=seat, field=field) for seat, field in view.coordinated],
-        protected=[pb.SpinDoctorsSeatField(seat=seat, field=field) for seat, field in view.protected],
-        offers=[pb.SpinDoctorsOffer(offerer=o.offerer, seat=o.seat, amount=o.amount, term=term_to_proto(o.term)) for o in view.offers],
-        news_seen_by=view.news_seen_by,
-    )
+    parts = [_head(view)]
+    parts += [_encoded(o, _offer) for o in view.offers]
     if view.pending is not None:
-        head.pending.CopyFrom(_pending(view.pending))
-    parts = [head.SerializeToString()]
-    parts += [_encoded(p, _player) for p in view.players]
+        parts.append(_encoded(view.pending, _pending_part, _PENDING_PARTS))
+    kept = _ENCODED  # the parts' look-ups of _encoded written out: a view has a dozen parts
+    for part in view.players:
+        found = kept.get(id(part))
+        parts.append(found[1] if found is not None and found[0] is part else _encoded(part, _player))
     parts.append(_encoded(view.localities, _localities))
-    parts += [_encoded(s, _staffer) for s in view.board]
+    for part in view.board:
+        found = kept.get(id(part))
+        parts.append(found[1] if found is not None and found[0] is part else _encoded(part, _staffer))
     parts += [_encoded(q, _queued) for q in view.queued]
     own = out.spin_doctors
     own.SetInParent()
     own.MergeFromString(b"".join(parts))
+
+
+_HEADS: dict[tuple[Any, ...] | None, bytes] = {}
+_HEADS_MAX = 1 << 12
+
+
+def _head(view: TableView) -> bytes:
+    """The wire form of the view's single fields and lists of plain values (all but its parts),
+    kept by their values: between seats only the News a seat has seen may differ, and most
+    steps change few of them. A view holding lists (made by hand) is written, not kept."""
+    key = (
+        view.round, view.phase, view.favourite, view.field_now, view.turnout_markers, view.news, view.news_face_down,
+        view.news_deck_count, view.news_discard, view.topic_deck_count, view.topic_discard, view.winner,
+        view.scandals_aside, view.coordinated, view.protected, view.news_seen_by,
+    )
+    try:
+        found = _HEADS.get(key)
+    except TypeError:
+        found, key = None, None
+    if found is None:
+        phase = _PHASES.get(view.phase)
+        if phase is None:
+            phase = pb.SpinDoctorsPhase.Value(f"SPIN_DOCTORS_PHASE_{view.phase}")  # fails as it always did
+        found = pb.SpinDoctorsView(
+            round=view.round, phase=phase, favourite=view.favourite,
+            field_now=view.field_now, turnout_markers=view.turnout_markers, news=view.news, news_face_down=view.news_face_down,
+            news_deck_count=view.news_deck_count, news_discard=view.news_discard, topic_deck_count=view.topic_deck_count,
+            topic_discard=view.topic_discard, named_winner=view.winner, scandals_aside=view.scandals_aside,
+            coordinated=[pb.SpinDoctorsSeatField(seat=seat, field=field) for seat, field in view.coordinated],
+            protected=[pb.SpinDoctorsSeatField(seat=seat, field=field) for seat, field in view.protected],
+            news_seen_by=view.news_seen_by,
+        ).SerializeToString()
+        if key is not None:
+            if len(_HEADS) >= _HEADS_MAX:
+                _HEADS.clear()
+            _HEADS[key] = found
+    return found
+
+
+def _offer(o: m.Offer) -> bytes:
+    """An offer's part (offers are immutable, shared between states until withdrawn or settled)."""
+    return pb.SpinDoctorsView(offers=[pb.SpinDoctorsOffer(offerer=o.offerer, seat=o.seat, amount=o.amount, term=term_to_proto(o.term))]).SerializeToString()
+
+
+_PENDING_PARTS: dict[int, tuple[object, bytes]] = {}
+"""The pending step's parts, apart from ``_ENCODED``: the same step object is encoded as
+``pending`` in one view and as an entry of ``queued`` in another."""
+
+
+def _pending_part(q: PendingView) -> bytes:
+    return pb.SpinDoctorsView(pending=_pending(q)).SerializeToString()
 
 
 _EVENT_KINDS = {name.removeprefix("SPIN_DOCTORS_EVENT_KIND_"): number for name, number in pb.SpinDoctorsEventKind.items()}

@@ -11,6 +11,7 @@ conditional offers and each seat's side moves left included.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from operator import attrgetter
 from typing import Callable, TypeVar
 
 from hustings.engine.base import Seat
@@ -24,6 +25,7 @@ from hustings.engine.spin_doctors.model import (
     STAFFERS,
     Offer,
     Played,
+    Player,
     Spot,
     State,
     Task,
@@ -157,37 +159,74 @@ def _interned(key: tuple[object, ...], make: Callable[[], T]) -> T:
     return found  # type: ignore[return-value]
 
 
-def _player(state: State, index: int, seat: Seat | None, on_board: int) -> PlayerView:
-    player = state.seats[index]
-    own = seat == index or state.phase == FINISHED
-    staff = tuple(player.staff) if own else ()
-    face_down = tuple(c for c in player.programme if c not in player.face_up) if own else ()
-    # No side move is left to anybody once the game is over (the last decision reset the count).
-    side_moves_left = 0 if state.phase == FINISHED else state.side_moves_left(index)
-    key = (
-        PlayerView, index, player.budget, player.supply, player.pool, tuple(player.votes), staff, len(player.staff),
-        len(player.staff) - on_board, tuple(player.shown), tuple(player.face_up), face_down, len(player.programme),
-        side_moves_left, player.gave, player.poll_step,
-    )
-    return _interned(key, lambda: PlayerView(
-        seat=index,
-        colour=CONTENT.colours[index],
-        budget=player.budget,
-        supply=player.supply,
-        pool=player.pool,
-        votes=key[5],  # type: ignore[arg-type]
-        staff=staff,
-        staff_count=len(player.staff),
-        hand_count=len(player.staff) - on_board,
-        shown=key[9],  # type: ignore[arg-type]
-        programme_face_up=key[10],  # type: ignore[arg-type]
-        programme_face_down=face_down,
-        programme_count=len(player.programme),
-        done_choosing=len(player.programme) == CONTENT.programme_size,
-        side_moves_left=side_moves_left,
-        handed_over=player.gave,
-        poll_changes_made=player.poll_step,
-    ))
+def _player(player: Player, index: int, own: bool, on_board: int, side_moves_left: int) -> PlayerView:
+    """``player`` as a viewer sees it: ``own`` (its seat, or anybody once the game is over) shows
+    its Staff and face-down Programme. Kept by value: its key holds every fact the view shows,
+    and the seat's last view is compared first with copies of the facts it was made from (the
+    views of a step, and most steps, show most seats as they were)."""
+    if not own:
+        facts = _PLAYER_FACTS(player)
+        last = _LAST_PLAYERS.get(index)
+        if last is not None and last[0] == facts and last[1] == on_board and last[2] == side_moves_left:
+            return last[3]
+    staff = player.staff
+    programme = player.programme
+    if own:
+        key: tuple[object, ...] = (
+            PlayerView, index, True, player.budget, player.supply, player.pool, tuple(player.votes), tuple(staff),
+            on_board, tuple(player.shown), tuple(player.face_up), tuple(programme), side_moves_left, player.gave,
+            player.poll_step,
+        )
+    else:
+        key = (
+            PlayerView, index, False, player.budget, player.supply, player.pool, tuple(player.votes), len(staff),
+            on_board, tuple(player.shown), tuple(player.face_up), len(programme), side_moves_left, player.gave,
+            player.poll_step,
+        )
+    found = _INTERNED.get(key)
+    if found is None:
+        face_up = key[10]
+        found = _intern(key, PlayerView(
+            seat=index,
+            colour=CONTENT.colours[index],
+            budget=player.budget,
+            supply=player.supply,
+            pool=player.pool,
+            votes=key[6],  # type: ignore[arg-type]
+            staff=key[7] if own else (),  # type: ignore[arg-type]
+            staff_count=len(staff),
+            hand_count=len(staff) - on_board,
+            shown=key[9],  # type: ignore[arg-type]
+            programme_face_up=face_up,  # type: ignore[arg-type]
+            programme_face_down=tuple([c for c in programme if c not in face_up]) if own else (),  # type: ignore[operator]
+            programme_count=len(programme),
+            done_choosing=len(programme) == CONTENT.programme_size,
+            side_moves_left=side_moves_left,
+            handed_over=player.gave,
+            poll_changes_made=player.poll_step,
+        ))
+    if not own:
+        if len(_LAST_PLAYERS) >= _INTERNED_MAX:
+            _LAST_PLAYERS.clear()
+        _LAST_PLAYERS[index] = (
+            (facts[0], facts[1], facts[2], list(facts[3]), list(staff), list(facts[5]), list(facts[6]), list(programme), facts[8], facts[9]),
+            on_board, side_moves_left, found,  # type: ignore[arg-type]
+        )
+    return found  # type: ignore[return-value]
+
+
+_PLAYER_FACTS = attrgetter("budget", "supply", "pool", "votes", "staff", "shown", "face_up", "programme", "gave", "poll_step")
+_LAST_PLAYERS: dict[int, tuple[tuple[object, ...], int, int, PlayerView]] = {}
+"""Each seat's last view as the others see it, with copies of the facts it was made from
+(compared by value: a seat may be changed in place)."""
+
+
+def _intern(key: tuple[object, ...], value: T) -> T:
+    """``value``, kept as the one shared object for ``key`` (found missing by the caller)."""
+    if len(_INTERNED) >= _INTERNED_MAX:
+        _INTERNED.clear()
+    _INTERNED[key] = value
+    return value
 
 
 def _locality(index: int, spot: Spot) -> LocalityView:
@@ -196,63 +235,121 @@ def _locality(index: int, spot: Spot) -> LocalityView:
     return _interned(key, lambda: LocalityView(*key[1:]))  # type: ignore[arg-type]
 
 
+_SPOT_FACTS = attrgetter("turnout_card", "turnout", "topic_card", "red", "white", "activity")
+_LAST_LOCALITIES: tuple[list[tuple[object, ...]], tuple[LocalityView, ...]] = ([], ())
+"""The facts of the Localities last viewed (copies of them) with their views: the views of one
+step, for every seat, and most steps show the same Localities."""
+
+
 def _localities(spots: list[Spot]) -> tuple[LocalityView, ...]:
     """Every Locality's view, the whole table's found at once: the same for every viewer, and
-    most steps change none of them."""
+    most steps change none of them. Compared with the last ones by value, never by identity: a
+    Locality may be changed in place (a scene laid out by hand)."""
+    global _LAST_LOCALITIES
+    facts = list(map(_SPOT_FACTS, spots))
+    last = _LAST_LOCALITIES
+    if facts == last[0]:
+        return last[1]
     keys = tuple([(s.turnout_card, tuple(s.turnout), s.topic_card, tuple(s.red), tuple(s.white), tuple(s.activity)) for s in spots])
-    return _interned((LocalityView, keys), lambda: tuple(_locality(i, s) for i, s in enumerate(spots)))
+    found = _INTERNED.get((LocalityView, keys))
+    if found is None:
+        found = _intern((LocalityView, keys), tuple([_locality(i, s) for i, s in enumerate(spots)]))
+    _LAST_LOCALITIES = ([(k[0], list(k[1]), k[2], list(k[3]), list(k[4]), list(k[5])) for k in keys], found)  # type: ignore[assignment]
+    return found  # type: ignore[return-value]
 
 
-def _staffer(played: Played, seat: Seat | None) -> StafferView:
-    staffer = played.staffer if played.face_up or played.seat == seat else -1
+_BOARD: dict[int, tuple[Played, StafferView, StafferView]] = {}
+"""Each Staffer on the board (by identity: ``Played`` is immutable, and a change replaces it) with
+its view as the other seats see it and as its own seat sees it. An entry holds its Staffer, so an
+id is never reused while its entry lives."""
+
+
+def _board_entry(played: Played) -> tuple[Played, StafferView, StafferView]:
+    hidden = played.staffer if played.face_up else -1
+    entry = (played, _staffer_view(played, hidden), _staffer_view(played, played.staffer))
+    if len(_BOARD) >= _INTERNED_MAX:
+        _BOARD.clear()
+    _BOARD[id(played)] = entry
+    return entry
+
+
+def _staffer_view(played: Played, staffer: int) -> StafferView:
     key = (StafferView, played.seat, staffer, played.field, played.face_up, played.resolved, played.blocked)
-    return _interned(key, lambda: StafferView(*key[1:]))  # type: ignore[arg-type]
+    found = _INTERNED.get(key)
+    if found is None:
+        found = _intern(key, StafferView(*key[1:]))  # type: ignore[arg-type]
+    return found  # type: ignore[return-value]
 
 
 def view(state: State, seat: Seat | None) -> TableView:
     """The table as ``seat`` (None: a spectator) may see it."""
+    finished = state.phase == FINISHED
+    board = state.board
+    on_board = [p.seat for p in board]
+    # No side move is left to anybody once the game is over (the last decision reset the count).
+    seats = state.seats
+    players = tuple([
+        _player(seats[i], i, finished or seat == i, on_board.count(i), 0 if finished else state.side_moves_left(i))
+        for i in range(state.players)
+    ])
+    staffers = []
+    for played in board:
+        entry = _BOARD.get(id(played))
+        if entry is None or entry[0] is not played:
+            entry = _board_entry(played)
+        staffers.append(entry[2] if played.seat == seat else entry[1])
+    news = state.news
+    news_known = state.news_known
     reds = CONTENT.red_news_fields
-    on_board = [p.seat for p in state.board]
-    face_down = tuple(i < reds and bool(card) for i, card in enumerate(state.news))
-    news = tuple(
-        card if not face_down[i] or (seat is not None and seat in state.news_known[i]) else ""
-        for i, card in enumerate(state.news)
-    )
-    steps = tuple(_step(state, task, seat) for task in state.tasks) if state.phase != FINISHED else ()
+    face_down = tuple([i < reds and bool(card) for i, card in enumerate(news)])
+    if True in face_down:
+        shown = tuple([
+            card if not face_down[i] or (seat is not None and seat in news_known[i]) else ""
+            for i, card in enumerate(news)
+        ])
+    else:
+        shown = tuple(news)
+    tasks = state.tasks
+    steps = tuple([_step(state, task, seat) for task in tasks]) if tasks and not finished else ()
     return TableView(
         round=state.round,
         phase=state.phase,
         favourite=state.favourite,
         field_now=state.field_now,
-        players=tuple(_player(state, i, seat, on_board.count(i)) for i in range(state.players)),
+        players=players,
         localities=_localities(state.spots),
         turnout_markers=tuple(state.turnout_markers),
-        news=news,
+        news=shown,
         news_face_down=face_down,
         news_deck_count=len(state.news_deck),
         news_discard=tuple(state.news_discard),
         topic_deck_count=len(state.topic_deck),
         topic_discard=tuple(state.topic_discard),
-        board=tuple(_staffer(p, seat) for p in state.board),
+        board=tuple(staffers),
         pending=steps[0] if steps else None,
-        coordinated=tuple((s, f) for s, f in state.coordinated),
-        protected=tuple((s, f) for s, f in state.protected),
+        coordinated=tuple([(s, f) for s, f in state.coordinated]) if state.coordinated else (),
+        protected=tuple([(s, f) for s, f in state.protected]) if state.protected else (),
         winner=state.winner,
         scandals_aside=tuple(state.scandals_aside),
         offers=tuple(state.offers),  # public: deals at the table are made in the open
-        news_seen_by=tuple(known[0] if known else -1 for known in state.news_known),
+        news_seen_by=tuple([known[0] if known else -1 for known in news_known]),
         queued=steps[1:],
     )
 
 
 def _step(state: State, task: Task, seat: Seat | None) -> PendingView:
     """A queued step as ``seat`` sees it: the cards it holds only for its own seat."""
-    staffer = state.board[task.index].staffer if 0 <= task.index < len(state.board) else -1
     if task.kind == "imitate":
         staffer = task.other
+    else:
+        index = task.index
+        staffer = state.board[index].staffer if 0 <= index < len(state.board) else -1
     key = (PendingView, task.kind, task.seat, task.locality, staffer, task.other, task.amount,
            tuple(task.cards) if seat == task.seat else (), task.index)
-    return _interned(key, lambda: PendingView(*key[1:]))  # type: ignore[arg-type]
+    found = _INTERNED.get(key)
+    if found is None:
+        found = _intern(key, PendingView(*key[1:]))  # type: ignore[arg-type]
+    return found  # type: ignore[return-value]
 
 
 def secret_twin(state: State, seat: Seat, rng: Rng) -> State:
