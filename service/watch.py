@@ -62,6 +62,11 @@ SWEEP_CHUNK = 500  # games read in one pipeline by the sweep
 RETRY_S = (0.1, 0.25, 0.5, 1.0, 2.0)  # a feed's pauses after failed reads, then POLL_S
 TAIL_ENTRIES = 256  # log entries a feed keeps, so that watchers a little behind need no read
 SHARED_RESPONSES = 64  # responses a step keeps for watchers in step (most are at one version)
+# Catch-ups from the log (a stream behind the feed's tail) built at once on a replica, and the log
+# entries each reads and builds before it lets the loop's other work in: eight catch-ups of a
+# 10,000-step game held the loop 28 ms at most, against 135 ms read and built whole.
+CATCH_UPS_AT_ONCE = 4
+CATCH_UP_CHUNK = 1_000
 # Streams refused before their first update (a cap, the rate, no such game) are logged at most
 # once this often per code and reason, with how many alike since: any client causes them at will,
 # and one address made 898 lines a second, one a refusal.
@@ -233,6 +238,7 @@ class Watchers:
         self.limits = limits
         self._feeds: dict[str, GameFeed] = {}
         self._reads: dict[tuple[str, ...], asyncio.Future[Any]] = {}
+        self._catching_up = asyncio.Semaphore(CATCH_UPS_AT_ONCE)
         self._sweeper: asyncio.Task[None] | None = None
         self.refusals = SparseRefusals()  # the streams refused before their first update, logged sparsely
 
@@ -413,15 +419,22 @@ class Watchers:
         entries = feed.entries(last, step.version) if feed is not None else None
         if entries is None:  # behind the tail: catch up from the log, through the pool
             game_id = step.loaded.stored.game_id
-            entries = await self._shared(
-                ("log", game_id, str(last), str(step.version)),
-                lambda: self._store.log_entries(game_id, last, step.version),
+            return await self._shared(
+                ("catch-up", game_id, str(last), str(step.version), str(seat)), lambda: self._catch_up(step, last, seat)
             )
+        return self._built(step, key, entries, seat)
+
+    def _built(self, step: Step, key: tuple[int, Seat | None], entries: list[storage_pb2.LogEntry], seat: Seat | None) -> Update:
+        """The update of ``entries`` (from the feed's tail) for ``seat``, kept for the watchers
+        in step."""
         update = step.responses.get(key)  # another watcher may have built it meanwhile
         if update is not None:
             return update
         message = game_service_pb2.WatchGameResponse(version=step.version)
         message.entries.extend(visibility.entry_for(e, seat, step.finished) for e in entries)
+        return self._kept(step, key, message, seat)
+
+    def _kept(self, step: Step, key: tuple[int, Seat | None], message: game_service_pb2.WatchGameResponse, seat: Seat | None) -> Update:
         view = step.views.get(seat)
         if view is None:
             view = step.views[seat] = self._view(step.loaded, seat)
@@ -430,6 +443,33 @@ class Watchers:
         if len(step.responses) < SHARED_RESPONSES:
             step.responses[key] = update
         return update
+
+    async def _catch_up(self, step: Step, last: int, seat: Seat | None) -> Update:
+        """The update from ``last`` to ``step`` for ``seat`` read from the log, built by at most
+        ``CATCH_UPS_AT_ONCE`` at a time on this replica, ``CATCH_UP_CHUNK`` entries a read, the
+        event loop taken up by one chunk at a time. Read and built whole, one catch-up of a
+        20,000-step game held the loop for 0.1-0.2 s and the log's entries all at once, and a
+        crowd's 300 of them, from versions of their own, made a call that came after them wait
+        30 s (the loop's queue is first come, first served)."""
+        key = (last, seat)
+        async with self._catching_up:
+            update = step.responses.get(key)
+            if update is not None:
+                return update
+            game_id = step.loaded.stored.game_id
+            message = game_service_pb2.WatchGameResponse(version=step.version)
+            after = last
+            while after < step.version:
+                entries = await self._store.log_entries(game_id, after, step.version, count=CATCH_UP_CHUNK)
+                if not entries:
+                    break
+                message.entries.extend(visibility.entry_for(e, seat, step.finished) for e in entries)
+                after = entries[-1].version
+                await asyncio.sleep(0)  # the chunk's work done: let the loop's other work in
+            update = step.responses.get(key)
+            if update is not None:
+                return update
+            return self._kept(step, key, message, seat)
 
     async def _shared(self, key: tuple[str, ...], read: Callable[[], Awaitable[Any]]) -> Any:
         """One read for every watcher that needs the same thing at the same time (a burst of
