@@ -35,6 +35,7 @@ from hustings.service.errors import (
     unauthenticated,
 )
 from hustings.service import deadlines, table
+from hustings.service.defaults import DEFAULT_RETENTION_S
 from hustings.service.client_limits import current_creation
 from hustings.service.legal_moves import fill_legal_moves
 from hustings.service.lobby import LobbyRepair, index_quietly, lobby_page, summary_of
@@ -61,7 +62,6 @@ log = structlog.get_logger("hustings.host")
 GAME_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 REQUEST_ID_RE = re.compile(r"^[\x21-\x7e]{1,64}$")
 MIN_SECRET_REQUEST_ID = 16
-DEFAULT_RETENTION_S = 30 * 24 * 3600
 MAX_COMMIT_ATTEMPTS = 32
 COMMIT_BUDGET_S = 5.0  # within the 15 s server deadline of a call
 DEFAULT_PAGE_SIZE = 50
@@ -241,7 +241,7 @@ class GameHost:
         self.notifier = notifier
         # Without a shared secret (one replica in a tool or test) a secret of this process.
         self.keys = keys or Keys(secrets.token_bytes(32))
-        self.lobby_repair = LobbyRepair(store)
+        self.lobby_repair = LobbyRepair(store, retention_s=retention_s)
         # Whether Redis has room for new games (a replica sets its StoreRoom here).
         self.room: StoreRoom | NoLimit = NoLimit()
         self.retention_s = retention_s

@@ -36,6 +36,7 @@ from redis.exceptions import RedisError
 from hustings.engine import games
 from hustings.service import table
 from hustings.service.background import BackgroundLoop
+from hustings.service.defaults import DEFAULT_RETENTION_S
 from hustings.service.errors import ServiceError, invalid
 from hustings.service.store import (
     FILED_STATUSES,
@@ -225,8 +226,10 @@ class LobbyRepair(BackgroundLoop):
         interval_s: float = REPAIR_INTERVAL_S,
         ghost_grace_s: float = GHOST_GRACE_S,
         clock: Callable[[], float] = time.time,
+        retention_s: int = DEFAULT_RETENTION_S,
     ) -> None:
         self.store = store
+        self.retention_s = retention_s  # given to the keys of games in play or finished that have no expiry
         self.interval_s = interval_s
         self.ghost_grace_s = ghost_grace_s
         self._clock = clock
@@ -353,10 +356,20 @@ class LobbyRepair(BackgroundLoop):
         """File one batch of the lobby under its kind and status as its summaries say: entries
         indexed before the filter sets existed (or by a replica that does not keep them) are
         filed within one walk over the lobby. The walk goes from the newest on, as the lobby's
-        pages do, so a lobby written before the sets has its first pages filed first."""
+        pages do, so a lobby written before the sets has its first pages filed first.
+
+        The batch's games whose keys have no expiry (stored by 0.1.0, which set none) are given
+        the one a step of this release gives their status: an open game a day to find its
+        players, one in play or finished the retention time. A step gives them theirs, but a
+        game finished then takes no more, nor does one its players left."""
         ids = await self.store.lobby_ids(self._refile_from, REFILE_BATCH)
         summaries = await self.store.lobby_summaries(ids)
-        changed = await self.store.refile([summaries[i] for i in ids if i in summaries])
+        listed = [summaries[i] for i in ids if i in summaries]
+        changed = await self.store.refile(listed)
+        expiries = [(s.game_id, table.DEFAULT_OPEN_S if s.status == game_pb2.GAME_STATUS_OPEN else self.retention_s) for s in listed]
+        given = await self.store.give_expiry(expiries) if expiries else 0
+        if given:
+            log.info("games_given_expiry", games=given)
         self._refile_from = self._refile_from + len(ids) if len(ids) == REFILE_BATCH else 0
         return changed
 

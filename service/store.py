@@ -60,6 +60,7 @@ _REFILE_LUA = (pathlib.Path(__file__).parent / "lua" / "refile.lua").read_text()
 _UNINDEX_LUA = (pathlib.Path(__file__).parent / "lua" / "unindex.lua").read_text()
 _FIELDS_LUA = (pathlib.Path(__file__).parent / "lua" / "fields.lua").read_text()
 _PRESENCE_LUA = (pathlib.Path(__file__).parent / "lua" / "presence.lua").read_text()
+_KEEP_LUA = (pathlib.Path(__file__).parent / "lua" / "keep.lua").read_text()
 # Hashes read by one call of the fields script: its run holds Redis about 0.1 ms per 200.
 FIELDS_BATCH = 500
 
@@ -227,6 +228,7 @@ class Store:
         self._unindex = client.register_script(_UNINDEX_LUA)
         self._fields = client.register_script(_FIELDS_LUA)
         self._presence = client.register_script(_PRESENCE_LUA)
+        self._keep = client.register_script(_KEEP_LUA)
 
     @classmethod
     def from_url(
@@ -556,6 +558,19 @@ class Store:
                 keys = _unindex_keys(kinds)
                 pipe.evalsha(self._unindex.sha, len(keys), *keys, game_id, "")
             await pipe.execute()
+
+    async def give_expiry(self, games: list[tuple[str, int]]) -> int:
+        """Give the keys of each (game id, seconds) whose hash has no expiry (a game stored by
+        0.1.0, which set none) an expiry of its seconds; how many games were given one.
+        ``FIELDS_BATCH`` games a script call on one server, a call per game on a Cluster (each
+        game's keys are on one shard)."""
+        batch = FIELDS_BATCH if self.lane is not None else 1
+        given = 0
+        for start in range(0, len(games), batch):
+            chunk = games[start : start + batch]
+            keys = [key(game_id) for game_id, _s in chunk for key in (game_key, log_key, requests_key, presence_key)]
+            given += int(await self._keep(keys=keys, args=[seconds for _id, seconds in chunk]))
+        return given
 
     async def refile(self, summaries: list[game_pb2.GameSummary]) -> int:
         """File lobby entries under their kind and status as their summaries say (each unless a

@@ -9,6 +9,7 @@ Redis, real replicas over gRPC, the engines' own random games."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import pathlib
 import re
 
@@ -224,37 +225,51 @@ def test_every_key_a_replica_writes_is_one_deploy_readme_names(tmp_path: pathlib
     assert not unnamed, unnamed
 
 
-def test_a_game_stored_by_0_1_0_gets_the_retention_expiry_at_its_first_step(tmp_path: pathlib.Path) -> None:
+def test_a_game_stored_by_0_1_0_gets_the_retention_expiry_at_its_first_step_or_from_the_lobby_repair(tmp_path: pathlib.Path) -> None:
     """deploy/README.md From 0.1.0: "0.1.0 set no expiry on a game's keys. A game that takes a
-    step after the upgrade gets the `--retention-days` expiry from it; a game that finished under
-    0.1.0 takes no more steps and stays until it is deleted"."""
+    step after the upgrade gets the `--retention-days` expiry from it. One that takes none
+    (finished under 0.1.0, or left open or in play by its players) is given one by the lobby
+    repair, within one walk over the lobby (1,000 entries a pass): the retention time from then,
+    or a day to find its players for an open game"."""
     from test_upgrade_from_0_1_0 import _load_export, _tokens
     from hustings.service.store import game_key, log_key, requests_key
 
-    assert "A game that takes a step after the upgrade gets the `--retention-days` expiry from it" in _said(DEPLOY_README)
+    said = _said(DEPLOY_README)
+    assert "A game that takes a step after the upgrade gets the `--retention-days` expiry from it" in said
+    assert "is given one by the lobby repair, within one walk over the lobby (1,000 entries a pass)" in said
     retention_s = 2 * 24 * 3600
-    server = EmbeddedRedis(tmp_path / "redis", appendonly=False).start()
-    try:
+    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
         names = _load_export(server.url)
-        playing, finished = names["stimmvieh-play"], names["stimmvieh-end"]
+        playing, finished, waiting = names["stimmvieh-play"], names["spin-end"], names["wahlspiel-open"]
+        left = names["wahlspiel-play"]
 
-        async def scenario() -> None:
-            async with replica_and_client(server.url, retention_s=retention_s) as (_replica, client):
+        async def scenario() -> int:
+            async with replica_and_client(server.url, retention_s=retention_s) as (replica, client):
                 await client.view(finished)
                 tokens = _tokens(names, "stimmvieh-play")
                 view = await client.view(playing)
                 seat = min(view.to_act)
                 mine = await client.view(playing, tokens[seat])
                 await client.move(playing, tokens[seat], mine.legal_moves[0], expected_version=mine.version)
+                with redis.Redis.from_url(server.url) as raw:
+                    assert raw.ttl(game_key(finished)) == -1  # a view gives none
+                    stepped = raw.ttl(game_key(playing))
+                await asyncio.sleep(1.1)  # the step's expiry counts down: the repair must leave it alone
+                await replica.host.lobby_repair.repair_once()
+                return stepped
 
         with redis.Redis.from_url(server.url) as raw:
             assert {raw.ttl(key(playing)) for key in (game_key, log_key, requests_key)} == {-1}  # as 0.1.0 left them
-            run(scenario(), 60)
+            stepped = run(scenario(), 60)
+            assert isinstance(stepped, int) and retention_s - 60 <= stepped <= retention_s
             for key in (game_key, log_key, requests_key):
-                assert retention_s - 60 <= raw.ttl(key(playing)) <= retention_s, key.__name__
-                assert raw.ttl(key(finished)) == -1 or raw.exists(key(finished)) == 0 and key is requests_key, key.__name__
-    finally:
-        server.stop()
+                assert retention_s - 60 <= raw.ttl(key(playing)) < stepped, key.__name__
+                assert retention_s - 60 <= raw.ttl(key(finished)) <= retention_s, key.__name__
+                assert retention_s - 60 <= raw.ttl(key(left)) <= retention_s, key.__name__
+                assert raw.ttl(key(waiting)) == -2 or 24 * 3600 - 60 <= raw.ttl(key(waiting)) <= 24 * 3600, key.__name__
+            assert raw.ttl(game_key(waiting)) > 0
+            game_keys = list(raw.scan_iter("hustings:{g*"))
+            assert len(game_keys) >= 20 and not [key for key in game_keys if raw.ttl(key) == -1]  # none kept for ever
 
 
 # ---------------------------------------------------------------- unread stream bytes, replica-wide

@@ -100,6 +100,47 @@ def test_unindex_many_drops_lobby_entries_on_one_server_and_on_a_cluster(tmp_pat
         run(scenario(f"redis+cluster://127.0.0.1:{nodes[0].port}"), 60)
 
 
+def test_games_without_expiry_are_given_one_on_one_server_and_on_a_cluster(tmp_path: pathlib.Path) -> None:
+    """The lobby repair gives games stored without an expiry (by 0.1.0) one: each game's four
+    keys get its seconds when its hash has none, across batches on one server and a call per game
+    on a Cluster; a game that has an expiry, or does not exist, is left as it is."""
+    from hustings.service.store import log_key, presence_key, requests_key
+
+    async def scenario(url: str) -> None:
+        store = Store.from_url(url)
+        try:
+            raw = store.client
+            games: list[tuple[str, int]] = []
+            for i in range(FIELDS_BATCH + 3 if store.lane is not None else 7):
+                game_id = f"gexpiry{i:017d}"
+                games.append((game_id, 1000 + i))
+                if i % 3 == 2:
+                    continue  # no such game
+                await raw.hset(game_key(game_id), "version", 1)
+                await raw.xadd(log_key(game_id), {"v": 1})
+                await raw.hset(requests_key(game_id), "r", "1 f")
+                if i % 3 == 1:
+                    await raw.expire(game_key(game_id), 50)  # a game of this release: left alone
+            given = await store.give_expiry(games)
+            assert given == sum(1 for i in range(len(games)) if i % 3 == 0)
+            for i, (game_id, seconds) in enumerate(games):
+                ttls = [await raw.ttl(key(game_id)) for key in (game_key, log_key, requests_key, presence_key)]
+                if i % 3 == 0:
+                    assert seconds - 5 <= min(ttls[:3]) and max(ttls[:3]) <= seconds and ttls[3] == -2, (i, ttls)
+                elif i % 3 == 1:
+                    assert 0 < ttls[0] <= 50 and ttls[1:3] == [-1, -1], (i, ttls)
+                else:
+                    assert ttls == [-2, -2, -2, -2], (i, ttls)
+            assert await store.give_expiry([]) == 0
+        finally:
+            await store.close()
+
+    with EmbeddedRedis(tmp_path / "one", appendonly=False) as server:
+        run(scenario(server.url))
+    with redis_cluster(tmp_path / "cluster") as nodes:
+        run(scenario(f"redis+cluster://127.0.0.1:{nodes[0].port}"), 60)
+
+
 def _calls(raw: "redis.Redis", command: str) -> int:
     """How many times Redis ran ``command`` since its statistics were last reset."""
     return int(raw.info("commandstats").get(f"cmdstat_{command}", {}).get("calls", 0))
