@@ -63,6 +63,9 @@ _PRESENCE_LUA = (pathlib.Path(__file__).parent / "lua" / "presence.lua").read_te
 _KEEP_LUA = (pathlib.Path(__file__).parent / "lua" / "keep.lua").read_text()
 # Hashes read by one call of the fields script: its run holds Redis about 0.1 ms per 200.
 FIELDS_BATCH = 500
+# How long a finished game keeps its request ids (the rest of it is kept the retention time), as
+# CreateGame's are kept: long past any retry.
+FINISHED_REQUEST_IDS_S = CREATE_REQUEST_TTL_S
 
 DEFAULT_MAX_CONNECTIONS = 64  # per replica; watchers share reads, so few are busy at once
 DEFAULT_POOL_TIMEOUT_S = 10.0  # below the 15 s server deadline of a unary call
@@ -304,8 +307,16 @@ class Store:
         ever; None leaves their expiry as it is. ``present``: (seat, ms since the epoch) to note
         in the game's presence hash with the step (``service/presence.py``). ``listed``: the step
         changes what the lobby lists of the game (``lobby.listing_changed``); plain moves do not,
-        and the lobby repair then leaves the game's entry alone."""
+        and the lobby repair then leaves the game's entry alone.
+
+        A step that finishes the game keeps its request ids at most
+        ``FINISHED_REQUEST_IDS_S`` of ``expire_s``: a retry comes within seconds, and no move of
+        a finished game is applied, twice or once. They were a fifth of what a finished game
+        played by clients keeps (81-89 bytes a move)."""
         game, log, requests, presence, updates = self._commit_keys(stored.game_id)
+        requests_s = b""
+        if expire_s and stored.status == game_pb2.GAME_STATUS_FINISHED and expire_s > FINISHED_REQUEST_IDS_S:
+            requests_s = b"%d" % FINISHED_REQUEST_IDS_S
         reply: list[Any] = await self._evalsha_commit(
             b"4",
             game,
@@ -324,6 +335,7 @@ class Store:
             b"" if present is None else b"%d" % present[0],
             b"" if present is None else b"%d" % present[1],
             b"1" if listed else b"",
+            requests_s,
         )
         status = reply[0].decode()
         if status == "DUPLICATE":

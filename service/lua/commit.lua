@@ -9,6 +9,9 @@
 -- ARGV[12] "1" when the step changes what the lobby lists of the game (a seat taken, left or
 -- absent, the status), else "": the game's 'listed' field then holds this version, so that the
 -- lobby repair rewrites only games whose listing is behind (plain moves change no listing).
+-- ARGV[13] the request ids' own expiry in seconds when it differs from ARGV[9] (a finishing step:
+-- a retry comes within seconds, and a finished game takes no move a retry could apply twice),
+-- else "".
 -- A request key already present answers DUPLICATE with what it recorded ("<version> <fingerprint>"),
 -- whatever the version: a retry is recognised before the version check.
 if ARGV[5] ~= '' then
@@ -44,6 +47,9 @@ if ARGV[9] ~= '' then
     else
       redis.call('PERSIST', KEYS[i])
     end
+  end
+  if ARGV[13] ~= '' then
+    redis.call('EXPIRE', KEYS[3], ARGV[13])
   end
 end
 redis.call('PUBLISH', ARGV[6], ARGV[2])
