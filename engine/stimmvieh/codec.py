@@ -150,44 +150,163 @@ def _campaign(record: CampaignRecord, out: pb.StimmviehCampaign) -> None:
 
 
 def view_to_proto(view: TableView, out: game_pb2.GameView) -> None:
-    """Fill GameView.stimmvieh from a seat's TableView."""
+    """Fill GameView.stimmvieh from a seat's TableView.
+
+    The message is assembled from encoded parts: repeated fields concatenate on the wire, so
+    merging the parts in order gives the same message as adding every entry one by one. The head
+    (every field but the parties) is the same for every viewer of a step; a party's part is kept
+    per party view (``views`` shares them between viewers and steps)."""
+    parts = [_head(view)]
+    kept = _PARTY_PARTS
+    for party in view.parties:
+        found = kept.get(id(party))
+        parts.append(found[1] if found is not None and found[0] is party else _party_part(party))
     own = out.stimmvieh
     own.SetInParent()
-    own.campaign, own.campaigns, own.round = view.campaign, view.campaigns, view.round
-    own.phase = _PHASES[view.phase]
-    for party in view.parties:
-        p = own.parties.add(
-            party=party.party,
-            name=party.name,
-            angelus=party.angelus,
-            top_candidates_chosen=party.top_candidates_chosen,
-            top_candidates=party.top_candidates,
-            backbenchers=party.backbenchers,
-            backbencher_count=party.backbencher_count,
-            campaign_points=party.campaign_points,
-            chosen_top_candidates=party.chosen_top_candidates,
-            played=party.played,
-        )
-        if party.seat is not None:
-            p.seat = party.seat
-        _stack(party.votes, p.votes)
-        _stack(party.donations, p.donations)
-    for card in view.display:
-        _card(card, own.display.add())
-    if view.vote_stack_top is not None:
-        _card(view.vote_stack_top, own.vote_stack_top)
-    own.vote_stack_count = view.vote_stack_count
-    if view.donation_stack_top is not None:
-        _card(view.donation_stack_top, own.donation_stack_top)
-    own.donation_stack_count = view.donation_stack_count
+    own.MergeFromString(b"".join(parts))
+
+
+_PARTY_PARTS: dict[int, tuple[PartyView, bytes]] = {}
+"""Each party view's part by identity. Entries hold their view, so an id is never reused while its
+entry lives; only views of tuples (which cannot change) are kept."""
+
+PARTS_KEPT = 1 << 13
+"""Entries each table of parts below keeps; when full, all are let go at once."""
+
+
+def _party_part(party: PartyView) -> bytes:
+    message = pb.StimmviehView()
+    p = message.parties.add(
+        party=party.party,
+        name=party.name,
+        angelus=party.angelus,
+        top_candidates_chosen=party.top_candidates_chosen,
+        top_candidates=party.top_candidates,
+        backbenchers=party.backbenchers,
+        backbencher_count=party.backbencher_count,
+        campaign_points=party.campaign_points,
+        chosen_top_candidates=party.chosen_top_candidates,
+        played=party.played,
+    )
+    if party.seat is not None:
+        p.seat = party.seat
+    _stack(party.votes, p.votes)
+    _stack(party.donations, p.donations)
+    data = message.SerializeToString()
+    if _unchanging(party):
+        if len(_PARTY_PARTS) >= PARTS_KEPT:
+            _PARTY_PARTS.clear()
+        _PARTY_PARTS[id(party)] = (party, data)
+    return data
+
+
+def _unchanging(party: PartyView) -> bool:
+    """Whether ``party`` is made of tuples and frozen values throughout (as ``views`` makes it), so
+    that its part may be kept by identity: one made by hand with lists may change after it is
+    written."""
+    if party.__class__ is not PartyView:
+        return False
+    for values in (party.top_candidates, party.backbenchers, party.chosen_top_candidates, party.played):
+        if values.__class__ is not tuple:
+            return False
+    for stack in (party.votes, party.donations):
+        if stack.__class__ is not StackView or (stack.cards is not None and stack.cards.__class__ is not tuple):
+            return False
+    return True
+
+
+_LAST_HEAD: tuple[tuple[object, ...] | None, bytes] = (None, b"")
+"""The fields of the head last written (tuples and frozen values only) and its part: a step's
+views, one per viewer, are written one after the other."""
+
+
+def _head(view: TableView) -> bytes:
+    """The part of every field but the parties, the same for every viewer of a step: kept for the
+    next view, and otherwise made of parts (the cards' kept by identity)."""
+    global _LAST_HEAD
+    display, results = view.display, view.campaign_results
+    tops, bottoms = view.top_candidate_discards, view.backbencher_discards
+    key: tuple[object, ...] | None = (
+        view.campaign, view.campaigns, view.round, view.phase, view.vote_stack_count, view.donation_stack_count,
+        view.current_party, view.angelus_holder, view.start_party, view.moderator_seat, display,
+        view.vote_stack_top, view.donation_stack_top, tops, bottoms, results,
+    )
+    last = _LAST_HEAD
+    if last[0] == key:
+        return last[1]
+    fields: dict[str, object] = {
+        "campaign": view.campaign, "campaigns": view.campaigns, "round": view.round, "phase": _PHASES[view.phase],
+        "vote_stack_count": view.vote_stack_count, "donation_stack_count": view.donation_stack_count,
+        "top_candidate_discards": tops, "backbencher_discards": bottoms,
+    }
     for name in ("current_party", "angelus_holder", "start_party", "moderator_seat"):
         value = getattr(view, name)
         if value is not None:
-            setattr(own, name, value)
-    own.top_candidate_discards[:] = view.top_candidate_discards
-    own.backbencher_discards[:] = view.backbencher_discards
-    for record in view.campaign_results:
-        _campaign(record, own.campaign_results.add())
+            fields[name] = value
+    parts = [pb.StimmviehView(**fields).SerializeToString()]
+    kept = _DISPLAY_PARTS
+    for card in display:
+        found = kept.get(id(card))
+        parts.append(found[1] if found is not None and found[0] is card else _card_part(card, "display", kept))
+    if view.vote_stack_top is not None:
+        parts.append(_card_part(view.vote_stack_top, "vote_stack_top", _VOTE_TOP_PARTS))
+    if view.donation_stack_top is not None:
+        parts.append(_card_part(view.donation_stack_top, "donation_stack_top", _DONATION_TOP_PARTS))
+    frozen = results.__class__ is tuple
+    if results:
+        part, frozen = _results_part(results)
+        parts.append(part)
+    data = b"".join(parts)
+    if frozen and display.__class__ is tuple and tops.__class__ is tuple and bottoms.__class__ is tuple:
+        _LAST_HEAD = (key, data)
+    return data
+
+
+_DISPLAY_PARTS: dict[int, tuple[Card, bytes]] = {}
+_VOTE_TOP_PARTS: dict[int, tuple[Card, bytes]] = {}
+_DONATION_TOP_PARTS: dict[int, tuple[Card, bytes]] = {}
+"""A card's part as a card of the display and as either stack's top, by identity (cards are frozen
+and live as long as their deck). Entries hold their card, so an id is never reused while its entry
+lives."""
+
+
+def _card_part(card: Card, name: str, kept: dict[int, tuple[Card, bytes]]) -> bytes:
+    found = kept.get(id(card))
+    if found is not None and found[0] is card:
+        return found[1]
+    message = pb.StimmviehView()
+    field = getattr(message, name)
+    _card(card, field.add() if name == "display" else field)
+    data = message.SerializeToString()
+    if len(kept) >= PARTS_KEPT:
+        kept.clear()
+    kept[id(card)] = (card, data)
+    return data
+
+
+_RESULTS_PARTS: dict[tuple[CampaignRecord, ...], bytes] = {}
+"""The campaigns' results' part by value (frozen records): the same from one election night to the
+next."""
+
+
+def _results_part(results: tuple[CampaignRecord, ...]) -> tuple[bytes, bool]:
+    """The part of the campaigns' results, and whether they are frozen throughout (kept)."""
+    try:
+        found = _RESULTS_PARTS.get(results)
+        frozen = True
+    except TypeError:  # made by hand with lists: written, not kept
+        found, frozen = None, False
+    if found is not None:
+        return found, True
+    message = pb.StimmviehView()
+    for record in results:
+        _campaign(record, message.campaign_results.add())
+    data = message.SerializeToString()
+    if frozen:
+        if len(_RESULTS_PARTS) >= PARTS_KEPT:
+            _RESULTS_PARTS.clear()
+        _RESULTS_PARTS[results] = data
+    return data, frozen
 
 
 # --- reading a seat's view back (the inverse of view_to_proto) ----------------------------------

@@ -113,8 +113,8 @@ def _stack(cards: dict[str, Card], ids: tuple[str, ...], full: bool) -> StackVie
     top = cards[ids[-1]] if ids else None
     if not full:
         return StackView(top, len(ids))
-    shown = tuple(cards[c] for c in ids)
-    return StackView(top, len(ids), shown, sum(card.amount for card in shown))
+    shown = tuple([cards[c] for c in ids])
+    return StackView(top, len(ids), shown, sum([card.amount for card in shown]))
 
 
 _PLAYED: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}
@@ -130,10 +130,9 @@ def _played(top_candidates: tuple[int, ...], backbenchers: tuple[int, ...]) -> t
     return found
 
 
-def _party(state: StimmviehState, index: int, seat: Seat | None, cards: dict[str, Card]) -> PartyView:
+def _party(state: StimmviehState, index: int, own: bool, cards: dict[str, Card]) -> PartyView:
     party = state.parties[index]
     angelus = state.is_angelus(index)
-    own = seat is not None and not angelus and seat == index
     revealed = state.phase != CHOOSING
     played: tuple[int, ...] = ()
     if revealed:
@@ -145,7 +144,8 @@ def _party(state: StimmviehState, index: int, seat: Seat | None, cards: dict[str
         backbenchers = hand if own else ()
         count = len(hand)
     full = own or state.phase == FINISHED
-    return PartyView(
+    view = object.__new__(PartyView)  # as the constructor makes it (see ``view``)
+    view.__dict__.update(
         party=index,
         seat=state.seat_of(index),
         name=party_name(state.options, index),
@@ -160,31 +160,85 @@ def _party(state: StimmviehState, index: int, seat: Seat | None, cards: dict[str
         chosen_top_candidates=party.chosen if own and not revealed else (),
         played=played,
     )
+    return view
+
+
+_PARTY_VIEWS: dict[tuple[object, ...], PartyView] = {}
+"""Party views by every fact they are made from: the party's number, whether the viewer is that
+party, the phase, the options that name parties and cards (players, the custom vote card) and the
+whole party (its hand, choice and stacks included). A step changes one party, so the others'
+views are found again, in the next step of the same game too (read back as new objects)."""
+
+VIEWS_KEPT = 1 << 13
+"""Entries ``_PARTY_VIEWS`` keeps (the parties of a few thousand games in play); when full, all are
+let go at once."""
+
+
+def _party_view(state: StimmviehState, index: int, own: bool) -> PartyView:
+    party = state.parties[index]
+    options = state.options
+    key = (
+        index, own, state.phase, options.players, options.custom_slogan, options.custom_replaces,
+        party.chosen, party.top_candidates, party.backbenchers, party.votes, party.donations, party.campaign_points,
+    )
+    found = _PARTY_VIEWS.get(key)
+    if found is None:
+        found = _party(state, index, own, deck_of(options))
+        if len(_PARTY_VIEWS) >= VIEWS_KEPT:
+            _PARTY_VIEWS.clear()
+        _PARTY_VIEWS[key] = found
+    return found
+
+
+_LAST: tuple[object, dict[str, object], tuple[PartyView, ...]] = (None, {}, ())
+"""The state last viewed, the fields of its view every viewer shares and its parties as others
+see them: a step's views (one per watching seat and one for spectators) are made one after the
+other. The entry holds its state, which is frozen."""
 
 
 def view(state: StimmviehState, seat: Seat | None) -> TableView:
     """The table as ``seat`` (None: a spectator) may see it."""
-    cards = deck_of(state.options)
-    options = state.options
-    return TableView(
-        campaign=state.campaign,
-        campaigns=options.campaigns,
-        round=state.round,
-        phase=state.phase,
-        parties=tuple(_party(state, i, seat, cards) for i in range(len(state.parties))),
-        display=tuple(cards[c] for c in state.display),
-        vote_stack_top=cards[state.vote_stack[0]] if state.vote_stack else None,
-        vote_stack_count=len(state.vote_stack),
-        donation_stack_top=cards[state.donation_stack[0]] if state.donation_stack else None,
-        donation_stack_count=len(state.donation_stack),
-        current_party=state.current_party,
-        angelus_holder=state.angelus_holder,
-        start_party=state.start_party,
-        moderator_seat=options.moderator_seat if options.moderator else None,
-        top_candidate_discards=state.top_candidate_discards,
-        backbencher_discards=state.backbencher_discards,
-        campaign_results=state.campaign_results,
-    )
+    global _LAST
+    last = _LAST
+    if last[0] is state:
+        shared, others = last[1], last[2]
+    else:
+        options = state.options
+        cards = deck_of(options)
+        vote_stack, donation_stack = state.vote_stack, state.donation_stack
+        shared = {
+            "campaign": state.campaign,
+            "campaigns": options.campaigns,
+            "round": state.round,
+            "phase": state.phase,
+            "parties": (),  # each viewer's own, set below (here for the fields' order)
+            "display": tuple([cards[c] for c in state.display]),
+            "vote_stack_top": cards[vote_stack[0]] if vote_stack else None,
+            "vote_stack_count": len(vote_stack),
+            "donation_stack_top": cards[donation_stack[0]] if donation_stack else None,
+            "donation_stack_count": len(donation_stack),
+            "current_party": state.current_party,
+            "angelus_holder": state.angelus_holder,
+            "start_party": state.start_party,
+            "moderator_seat": options.moderator_seat if options.moderator else None,
+            "top_candidate_discards": state.top_candidate_discards,
+            "backbencher_discards": state.backbencher_discards,
+            "campaign_results": state.campaign_results,
+        }
+        others = tuple([_party_view(state, i, False) for i in range(len(state.parties))])
+        _LAST = (state, shared, others)
+    parties = others
+    if seat is not None and 0 <= seat < len(others) and not state.is_angelus(seat):
+        mine = list(others)
+        mine[seat] = _party_view(state, seat, True)
+        parties = tuple(mine)
+    # Made as its constructor makes it (given every field), without the frozen ``__init__``'s
+    # per-field ``object.__setattr__``: a view is made for every watcher of every step.
+    table = object.__new__(TableView)
+    values = table.__dict__
+    values.update(shared)
+    values["parties"] = parties
+    return table
 
 
 def secret_twin(state: StimmviehState, seat: Seat, rng: Rng) -> StimmviehState:
