@@ -226,9 +226,20 @@ def _static_part(politician_ids: tuple[str, ...]) -> pb.WahlspielView:
     return static
 
 
-@kept_by_identity
+PARTS_KEPT = 1 << 13
+"""Entries each table of parts below keeps; when full, all are let go at once (clearing is atomic)."""
+
+_PARTY_PARTS: dict[int, tuple[PartyView, bytes]] = {}
+"""Each party view's part by identity (``views`` shares them between viewers and steps). Entries
+hold their view, so an id is never reused while its entry lives; only views of tuples (which
+cannot change) are kept."""
+
+
 def _party_bytes(party: PartyView) -> bytes:
     """A party's view as a WahlspielView holding just that party, serialised."""
+    found = _PARTY_PARTS.get(id(party))
+    if found is not None and found[0] is party:
+        return found[1]
     message = pb.WahlspielView()
     p = message.parties.add(
         party=party.party, name=party.name, colour=party.colour, position=party.position, money=party.money,
@@ -237,53 +248,106 @@ def _party_bytes(party: PartyView) -> bytes:
     )
     _cards(party.voters, p.voters)
     _cards(party.events, p.events)
-    return bytes(message.SerializeToString(deterministic=True))
+    data = bytes(message.SerializeToString(deterministic=True))
+    if (
+        party.__class__ is PartyView and party.politicians.__class__ is tuple and party.voters.__class__ is tuple
+        and party.events.__class__ is tuple
+    ):
+        if len(_PARTY_PARTS) >= PARTS_KEPT:
+            _PARTY_PARTS.clear()
+        _PARTY_PARTS[id(party)] = (party, data)
+    return data
+
+
+_CANDIDATE_PARTS: dict[tuple[object, ...], bytes] = {}
+"""Each candidate's part by every fact it shows: a step changes the votes of one or two."""
 
 
 def _write_candidates(candidates: Sequence[m.Candidate]) -> bytes:
-    """The candidates as a WahlspielView holding just them, serialised."""
-    message = pb.WahlspielView()
+    """The candidates as a WahlspielView holding just them, serialised: each one's part kept by
+    value."""
+    kept = _CANDIDATE_PARTS
+    parts = []
     for candidate in candidates:
-        message.candidates.add(
-            politician_id=candidate.politician, name=CONTENT.politicians[candidate.politician].name,
-            party=candidate.party, votes=candidate.votes, in_race=candidate.in_race, councillor=candidate.councillor,
-        )
-    return bytes(message.SerializeToString(deterministic=True))
+        key = (candidate.politician, candidate.party, candidate.votes, candidate.in_race, candidate.councillor)
+        found = kept.get(key)
+        if found is None:
+            message = pb.WahlspielView()
+            message.candidates.add(
+                politician_id=candidate.politician, name=CONTENT.politicians[candidate.politician].name,
+                party=candidate.party, votes=candidate.votes, in_race=candidate.in_race, councillor=candidate.councillor,
+            )
+            found = message.SerializeToString(deterministic=True)
+            if len(kept) >= PARTS_KEPT:
+                kept.clear()
+            kept[key] = found
+        parts.append(found)
+    return b"".join(parts)
 
 
 _candidates_bytes = kept_by_identity(_write_candidates)
-"""``_write_candidates`` of a tuple of candidates, kept: most steps leave the candidates alone."""
+"""``_write_candidates`` of a tuple of candidates, kept: the views of a step share them."""
+
+
+_HEADS: dict[tuple[object, ...], bytes] = {}
+"""The part of the view's single fields and lists of plain values, by their values: the same for
+every viewer of a step."""
+
+
+def _head(view: TableView) -> bytes:
+    current = view.current if view.current >= 0 and view.step != m.RUNOFF else None
+    first = view.first_arrived if view.first_arrived >= 0 else None
+    key = (
+        view.round, view.step, view.start_party, view.last_roll, view.goal_votes, current, first,
+        view.voter_stack_count, view.event_stack_count, view.ballot_box, view.event_discards, view.retired,
+        view.cantonal, view.national, view.federal,
+    )
+    try:
+        found = _HEADS.get(key)
+    except TypeError:  # a view made by hand with lists: written, not kept
+        found, key = None, None  # type: ignore[assignment]
+    if found is not None:
+        return found
+    head = pb.WahlspielView(
+        round=view.round, step=_STEPS[view.step], start_party=view.start_party, last_roll=view.last_roll,
+        goal_votes=view.goal_votes, voter_stack_count=view.voter_stack_count, event_stack_count=view.event_stack_count,
+        ballot_box_card_ids=view.ballot_box, event_discard_card_ids=view.event_discards,
+        retired_politician_ids=view.retired, cantonal_councillor_ids=view.cantonal,
+        national_councillor_ids=view.national, federal_councillor_id=view.federal,
+    )
+    if current is not None:
+        head.current_party = current
+    if first is not None:
+        head.first_arrived = first
+    found = head.SerializeToString(deterministic=True)
+    if key is not None:
+        if len(_HEADS) >= PARTS_KEPT:
+            _HEADS.clear()
+        _HEADS[key] = found
+    return found
 
 
 def view_to_proto(view: TableView, out: game_pb2.GameView) -> None:
-    """Fill GameView.wahlspiel from a seat's TableView."""
+    """Fill GameView.wahlspiel from a seat's TableView.
+
+    The message is assembled from encoded parts: repeated fields concatenate on the wire, so
+    merging the parts in order gives the same message as adding every entry one by one."""
     own = out.wahlspiel
     # Copying the static part's message costs less than reading it from bytes; it comes first,
     # since a copy replaces what was there.
     own.CopyFrom(_static_part(view.dealt))
     own.SetInParent()
-    own.round, own.step, own.start_party = view.round, _STEPS[view.step], view.start_party
-    own.last_roll, own.goal_votes = view.last_roll, view.goal_votes
-    if view.current >= 0 and view.step != m.RUNOFF:
-        own.current_party = view.current
-    if view.first_arrived >= 0:
-        own.first_arrived = view.first_arrived
-    # The parties and the candidates arrive as messages already written (a party's view and the
-    # candidates are shared with the view before, unless the step changed them), read in one go.
+    # The head, the parties and the candidates arrive as parts already written (the head is the
+    # same for every viewer of a step, a party's view and the candidates are shared with the view
+    # before unless the step changed them), read in one go.
     candidates = view.candidates
-    own.MergeFromString(
-        b"".join([
-            *[_party_bytes(party) for party in view.parties],
-            _candidates_bytes(candidates) if candidates.__class__ is tuple else _write_candidates(candidates),
-        ])
-    )
-    own.voter_stack_count, own.event_stack_count = view.voter_stack_count, view.event_stack_count
-    own.ballot_box_card_ids[:] = view.ballot_box
-    own.event_discard_card_ids[:] = view.event_discards
-    own.retired_politician_ids[:] = view.retired
-    own.cantonal_councillor_ids[:] = view.cantonal
-    own.national_councillor_ids[:] = view.national
-    own.federal_councillor_id = view.federal
+    kept = _PARTY_PARTS
+    parts = [_head(view)]
+    for party in view.parties:
+        found = kept.get(id(party))
+        parts.append(found[1] if found is not None and found[0] is party else _party_bytes(party))
+    parts.append(_candidates_bytes(candidates) if candidates.__class__ is tuple else _write_candidates(candidates))
+    own.MergeFromString(b"".join(parts))
     if view.ballot is not None:
         b = own.ballot
         _card(view.ballot.card, b.card)

@@ -146,13 +146,18 @@ _LABELS: dict[tuple[tuple[str, str], ...], tuple[tuple[str, ...], tuple[str, ...
 """Each table's party names and colours, by the names and colours the parties chose (a game's
 choice is made once, as its players join)."""
 
-_PARTY_VIEWS: dict[tuple[int, int, bool, str, str], tuple[object, PartyView]] = {}
-"""Party views by (identity of the party, its number, whether the viewer is that party, name,
-colour): a move changes a party or two, and the others' views are shared with the view before.
-Each entry holds its party, so no other object can take that identity while it is kept."""
+_PARTY_VIEWS: dict[tuple[object, ...], PartyView] = {}
+"""Party views by every fact they show: the party's number, name and colour, whether the viewer
+is that party, its piece, money, politicians, trades and hands (the cards for its own viewer, the
+counts for the others). A step changes a party or two, so the others' views are found again, in
+the next step of the same game too (read back from storage as new objects)."""
 
 VIEWS_KEPT = 4096
-"""Entries each of the tables above keeps; when full, all are let go at once (clearing is atomic)."""
+"""Entries ``_LABELS`` keeps; when full, all are let go at once (clearing is atomic)."""
+
+PARTY_VIEWS_KEPT = 1 << 13
+"""Entries ``_PARTY_VIEWS`` keeps (the parties of a thousand or more games in play); when full,
+all are let go at once."""
 
 
 def _labels(state: WahlspielState) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -166,11 +171,21 @@ def _labels(state: WahlspielState) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def _party_view(i: int, p: Party, own: bool, name: str, colour: str) -> PartyView:
-    key = (id(p), i, own, name, colour)
-    found = _PARTY_VIEWS.get(key)
+    voters, events = p.voters, p.events
+    if own:
+        key: tuple[object, ...] = (i, True, name, colour, p.position, p.money, p.arrived, p.politicians, voters, events, p.trades)
+    else:
+        key = (i, False, name, colour, p.position, p.money, p.arrived, p.politicians, len(voters), len(events), p.trades)
+    try:
+        found = _PARTY_VIEWS.get(key)
+    except TypeError:  # a party made by hand with lists: made, not kept
+        found, key = None, None  # type: ignore[assignment]
     if found is not None:
-        return found[1]
-    party_view = PartyView(
+        return found
+    # Made as the constructor makes it (given every field), without the frozen ``__init__``'s
+    # per-field ``object.__setattr__``.
+    party_view = object.__new__(PartyView)
+    party_view.__dict__.update(
         party=i,
         name=name,
         colour=colour,
@@ -178,19 +193,20 @@ def _party_view(i: int, p: Party, own: bool, name: str, colour: str) -> PartyVie
         money=p.money,
         arrived=p.arrived,
         politicians=p.politicians,
-        voter_count=len(p.voters),
-        event_count=len(p.events),
+        voter_count=len(voters),
+        event_count=len(events),
         trades=p.trades,
-        voters=p.voters if own else (),
-        events=p.events if own else (),
+        voters=voters if own else (),
+        events=events if own else (),
     )
-    if len(_PARTY_VIEWS) >= VIEWS_KEPT:
-        _PARTY_VIEWS.clear()
-    _PARTY_VIEWS[key] = (p, party_view)
+    if key is not None:
+        if len(_PARTY_VIEWS) >= PARTY_VIEWS_KEPT:
+            _PARTY_VIEWS.clear()
+        _PARTY_VIEWS[key] = party_view
     return party_view
 
 
-def _table_view(**values: object) -> TableView:
+def _table_view(values: dict[str, object]) -> TableView:
     """A TableView as its constructor makes it (given every field), without the frozen
     ``__init__``'s per-field ``object.__setattr__``: a view is built for every watcher of every
     step. (tests/test_wahlspiel_step_bytes.py checks it against the constructor.)"""
@@ -199,62 +215,80 @@ def _table_view(**values: object) -> TableView:
     return table
 
 
+_LAST: tuple[object, dict[str, object], tuple[PartyView, ...], tuple[str, ...], tuple[str, ...]] = (None, {}, (), (), ())
+"""The state last viewed, the fields of its view every viewer shares, its parties as others see
+them, and its parties' names and colours: a step's views (one per watching seat and one for
+spectators) are made one after the other. The entry holds its state, which is frozen."""
+
+
 def view(state: WahlspielState, seat: Seat | None) -> TableView:
     """The table as ``seat`` (None: a spectator) may see it."""
-    names, colours = _labels(state)
-    parties = tuple([_party_view(i, p, i == seat, names[i], colours[i]) for i, p in enumerate(state.parties)])
-    coalition = None
+    global _LAST
+    last = _LAST
+    if last[0] is state:
+        shared, others, names, colours = last[1], last[2], last[3], last[4]
+    else:
+        names, colours = _labels(state)
+        others = tuple([_party_view(i, p, False, names[i], colours[i]) for i, p in enumerate(state.parties)])
+        dealt = _dealt(tuple([p.politicians for p in state.parties]))
+        shared = {
+            "round": state.round,
+            "step": state.step,
+            "current": state.current,
+            "start_party": state.start_party,
+            "first_arrived": state.first_arrived,
+            "last_roll": state.last_roll,
+            "goal_votes": state.goal_votes,
+            "board": CONTENT.board,
+            "parties": others,
+            "dealt": dealt,
+            "politicians": _politicians(dealt),
+            "candidates": state.candidates,
+            "voter_stack_count": len(state.voter_stack),
+            "event_stack_count": len(state.event_stack),
+            "ballot_box": state.ballot_box,
+            "event_discards": state.event_discards,
+            "retired": state.retired,
+            "cantonal": state.cantonal,
+            "national": state.national,
+            "federal": state.federal,
+            "ballot": None,
+            "coalition": None,
+            "runoff": None,
+            "viewer": -1,
+            "verdict_judges": (),
+        }
+        _LAST = (state, shared, others, names, colours)
+    values = dict(shared)
+    if seat is not None:
+        values["viewer"] = seat
+        if 0 <= seat < len(others):
+            mine = list(others)
+            mine[seat] = _party_view(seat, state.parties[seat], True, names[seat], colours[seat])
+            values["parties"] = tuple(mine)
     if state.coalition is not None and state.coalition.partner >= 0:
         c = state.coalition
         partners = seat is not None and seat in (state.current, c.partner)
-        coalition = CoalitionView(
+        values["coalition"] = CoalitionView(
             state.current, c.partner, c.offers, state.current if c.proposer < 0 else c.proposer,
             _offer(c.draft, partners), _offer(c.pending, partners) if c.pending else None,
             len(c.handed), c.handed if partners else (), tuple([card_kind(card) for card in c.handed]),
         )
-    runoff = None
     if state.runoff is not None:
         r = state.runoff
         own = next((s.card for s in r.sent if s.party == seat), "")
-        runoff = RunoffView(
+        values["runoff"] = RunoffView(
             r.politicians, r.seats, r.elected, r.parties, tuple(s.party for s in r.sent), own,
             tuple(s.party for s in r.sent if s.card), state.current,
         )
     ballot = state.revealed_ballot  # every hand, once shown
-    verdict_judges: tuple[int, ...] = ()
     if state.ballot is not None:  # open: nobody sees another's hand before showing their own
         ballot = state.ballot
-        verdict_judges = tuple([v.judge for v in ballot.verdicts])
+        values["verdict_judges"] = tuple([v.judge for v in ballot.verdicts])
         if any(v.judge != seat for v in ballot.verdicts):
             ballot = replace(ballot, verdicts=tuple([v for v in ballot.verdicts if v.judge == seat]))
-    dealt = _dealt(tuple([p.politicians for p in state.parties]))
-    return _table_view(
-        round=state.round,
-        step=state.step,
-        current=state.current,
-        start_party=state.start_party,
-        first_arrived=state.first_arrived,
-        last_roll=state.last_roll,
-        goal_votes=state.goal_votes,
-        board=CONTENT.board,
-        parties=parties,
-        dealt=dealt,
-        politicians=_politicians(dealt),
-        candidates=state.candidates,
-        voter_stack_count=len(state.voter_stack),
-        event_stack_count=len(state.event_stack),
-        ballot_box=state.ballot_box,
-        event_discards=state.event_discards,
-        retired=state.retired,
-        cantonal=state.cantonal,
-        national=state.national,
-        federal=state.federal,
-        ballot=ballot,
-        coalition=coalition,
-        runoff=runoff,
-        viewer=-1 if seat is None else seat,
-        verdict_judges=verdict_judges,
-    )
+    values["ballot"] = ballot
+    return _table_view(values)
 
 
 def secret_twin(state: WahlspielState, seat: Seat, rng: Rng) -> WahlspielState:
