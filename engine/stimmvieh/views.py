@@ -181,7 +181,10 @@ def _party_view(state: StimmviehState, index: int, own: bool) -> PartyView:
         index, own, state.phase, options.players, options.custom_slogan, options.custom_replaces,
         party.chosen, party.top_candidates, party.backbenchers, party.votes, party.donations, party.campaign_points,
     )
-    found = _PARTY_VIEWS.get(key)
+    try:
+        found = _PARTY_VIEWS.get(key)
+    except TypeError:  # a party made by hand with lists: made, not kept
+        return _party(state, index, own, deck_of(options))
     if found is None:
         found = _party(state, index, own, deck_of(options))
         if len(_PARTY_VIEWS) >= VIEWS_KEPT:
