@@ -291,7 +291,10 @@ _candidates_bytes = kept_by_identity(_write_candidates)
 
 _HEADS: dict[tuple[object, ...], bytes] = {}
 """The part of the view's single fields and lists of plain values, by their values: the same for
-every viewer of a step."""
+every viewer of a step (and seldom the same in another step, so few are kept)."""
+
+HEADS_KEPT = 1 << 10
+"""Entries ``_HEADS`` keeps; when full, all are let go at once."""
 
 
 def _head(view: TableView) -> bytes:
@@ -321,7 +324,7 @@ def _head(view: TableView) -> bytes:
         head.first_arrived = first
     found = head.SerializeToString(deterministic=True)
     if key is not None:
-        if len(_HEADS) >= PARTS_KEPT:
+        if len(_HEADS) >= HEADS_KEPT:
             _HEADS.clear()
         _HEADS[key] = found
     return found
