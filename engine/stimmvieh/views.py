@@ -177,10 +177,9 @@ let go at once."""
 def _party_view(state: StimmviehState, index: int, own: bool) -> PartyView:
     party = state.parties[index]
     options = state.options
-    key = (
-        index, own, state.phase, options.players, options.custom_slogan, options.custom_replaces,
-        party.chosen, party.top_candidates, party.backbenchers, party.votes, party.donations, party.campaign_points,
-    )
+    # The party itself (a frozen dataclass, equal by its fields): a field added to it later is
+    # part of the key without a word here.
+    key = (index, own, state.phase, options.players, options.custom_slogan, options.custom_replaces, party)
     try:
         found = _PARTY_VIEWS.get(key)
     except TypeError:  # a party made by hand with lists: made, not kept
