@@ -13,8 +13,8 @@ from hustings.service.replica import SOLE_CLIENT
 from hustings.service.seats import bot_rng
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2, game_service_pb2
-from tests.conftest import run
-from tests.service_helpers import replica_and_client
+from conftest import run
+from service_helpers import replica_and_client
 
 FINISH_SECONDS = 60.0
 

@@ -13,8 +13,8 @@ from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service import store
 from hustings.service.store import game_key, log_key, presence_key, requests_key
 from hustings.v1 import game_pb2
-from tests.conftest import run
-from tests.service_helpers import new_game, replica_and_client
+from conftest import run
+from service_helpers import new_game, replica_and_client
 
 RETENTION_S = 3 * 24 * 3600
 DAY_S = 24 * 3600

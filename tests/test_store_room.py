@@ -20,9 +20,9 @@ from hustings.client import Client, HustingsError
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.store_room import memory_fill
 from hustings.v1 import game_pb2
-from tests.conftest import run
+from conftest import run
 from hustings.service.replica import UNBOUNDED_CREATES
-from tests.service_helpers import new_game, play_to_end, replica_and_client, stimmvieh_options
+from service_helpers import new_game, play_to_end, replica_and_client, stimmvieh_options
 
 MAX_CREATES = 20_000  # the bound of the crowd's loop; a few hundred fill the room set below
 CROWD_SECONDS = 60.0

@@ -19,6 +19,7 @@ from hustings.engine.spin_doctors.content import CONTENT
 from hustings.engine.spin_doctors.model import FINISHED, Offer, Played, SpinDoctorsOptions, State, Task, Term
 from hustings.engine.spin_doctors.views import LocalityView, PendingView, PlayerView, StafferView, TableView
 from hustings.v1 import game_pb2, spin_doctors_pb2 as pb
+from view_bytes_helpers import check_every_viewer
 
 MAX_STEPS = 3000
 """Far above a random game's length (about 370 steps), so that every loop ends."""
@@ -140,15 +141,7 @@ def reference_bytes(view: TableView) -> bytes:
 
 # --- the checks ---------------------------------------------------------------------------------
 def _check(state: State) -> int:
-    """Every seat's and a spectator's view: the game's TableView and bytes are the reference's."""
-    for seat in [*range(state.players), None]:
-        view = GAME.view(state, seat)
-        expected = reference_view(state, seat)
-        assert view == expected, seat
-        message = game_pb2.GameView()
-        GAME.view_to_proto(view, message)
-        assert message.SerializeToString(deterministic=True) == reference_bytes(expected), seat
-    return state.players + 1
+    return check_every_viewer(GAME, state, state.players, reference_view, reference_bytes)
 
 
 def _play(options: SpinDoctorsOptions, number: int, every: int) -> int:

@@ -27,6 +27,7 @@ from hustings.engine.wahlspiel.model import FINISHED, RUNOFF, Offer
 from hustings.engine.wahlspiel.table import POLITICIANS, card_kind
 from hustings.engine.wahlspiel.views import CoalitionView, OfferView, PartyView, RunoffView, TableView
 from hustings.v1 import game_pb2, wahlspiel_pb2 as pb
+from view_bytes_helpers import check_every_viewer
 
 MAX_STEPS = 1000
 """Far above a random game's length (100-250 steps), so that every loop ends."""
@@ -200,16 +201,7 @@ def reference_bytes(view: TableView) -> bytes:
 
 # --- the checks ---------------------------------------------------------------------------------
 def _check(state: WahlspielState) -> int:
-    """Every seat's and a spectator's view: the game's TableView and bytes are the reference's."""
-    players = state.options.players
-    for seat in [*range(players), None]:
-        view = GAME.view(state, seat)
-        expected = reference_view(state, seat)
-        assert view == expected, seat
-        message = game_pb2.GameView()
-        GAME.view_to_proto(view, message)
-        assert message.SerializeToString(deterministic=True) == reference_bytes(expected), seat
-    return players + 1
+    return check_every_viewer(GAME, state, state.options.players, reference_view, reference_bytes)
 
 
 def _states(options: WahlspielOptions, number: int) -> list[WahlspielState]:
