@@ -33,7 +33,7 @@ from hustings.engine.stimmvieh.model import (
 )
 from hustings.engine.stimmvieh.views import PartyView, StackView, TableView
 from hustings.v1 import game_pb2, stimmvieh_pb2 as pb
-from view_bytes_helpers import check_every_viewer
+from view_bytes_helpers import check_every_viewer, played_states
 
 MAX_STEPS = 2000
 """Far above a random game's length (about 40 steps a campaign), so that every loop ends."""
@@ -196,15 +196,7 @@ def _states(options: StimmviehOptions, number: int) -> list[StimmviehState]:
     rng = Rng(f"view-bytes-{number}".encode())
     choices = random.Random(number)
     state = GAME.setup(options, rng)
-    states = [state]
-    for _ in range(MAX_STEPS):
-        if GAME.is_over(state):
-            break
-        seat = choices.choice(sorted(GAME.to_act(state)))
-        state, _ = GAME.apply(state, seat, choices.choice(GAME.legal_moves(state, seat)), rng)
-        states.append(state)
-    assert GAME.is_over(state)
-    return states
+    return played_states(GAME, state, rng, choices, MAX_STEPS)
 
 
 @pytest.mark.parametrize("number", range(len(OPTION_SETS)))

@@ -27,7 +27,7 @@ from hustings.engine.wahlspiel.model import FINISHED, RUNOFF, Offer
 from hustings.engine.wahlspiel.table import POLITICIANS, card_kind
 from hustings.engine.wahlspiel.views import CoalitionView, OfferView, PartyView, RunoffView, TableView
 from hustings.v1 import game_pb2, wahlspiel_pb2 as pb
-from view_bytes_helpers import check_every_viewer
+from view_bytes_helpers import check_every_viewer, played_states
 
 MAX_STEPS = 1000
 """Far above a random game's length (100-250 steps), so that every loop ends."""
@@ -211,15 +211,7 @@ def _states(options: WahlspielOptions, number: int) -> list[WahlspielState]:
     if number % 2:  # some parties named by their players, one colour chosen
         state = GAME.name_party(state, 0, f"Party {number}", "")
         state = GAME.name_party(state, options.players - 1, "", CONTENT.party_colours[0])
-    states = [state]
-    for _ in range(MAX_STEPS):
-        if GAME.is_over(state):
-            break
-        seat = choices.choice(sorted(GAME.to_act(state)))
-        state, _ = GAME.apply(state, seat, choices.choice(GAME.legal_moves(state, seat)), rng)
-        states.append(state)
-    assert GAME.is_over(state)
-    return states
+    return played_states(GAME, state, rng, choices, MAX_STEPS)
 
 
 @pytest.mark.parametrize("number", range(len(OPTION_SETS)))
