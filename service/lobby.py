@@ -366,7 +366,15 @@ class LobbyRepair(BackgroundLoop):
         summaries = await self.store.lobby_summaries(ids)
         listed = [summaries[i] for i in ids if i in summaries]
         changed = await self.store.refile(listed)
-        expiries = [(s.game_id, table.DEFAULT_OPEN_S if s.status == game_pb2.GAME_STATUS_OPEN else self.retention_s) for s in listed]
+        # Only a game no step of this release has written lacks the hash's 'listed' field (a
+        # creation writes it): the others are not looked at again, which on a Cluster would
+        # take a script call each.
+        heads = await self.store.listing_heads([s.game_id for s in listed])
+        expiries = [
+            (s.game_id, table.DEFAULT_OPEN_S if s.status == game_pb2.GAME_STATUS_OPEN else self.retention_s)
+            for s in listed
+            if s.game_id in heads and heads[s.game_id][2] is None
+        ]
         given = await self.store.give_expiry(expiries) if expiries else 0
         if given:
             log.info("games_given_expiry", games=given)
