@@ -98,9 +98,11 @@ class StoreRoom(BackgroundLoop):
         self.full = full
 
     async def _run(self) -> None:
+        # The replica reads once before it serves (``Replica.start``): the loop's first is a period later.
         while not self._stopping and not self.unreadable:
-            await self.check_once()
             await asyncio.sleep(self._every_s)
+            if not self._stopping:
+                await self.check_once()
 
 
 class NoLimit:
