@@ -32,9 +32,8 @@ from hustings.engine.spin_doctors.model import (
     init_at_once,
     public_event,
 )
-from hustings.engine.spin_doctors.views import TableView
 from hustings.v1 import game_pb2, spin_doctors_pb2
-from spin_doctors_helpers import as_first_written
+from spin_doctors_helpers import as_first_written, plain_view_message
 
 OPTION_SETS = [SpinDoctorsOptions(3), SpinDoctorsOptions(4), SpinDoctorsOptions(4, True), SpinDoctorsOptions(5)]
 MAX_STEPS = 3000
@@ -49,52 +48,13 @@ def _event_bytes(payload: Happening) -> tuple[bytes, bytes]:
     return fast.SerializeToString(deterministic=True), plain.SerializeToString(deterministic=True)
 
 
-def _plain_view(view: TableView) -> bytes:
-    """The view's message with every entry added one by one, nothing kept."""
-    out = spin_doctors_pb2.SpinDoctorsView(
-        round=view.round, phase=spin_doctors_pb2.SpinDoctorsPhase.Value(f"SPIN_DOCTORS_PHASE_{view.phase}"),
-        favourite=view.favourite, field_now=view.field_now, turnout_markers=view.turnout_markers, news=view.news,
-        news_face_down=view.news_face_down, news_deck_count=view.news_deck_count, news_discard=view.news_discard,
-        topic_deck_count=view.topic_deck_count, topic_discard=view.topic_discard, named_winner=view.winner,
-        scandals_aside=view.scandals_aside, news_seen_by=view.news_seen_by,
-    )
-    for p in view.players:
-        out.players.add(
-            seat=p.seat, colour=p.colour, budget=p.budget, supply=p.supply, pool=p.pool, votes=p.votes, staff=p.staff,
-            staff_count=p.staff_count, hand_count=p.hand_count, shown_staffers=p.shown,
-            programme_face_up=p.programme_face_up, programme_face_down=p.programme_face_down,
-            programme_count=p.programme_count, done_choosing=p.done_choosing, side_moves_left=p.side_moves_left,
-            handed_over=p.handed_over, poll_changes_made=p.poll_changes_made,
-        )
-    for loc in view.localities:
-        out.localities.add(
-            locality=loc.locality, turnout_card=loc.turnout_card, turnout_tokens=loc.turnout, topic_card=loc.topic_card,
-            red_tokens=loc.red, white_tokens=loc.white, activity_tokens=loc.activity,
-        )
-    for s in view.board:
-        out.board_staffers.add(seat=s.seat, staffer=s.staffer, field=s.field, face_up=s.face_up, resolved=s.resolved, blocked=s.blocked)
-    steps = [q for q in (view.pending,) if q is not None] + list(view.queued)
-    for index, q in enumerate(steps):
-        (out.pending if index == 0 else out.queued.add()).CopyFrom(spin_doctors_pb2.SpinDoctorsPending(
-            kind=q.kind, seat=q.seat, locality=q.locality, staffer=q.staffer, other_seat=q.other, amount=q.amount, cards=q.cards,
-            board_index=q.board_index,
-        ))
-    for seat, field in view.coordinated:
-        out.coordinated.add(seat=seat, field=field)
-    for seat, field in view.protected:
-        out.protected.add(seat=seat, field=field)
-    for o in view.offers:
-        out.offers.add(offerer=o.offerer, seat=o.seat, amount=o.amount, term=codec.term_to_proto(o.term))
-    return out.SerializeToString(deterministic=True)
-
-
 def _check_views(state: State) -> int:
     """Every seat's and a spectator's view message equals the one added entry by entry."""
     for seat in [*range(state.players), None]:
         view = GAME.view(state, seat)
         message = game_pb2.GameView()
         GAME.view_to_proto(view, message)
-        assert message.spin_doctors.SerializeToString(deterministic=True) == _plain_view(view), seat
+        assert message.spin_doctors.SerializeToString(deterministic=True) == plain_view_message(view).SerializeToString(deterministic=True), seat
     return state.players + 1
 
 

@@ -14,11 +14,12 @@ import random
 import pytest
 
 from hustings.engine import Rng
-from hustings.engine.spin_doctors import GAME, codec
+from hustings.engine.spin_doctors import GAME
 from hustings.engine.spin_doctors.content import CONTENT
 from hustings.engine.spin_doctors.model import FINISHED, Offer, Played, SpinDoctorsOptions, State, Task, Term
 from hustings.engine.spin_doctors.views import LocalityView, PendingView, PlayerView, StafferView, TableView
-from hustings.v1 import game_pb2, spin_doctors_pb2 as pb
+from hustings.v1 import game_pb2
+from spin_doctors_helpers import plain_view_message
 from view_bytes_helpers import check_every_viewer
 
 MAX_STEPS = 3000
@@ -91,51 +92,10 @@ def reference_view(state: State, seat: int | None) -> TableView:
     )
 
 
-def _reference_pending(q: PendingView) -> pb.SpinDoctorsPending:
-    return pb.SpinDoctorsPending(kind=q.kind, seat=q.seat, locality=q.locality, staffer=q.staffer, other_seat=q.other,
-                                 amount=q.amount, cards=q.cards, board_index=q.board_index)
-
-
 def reference_bytes(view: TableView) -> bytes:
     """The reference view's GameView, every entry added one by one, nothing kept."""
     message = game_pb2.GameView()
-    out = message.spin_doctors
-    out.SetInParent()
-    out.round, out.phase = view.round, pb.SpinDoctorsPhase.Value(f"SPIN_DOCTORS_PHASE_{view.phase}")
-    out.favourite, out.field_now, out.named_winner = view.favourite, view.field_now, view.winner
-    out.turnout_markers.extend(view.turnout_markers)
-    out.news.extend(view.news)
-    out.news_face_down.extend(view.news_face_down)
-    out.news_deck_count, out.topic_deck_count = view.news_deck_count, view.topic_deck_count
-    out.news_discard.extend(view.news_discard)
-    out.topic_discard.extend(view.topic_discard)
-    out.scandals_aside.extend(view.scandals_aside)
-    out.news_seen_by.extend(view.news_seen_by)
-    for p in view.players:
-        out.players.add(
-            seat=p.seat, colour=p.colour, budget=p.budget, supply=p.supply, pool=p.pool, votes=p.votes, staff=p.staff,
-            staff_count=p.staff_count, hand_count=p.hand_count, shown_staffers=p.shown,
-            programme_face_up=p.programme_face_up, programme_face_down=p.programme_face_down,
-            programme_count=p.programme_count, done_choosing=p.done_choosing, side_moves_left=p.side_moves_left,
-            handed_over=p.handed_over, poll_changes_made=p.poll_changes_made,
-        )
-    for loc in view.localities:
-        out.localities.add(
-            locality=loc.locality, turnout_card=loc.turnout_card, turnout_tokens=loc.turnout, topic_card=loc.topic_card,
-            red_tokens=loc.red, white_tokens=loc.white, activity_tokens=loc.activity,
-        )
-    for s in view.board:
-        out.board_staffers.add(seat=s.seat, staffer=s.staffer, field=s.field, face_up=s.face_up, resolved=s.resolved, blocked=s.blocked)
-    if view.pending is not None:
-        out.pending.CopyFrom(_reference_pending(view.pending))
-    for q in view.queued:
-        out.queued.append(_reference_pending(q))
-    for seat, field in view.coordinated:
-        out.coordinated.add(seat=seat, field=field)
-    for seat, field in view.protected:
-        out.protected.add(seat=seat, field=field)
-    for o in view.offers:
-        out.offers.add(offerer=o.offerer, seat=o.seat, amount=o.amount, term=codec.term_to_proto(o.term))
+    message.spin_doctors.CopyFrom(plain_view_message(view))
     return message.SerializeToString(deterministic=True)
 
 
