@@ -33,7 +33,7 @@ from hustings.service.grpc_api import RPC_DEADLINE_S
 from hustings.service.host import GameHost
 from hustings.service.limits import MAX_REQUEST_BYTES, STEPS_PER_LISTED_GAME, steps_for_rendered
 from hustings.service.rest_connections import (
-    SERVER_NAME,
+    API_SECURITY_HEADERS,
     ConnectionGate,
     GatedConnection,
     GatedSite,
@@ -79,6 +79,44 @@ CORS_HEADERS = {
     "Access-Control-Expose-Headers": "ETag, Retry-After",
 }
 PREFLIGHT_MAX_AGE_S = 600
+
+# Security headers, set from constant dicts whole on each response (one path check per call). Every
+# response (API_SECURITY_HEADERS, with their reasons in rest_connections): nosniff, no Referer,
+# X-Frame-Options DENY and a policy that allows nothing; a response's policy does not bind a
+# fetch() or EventSource caller, so API clients of any origin lose nothing.
+#
+# The page at /play and its files get a policy of their own. The page keeps every seat token it
+# holds in the browser's storage, so a script injected into this origin could take them all, and a
+# page of another site must not frame it to steer a player's clicks. It allows the page's own files
+# and nothing else: scripts only from this origin (no inline script, no eval), calls only to this
+# origin (the API and the event stream), no plugins, no <base>, forms posting only here, framed by
+# nobody. Two allowances the page needs, each as narrow as it can be:
+# - style-src-attr 'unsafe-inline': the game renderers colour a party's tokens and pieces with a
+#   style attribute (``style: `background:${colour}``` set through setAttribute), which is refused
+#   without it. It allows style attributes only, never a <style> element or a stylesheet from
+#   elsewhere (style-src stays 'self'); and a style attribute can load nothing beyond img-src.
+# - img-src data:: the page's icon is ``data:,`` (empty, so that the browser asks for no
+#   /favicon.ico); refused, Chromium logs a violation on every load.
+PAGE_POLICY = "; ".join((
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "style-src-attr 'unsafe-inline'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    # The page writes no HTML from strings (every node is built by dom.js's h()): an HTML or
+    # script sink given a string (innerHTML, document.write, a script's text) throws instead.
+    "require-trusted-types-for 'script'",
+    "trusted-types 'none'",
+))
+API_POLICY = API_SECURITY_HEADERS["Content-Security-Policy"]
+API_HEADERS = {**CORS_HEADERS, **API_SECURITY_HEADERS}
+PAGE_HEADERS = {**API_HEADERS, "Content-Security-Policy": PAGE_POLICY}
+PAGE_PATH = "/play"
 
 # The standard mapping of gRPC codes to HTTP statuses (google.rpc.Code, grpc-gateway).
 # FAILED_PRECONDITION is 400 as google.rpc.Code says, not 409: 409 is for ABORTED (a stale
@@ -586,11 +624,12 @@ def _metered_beside_rpcs(
 
 
 async def _cors(request: web.Request, response: web.StreamResponse) -> None:
-    """CORS headers on every response just before its headers are sent: unlike a middleware, this
-    also reaches responses that a handler sends itself (the event stream) and static files. The
-    Server header names the service and no versions."""
-    response.headers.update(CORS_HEADERS)
-    response.headers["Server"] = SERVER_NAME
+    """CORS and security headers on every response just before its headers are sent: unlike a
+    middleware, this also reaches responses that a handler sends itself (the event stream) and
+    static files. The page and its files get the page's policy, every other response the API's."""
+    path = request.path
+    page = path.startswith(PAGE_PATH) and (len(path) == len(PAGE_PATH) or path[len(PAGE_PATH)] == "/")
+    response.headers.update(PAGE_HEADERS if page else API_HEADERS)
 
 
 def build_app(server: RestServer) -> web.Application:

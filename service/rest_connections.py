@@ -80,6 +80,17 @@ LINGER_S = 2.0
 # many there were since the last line: any client can cause them at will.
 LOG_INTERVAL_S = 10.0
 SERVER_NAME = "hustings"  # the Server header: no versions of Python or aiohttp
+# The headers of every answer that is not the page at /play (hustings.service.rest adds CORS to
+# them, and gives the page a policy of its own): no MIME sniffing, no Referer, and a policy under
+# which an answer opened as a document (navigated to, framed) runs, loads and is framed by nothing.
+# A fetch() or EventSource caller is not bound by the policy of what it fetches.
+API_SECURITY_HEADERS = {
+    "Server": SERVER_NAME,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
+    "X-Frame-Options": "DENY",  # frame-ancestors for browsers that predate it
+}
 
 
 @dataclass(frozen=True)
@@ -241,7 +252,7 @@ class GatedConnection(RequestHandler):
                 log.error("rest_request_failed", status=status, exc_info=exc)
             code = grpc.StatusCode.INTERNAL if status >= 500 else grpc.StatusCode.INVALID_ARGUMENT
             body = status_body(code, "INTERNAL" if status >= 500 else "HTTP_ERROR", status_phrase(status))
-        response = web.json_response(body, status=status, headers={"Server": SERVER_NAME})
+        response = web.json_response(body, status=status, headers=API_SECURITY_HEADERS)
         response.force_close()
         return response
 

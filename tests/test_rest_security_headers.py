@@ -1,0 +1,157 @@
+"""Security headers of the REST face, over real HTTP on loopback: every kind of response (answers,
+errors, the event stream, a preflight, static files, the OpenAPI document, /readyz, redirects, a
+request the HTTP parser refuses) forbids MIME sniffing, sends no Referer and may be framed by
+nobody; the page at /play and its files carry the page's strict Content-Security-Policy, every
+other response one that allows nothing. The browser's side of it is in test_browser_policy.py."""
+
+from __future__ import annotations
+
+import socket
+from typing import Iterator
+
+import pytest
+import requests
+
+from rest_helpers import CALL_TIMEOUT_S, LiveRest, SseReader
+from hustings.service import rest
+from hustings.service.embedded_redis import EmbeddedRedis
+
+ORIGIN = {"Origin": "http://elsewhere.test"}
+# The policies as they are meant, spelled out here rather than read from the module.
+PAGE_DIRECTIVES = {
+    "default-src": {"'self'"},
+    "script-src": {"'self'"},
+    "style-src": {"'self'"},
+    "style-src-attr": {"'unsafe-inline'"},
+    "img-src": {"'self'", "data:"},
+    "connect-src": {"'self'"},
+    "object-src": {"'none'"},
+    "base-uri": {"'none'"},
+    "form-action": {"'self'"},
+    "frame-ancestors": {"'none'"},
+    "require-trusted-types-for": {"'script'"},
+    "trusted-types": {"'none'"},
+}
+API_DIRECTIVES = {"default-src": {"'none'"}, "frame-ancestors": {"'none'"}}
+
+
+@pytest.fixture(scope="module")
+def live(redis_server: EmbeddedRedis) -> Iterator[LiveRest]:
+    with LiveRest(redis_server.url) as server:
+        yield server
+
+
+def _directives(policy: str) -> dict[str, set[str]]:
+    parsed: dict[str, set[str]] = {}
+    for directive in policy.split(";"):
+        name, *values = directive.split()
+        assert name not in parsed, f"{name} given twice in {policy!r}"
+        parsed[name] = set(values)
+    return parsed
+
+
+def _raw_head(port: int, data: bytes) -> dict[str, str]:
+    """Status and headers of the answer to bytes sent as they are (no HTTP client sends them)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=CALL_TIMEOUT_S) as sock:
+        sock.sendall(data)
+        answer = b""
+        for _read in range(64):  # the head is well under 64 reads
+            chunk = sock.recv(4096)
+            answer += chunk
+            if not chunk or b"\r\n\r\n" in answer:
+                break
+    status_line, *lines = answer.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
+    head = {"status": status_line.split(" ")[1]}
+    for line in lines:
+        name, _, value = line.partition(":")
+        head[name.strip().lower()] = value.strip()
+    return head
+
+
+def _assert_every_response_headers(headers: "requests.structures.CaseInsensitiveDict[str] | dict[str, str]", where: object) -> None:
+    assert headers.get("x-content-type-options") == "nosniff", where
+    assert headers.get("referrer-policy") == "no-referrer", where
+    assert headers.get("x-frame-options") == "DENY", where
+    assert "frame-ancestors 'none'" in headers.get("content-security-policy", ""), where
+
+
+def _assert_page_policy(response: requests.Response) -> None:
+    where = (response.request.method, response.url, response.status_code)
+    _assert_every_response_headers(response.headers, where)
+    assert _directives(response.headers["Content-Security-Policy"]) == PAGE_DIRECTIVES, where
+    assert response.headers.get("Access-Control-Allow-Origin") == "*", where  # CORS as before
+
+
+def _assert_api_policy(response: requests.Response) -> None:
+    where = (response.request.method, response.url, response.status_code)
+    _assert_every_response_headers(response.headers, where)
+    assert _directives(response.headers["Content-Security-Policy"]) == API_DIRECTIVES, where
+    assert response.headers.get("Access-Control-Allow-Origin") == "*", where  # CORS as before
+    assert "Authorization" in response.headers.get("Access-Control-Allow-Headers", ""), where
+
+
+def test_api_answers_errors_and_event_stream_carry_the_headers(live: LiveRest) -> None:
+    game_id, joined = live.new_game(players=3)
+    token = joined[0]["seatToken"]
+    with requests.get(
+        f"{live.base_url}/v1/games/{game_id}:watch", headers={**ORIGIN, "Authorization": f"Bearer {token}"},
+        stream=True, timeout=CALL_TIMEOUT_S,
+    ) as stream:
+        assert stream.status_code == 200 and stream.headers["Content-Type"].startswith("text/event-stream")
+        _assert_api_policy(stream)
+        assert len(SseReader(stream).events(1)) == 1
+    answers = [
+        live.call("GET", "/v1/kinds", headers=ORIGIN),
+        live.call("POST", "/v1/games", {"kind": "stimmvieh", "options": {"players": 3}}, headers=ORIGIN),
+        live.call("GET", f"/v1/games/{game_id}/view", token=token, headers=ORIGIN),
+        live.call("GET", f"/v1/games/{game_id}:watch", token="forged", headers=ORIGIN),  # refused before the stream
+        live.call("GET", "/v1/games/gmissing/view", headers=ORIGIN),
+        live.call("POST", "/v1/games", "{not json", headers=ORIGIN),
+        live.call("POST", "/v1/games", b"x" * (rest.MAX_BODY_BYTES + 1), headers=ORIGIN),
+        live.call("GET", "/v1/nothing", headers=ORIGIN),
+        live.call("DELETE", "/v1/games", headers=ORIGIN),
+        live.call("GET", "/openapi.json", headers=ORIGIN),
+        live.call("HEAD", "/openapi.json", headers=ORIGIN),
+        live.call("GET", rest.READY_PATH, headers=ORIGIN),
+        live.call("GET", "/", allow_redirects=False),
+        live.call("GET", "/playground", headers=ORIGIN),  # no route, and not under /play
+        live.call(
+            "OPTIONS", "/v1/games",
+            headers={**ORIGIN, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type"},
+        ),
+    ]
+    assert [a.status_code for a in answers] == [200, 200, 200, 401, 404, 400, 413, 404, 405, 200, 200, 200, 302, 404, 204]
+    assert answers[12].headers["Location"] == "/play"
+    for answer in answers:
+        _assert_api_policy(answer)
+
+
+def test_the_page_and_its_files_carry_the_page_policy(live: LiveRest) -> None:
+    page = live.call("GET", "/play", headers=ORIGIN)
+    assert page.status_code == 200 and page.headers["Content-Type"].startswith("text/html")
+    _assert_page_policy(page)
+    script = live.call("GET", "/play/app.js", headers=ORIGIN)
+    assert script.status_code == 200 and "javascript" in script.headers["Content-Type"]
+    answers = [
+        page,
+        script,
+        live.call("GET", "/play/style.css"),
+        live.call("GET", "/play/games/wahlspiel.js"),
+        live.call("HEAD", "/play"),
+        live.call("GET", "/play/app.js", headers={"If-None-Match": script.headers["ETag"]}),  # a static file's 304
+        live.call("GET", "/play/", allow_redirects=False),  # the folder redirects to the page
+        live.call("GET", "/play/games/", allow_redirects=False),  # a folder, which lists nothing
+        live.call("GET", "/play/missing.js"),
+    ]
+    assert [a.status_code for a in answers] == [200, 200, 200, 200, 200, 304, 302, 403, 404]
+    for answer in answers:
+        _assert_page_policy(answer)
+
+
+def test_a_request_the_parser_refuses_is_answered_with_the_headers_too(live: LiveRest) -> None:
+    assert live.replica is not None
+    head = _raw_head(live.replica.http_port, b"GET /v1/kinds HTTP/1.1\r\nHost: x\r\nX-Bad: a\x01b\r\n\r\n")
+    assert head["status"] == "400", head
+    _assert_every_response_headers(head, head)
+    assert _directives(head["content-security-policy"]) == API_DIRECTIVES
+
