@@ -12,6 +12,7 @@ import hashlib
 import importlib
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Callable, Generic, Hashable, Mapping, Protocol, TypeVar
 
 from hustings.engine.errors import EngineError
@@ -260,6 +261,112 @@ def content_version(data: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
+# --- presentation and rules -------------------------------------------------------------------
+# A game's content holds what its rules read (amounts, influences, counts, board links, abilities)
+# and what only players read (labels, names, notes, sources, the ``about`` text). Each game
+# declares the second kind in its ``content`` module as ``PRESENTATION``: patterns over the paths
+# of the content file's members. A path is the keys from the top joined by ".", with "[]" for an
+# element of a list ("vote_cards[].label", "round_counter.note", "turnout_cards[].arrows[][]").
+# In a pattern, "*" stands for any one key and "**" for any run of keys and list elements,
+# none included ("**.note": a "note" member at any depth). A pattern names object members: the
+# member it names goes with all it holds.
+
+Path = tuple[str, ...]
+LIST_ITEM = "[]"
+
+
+def parse_path(text: str) -> Path:
+    """A path (or pattern) written "a[].b" as its parts ("a", "[]", "b")."""
+    parts: list[str] = []
+    for piece in text.split("."):
+        key = piece.rstrip("[]") if piece not in ("*", "**") else piece
+        if not key or piece[len(key):] != LIST_ITEM * ((len(piece) - len(key)) // 2):
+            raise ValueError(f"bad content path {text!r}")
+        parts.append(key)
+        parts.extend([LIST_ITEM] * ((len(piece) - len(key)) // 2))
+    return tuple(parts)
+
+
+def format_path(path: Path) -> str:
+    """The written form of ``path``: ("a", "[]", "b") is "a[].b"."""
+    text = ""
+    for part in path:
+        text += part if part == LIST_ITEM or not text else "." + part
+    return text
+
+
+def path_matches(pattern: Path, path: Path) -> bool:
+    """True when ``pattern`` (from ``parse_path``) names ``path``."""
+    if not pattern:
+        return not path
+    head, rest = pattern[0], pattern[1:]
+    if head == "**":
+        return any(path_matches(rest, path[i:]) for i in range(len(path) + 1))
+    if not path or not (head == path[0] or (head == "*" and path[0] != LIST_ITEM)):
+        return False
+    return path_matches(rest, path[1:])
+
+
+def content_leaves(data: Any, path: Path = ()) -> list[tuple[Path, Any]]:
+    """Every leaf (a value that is neither an object nor a list) of decoded JSON with its path,
+    in document order. An empty object or list counts as a leaf."""
+    if isinstance(data, dict) and data:
+        return [leaf for key, value in data.items() for leaf in content_leaves(value, (*path, str(key)))]
+    if isinstance(data, list) and data:
+        return [leaf for value in data for leaf in content_leaves(value, (*path, LIST_ITEM))]
+    return [(path, data)]
+
+
+@lru_cache(maxsize=4096)
+def _naming(presentation: tuple[str, ...], path: Path) -> tuple[str, ...]:
+    # Paths hold no list positions, so a file of thousands of members has a few dozen paths.
+    return tuple(pattern for pattern in presentation if path_matches(parse_path(pattern), path))
+
+
+def is_presentation(path: Path, presentation: tuple[str, ...]) -> bool:
+    """True when ``path`` is, or lies inside, a member that a ``presentation`` pattern names."""
+    return any(_naming(presentation, path[:end]) for end in range(1, len(path) + 1))
+
+
+def _stripped(data: Any, presentation: tuple[str, ...]) -> tuple[Any, set[str]]:
+    used: set[str] = set()
+
+    def strip(value: Any, path: Path) -> Any:
+        if isinstance(value, dict):
+            kept = {}
+            for key, inner in value.items():
+                inner_path = (*path, str(key))
+                naming = _naming(presentation, inner_path)
+                if naming:
+                    used.update(naming)
+                else:
+                    kept[key] = strip(inner, inner_path)
+            return kept
+        if isinstance(value, list):
+            return [strip(inner, (*path, LIST_ITEM)) for inner in value]
+        return value
+
+    return strip(data, ()), used
+
+
+def rules_content(data: Any, presentation: tuple[str, ...]) -> Any:
+    """``data`` without the members that ``presentation`` names: what the rules read."""
+    return _stripped(data, presentation)[0]
+
+
+def rules_version(data: Mapping[str, Any], presentation: tuple[str, ...]) -> str:
+    """The version of what a game's rules read of its content: ``content_version`` of the content
+    without its presentation members. An edit to a label, a name, a note or a source keeps it;
+    an edit to anything else (an amount, an influence, a count, a link, an ability) changes it.
+    Every pattern must name some member of ``data`` (ValueError otherwise), so that a misspelt
+    declaration is caught rather than quietly naming nothing."""
+    kept, used = _stripped(data, presentation)
+    unused = [pattern for pattern in presentation if pattern not in used]
+    if unused:
+        raise ValueError(f"presentation pattern {unused[0]!r} names nothing in the content")
+    return content_version(kept)
+
+
 @dataclass(frozen=True)
 class Catalogue:
     """A kind's catalogue: every card, field and action of its content as typed public data.
@@ -272,12 +379,17 @@ class Catalogue:
     kind: str
     content_version: str
     fill: Callable[[Any], None]
+    rules_version: str = ""
+    """The version of what the rules read (``rules_version``): games record it at creation and
+    play on under any content with the same one. Empty: the kind declares no presentation
+    members, and ``content_version`` is what games must match."""
 
 
 class ContentVersionError(EngineError):
-    """A stored game was created with content this build no longer has: it is refused (reason
-    CONTENT_VERSION_RETIRED, FAILED_PRECONDITION) rather than played on with other cards than the
-    ones it was dealt."""
+    """A stored game was created with content whose rules this build no longer has: it is refused
+    (reason CONTENT_VERSION_RETIRED, FAILED_PRECONDITION) rather than played on with other cards
+    than the ones it was dealt. ``recorded`` and ``current`` are the versions compared: the rules
+    versions when the game recorded one, else the content versions."""
 
     def __init__(self, kind: str, recorded: str, current: str) -> None:
         super().__init__(

@@ -53,14 +53,28 @@ def get_catalogue(kind: str) -> Catalogue | None:
     return _CATALOGUES.get(kind)
 
 
-def check_content_version(kind: str, recorded: str) -> None:
-    """Refuse a game recorded with other content than this build's (ContentVersionError).
+def check_content_version(kind: str, recorded: str, recorded_rules: str = "") -> None:
+    """Refuse a game recorded with content whose rules differ from this build's
+    (ContentVersionError).
 
-    A game is played by the content it was created with. The rules read their content once at
-    import, so a build plays exactly one content version per kind: a game recorded with another
-    one is refused, never continued with changed cards. Games recorded before versions existed
-    (``recorded`` empty) play on.
+    A game is played by the rules content it was created with. The rules read their content
+    once at import, so a build plays exactly one rules version per kind. A game records at
+    creation the content version (``recorded``: every member of the file) and the rules version
+    (``recorded_rules``: the file without the members the game declares presentation only,
+    its labels, names, notes and sources). It plays on when its rules version is this build's,
+    whatever was edited of what only players read; an edit to anything the rules read retires
+    it. It also plays on when its content version is this build's (the very same file, whatever
+    a later release declares presentation), and a game stored before rules versions were
+    recorded plays on when its content version is this build's content or rules version.
+    Games recorded before versions existed (both empty) play on.
     """
     catalogue = get_catalogue(kind)
-    if catalogue is not None and recorded and recorded != catalogue.content_version:
-        raise ContentVersionError(kind, recorded, catalogue.content_version)
+    if catalogue is None or not (recorded or recorded_rules):
+        return
+    if recorded_rules and recorded_rules == catalogue.rules_version:
+        return
+    if recorded and recorded in (catalogue.content_version, catalogue.rules_version):
+        return
+    if recorded_rules and catalogue.rules_version:
+        raise ContentVersionError(kind, recorded_rules, catalogue.rules_version)
+    raise ContentVersionError(kind, recorded or recorded_rules, catalogue.content_version)

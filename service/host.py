@@ -23,7 +23,7 @@ import structlog
 
 from hustings.engine import EngineError, Game, Rng, Seat, games, get_game, seed_commitment, state_digest
 from hustings.engine.base import is_side_move
-from hustings.engine.registry import check_content_version
+from hustings.engine.registry import check_content_version, get_catalogue
 from hustings.engine.rng import SEED_NONCE_BYTES
 from hustings.service import logs, metrics, visibility
 from hustings.service.errors import (
@@ -326,7 +326,7 @@ class GameHost:
         if game is None:
             raise ServiceError(grpc.StatusCode.INTERNAL, "UNKNOWN_STORED_KIND", "stored game of an unknown kind")
         try:
-            check_content_version(stored.kind, stored.content_version)
+            check_content_version(stored.kind, stored.content_version, stored.rules_version)
         except EngineError as error:
             raise ServiceError.from_engine(error) from None
         return Loaded(stored, game, game.load_state(stored.engine_state))
@@ -468,6 +468,9 @@ class GameHost:
             engine_state=game.dump_state(state),
             created_at=int(self._clock()),
             content_version=self.get_kind(game.info.kind).content_version,
+            # What the rules read of the content: the game plays on under edits of its labels,
+            # names and notes (engine.registry.check_content_version).
+            rules_version=self._rules_version(game.info.kind),
         )
         stored.options.CopyFrom(request.options)
         stored.table.CopyFrom(request.table)
@@ -938,6 +941,12 @@ class GameHost:
         if not 0 < size <= MAX_PAGE_SIZE:
             raise invalid("BAD_PAGE_SIZE", f"page_size must be 1 to {MAX_PAGE_SIZE}")
         return await lobby_page(self.store, request, size)
+
+    @staticmethod
+    def _rules_version(kind: str) -> str:
+        """The rules version of ``kind``'s content, recorded by every game created here."""
+        catalogue = get_catalogue(kind)
+        return catalogue.rules_version if catalogue is not None else ""
 
     def get_kind(self, kind: str) -> game_service_pb2.GetGameKindResponse:
         """The kind with its whole catalogue and content version (shared: do not change it)."""

@@ -118,7 +118,7 @@ def test_a_game_of_retired_content_is_refused_and_outcomes_carry_their_tie_break
                 raw = redis.Redis.from_url(redis_server.url)
                 try:
                     stored = storage_pb2.StoredGame.FromString(raw.hget(game_key(created.game_id), "snapshot"))  # type: ignore[arg-type]
-                    stored.content_version = "0000000000000000"
+                    stored.content_version = stored.rules_version = "0000000000000000"
                     raw.hset(game_key(created.game_id), "snapshot", stored.SerializeToString())
                 finally:
                     raw.close()

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Mapping
 
-from hustings.engine.base import content_version
+from hustings.engine.base import content_version, rules_version
 
 SOURCES = frozenset({"printed", "derived", "designed"})
 TRAITS = ("down_with_dirty_politics", "prices_go_up", "everything_matters")
@@ -25,6 +25,25 @@ TARGETS = frozenset(
 )
 CONDITIONS = ("3+", "0-2")
 MAX_MARKER = 20
+
+
+PRESENTATION: tuple[str, ...] = (
+    "about",
+    "**.note",
+    "**.source",
+    "voter_groups[].name",
+    "topics[].name",
+    "colours[].name",
+    "voter_traits[].name",
+    "fields[].name",
+    "localities[].name",
+    "actions[].name",
+    "actions[].text",
+    "staffers[].name",
+    "ready_made_staffs[].text",
+)
+"""The members of ``content.json`` that only players read (``hustings.engine.base`` explains the
+patterns): the rules never read them, so an edit to them keeps the games in play (CONTENT.md)."""
 
 
 class ContentError(ValueError):
@@ -381,4 +400,8 @@ CONTENT_DATA: Mapping[str, Any] = json.loads(
 """The decoded content file as it stands (provenance and notes included), for the catalogue."""
 
 CONTENT_VERSION: str = content_version(CONTENT_DATA)
-"""The version of this content: games record it at creation and are played by it only."""
+"""The version of this content file, every member included: the catalogue's version (and ETag)."""
+
+RULES_VERSION: str = rules_version(CONTENT_DATA, PRESENTATION)
+"""The version of what the rules read of this content (the file without ``PRESENTATION``): games
+record it at creation and are played on by any build with the same one."""

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Mapping
 
-from hustings.engine.base import content_version
+from hustings.engine.base import content_version, rules_version
 
 VOTE = "vote"
 DONATION = "donation"
@@ -21,6 +21,19 @@ MAX_INFLUENCE = 9
 VOTE_CARD_COUNT = 17
 DONATION_CARD_COUNT = 24
 PARTY_COUNT = 4
+
+
+PRESENTATION: tuple[str, ...] = (
+    "about",
+    "**.note",
+    "**.source",
+    "parties[].name",
+    "angelus.name",
+    "vote_cards[].label",
+    "donation_cards[].label",
+)
+"""The members of ``content.json`` that only players read (``hustings.engine.base`` explains the
+patterns): the rules never read them, so an edit to them keeps the games in play (CONTENT.md)."""
 
 
 class ContentError(ValueError):
@@ -123,4 +136,8 @@ CONTENT_DATA: Mapping[str, Any] = json.loads(
 """The decoded content file as it stands (provenance and notes included), for the catalogue."""
 
 CONTENT_VERSION: str = content_version(CONTENT_DATA)
-"""The version of this content: games record it at creation and are played by it only."""
+"""The version of this content file, every member included: the catalogue's version (and ETag)."""
+
+RULES_VERSION: str = rules_version(CONTENT_DATA, PRESENTATION)
+"""The version of what the rules read of this content (the file without ``PRESENTATION``): games
+record it at creation and are played on by any build with the same one."""

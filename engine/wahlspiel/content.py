@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Mapping
 
-from hustings.engine.base import content_version
+from hustings.engine.base import content_version, rules_version
 
 SOURCES = frozenset({"printed", "derived", "designed"})
 POLITICIAN_COUNT = 45
@@ -43,6 +43,21 @@ TARGET_OWN = "own"  # the party that plays the card
 TARGET_PARTY = "party"  # a party the player designates
 TARGETS = frozenset({TARGET_CANDIDATES, TARGET_EVERY, TARGET_OWN, TARGET_PARTY})
 CONDITION_KEYS = frozenset({"sex", "age_min", "age_max", "occupations", "traits", "symbols"})
+
+
+PRESENTATION: tuple[str, ...] = (
+    "about",
+    "**.note",
+    "**.source",
+    "parties[].name",
+    "politicians[].name",
+    "voters[].text",
+    "events[].text",
+    "symbols[].icon",
+    "traits[].meaning",
+)
+"""The members of ``content.json`` that only players read (``hustings.engine.base`` explains the
+patterns): the rules never read them, so an edit to them keeps the games in play (CONTENT.md)."""
 
 
 class ContentError(ValueError):
@@ -393,4 +408,8 @@ CONTENT_DATA: Mapping[str, Any] = json.loads(
 """The decoded content file as it stands (provenance and notes included), for the catalogue."""
 
 CONTENT_VERSION: str = content_version(CONTENT_DATA)
-"""The version of this content: games record it at creation and are played by it only."""
+"""The version of this content file, every member included: the catalogue's version (and ETag)."""
+
+RULES_VERSION: str = rules_version(CONTENT_DATA, PRESENTATION)
+"""The version of what the rules read of this content (the file without ``PRESENTATION``): games
+record it at creation and are played on by any build with the same one."""
