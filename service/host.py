@@ -38,7 +38,7 @@ from hustings.service import deadlines, table
 from hustings.service.defaults import DEFAULT_RETENTION_S
 from hustings.service.client_limits import current_creation
 from hustings.service.legal_moves import fill_legal_moves
-from hustings.service.lobby import LobbyRepair, index_quietly, lobby_page, summary_of
+from hustings.service.lobby import LobbyRepair, in_lobby, index_quietly, lobby_page, summary_of
 from hustings.service.presence import Presence
 from hustings.service.seats import SeatLifecycle, display_name
 from hustings.service.limits import (
@@ -486,8 +486,9 @@ class GameHost:
             table.settle(stored, game.to_act(state), None, self._now_ms())
         entry = storage_pb2.LogEntry(version=1, seat=-1, state_digest=state_digest(game, state))
         # Indexed before the commit, so a created game is never missing from the lobby (an entry
-        # whose commit never happens is dropped by the lobby repair).
-        await self.store.index(summary_of(stored))
+        # whose commit never happens is dropped by the lobby repair); an unlisted table never is.
+        if in_lobby(stored):
+            await self.store.index(summary_of(stored))
         await self._schedule(stored)
         result = await self.store.commit(stored, 0, entry, expire_s=self._expiry(stored))
         if result.status != "OK":

@@ -94,6 +94,13 @@ def summary_of(stored: storage_pb2.StoredGame) -> game_pb2.GameSummary:
     return summary
 
 
+def in_lobby(stored: storage_pb2.StoredGame) -> bool:
+    """Whether ListGames lists the game: every game but an unlisted table's
+    (``TableSettings.unlisted``), which is never written to the lobby or its filter sets, so no
+    page, filter or repair pass can show it."""
+    return not stored.table.unlisted
+
+
 def listing_changed(before: storage_pb2.StoredGame, after: storage_pb2.StoredGame) -> bool:
     """Whether a step changes what the lobby lists of a game beyond its version and status
     (which ListGames reads from the game itself): a seat taken, freed, left absent or given a
@@ -208,6 +215,8 @@ async def _filtered_page(
 
 async def index_quietly(store: Store, stored: storage_pb2.StoredGame) -> None:
     """Write a game's summary after its commit; a failure is logged and left to the repair."""
+    if not in_lobby(stored):
+        return
     try:
         await store.index(summary_of(stored))
     except RedisError as error:
@@ -286,7 +295,7 @@ class LobbyRepair(BackgroundLoop):
                 # committed by an earlier release, which noted no listing steps, by its version.
                 if (version if listed is None else listed) > indexed or status == game_pb2.GAME_STATUS_FINISHED:
                     stored = await self.store.load(game_id)
-                    if stored is not None and await self.store.index(summary_of(stored)):
+                    if stored is not None and in_lobby(stored) and await self.store.index(summary_of(stored)):
                         fixed += 1
                         if stored.status == game_pb2.GAME_STATUS_FINISHED:
                             offset -= 1

@@ -124,7 +124,7 @@ class SeatChanged(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., change: _Optional[_Union[SeatChanged.Change, str]] = ..., display_name: _Optional[str] = ...) -> None: ...
 
 class TableSettings(_message.Message):
-    __slots__ = ("decision_seconds", "bank_seconds", "increment_seconds", "absent_after_timeouts", "allow_takeover", "open_seconds", "bot_seats", "bot_level")
+    __slots__ = ("decision_seconds", "bank_seconds", "increment_seconds", "absent_after_timeouts", "allow_takeover", "open_seconds", "bot_seats", "bot_level", "unlisted")
     DECISION_SECONDS_FIELD_NUMBER: _ClassVar[int]
     BANK_SECONDS_FIELD_NUMBER: _ClassVar[int]
     INCREMENT_SECONDS_FIELD_NUMBER: _ClassVar[int]
@@ -133,6 +133,7 @@ class TableSettings(_message.Message):
     OPEN_SECONDS_FIELD_NUMBER: _ClassVar[int]
     BOT_SEATS_FIELD_NUMBER: _ClassVar[int]
     BOT_LEVEL_FIELD_NUMBER: _ClassVar[int]
+    UNLISTED_FIELD_NUMBER: _ClassVar[int]
     decision_seconds: int
     bank_seconds: int
     increment_seconds: int
@@ -141,7 +142,8 @@ class TableSettings(_message.Message):
     open_seconds: int
     bot_seats: _containers.RepeatedScalarFieldContainer[int]
     bot_level: str
-    def __init__(self, decision_seconds: _Optional[int] = ..., bank_seconds: _Optional[int] = ..., increment_seconds: _Optional[int] = ..., absent_after_timeouts: _Optional[int] = ..., allow_takeover: _Optional[bool] = ..., open_seconds: _Optional[int] = ..., bot_seats: _Optional[_Iterable[int]] = ..., bot_level: _Optional[str] = ...) -> None: ...
+    unlisted: bool
+    def __init__(self, decision_seconds: _Optional[int] = ..., bank_seconds: _Optional[int] = ..., increment_seconds: _Optional[int] = ..., absent_after_timeouts: _Optional[int] = ..., allow_takeover: _Optional[bool] = ..., open_seconds: _Optional[int] = ..., bot_seats: _Optional[_Iterable[int]] = ..., bot_level: _Optional[str] = ..., unlisted: _Optional[bool] = ...) -> None: ...
 
 class Seat(_message.Message):
     __slots__ = ("seat", "display_name", "taken", "bot", "absent", "present", "deadline_unix_ms", "bank_ms", "timeouts", "bot_played")
