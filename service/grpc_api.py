@@ -314,6 +314,13 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         async with self.limits.creations.thinking_bot(self.client_of(context), level):
             return await self.host.add_bot(request)
 
+    @_unary
+    async def PlayAgain(self, request: game_service_pb2.PlayAgainRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.PlayAgainResponse:
+        token = self._token(context)
+        key, games = await self.host.play_again_cost(request.game_id)
+        async with self.limits.creations.spend(self.client_of(context), key, games):
+            return await self.host.play_again(request.game_id, token)
+
     async def WatchGame(self, request: game_service_pb2.WatchGameRequest, context: grpc.aio.ServicerContext) -> None:
         """Write each update (a serialised WatchGameResponse, shared by the streams in step) as
         it comes; an error ends the stream with its status."""

@@ -16,7 +16,7 @@ import secrets
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, Iterator, TypeVar
 
 import grpc
 import structlog
@@ -36,7 +36,7 @@ from hustings.service.errors import (
 )
 from hustings.service import deadlines, table
 from hustings.service.defaults import DEFAULT_RETENTION_S
-from hustings.service.client_limits import current_creation
+from hustings.service.client_limits import CreationCharge, current_creation, games_counted
 from hustings.service.legal_moves import fill_legal_moves
 from hustings.service.lobby import LobbyRepair, in_lobby, index_quietly, lobby_page, summary_of
 from hustings.service.presence import Presence
@@ -58,6 +58,7 @@ from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2, game_service_pb2
 
 log = structlog.get_logger("hustings.host")
+_T = TypeVar("_T")
 
 GAME_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 REQUEST_ID_RE = re.compile(r"^[\x21-\x7e]{1,64}$")
@@ -164,6 +165,28 @@ def _create_fingerprint(game: Game[Any, Any, Any], request: game_service_pb2.Cre
         request.seed.encode(),
         request.table.SerializeToString(deterministic=True),
     )
+
+
+def _again(finished: storage_pb2.StoredGame) -> game_service_pb2.CreateGameRequest:
+    """The CreateGame a PlayAgain of ``finished`` makes: its kind, options and table settings
+    as it was created with, and no seed (the server draws one, never the finished game's)."""
+    request = game_service_pb2.CreateGameRequest(kind=finished.kind)
+    request.options.CopyFrom(finished.options)
+    request.table.CopyFrom(finished.table)
+    return request
+
+
+@dataclass(frozen=True)
+class _NewGame:
+    """A game checked and set up, not yet stored: its rules, the request it was made by, its
+    number of seats, seed, random number generator after the deal and first state."""
+
+    game: Game[Any, Any, Any]
+    request: game_service_pb2.CreateGameRequest
+    seats: int
+    seed: bytes
+    rng: Rng
+    state: Any
 
 
 def _check_secret_request_id(request_id: str) -> None:
@@ -425,25 +448,14 @@ class GameHost:
             raise invalid("UNKNOWN_KIND", f"unknown game kind {request.kind[:40]!r}; see ListGameKinds")
         _check_request_id(request.request_id, required=False)
         creation = current_creation()
-        refusal = creation.refusal or self.room.refusal()
-        if refusal is not None:
-            # The client's allowance is used up, or the store keeps its last room for the games
-            # in play: answer only a retry of a create that happened (reads only), and write
-            # nothing for anything else.
-            replayed = await self._replayed_create(game, request) if request.request_id else None
-            if replayed is None:
-                metrics.refused_creation(refusal.reason)
-                raise refusal
-            return replayed
-        try:
-            options = game.options_from_proto(request.options)
-            seats = game.seat_count(options)
-            seed = self._seed(request.seed)
-            rng = Rng(seed)
-            state = game.setup(options, rng)
-        except EngineError as error:
-            raise ServiceError.from_engine(error) from None
-        table.validate(request.table, seats)
+
+        async def replayed() -> game_service_pb2.CreateGameResponse | None:
+            return await self._replayed_create(game, request) if request.request_id else None
+
+        answer = await self._unless_refused(creation, replayed)
+        if answer is not None:
+            return answer
+        new = self._set_up(game, request)
         game_id = "g" + secrets.token_hex(12)  # random: never derived from what a client sent
         if request.request_id:
             request_fingerprint = _create_fingerprint(game, request)
@@ -454,17 +466,51 @@ class GameHost:
             if existing is not None:
                 creation.replayed()  # a retry of a create that happened takes no game of the allowance
                 return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(self._adopt(existing), None))
+        loaded = await self._open(game_id, new, creation)
+        return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(loaded, None))
+
+    async def _unless_refused(self, creation: CreationCharge, made: Callable[[], Awaitable[_T | None]]) -> _T | None:
+        """None when a game may be created now. Else (the client's allowance is used up, or the
+        store keeps its last room for the games in play) the answer ``made`` gives for a game
+        the call made already (reads only), or the refusal, raised with nothing written."""
+        refusal = creation.refusal or self.room.refusal()
+        if refusal is None:
+            return None
+        answer = await made()
+        if answer is None:
+            metrics.refused_creation(refusal.reason)
+            raise refusal
+        return answer
+
+    def _set_up(self, game: Game[Any, Any, Any], request: game_service_pb2.CreateGameRequest) -> _NewGame:
+        """The first state of a game ``request`` asks for, checked: its options, seed and table."""
+        try:
+            options = game.options_from_proto(request.options)
+            seats = game.seat_count(options)
+            seed = self._seed(request.seed)
+            rng = Rng(seed)
+            state = game.setup(options, rng)
+        except EngineError as error:
+            raise ServiceError.from_engine(error) from None
+        table.validate(request.table, seats)
+        return _NewGame(game, request, seats, seed, rng, state)
+
+    async def _open(self, game_id: str, new: _NewGame, creation: CreationCharge) -> Loaded:
+        """Store ``new`` as the open game ``game_id``, unless an attempt that chose the same id
+        (a retry of one create, a PlayAgain of one game) made it first: only the first commit
+        at version 0 is written, and the others answer with its game, charged nothing."""
+        game, request, seats, state = new.game, new.request, new.seats, new.state
         stored = storage_pb2.StoredGame(
             game_id=game_id,
             kind=game.info.kind,
             version=1,
             status=game_pb2.GAME_STATUS_OPEN,
-            seed=seed,
+            seed=new.seed,
             seed_from_client=bool(request.seed),  # a sent seed is used or refused above, never ignored
             # Drawn here whoever chose the seed: a chosen seed may be guessable, and one seed may
             # deal several games; the nonce keeps the commitment from confirming either.
             seed_nonce=secrets.token_bytes(SEED_NONCE_BYTES),
-            rng_counter=rng.counter,
+            rng_counter=new.rng.counter,
             engine_state=game.dump_state(state),
             created_at=int(self._clock()),
             content_version=self.get_kind(game.info.kind).content_version,
@@ -492,14 +538,49 @@ class GameHost:
         await self._schedule(stored)
         result = await self.store.commit(stored, 0, entry, expire_s=self._expiry(stored))
         if result.status != "OK":
-            # Another attempt of the same request created it first: answer with that game.
+            # Another attempt with the same game id created it first: answer with that game.
             creation.replayed()
-            loaded = await self._load_fresh(game_id)
-            return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(loaded, None))
+            return await self._load_fresh(game_id)
         loaded = self._remember(Loaded(stored, game, state))
         log.info("game_created", game_id=game_id, kind=game.info.kind, seats=seats)
         self._kick_if_due(stored)
-        return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(loaded, None))
+        return loaded
+
+    async def play_again_cost(self, game_id: str) -> tuple[str, int]:
+        """What a PlayAgain of ``game_id`` is charged under (reads only): the key its attempts
+        from one client share on this replica, and the games a CreateGame of the finished
+        game's table counts as (``client_limits.games_counted``)."""
+        finished = await self._load_fresh(game_id)
+        return "play-again " + self.keys.next_game_id(game_id), games_counted(_again(finished.stored))
+
+    async def play_again(self, game_id: str, token: str | None) -> game_service_pb2.PlayAgainResponse:
+        """The next game at the table of the finished game ``game_id``, for one of its players.
+
+        Its id is derived from ``game_id`` under the server secret, so every call, from any
+        seat on any replica, names the same game and nothing is written to the finished one;
+        the first call makes it (charged as a CreateGame of the same table, seed drawn here) by
+        the commit at version 0 that only one attempt wins, and every other call answers with
+        it as it is, charged nothing."""
+        finished = await self._load_fresh(game_id)
+        if self.seat_of(finished, token) is None:
+            raise unauthenticated("SEAT_TOKEN_REQUIRED", "only a player of the game may start the next one: send its seat token")
+        if finished.stored.status != game_pb2.GAME_STATUS_FINISHED:
+            raise precondition("GAME_NOT_FINISHED", "the game is not over: the next one starts once it is")
+        next_id = self.keys.next_game_id(game_id)
+        creation = current_creation()
+
+        async def made() -> Loaded | None:
+            existing = await self.store.load(next_id)
+            return None if existing is None else self._adopt(existing)
+
+        loaded = await self._unless_refused(creation, made)
+        if loaded is None:
+            loaded = await made()
+            if loaded is not None:
+                creation.replayed()  # made by an earlier call: this one takes no game of the allowance
+            else:
+                loaded = await self._open(next_id, self._set_up(finished.game, _again(finished.stored)), creation)
+        return game_service_pb2.PlayAgainResponse(game_id=next_id, view=self._view(loaded, None))
 
     async def _replayed_create(
         self, game: Game[Any, Any, Any], request: game_service_pb2.CreateGameRequest

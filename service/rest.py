@@ -190,6 +190,7 @@ UNARY: dict[str, Unary] = {
     "ReturnToGame": lambda host, request, token: host.return_to_game(request.game_id, _seat_token(token)),
     "TakeOverSeat": lambda host, request, token: host.take_over_seat(request),
     "AddBot": lambda host, request, token: host.add_bot(request),
+    "PlayAgain": lambda host, request, token: host.play_again(request.game_id, _seat_token(token)),
 }
 STREAMING = {"WatchGame"}
 
@@ -306,17 +307,28 @@ class RestServer:
 
     def _charged(self, name: str, client: str, message: Any) -> AsyncContextManager[Any]:
         """What the call ``name`` takes from its client's allowance of games while it runs, as
-        over gRPC: CreateGame its games, AddBot its bot's; other calls nothing."""
+        over gRPC: CreateGame its games, AddBot its bot's, PlayAgain its table's; other calls
+        nothing."""
         if name == "CreateGame":
             return self.limits.creations.spend(client, message.request_id, games_counted(message))
         if name == "AddBot":
             return self._bot_charged(client, message)
+        if name == "PlayAgain":
+            return self._again_charged(client, message)
         return contextlib.nullcontext()
 
     @contextlib.asynccontextmanager
     async def _bot_charged(self, client: str, message: Any) -> AsyncIterator[None]:
         """An AddBot charged for the bot it adds (its level, else the table's)."""
         async with self.limits.creations.thinking_bot(client, await self.host.added_bot_level(message)):
+            yield
+
+    @contextlib.asynccontextmanager
+    async def _again_charged(self, client: str, message: Any) -> AsyncIterator[None]:
+        """A PlayAgain charged as a CreateGame of the finished game's table (given back unless
+        it makes the next game)."""
+        key, games = await self.host.play_again_cost(message.game_id)
+        async with self.limits.creations.spend(client, key, games):
             yield
 
     async def _body(self, request: web.Request) -> bytes:

@@ -1,10 +1,11 @@
 """The server secret shared by every replica, and what is derived from it.
 
-The secret keys two things: the stored form of request ids (a keyed hash, so whoever reads Redis
+The secret keys three things: the stored form of request ids (a keyed hash, so whoever reads Redis
 or its files cannot replay a request id, nor test guesses against it without the key) and the seat
 token of a JoinGame made with a request id (derived from the request, so every attempt of one
 join, on any replica and however many overlap, hands out the same token while only its hash is
-stored).
+stored), and the id of the game PlayAgain starts after a finished one (so every call about that
+game names one next game, and nothing needs to be written to say which).
 
 Where the secret comes from, first match wins: ``--secret-file`` / ``HUSTINGS_SECRET_FILE``; the
 ``HUSTINGS_SECRET`` environment variable; for the embedded Redis, a file ``secret`` (mode 0600)
@@ -131,6 +132,13 @@ class Keys:
     def join_token(self, game_id: str, request_id: str) -> str:
         """The seat token of a JoinGame request: the same for every attempt of that request."""
         return base64.urlsafe_b64encode(self._mac("join-token", game_id, request_id)).rstrip(b"=").decode()
+
+    def next_game_id(self, game_id: str) -> str:
+        """The id of the game PlayAgain starts after ``game_id``: "g" and 24 hex digits, as a
+        created game's, derived so that every call about one finished game, on any replica,
+        names the same next game without writing anything, and nobody without the secret can
+        tell it from a random one or compute it."""
+        return "g" + self._mac("play-again", game_id)[:12].hex()
 
 
 def fingerprint(*parts: bytes) -> str:

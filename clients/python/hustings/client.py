@@ -16,8 +16,8 @@ retried after at least the hinted delay,
 with jitter on top, while the call's budget (``timeout_s``) allows, else raised at once with the
 hint in ``HustingsError.retry_after_s``. Any other refusal (ABORTED on a stale version, an illegal
 move, a RESOURCE_EXHAUSTED without a hint) is the caller's to handle.
-The table calls without a request id (leave, return, add a bot) are made safe to retry by what
-they ask for: see their docstrings.
+The table calls without a request id (leave, return, add a bot, play again) are made safe to retry
+by what they ask for: see their docstrings.
 """
 
 from __future__ import annotations
@@ -414,6 +414,15 @@ class Client:
                     raise
                 # A player took the seat we chose between our look and the bot: choose again.
         raise HustingsError(grpc.StatusCode.ABORTED, "TOO_MUCH_CONTENTION", "free seats were taken while choosing one")
+
+    async def play_again(self, game_id: str, token: str) -> game_service_pb2.PlayAgainResponse:
+        """Start the next game at the table of the finished game ``game_id`` (``token``: a seat
+        token of it): the same kind, options and table, its bots seated, a seed the server
+        draws. Every call about one finished game, from any of its seats, answers with the same
+        next game, so the call is safe to retry. Nobody is seated in it but its bots: join it
+        with ``join(response.game_id, name, seat=...)``."""
+        request = game_service_pb2.PlayAgainRequest(game_id=game_id)
+        return await self._call("PlayAgain", request, token)  # type: ignore[return-value]
 
     async def _add_bot_to(self, game_id: str, seat: int, level: str) -> game_service_pb2.AddBotResponse:
         async def settled(refused: HustingsError) -> object | None:

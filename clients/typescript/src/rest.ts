@@ -15,10 +15,11 @@
 // a 429 without a hint) is the caller's to handle.
 //
 // The table calls have typed methods (createGame with table settings, leaveGame, returnToGame,
-// takeOverSeat, addBot). LeaveGame, ReturnToGame and AddBot carry no request id: a retry after
-// an attempt that may have been applied takes the refusal that says it was (ALREADY_ABSENT,
-// NOT_ABSENT, SEAT_TAKEN / GAME_FULL with a bot in the seat) as the answer, and addBot names its
-// seat in every attempt so that a retry cannot seat a second bot.
+// takeOverSeat, addBot, playAgain). PlayAgain answers every call about one finished game with the
+// same next game, so a blind retry is safe. LeaveGame, ReturnToGame and AddBot carry no request
+// id: a retry after an attempt that may have been applied takes the refusal that says it was
+// (ALREADY_ABSENT, NOT_ABSENT, SEAT_TAKEN / GAME_FULL with a bot in the seat) as the answer, and
+// addBot names its seat in every attempt so that a retry cannot seat a second bot.
 //
 // WatchGame: `watch` reads the game's Server-Sent Events stream (`GET /v1/games/{id}:watch`) as
 // typed updates. It ends with the game, throws HustingsError for a refusal, and StreamBroken when
@@ -49,6 +50,7 @@ import {
   type AddBotResponse,
   type CreateGameResponse,
   type LeaveGameResponse,
+  type PlayAgainResponse,
   type ReturnToGameResponse,
   type TakeOverSeatResponse,
   type WatchGameResponse,
@@ -313,6 +315,16 @@ export class HustingsRest {
       }
     }
     throw new HustingsError(409, 10, "TOO_MUCH_CONTENTION", "free seats were taken while choosing one");
+  }
+
+  /**
+   * Start the next game at the table of the finished game `gameId` (`seatToken`: a seat token of
+   * it): the same kind, options and table, its bots seated, a seed the server draws. Every call
+   * about one finished game, from any of its seats, answers with the same next game, so a retry
+   * is safe. Nobody but its bots is seated in it: join it with `joinGame` as usual.
+   */
+  playAgain(gameId: string, seatToken: string): Promise<PlayAgainResponse> {
+    return this.call(GameService.method.playAgain, { gameId }, seatToken);
   }
 
   /**

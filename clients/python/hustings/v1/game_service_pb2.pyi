@@ -244,3 +244,17 @@ class AddBotResponse(_message.Message):
     seat: int
     view: _game_pb2.GameView
     def __init__(self, seat: _Optional[int] = ..., view: _Optional[_Union[_game_pb2.GameView, _Mapping]] = ...) -> None: ...
+
+class PlayAgainRequest(_message.Message):
+    __slots__ = ("game_id",)
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    def __init__(self, game_id: _Optional[str] = ...) -> None: ...
+
+class PlayAgainResponse(_message.Message):
+    __slots__ = ("game_id", "view")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    view: _game_pb2.GameView
+    def __init__(self, game_id: _Optional[str] = ..., view: _Optional[_Union[_game_pb2.GameView, _Mapping]] = ...) -> None: ...

@@ -107,6 +107,11 @@ class GameServiceStub:
                 request_serializer=hustings_dot_v1_dot_game__service__pb2.AddBotRequest.SerializeToString,
                 response_deserializer=hustings_dot_v1_dot_game__service__pb2.AddBotResponse.FromString,
                 _registered_method=True)
+        self.PlayAgain = channel.unary_unary(
+                '/hustings.v1.GameService/PlayAgain',
+                request_serializer=hustings_dot_v1_dot_game__service__pb2.PlayAgainRequest.SerializeToString,
+                response_deserializer=hustings_dot_v1_dot_game__service__pb2.PlayAgainResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -216,6 +221,19 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PlayAgain(self, request, context):
+        """After a game is over, its players start the next game at the same table (authenticated
+        with a seat token of the finished game). Every call, from any seat of it, on any replica and
+        however many overlap, answers with the same next game: its id is derived from the finished
+        game's id under the server secret (nobody without the secret can compute it, and nothing is
+        written to the finished game), and exactly one game is made. The first call makes it, charged
+        to the caller as a CreateGame of that table is; a later one answers with it as it is now
+        and is not charged.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -283,6 +301,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.AddBot,
                     request_deserializer=hustings_dot_v1_dot_game__service__pb2.AddBotRequest.FromString,
                     response_serializer=hustings_dot_v1_dot_game__service__pb2.AddBotResponse.SerializeToString,
+            ),
+            'PlayAgain': grpc.unary_unary_rpc_method_handler(
+                    servicer.PlayAgain,
+                    request_deserializer=hustings_dot_v1_dot_game__service__pb2.PlayAgainRequest.FromString,
+                    response_serializer=hustings_dot_v1_dot_game__service__pb2.PlayAgainResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -644,6 +667,33 @@ class GameService:
             '/hustings.v1.GameService/AddBot',
             hustings_dot_v1_dot_game__service__pb2.AddBotRequest.SerializeToString,
             hustings_dot_v1_dot_game__service__pb2.AddBotResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PlayAgain(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hustings.v1.GameService/PlayAgain',
+            hustings_dot_v1_dot_game__service__pb2.PlayAgainRequest.SerializeToString,
+            hustings_dot_v1_dot_game__service__pb2.PlayAgainResponse.FromString,
             options,
             channel_credentials,
             insecure,
