@@ -9,7 +9,11 @@ and REST."""
 from __future__ import annotations
 
 import asyncio
+import json
+import pathlib
 import random
+import shutil
+import subprocess
 import time
 from typing import Any
 
@@ -29,6 +33,7 @@ PLAYERS = 3
 MAX_POLLS = 3000  # a game of Stimmvieh with bots takes a few hundred of the players' decisions
 GAME_TIMEOUT_S = 60.0
 CALLS_PER_SEAT = 4  # concurrent PlayAgain calls per seat and replica
+NODE_TIMEOUT_S = 60
 
 
 def _table(bot_seats: list[int], **settings: Any) -> game_pb2.TableSettings:
@@ -266,13 +271,8 @@ def test_rest_play_again_with_the_authorization_header(redis_server: EmbeddedRed
     SEAT_TOKEN_REQUIRED, on an unknown game 404."""
     with LiveRest(redis_server.url) as live:
         replica: Replica = live.replica  # type: ignore[assignment]
-
-        async def finish() -> tuple[str, str]:
-            async with Client(f"127.0.0.1:{replica.port}") as client:
-                game_id, (me,) = await _finished([client], _table([1, 2]))
-                return game_id, me.token
-
-        game_id, token = asyncio.run_coroutine_threadsafe(finish(), live.loop).result(GAME_TIMEOUT_S * 2)
+        game_id, me = _finished_over_grpc(live, _table([1, 2]))
+        token = me.token
         answer = live.ok("POST", f"/v1/games/{game_id}:playAgain", {}, token=token)
         next_id = answer["gameId"]
         assert next_id == replica.host.keys.next_game_id(game_id)
@@ -284,3 +284,31 @@ def test_rest_play_again_with_the_authorization_header(redis_server: EmbeddedRed
         assert unknown.status_code == 404 and unknown.json()["details"][0]["reason"] == "GAME_NOT_FOUND"
         joined = live.ok("POST", f"/v1/games/{next_id}:join", {"displayName": "Player 0", "seat": 0})
         assert joined["view"]["status"] == "GAME_STATUS_ACTIVE"
+
+
+def _finished_over_grpc(live: LiveRest, table: game_pb2.TableSettings) -> tuple[str, Joined]:
+    """A finished game on ``live``'s replica (played over its gRPC face) and its one player."""
+    replica: Replica = live.replica  # type: ignore[assignment]
+
+    async def finish() -> tuple[str, Joined]:
+        async with Client(f"127.0.0.1:{replica.port}") as client:
+            game_id, (me,) = await _finished([client], table)
+            return game_id, me
+
+    return asyncio.run_coroutine_threadsafe(finish(), live.loop).result(GAME_TIMEOUT_S * 2)
+
+
+def test_the_typescript_client_plays_again_and_takes_its_seat(typescript_dist: pathlib.Path, redis_server: EmbeddedRedis) -> None:
+    """``HustingsRest.playAgain`` (clients/typescript/src/play_again_example.ts): the next game,
+    the same one on a second call; the player takes the seat it had and the game starts."""
+    node = shutil.which("node")
+    assert node is not None, "the TypeScript client needs Node.js 20+ on PATH"
+    with LiveRest(redis_server.url) as live:
+        game_id, me = _finished_over_grpc(live, _table([0, 2]))
+        assert me.seat == 1
+        args = [node, str(typescript_dist / "play_again_example.js"), live.base_url, game_id, me.token, str(me.seat)]
+        result = subprocess.run(args, capture_output=True, text=True, timeout=NODE_TIMEOUT_S)
+        assert result.returncode == 0, result.stderr[-3000:]
+        line = json.loads(result.stdout.strip().splitlines()[-1])
+        assert line["gameId"] == line["again"] == live.replica.host.keys.next_game_id(game_id)  # type: ignore[union-attr]
+        assert line["openedAs"] == "OPEN" and line["seat"] == 1 and line["status"] == "ACTIVE"
