@@ -190,8 +190,9 @@ class _NewGame:
 
 
 def _check_secret_request_id(request_id: str) -> None:
-    """A request id that hands out a seat token (JoinGame, TakeOverSeat) is as secret as the
-    token: a short one could be guessed and replayed."""
+    """A request id that hands out a seat token (JoinGame, TakeOverSeat) or an unlisted table's
+    game id (CreateGame) is as secret as what it hands out: a short one could be guessed and
+    replayed."""
     if request_id and len(request_id) < MIN_SECRET_REQUEST_ID:
         raise invalid(
             "BAD_REQUEST_ID",
@@ -447,6 +448,10 @@ class GameHost:
         if game is None:
             raise invalid("UNKNOWN_KIND", f"unknown game kind {request.kind[:40]!r}; see ListGameKinds")
         _check_request_id(request.request_id, required=False)
+        if request.table.unlisted:
+            # A retry is answered with the game: for an unlisted table, whose id is its only key,
+            # the request id must be as hard to guess as the id.
+            _check_secret_request_id(request.request_id)
         creation = current_creation()
 
         async def replayed() -> game_service_pb2.CreateGameResponse | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import re
+import uuid
 from typing import Iterator
 
 import grpc
@@ -109,12 +110,24 @@ def test_an_unlisted_table_is_never_listed_from_creation_to_its_end(own_redis: E
             assert _lobby_keys_hold(own_redis, listed) != []  # the scan finds a listed game's entries
 
             # The table setting is part of what a create's request id is bound to.
-            await client.create_game("stimmvieh", PLAYERS, options, request_id="unlisted-once",
+            secret_id = uuid.uuid4().hex
+            await client.create_game("stimmvieh", PLAYERS, options, request_id=secret_id,
                                      table=game_pb2.TableSettings(unlisted=True))
             with pytest.raises(HustingsError) as refused:
-                await client.create_game("stimmvieh", PLAYERS, options, request_id="unlisted-once")
+                await client.create_game("stimmvieh", PLAYERS, options, request_id=secret_id)
             assert refused.value.code == grpc.StatusCode.FAILED_PRECONDITION
             assert refused.value.reason == "REQUEST_ID_REUSED"
+
+            # A retry is answered with the game, so an unlisted table's request id must be as hard
+            # to guess as its id; a short one is refused and makes nothing.
+            before = await _lobby(client)
+            with pytest.raises(HustingsError) as refused:
+                await client.create_game("stimmvieh", PLAYERS, options, request_id="table-1",
+                                         table=game_pb2.TableSettings(unlisted=True))
+            assert refused.value.code == grpc.StatusCode.INVALID_ARGUMENT
+            assert refused.value.reason == "BAD_REQUEST_ID"
+            assert await replica.host.store.recorded_create(replica.host.keys.request_key("create", "table-1")) is None
+            assert await _lobby(client) == before
 
     run(scenario())
 
