@@ -251,6 +251,38 @@ def test_the_first_call_is_refused_when_the_allowance_cannot_pay_for_the_table(r
     run(scenario())
 
 
+def test_the_first_call_is_refused_while_the_store_is_nearly_full_and_later_ones_are_answered(tmp_path: pathlib.Path) -> None:
+    """Redis at 2/3 of its maxmemory, past the replica's 50 %: the PlayAgain that would make a
+    game is RESOURCE_EXHAUSTED STORE_NEARLY_FULL and makes nothing; one whose next game was made
+    before is answered with it. A Redis of its own: its maxmemory is changed."""
+
+    async def scenario(url: str, admin: "Redis[bytes]") -> None:
+        async with replica_and_client(url, store_room_check_s=0.02, new_games_until_percent=50.0) as (replica, client):
+            once = client.with_retry(ONE_ATTEMPT)
+            first, (me,) = await _finished([client], _table([1, 2]))
+            second, (other,) = await _finished([client], _table([1, 2]))
+            made = await once.play_again(second, other.token)
+            admin.config_set("maxmemory", int(admin.info("memory")["used_memory"]) * 3 // 2)
+            try:
+                for _ in range(500):
+                    if replica.host.room.refusal() is not None:
+                        break
+                    await asyncio.sleep(0.01)
+                refused = await _refused(once.play_again(first, me.token))
+                assert (refused.code, refused.reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "STORE_NEARLY_FULL")
+                assert await replica.host.store.load(replica.host.keys.next_game_id(first)) is None
+                assert (await once.play_again(second, other.token)).game_id == made.game_id
+            finally:
+                admin.config_set("maxmemory", 0)
+
+    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
+        admin = Redis.from_url(server.url)
+        try:
+            run(scenario(server.url, admin))
+        finally:
+            admin.close()
+
+
 def test_an_unlisted_tables_next_game_is_unlisted(redis_server: EmbeddedRedis) -> None:
     """The next game of an unlisted table is unlisted too: ListGames never shows it."""
 
