@@ -135,9 +135,10 @@ def _parse_token(token: str) -> int | str:
 
 async def _listed(store: Store, game_ids: list[str]) -> list[tuple[str, game_pb2.GameSummary | None]]:
     """Each game's indexed summary with its version and status from the game itself (exact,
-    whatever the index says); None for a game that does not exist (not yet, or no longer)."""
+    whatever the index says); None for a game that does not exist (not yet, or no longer) or
+    is an unlisted table's (``Store.lobby_heads``)."""
     # Two reads of keys apart (the lobby's, the games'): at once, not one after the other.
-    summaries, heads = await asyncio.gather(store.lobby_summaries(game_ids), store.heads(game_ids))
+    summaries, heads = await asyncio.gather(store.lobby_summaries(game_ids), store.lobby_heads(game_ids))
     listed: list[tuple[str, game_pb2.GameSummary | None]] = []
     for game_id in game_ids:
         summary, head = summaries.get(game_id), heads.get(game_id)
@@ -335,7 +336,7 @@ class LobbyRepair(BackgroundLoop):
         dropped_in_all = used = 0
         for used in range(1, batches + 1):
             ids = await self.store.oldest_lobby_ids(REPAIR_BATCH, offset)
-            heads = await self.store.heads(ids)
+            heads = await self.store.lobby_heads(ids)
             dropped = await self._drop_gone([game_id for game_id in ids if game_id not in heads])
             dropped_in_all += dropped
             if len(ids) < REPAIR_BATCH:

@@ -336,6 +336,7 @@ class Store:
             b"" if present is None else b"%d" % present[1],
             b"1" if listed else b"",
             requests_s,
+            b"1" if base_version == 0 and stored.table.unlisted else b"",
         )
         status = reply[0].decode()
         if status == "DUPLICATE":
@@ -474,16 +475,32 @@ class Store:
                 heads[game_id] = (int(version), int(status) if status is not None else 0)
         return heads
 
-    async def listing_heads(self, game_ids: list[str]) -> dict[str, tuple[int, int, int | None]]:
-        """The (version, status, listed) of each existing game (``_game_fields``): ``listed``
-        is the version of its last step that changed its lobby listing (None for a game whose
-        steps were all committed by an earlier release, which did not note it)."""
+    async def lobby_heads(self, game_ids: list[str]) -> dict[str, tuple[int, int]]:
+        """The current (version, status) of each existing game the lobby may list: a game whose
+        hash is marked unlisted (by its creating commit) is left out as if it did not exist, so
+        that an entry a replica of an earlier release wrote for it is never shown, and is dropped
+        by the lobby repair."""
         if not game_ids:
             return {}
         heads = {}
-        fields = await self._game_fields(game_ids, ["version", "status", "listed"])
-        for game_id, (version, status, listed) in zip(game_ids, fields):
-            if version is not None:
+        for game_id, (version, status, unlisted) in zip(
+            game_ids, await self._game_fields(game_ids, ["version", "status", "unlisted"])
+        ):
+            if version is not None and unlisted is None:
+                heads[game_id] = (int(version), int(status) if status is not None else 0)
+        return heads
+
+    async def listing_heads(self, game_ids: list[str]) -> dict[str, tuple[int, int, int | None]]:
+        """The (version, status, listed) of each existing game the lobby may list (an unlisted
+        one is left out, as ``lobby_heads`` leaves it): ``listed`` is the version of its last
+        step that changed its lobby listing (None for a game whose steps were all committed by
+        an earlier release, which did not note it)."""
+        if not game_ids:
+            return {}
+        heads = {}
+        fields = await self._game_fields(game_ids, ["version", "status", "listed", "unlisted"])
+        for game_id, (version, status, listed, unlisted) in zip(game_ids, fields):
+            if version is not None and unlisted is None:
                 heads[game_id] = (int(version), int(status or 0), int(listed) if listed is not None else None)
         return heads
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import re
+import time
 import uuid
 from typing import Iterator
 
@@ -20,7 +21,8 @@ from rest_helpers import LiveRest
 from service_helpers import play_to_end, replica_and_client, stimmvieh_options
 from hustings.client import Client, HustingsError
 from hustings.service.embedded_redis import EmbeddedRedis
-from hustings.service.lobby import LobbyRepair
+from hustings.service.lobby import LobbyRepair, summary_of
+from hustings.service.store import game_key
 from hustings.v1 import game_pb2
 
 PLAYERS = 3
@@ -144,3 +146,35 @@ def test_an_unlisted_table_made_over_rest_is_not_in_its_lobby(own_redis: Embedde
             ids = [g["gameId"] for g in lobby.get("games", [])]
             assert shown in ids and game_id not in ids, query
         rest.ok("POST", f"/v1/games/{game_id}:join", {"displayName": "Friend"})
+
+
+def test_an_entry_an_earlier_release_wrote_for_an_unlisted_game_is_never_shown_and_is_dropped(own_redis: EmbeddedRedis) -> None:
+    """A replica of the release before unlisted tables keeps the setting as an unknown field but
+    writes the game's summary to the lobby after each join (during a rolling upgrade, or after a
+    rollback): the game's hash is marked unlisted by its creating commit, so ListGames never
+    shows such an entry and the lobby repair drops it."""
+
+    async def scenario() -> None:
+        async with replica_and_client(own_redis.url) as (replica, client):
+            options = stimmvieh_options(PLAYERS)
+            listed = (await client.create_game("stimmvieh", PLAYERS, options)).game_id
+            game_id = (await client.create_game("stimmvieh", PLAYERS, options, table=game_pb2.TableSettings(unlisted=True))).game_id
+            await client.join(game_id, "Friend")
+            store = replica.host.store
+            stored = await store.load(game_id)
+            assert stored is not None and stored.table.unlisted
+            assert Redis.from_url(own_redis.url).hget(game_key(game_id), "unlisted") == b"1"
+            # What the earlier release's JoinGame does after its commit.
+            assert await store.index(summary_of(stored))
+            assert _lobby_keys_hold(own_redis, game_id) != []
+            for kind, status in (("", 0), ("stimmvieh", 0), ("", game_pb2.GAME_STATUS_OPEN), ("stimmvieh", game_pb2.GAME_STATUS_OPEN)):
+                ids = await _lobby(client, kind, status)
+                assert game_id not in ids and listed in ids, (kind, status)
+            # Past the grace a just-created game's entry is given, the repair drops the entry.
+            repair = LobbyRepair(store, clock=lambda: time.time() + 3600)
+            for _ in range(3):
+                await repair.repair_once()
+            assert _lobby_keys_hold(own_redis, game_id) == []
+            assert listed in await _lobby(client)
+
+    run(scenario())

@@ -1,5 +1,5 @@
 -- Commit one step of a game atomically: request-id check, version check, snapshot, log, publish.
--- KEYS[1] game hash (fields: version, status, snapshot, listed)   KEYS[2] log stream   KEYS[3] request-id hash
+-- KEYS[1] game hash (fields: version, status, snapshot, listed, unlisted)   KEYS[2] log stream   KEYS[3] request-id hash
 -- KEYS[4] presence hash
 -- ARGV[1] version the step was computed on ("0" to create)   ARGV[2] new version
 -- ARGV[3] snapshot   ARGV[4] log entry   ARGV[5] request key (a keyed hash), or ""
@@ -12,6 +12,9 @@
 -- ARGV[13] the request ids' own expiry in seconds when it differs from ARGV[9] (a finishing step:
 -- a retry comes within seconds, and a finished game takes no move a retry could apply twice),
 -- else "".
+-- ARGV[14] "1" on the creating commit of an unlisted table (TableSettings.unlisted), else "": the
+-- game's 'unlisted' field is set, which no later step writes or deletes, so that the lobby never
+-- shows, and its repair drops, an entry a replica of an earlier release wrote for the game.
 -- A request key already present answers DUPLICATE with what it recorded ("<version> <fingerprint>"),
 -- whatever the version: a retry is recognised before the version check.
 if ARGV[5] ~= '' then
@@ -30,6 +33,9 @@ if ARGV[12] ~= '' then
   redis.call('HSET', KEYS[1], 'version', ARGV[2], 'status', ARGV[8], 'snapshot', ARGV[3], 'listed', ARGV[2])
 else
   redis.call('HSET', KEYS[1], 'version', ARGV[2], 'status', ARGV[8], 'snapshot', ARGV[3])
+end
+if ARGV[14] == '1' then
+  redis.call('HSET', KEYS[1], 'unlisted', '1')
 end
 if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[5], ARGV[2] .. ' ' .. ARGV[7])
