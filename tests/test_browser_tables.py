@@ -9,6 +9,8 @@ conftest.py. Screenshots go to a folder under pytest's tmp path (printed at the 
 
 from __future__ import annotations
 
+import collections
+import json
 import pathlib
 import random
 import time
@@ -42,12 +44,26 @@ CLICKABLE = (
 # them out.
 OPTIONAL = ("handBudget", "offerDeal", "withdrawOffer", "declineOffer")
 SKIPPED = ", ".join(f"[data-decision='{d}']" for d in OPTIONAL)
+KEPT_LINES = 60  # console messages and calls kept for the account of a stall
 
 
 @pytest.fixture(scope="module")
 def live(redis_server: EmbeddedRedis) -> Iterator[LiveRest]:
     with LiveRest(redis_server.url) as server:
         yield server
+
+
+@pytest.fixture(autouse=True)
+def patient_expect() -> Iterator[None]:
+    """Playwright's assertions wait as long as the rest of these tests (its default, 5 s, is too
+    short on a loaded machine for the first page of a table), and go back to the default after."""
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=WAIT_MS)
+    try:
+        yield
+    finally:
+        expect.set_options(timeout=None)
 
 
 @pytest.fixture(scope="module")
@@ -66,9 +82,58 @@ class Table:
         self.errors: list[str] = []
         self.page.on("console", lambda m: self.errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
         self.page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
+        # The last of the page's console messages and calls, for the account of a stall.
+        self.started = time.monotonic()
+        self.console: collections.deque[str] = collections.deque(maxlen=KEPT_LINES)
+        self.calls: collections.deque[str] = collections.deque(maxlen=KEPT_LINES)
+        self.page.on("console", lambda m: self.console.append(f"{self.clock()} {m.type}: {m.text}"))
+        self.page.on("response", lambda r: self.calls.append(f"{self.clock()} {r.request.method} {r.url.split('/v1/', 1)[-1][:80]} → {r.status}"))
+        self.page.on("requestfailed", lambda r: self.calls.append(f"{self.clock()} {r.method} {r.url.split('/v1/', 1)[-1][:80]} failed: {r.failure}"))
 
     def close(self) -> None:
         self.context.close()
+
+    def clock(self) -> str:
+        return f"{time.monotonic() - self.started:8.3f}"
+
+    def stall(self, game_id: str, what: str) -> str:
+        """An account of a page that shows nothing to do: what the page holds (its view's version
+        and this seat's legal moves, the composer's state, where its last views came from), what
+        the server holds for the same seat at this moment, the composer's text, and the page's
+        last console messages and calls."""
+        lines = [f"{what} (at {self.clock()} s)"]
+        held = self.page.evaluate(
+            """() => { const t = document.getElementById('app').table; if (!t) return null;
+                return { version: t.view?.version, status: t.view?.status, toAct: t.view?.toAct ?? [], busy: t.busy,
+                         legalMoves: t.view?.legalMoves ?? [], composer: t.composer?.state, received: t.received,
+                         pending: t.view?.spinDoctors?.pending ?? null }; }"""
+        )
+        if held is None:
+            lines.append("the page holds no table")
+        else:
+            lines.append("views received: " + " ".join(f"{r['at']}:{r['from']}@{r['version']}{'' if r['taken'] else '(not taken)'}" for r in held.pop("received")))
+            lines.append(f"page holds: {_summary(held)}")
+        seat = self.page.evaluate("(id) => JSON.parse(localStorage.getItem(`hustings.seat.${id}`) ?? 'null')", game_id)
+        answer = self.live.call("GET", f"/v1/games/{game_id}/view", token=(seat or {}).get("token"))
+        if answer.status_code == 200:
+            view = answer.json()["view"]
+            server = {"version": view["version"], "status": view["status"], "toAct": view.get("toAct", []),
+                      "legalMoves": view.get("legalMoves", []), "pending": view.get("spinDoctors", {}).get("pending")}
+            lines.append(f"server holds: {_summary(server)}")
+            if held is not None:
+                lines.append(f"the same legal moves: {held['legalMoves'] == server['legalMoves']}")
+        else:
+            lines.append(f"server answered {answer.status_code}: {answer.text[:300]}")
+        dom = self.page.evaluate(
+            """() => ({ app: { ...document.getElementById('app').dataset }, live: document.getElementById('live')?.textContent,
+                        error: document.getElementById('error').hidden ? null : document.getElementById('error').textContent,
+                        moves: document.getElementById('moves')?.innerText ?? null,
+                        buttons: [...document.querySelectorAll('#moves button')].map((b) => `${b.className}${b.disabled ? ' disabled' : ''}${b.dataset.decision ? ' ' + b.dataset.decision : ''}: ${b.textContent.slice(0, 40)}`) })"""
+        )
+        lines.append(f"page shows: {json.dumps(dom)[:4000]}")
+        lines.append("console:\n  " + "\n  ".join(self.console))
+        lines.append("calls:\n  " + "\n  ".join(self.calls))
+        return "\n".join(lines)
 
     def no_sideways_scroll(self) -> None:
         """The page is no wider than the window, and no element reaches past its right edge."""
@@ -106,6 +171,17 @@ class Table:
         return str(self.page.evaluate("document.getElementById('app').dataset.version || ''"))
 
 
+def _summary(held: dict[str, Any]) -> str:
+    """A view's part in an account of a stall: its legal moves by decision, in full when few."""
+    by: dict[str, list[Any]] = {}
+    for move in held["legalMoves"]:
+        body = next(iter(move.values()), {})
+        decision, params = next(iter(body.items()), ("", {}))
+        by.setdefault(decision, []).append(params)
+    moves = {d: (ps if len(ps) <= 8 else f"{len(ps)} moves, e.g. {ps[:2]}") for d, ps in by.items()}
+    return json.dumps({**held, "legalMoves": moves})[:4000]
+
+
 def _start_against_bots(table: Table, kind: str, players: int) -> str:
     """Lobby → name → kind and players → "Play against bots"; returns the game id."""
     page = table.page
@@ -121,9 +197,10 @@ def _start_against_bots(table: Table, kind: str, players: int) -> str:
     return page.url.rsplit("/", 1)[1]
 
 
-def _play_by_clicks(table: Table, rng: random.Random, on_click: Callable[[int], None]) -> int:
+def _play_by_clicks(table: Table, game_id: str, rng: random.Random, on_click: Callable[[int], None]) -> int:
     """Click through the composer until the game is over; returns the number of clicks."""
     from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
     page = table.page
     deadline = time.monotonic() + GAME_BOUND_S
@@ -132,11 +209,14 @@ def _play_by_clicks(table: Table, rng: random.Random, on_click: Callable[[int], 
         assert clicks < MAX_CLICKS, "the game did not end within the click budget"
         assert time.monotonic() < deadline, f"the game did not end within {GAME_BOUND_S} s ({clicks} clicks)"
         # Either something to click or the end of the game (bots move on their own meanwhile).
-        page.wait_for_function(
-            f"""() => document.getElementById('app').dataset.status === 'finished'
-                || document.getElementById('app').dataset.busy !== 'true'
-                   && [...document.querySelectorAll("{CLICKABLE}")].some((b) => !b.matches("{SKIPPED}"))"""
-        )
+        try:
+            page.wait_for_function(
+                f"""() => document.getElementById('app').dataset.status === 'finished'
+                    || document.getElementById('app').dataset.busy !== 'true'
+                       && [...document.querySelectorAll("{CLICKABLE}")].some((b) => !b.matches("{SKIPPED}"))"""
+            )
+        except PlaywrightTimeoutError:
+            raise AssertionError(table.stall(game_id, f"nothing to click after {clicks} clicks")) from None
         if table.finished():
             break
         ready = page.locator(f"#moves button.move:not({SKIPPED})")
@@ -155,9 +235,12 @@ def _play_by_clicks(table: Table, rng: random.Random, on_click: Callable[[int], 
             continue
         clicks += 1
         if submits:
-            page.wait_for_function(
-                "(v) => document.getElementById('app').dataset.version !== v || !document.getElementById('error').hidden", arg=before
-            )
+            try:
+                page.wait_for_function(
+                    "(v) => document.getElementById('app').dataset.version !== v || !document.getElementById('error').hidden", arg=before
+                )
+            except PlaywrightTimeoutError:
+                raise AssertionError(table.stall(game_id, f"a move was sent at version {before} and the page stayed there")) from None
             assert page.locator("#error").is_hidden(), page.inner_text("#error")
         on_click(clicks)
     return clicks
@@ -192,7 +275,7 @@ def _full_game(browser: Any, live: LiveRest, shots: pathlib.Path, kind: str, pla
                 desk.shot(shots, f"{kind}-{clicks:03d}-desktop")
 
         started = time.monotonic()
-        clicks = _play_by_clicks(phone, random.Random(seed), in_progress)
+        clicks = _play_by_clicks(phone, game_id, random.Random(seed), in_progress)
         elapsed = time.monotonic() - started
         assert taken, "no screenshot in progress"
 

@@ -14,6 +14,7 @@ import spinDoctors from "./games/spin_doctors.js";
 const RENDERERS = { stimmvieh, wahlspiel, spin_doctors: spinDoctors };
 const MAX_LOG = 200;
 const LATEST = 3;
+const RECEIVED = 30;
 const CLOCKS = {
   none: {},
   decision: { decisionSeconds: 60, absentAfterTimeouts: 3, allowTakeover: true },
@@ -173,7 +174,14 @@ function renderGame(app, gameId) {
   document.getElementById("where").textContent = "table";
   const seated = mySeat(gameId);
   const token = seated?.token;
-  const page = { view: null, cat: null, entries: [], busy: false, composer: { signature: "", state: newComposerState() } };
+  const page = { view: null, cat: null, entries: [], busy: false, composer: { signature: "", state: newComposerState() }, received: [] };
+  // What the table holds, for a look from the browser's console (and the tests): its view, the
+  // composer's state, and where its last few views came from.
+  app.table = page;
+  const received = (from, version, taken) => {
+    page.received.push({ from, version: String(version), taken, at: Math.round(performance.now()) });
+    if (page.received.length > RECEIVED) page.received.shift();
+  };
   let live = "connecting…";
   let controller = null;
   let ticker = null;
@@ -395,7 +403,9 @@ function renderGame(app, gameId) {
 
   async function refresh() {
     const { view } = await api("GET", `/v1/games/${encodeURIComponent(gameId)}/view`, undefined, token);
-    if (!page.view || BigInt(view.version) >= BigInt(page.view.version)) {
+    const taken = !page.view || BigInt(view.version) >= BigInt(page.view.version);
+    received("refresh", view.version, taken);
+    if (taken) {
       page.view = view;
       draw();
     }
@@ -416,6 +426,7 @@ function renderGame(app, gameId) {
     const { entries } = await api("GET", `/v1/games/${encodeURIComponent(gameId)}/history?afterVersion=${after}&pageSize=${keep}`, undefined, token);
     addEntries((entries ?? []).filter((e) => BigInt(e.version) <= BigInt(view.version)));
     page.view = view;
+    received("first", view.version, true);
     draw();
     ticker = setInterval(() => {
       for (const node of app.querySelectorAll(".clock[data-seat]")) {
@@ -426,13 +437,16 @@ function renderGame(app, gameId) {
     let pending = false;
     controller = watch(gameId, token, view.version, (update) => {
       addEntries(update.entries);
-      if (update.view && BigInt(update.version) >= BigInt(page.view.version)) page.view = update.view;
+      const taken = Boolean(update.view) && BigInt(update.version) >= BigInt(page.view.version);
+      received("stream", update.version, taken);
+      if (taken) page.view = update.view;
       // Updates that arrive together (a bot's answer right after a move) are drawn once.
       if (!pending) {
         pending = true;
         setTimeout(() => { pending = false; draw(); }, 0);
       }
     }, (text) => {
+      received(`stream ${text}`, page.view?.version ?? "", false);
       live = text;
       const node = document.getElementById("live");
       if (node) node.textContent = text;
