@@ -78,6 +78,7 @@ async function renderLobby(app) {
     players.value = n;
     bots.max = n - 1;
   };
+  const unlisted = h("input", { id: "new-unlisted", type: "checkbox" });
   const variants = h("div", { id: "new-options", class: "form" });
   const syncOptions = () => {
     const chosen = kinds.find((k) => k.kind === kind.value);
@@ -111,7 +112,7 @@ async function renderLobby(app) {
     return api("POST", "/v1/games", {
       kind: kind.value,
       options: { players: n, ...(Object.keys(chosen).length ? { [camel(kind.value)]: chosen } : {}) },
-      table: { ...CLOCKS[clock.value], botSeats },
+      table: { ...CLOCKS[clock.value], botSeats, ...(unlisted.checked ? { unlisted: true } : {}) },
     });
   };
   const lastSeats = (n, count) => Array.from({ length: Math.max(0, Math.min(count, n - 1)) }, (_, i) => n - 1 - i).reverse();
@@ -157,10 +158,11 @@ async function renderLobby(app) {
     section("you-section", "You", h("label", { class: "row" }, "Name ", name)),
     section("new-game", "New table",
       h("div", { class: "form" },
-        h("label", {}, "Game ", kind), h("label", {}, "Players ", players), h("label", {}, "Bots ", bots), h("label", {}, "Clock ", clock)),
+        h("label", {}, "Game ", kind), h("label", {}, "Players ", players), h("label", {}, "Bots ", bots), h("label", {}, "Clock ", clock),
+        h("label", { title: "Not in the lobby: your players join through the table's address, which you send them" }, unlisted, "Unlisted")),
       variants,
       h("div", { class: "row" }, playBots, createButton),
-      h("p", { class: "muted small" }, "“Play against bots” seats bots in every other seat and you in the first; “Create table” leaves the free seats to people (bots take the last seats).")),
+      h("p", { class: "muted small" }, "“Play against bots” seats bots in every other seat and you in the first; “Create table” leaves the free seats to people (bots take the last seats). An unlisted table is not shown under Tables: send its address to your players.")),
     section("lobby", null,
       h("h2", {}, "Tables ", h("button", { id: "refresh", type: "button", onclick: () => guarded(() => renderLobby(app)) }, "Refresh")),
       games.length ? h("table", { id: "games" }, h("tbody", {}, rows)) : h("p", { class: "muted" }, "No tables yet.")),
