@@ -252,6 +252,28 @@ function renderGame(app, gameId) {
     renderGame(app, gameId);
   });
 
+  // The next game at this table. Every player's call names the same game (the server derives its
+  // id), so whoever asks first makes it and the others are sent to the same table; each takes the
+  // seat they had if it is still free, else any free one, else watches.
+  const playAgain = (seat, name) => guarded(async () => {
+    const next = await api("POST", `/v1/games/${encodeURIComponent(gameId)}:playAgain`, {}, token);
+    const nextId = next.gameId;
+    if (!mySeat(nextId) && next.view?.status === "GAME_STATUS_OPEN") {
+      const displayName = playerName() || name;
+      const sit = (body) => api("POST", `/v1/games/${encodeURIComponent(nextId)}:join`, { displayName, requestId: crypto.randomUUID(), ...body });
+      const free = (next.view.seats ?? []).some((s) => s.seat === seat && !s.taken);
+      try {
+        rememberSeat(nextId, await sit(free ? { seat } : {}).catch((error) => {
+          if (free && error instanceof ApiError && error.reason === "SEAT_TAKEN") return sit({});
+          throw error;
+        }));
+      } catch (error) {
+        if (!(error instanceof ApiError && error.reason === "GAME_FULL")) throw error;
+      }
+    }
+    location.hash = `#/game/${nextId}`;
+  });
+
   function clockText(seat) {
     const now = Date.now();
     const deadline = Number(seat.deadlineUnixMs ?? 0);
@@ -297,6 +319,9 @@ function renderGame(app, gameId) {
     if (view.status === "GAME_STATUS_ACTIVE" && mine) {
       if (mine.absent) parts.push(h("button", { id: "return", type: "button", class: "primary", onclick: () => tableCall("return") }, "I am back"));
       else parts.push(h("button", { id: "leave", type: "button", onclick: () => tableCall("leave") }, "Leave the table"));
+    }
+    if (view.status === "GAME_STATUS_FINISHED" && mine) {
+      parts.push(h("button", { id: "play-again", type: "button", class: "primary", onclick: () => playAgain(mine.seat, mine.displayName) }, "Play again"));
     }
     if (view.status === "GAME_STATUS_ACTIVE" && view.seat === undefined && view.table?.allowTakeover) {
       for (const s of seats.filter((x) => x.absent && !x.bot)) {

@@ -1,0 +1,77 @@
+"""The browser client at /play plays again: at a finished table a player's page offers "Play
+again", which starts the next game at the same table (PlayAgain) and sits the player in the seat
+they had, so that a table of bots starts at once. Headless Chromium, as tests/test_browser.py; the
+game itself is played to its end over REST with the page's own seat token."""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any, Iterator
+
+import pytest
+
+from rest_helpers import LiveRest
+from hustings.service.embedded_redis import EmbeddedRedis
+
+pytestmark = pytest.mark.slow
+WAIT_MS = 20_000
+MAX_POLLS = 3000
+GAME_TIMEOUT_S = 60.0
+
+
+@pytest.fixture()
+def live(redis_server: EmbeddedRedis) -> Iterator[LiveRest]:
+    with LiveRest(redis_server.url) as server:
+        yield server
+
+
+def _play_to_end(live: LiveRest, game_id: str, token: str) -> None:
+    """Random legal moves for the seat of ``token`` until the game is over (the bots play theirs)."""
+    rng = random.Random(3)
+    deadline = time.monotonic() + GAME_TIMEOUT_S
+    for _ in range(MAX_POLLS):
+        assert time.monotonic() < deadline, "the game did not end in time"
+        view = live.ok("GET", f"/v1/games/{game_id}/view", token=token)["view"]
+        if view["status"] == "GAME_STATUS_FINISHED":
+            return
+        if not view.get("legalMoves"):
+            time.sleep(0.01)  # the bots decide
+            continue
+        body = {"move": rng.choice(view["legalMoves"]), "expectedVersion": view["version"], "requestId": f"m{view['version']}-{rng.random()}"}
+        answer = live.call("POST", f"/v1/games/{game_id}/moves", body, token=token)
+        assert answer.status_code in (200, 400, 409), answer.text  # a bot may have stepped in between
+    raise AssertionError("the game did not end within the poll bound")
+
+
+def test_a_player_plays_again_from_the_finished_table(browser: Any, live: LiveRest) -> None:
+    from playwright.sync_api import expect
+
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        expect.set_options(timeout=WAIT_MS)
+        created = live.ok("POST", "/v1/games", {"kind": "stimmvieh", "options": {"players": 3}, "table": {"botSeats": [1, 2]}})
+        game_id = created["gameId"]
+        page.goto(f"{live.base_url}/play#/game/{game_id}")
+        page.fill("#join-name", "Ada")
+        page.click("#join-game")
+        expect(page.locator("#you")).to_contain_text("seat 0")
+        token = page.evaluate("(id) => JSON.parse(localStorage.getItem(`hustings.seat.${id}`)).token", game_id)
+        assert page.locator("#play-again").count() == 0  # not while the game is in play
+
+        _play_to_end(live, game_id, token)
+        expect(page.locator("#play-again")).to_be_visible()
+        page.click("#play-again")
+        page.wait_for_url(lambda url: game_id not in url)
+        next_id = page.url.rsplit("/", 1)[1]
+        # The next game is the one every player of the table is given.
+        assert live.ok("POST", f"/v1/games/{game_id}:playAgain", {}, token=token)["gameId"] == next_id
+        expect(page.locator("#you")).to_contain_text("seat 0")
+        view = live.ok("GET", f"/v1/games/{next_id}/view")["view"]
+        assert view["seats"][0]["displayName"] == "Ada"
+        assert [s.get("bot", False) for s in view["seats"]] == [False, True, True]
+        assert view["status"] == "GAME_STATUS_ACTIVE"  # every seat taken: it has started
+    finally:
+        context.close()
