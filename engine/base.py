@@ -358,10 +358,12 @@ def rules_version(data: Mapping[str, Any], presentation: tuple[str, ...]) -> str
     """The version of what a game's rules read of its content: ``content_version`` of the content
     without its presentation members. An edit to a label, a name, a note or a source keeps it;
     an edit to anything else (an amount, an influence, a count, a link, an ability) changes it.
-    Every pattern must name some member of ``data`` (ValueError otherwise), so that a misspelt
-    declaration is caught rather than quietly naming nothing."""
+    Every pattern but one that begins with ``**`` must name some member of ``data`` (ValueError
+    otherwise), so that a misspelt declaration is caught rather than quietly naming nothing; a
+    ``**`` pattern ("**.note") names members that may come and go, and deleting every one of them
+    is an edit of presentation like any other."""
     kept, used = _stripped(data, presentation)
-    unused = [pattern for pattern in presentation if pattern not in used]
+    unused = [pattern for pattern in presentation if pattern not in used and not pattern.startswith("**")]
     if unused:
         raise ValueError(f"presentation pattern {unused[0]!r} names nothing in the content")
     return content_version(kept)

@@ -133,3 +133,22 @@ def test_the_declaration_names_only_members_of_the_file(kind: str) -> None:
     with pytest.raises(ValueError, match="names nothing"):
         rules_version(data, (*presentation(kind), "no_such_member[].label"))
     assert rules_version(data, presentation(kind)) == get_catalogue(kind).rules_version  # type: ignore[union-attr]
+
+
+def _without(data: Any, member: str) -> Any:
+    """``data`` with every ``member`` member deleted, at any depth."""
+    if isinstance(data, dict):
+        return {k: _without(v, member) for k, v in data.items() if k != member}
+    if isinstance(data, list):
+        return [_without(v, member) for v in data]
+    return data
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_deleting_every_note_keeps_the_rules_version(kind: str) -> None:
+    """Notes are presentation: a file with every note deleted has the same rules version, and a
+    declaration that names them at any depth ("**.note") still loads without them."""
+    data = content_data(kind)
+    bare = _without(data, "note")
+    assert bare != data
+    assert rules_version(bare, presentation(kind)) == rules_version(data, presentation(kind))
