@@ -89,6 +89,29 @@ def with_every_member_edited(data: Any, presentation: tuple[str, ...]) -> tuple[
     return changed, count
 
 
+def with_every_member_rotated(data: Any, presentation: tuple[str, ...]) -> tuple[Any, int]:
+    """``data`` with the texts of each presentation member passed on along its list: the entries
+    that share a member's path (every label of the vote cards, say) each take the next one's
+    text, the last the first's. Unlike ``edited_value``, which keeps equal texts equal and their
+    order, this changes which entries' texts are equal and how they sort, so that rules that
+    compared or sorted by them would decide otherwise. How many leaves changed."""
+    changed = copy.deepcopy(data)
+    groups: dict[Path, list[tuple[tuple[Any, ...], str]]] = {}
+    for keys, path, value in located_leaves(data):
+        if is_presentation(path, presentation) and isinstance(value, str):
+            groups.setdefault(path, []).append((keys, value))
+    count = 0
+    for leaves in groups.values():
+        for (keys, value), (_, following) in zip(leaves, leaves[1:] + leaves[:1]):
+            if following != value:
+                holder = changed
+                for key in keys[:-1]:
+                    holder = holder[key]
+                holder[keys[-1]] = following
+                count += 1
+    return changed, count
+
+
 def package_copy(root: pathlib.Path, contents: Mapping[str, Any]) -> pathlib.Path:
     """A copy of the installed ``hustings`` package (its engine and service in place) under
     ``root``, with the content file of each kind in ``contents`` replaced by that data; returns

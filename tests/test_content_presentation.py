@@ -31,6 +31,7 @@ from content_copies import (
     located_leaves,
     package_copy,
     with_every_member_edited,
+    with_every_member_rotated,
     edited_in_place,
 )
 from hustings.engine.base import format_path, is_presentation, rules_version
@@ -86,9 +87,13 @@ def edited_copy(kind: str, declared: tuple[str, ...], root: pathlib.Path) -> tup
 @pytest.mark.parametrize("kind", KINDS)
 def test_presentation_members_are_not_read_by_the_rules(kind: str, tmp_path: pathlib.Path) -> None:
     declared = presentation(kind)
-    root, count = edited_copy(kind, declared, tmp_path)
+    root, count = edited_copy(kind, declared, tmp_path / "edited")
     assert count >= 90  # every label, name, note and source of the file
-    before, after = traces(kind, [None, root])
+    rotated, moved = with_every_member_rotated(content_data(kind), declared)
+    assert moved >= 30
+    before, after, passed_on = traces(kind, [None, root, package_copy(tmp_path / "rotated", {kind: rotated})])
+    assert passed_on["rules_version"] == before["rules_version"]
+    assert differences(before, passed_on) == []  # equal texts, and their order, are not what rules read either
     assert after["imported_from"].startswith(str(root)) and not before["imported_from"].startswith(str(root))
     catalogue = get_catalogue(kind)
     assert catalogue is not None
