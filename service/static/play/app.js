@@ -56,10 +56,16 @@ async function guarded(action) {
 const camel = (kind) => kind.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
 
 // --- lobby ---------------------------------------------------------------------------------
+// How many times the page has routed: a page drawn after its calls come back draws nothing once a
+// later route has replaced it (a lobby that loads slowly must not cover the table opened meanwhile).
+let routes = 0;
+
 async function renderLobby(app) {
+  const mine = routes;
   document.getElementById("where").textContent = "lobby";
   document.title = "hustings · lobby";
   const [{ kinds = [] }, { games = [] }] = await Promise.all([api("GET", "/v1/kinds"), api("GET", "/v1/games?pageSize=50")]);
+  if (mine !== routes) return;
   const titles = Object.fromEntries(kinds.map((k) => [k.kind, k.title || k.kind]));
   const name = h("input", { id: "player-name", placeholder: "your name", maxlength: 40, value: playerName(), autocomplete: "nickname" });
   name.addEventListener("change", () => setPlayerName(name.value.trim()));
@@ -187,6 +193,7 @@ function renderGame(app, gameId) {
   let live = "connecting…";
   let controller = null;
   let ticker = null;
+  let stopped = false; // another page replaced this table: it draws nothing more and follows nothing
   const logList = h("ol", { id: "log", reversed: true });
   // The latest few lines of the log, under the summary: what just happened, without scrolling.
   const latest = h("ol", { id: "latest", class: "small" });
@@ -346,7 +353,7 @@ function renderGame(app, gameId) {
 
   function draw() {
     const view = page.view;
-    if (!view) return;
+    if (!view || stopped) return;
     const ctx = context();
     const game = renderer();
     const title = page.cat?.kind?.title ?? view.kind;
@@ -439,6 +446,7 @@ function renderGame(app, gameId) {
   }
 
   stopGame = () => {
+    stopped = true;
     controller?.abort();
     clearInterval(ticker);
   };
@@ -446,11 +454,13 @@ function renderGame(app, gameId) {
   guarded(async () => {
     const { view } = await api("GET", `/v1/games/${encodeURIComponent(gameId)}/view`, undefined, token);
     page.cat = await catalogue(view.kind);
+    if (stopped) return;
     // The log shows the newest lines, and addEntries keeps at most MAX_LOG * 2 steps: read only
     // the last page of that many (a history is read in pages by version).
     const keep = BigInt(MAX_LOG * 2);
     const after = BigInt(view.version) > keep ? BigInt(view.version) - keep : 0n;
     const { entries } = await api("GET", `/v1/games/${encodeURIComponent(gameId)}/history?afterVersion=${after}&pageSize=${keep}`, undefined, token);
+    if (stopped) return; // left while the table loaded: no stream, no clock for it
     addEntries((entries ?? []).filter((e) => BigInt(e.version) <= BigInt(view.version)));
     page.view = view;
     received("first", view.version, true);
@@ -486,6 +496,7 @@ function renderGame(app, gameId) {
 
 // --- routing -------------------------------------------------------------------------------
 function route() {
+  routes += 1;
   stopGame();
   stopGame = () => {};
   clearError();
