@@ -551,27 +551,46 @@ class GameHost:
         self._kick_if_due(stored)
         return loaded
 
+    async def _finished_record(self, game_id: str) -> storage_pb2.StoredGame:
+        """The stored record of ``game_id`` as PlayAgain reads it: not decoded, so that a game
+        recorded under content this build no longer plays still has a next game, made under the
+        content the server has now (it needs only the record's kind, options, table and seats)."""
+        _check_game_id(game_id)
+        stored = await self.store.load(game_id)
+        if stored is None:
+            raise not_found("GAME_NOT_FOUND", f"no game {game_id}")
+        return stored
+
+    def _next_game_id(self, finished: storage_pb2.StoredGame) -> str:
+        """The next game's id: derived from the finished game's id and the nonce drawn at its
+        creation, so that a next game made again after it expired (same id) leads on to a new
+        game of its own, never to the one its expired namesake led to."""
+        return self.keys.next_game_id(finished.game_id, finished.seed_nonce)
+
     async def play_again_cost(self, game_id: str) -> tuple[str, int]:
         """What a PlayAgain of ``game_id`` is charged under (reads only): the key its attempts
         from one client share on this replica, and the games a CreateGame of the finished
         game's table counts as (``client_limits.games_counted``)."""
-        finished = await self._load_fresh(game_id)
-        return "play-again " + self.keys.next_game_id(game_id), games_counted(_again(finished.stored))
+        finished = await self._finished_record(game_id)
+        return "play-again " + self._next_game_id(finished), games_counted(_again(finished))
 
     async def play_again(self, game_id: str, token: str | None) -> game_service_pb2.PlayAgainResponse:
         """The next game at the table of the finished game ``game_id``, for one of its players.
 
-        Its id is derived from ``game_id`` under the server secret, so every call, from any
-        seat on any replica, names the same game and nothing is written to the finished one;
-        the first call makes it (charged as a CreateGame of the same table, seed drawn here) by
-        the commit at version 0 that only one attempt wins, and every other call answers with
-        it as it is, charged nothing."""
-        finished = await self._load_fresh(game_id)
-        if self.seat_of(finished, token) is None:
+        Its id is derived from the finished game's under the server secret, so every call, from
+        any seat on any replica, names the same game and nothing is written to the finished one;
+        the first call makes it (charged as a CreateGame of the same table, seed drawn here,
+        dealt by the content this build has) by the commit at version 0 that only one attempt
+        wins, and every other call answers with it as it is, charged nothing."""
+        finished = await self._finished_record(game_id)
+        if self.seat_in(finished, token) is None:
             raise unauthenticated("SEAT_TOKEN_REQUIRED", "only a player of the game may start the next one: send its seat token")
-        if finished.stored.status != game_pb2.GAME_STATUS_FINISHED:
+        if finished.status != game_pb2.GAME_STATUS_FINISHED:
             raise precondition("GAME_NOT_FINISHED", "the game is not over: the next one starts once it is")
-        next_id = self.keys.next_game_id(game_id)
+        game = get_game(finished.kind)
+        if game is None:
+            raise ServiceError(grpc.StatusCode.INTERNAL, "UNKNOWN_STORED_KIND", "stored game of an unknown kind")
+        next_id = self._next_game_id(finished)
         creation = current_creation()
 
         async def made() -> Loaded | None:
@@ -584,7 +603,7 @@ class GameHost:
             if loaded is not None:
                 creation.replayed()  # made by an earlier call: this one takes no game of the allowance
             else:
-                loaded = await self._open(next_id, self._set_up(finished.game, _again(finished.stored)), creation)
+                loaded = await self._open(next_id, self._set_up(game, _again(finished)), creation)
         return game_service_pb2.PlayAgainResponse(game_id=next_id, view=self._view(loaded, None))
 
     async def _replayed_create(

@@ -133,12 +133,14 @@ class Keys:
         """The seat token of a JoinGame request: the same for every attempt of that request."""
         return base64.urlsafe_b64encode(self._mac("join-token", game_id, request_id)).rstrip(b"=").decode()
 
-    def next_game_id(self, game_id: str) -> str:
-        """The id of the game PlayAgain starts after ``game_id``: "g" and 24 hex digits, as a
-        created game's, derived so that every call about one finished game, on any replica,
-        names the same next game without writing anything, and nobody without the secret can
-        tell it from a random one or compute it."""
-        return "g" + self._mac("play-again", game_id)[:12].hex()
+    def next_game_id(self, game_id: str, nonce: bytes = b"") -> str:
+        """The id of the game PlayAgain starts after ``game_id`` (``nonce``: the seed nonce drawn
+        at that game's creation): "g" and 24 hex digits, as a created game's, derived so that
+        every call about one finished game, on any replica, names the same next game without
+        writing anything, and nobody without the secret can tell it from a random one or compute
+        it. The nonce tells apart two games made under one id (a next game made again after it
+        expired), so that each leads on to a game of its own."""
+        return "g" + self._mac("play-again", game_id, nonce.hex())[:12].hex()
 
 
 def fingerprint(*parts: bytes) -> str:
