@@ -123,11 +123,6 @@ def test_a_game_of_retired_content_plays_again_under_the_current_content(redis_s
     run(scenario())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a creating attempt that loses the version-0 commit has already indexed the game with its own "
-    "created_at; when that second differs from the winner's, the game keeps two positions in the filter sets",
-)
 def test_a_losing_attempt_of_another_second_leaves_the_next_game_listed_once(redis_server: EmbeddedRedis) -> None:
     """Every player of a table calls PlayAgain at the end, on any replica: attempts overlap by
     design. Each indexes the game (summary and lobby position, from its own clock's second)

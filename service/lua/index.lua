@@ -10,6 +10,16 @@ local current = tonumber(redis.call('HGET', KEYS[3], ARGV[1]) or '0')
 if tonumber(ARGV[3]) <= current then
   return 0
 end
+-- A game indexed before with another creation time (two attempts to create one game id, a retry
+-- or a PlayAgain, index it before their commits, each with its own clock, and only one commits):
+-- its position under that time leaves every filter set, so that the game is filed once.
+local before = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if before and tonumber(before) ~= tonumber(ARGV[2]) then
+  local old = string.format('%012d', tonumber(before)) .. ':' .. ARGV[1]
+  for i = 5, 11 do
+    redis.call('ZREM', KEYS[i], old)
+  end
+end
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
