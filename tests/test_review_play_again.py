@@ -1,7 +1,6 @@
-"""PlayAgain seen by a stranger, a former player and a crowd: what holds, and what does not yet.
-
-Each test marked xfail shows one problem found; it passes once the problem is fixed (strict: it
-then fails until its mark is taken off). Tables are finished the quick way: every player leaves,
+"""PlayAgain seen by a stranger, a former player and a crowd: a taken-over seat's old token, a
+game of retired content, overlapping creating attempts of different seconds, a next game made
+again after it expired, and the page's double click. Tables are finished the quick way: every player leaves,
 so the bots finish the game for them at their unattended pace (a few seconds for Stimmvieh of
 three). Real Redis, real gRPC and REST; the page's tests drive headless Chromium."""
 
@@ -94,7 +93,7 @@ def test_a_seat_taken_over_leaves_its_old_token_no_next_game(redis_server: Embed
     run(scenario())
 
 
-# --- what does not hold yet ------------------------------------------------------------------
+# --- what did not hold at first ---------------------------------------------------------------
 
 
 def test_a_game_of_retired_content_plays_again_under_the_current_content(redis_server: EmbeddedRedis) -> None:
@@ -249,12 +248,6 @@ def _seat_taken_within(live: LiveRest, game_id: str, seat: int, seconds: float) 
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="the page skips the join when it holds a seat of the next game's id (mySeat), but after the next "
-    "game expired and was made again under that id the seat it holds is the earlier game's: the page opens "
-    "the table with a dead token (INVALID_SEAT_TOKEN) and never seats the player",
-)
 def test_the_page_seats_its_player_in_a_next_game_made_again_after_it_expired(browser: Any, live: LiveRest) -> None:
     """Ada's page plays again: she sits in seat 0 of the next game, which waits (open_seconds: 8)
     for a second player who never comes, and expires. Later Ada plays again from the finished
@@ -283,11 +276,6 @@ def test_the_page_seats_its_player_in_a_next_game_made_again_after_it_expired(br
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="nothing stops a second click of Play again while the first is under way: each joins, the "
-    "second (its seat taken by the first) any free seat, so one browser takes two seats and remembers one",
-)
 def test_a_double_click_on_play_again_takes_one_seat(browser: Any, live: LiveRest) -> None:
     """Ada double-clicks "Play again" on a finished table of two players and a bot: her browser
     takes one seat of the next game and leaves the other to the second player."""

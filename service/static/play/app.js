@@ -237,7 +237,12 @@ function renderGame(app, gameId) {
     await refresh();
   });
 
-  const join = (input, seat) => guarded(async () => {
+  // A seat is taken once per click: a second click while the first one's call is under way waits
+  // for it instead of taking a second seat.
+  let seating = null;
+  const once = (action) => (seating ??= action().finally(() => { seating = null; }));
+
+  const join = (input, seat) => once(() => guarded(async () => {
     const displayName = input.value.trim();
     if (!displayName) throw new Error("Enter your name first.");
     setPlayerName(displayName);
@@ -247,7 +252,7 @@ function renderGame(app, gameId) {
     rememberSeat(gameId, joined);
     stopGame();
     renderGame(app, gameId);
-  });
+  }));
 
   const takeOver = (input, seat) => guarded(async () => {
     const displayName = input.value.trim();
@@ -262,9 +267,18 @@ function renderGame(app, gameId) {
   // The next game at this table. Every player's call names the same game (the server derives its
   // id), so whoever asks first makes it and the others are sent to the same table; each takes the
   // seat they had if it is still free, else any free one, else watches.
-  const playAgain = (seat, name) => guarded(async () => {
+  const playAgain = (seat, name) => once(() => guarded(async () => {
     const next = await api("POST", `/v1/games/${encodeURIComponent(gameId)}:playAgain`, {}, token);
     const nextId = next.gameId;
+    // A seat this browser holds of that id may be of an earlier game under it (a next game that
+    // expired and was made again): a token the game refuses is forgotten, and the player joins.
+    const held = mySeat(nextId);
+    if (held) {
+      await api("GET", `/v1/games/${encodeURIComponent(nextId)}/view`, undefined, held.token).catch((error) => {
+        if (!(error instanceof ApiError && error.reason === "INVALID_SEAT_TOKEN")) throw error;
+        forgetSeat(nextId);
+      });
+    }
     if (!mySeat(nextId) && next.view?.status === "GAME_STATUS_OPEN") {
       const displayName = playerName() || name;
       const sit = (body) => api("POST", `/v1/games/${encodeURIComponent(nextId)}:join`, { displayName, requestId: crypto.randomUUID(), ...body });
@@ -279,7 +293,7 @@ function renderGame(app, gameId) {
       }
     }
     location.hash = `#/game/${nextId}`;
-  });
+  }));
 
   function clockText(seat) {
     const now = Date.now();
@@ -488,7 +502,7 @@ function renderGame(app, gameId) {
       const node = document.getElementById("live");
       if (node) node.textContent = text;
     }, (error) => {
-      if (error.reason === "UNAUTHENTICATED") forgetSeat(gameId);
+      if (error.reason === "INVALID_SEAT_TOKEN") forgetSeat(gameId);
       showError(error);
     });
   });
