@@ -225,10 +225,10 @@ class GameServiceServicer:
         """After a game is over, its players start the next game at the same table (authenticated
         with a seat token of the finished game). Every call, from any seat of it, on any replica and
         however many overlap, answers with the same next game: its id is derived from the finished
-        game's id under the server secret (nobody without the secret can compute it, and nothing is
-        written to the finished game), and exactly one game is made. The first call makes it, charged
-        to the caller as a CreateGame of that table is; a later one answers with it as it is now
-        and is not charged.
+        game's id and creation under the server secret (nobody without the secret can compute it,
+        and nothing is written to the finished game), and exactly one game is made. The first call
+        makes it, charged to the caller as a CreateGame of that table is; a later one answers with
+        it as it is now and is not charged.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
