@@ -491,7 +491,9 @@ class Watchers:
         if feed is None:
             feed = self._feeds[game_id] = GameFeed(game_id, loaded)
             feed.task = asyncio.create_task(self._read(feed), name=f"hustings-feed-{game_id}")
-            if self._sweeper is None:
+            # A sweep ends by itself once it finds no feed left (the last one failed: its game
+            # was gone), so a new feed starts one unless one is still running.
+            if self._sweeper is None or self._sweeper.done():
                 self._sweeper = asyncio.create_task(self._sweep(), name="hustings-feed-sweep")
         feed.watchers.add(wake)
         return feed
