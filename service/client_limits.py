@@ -426,16 +426,20 @@ class CreationLimit(ClientBuckets):
     async def thinking_bot(self, client: str, level: str) -> AsyncIterator[None]:
         """Charge an AddBot of ``level`` run in the block: ``bot_games(level)`` games (refused
         TOO_MANY_GAMES_CREATED with the wait when the client has not that many), given back when
-        the call fails."""
+        the call fails before its commit goes out (``current_creation`` there: the host marks it
+        ``sent``)."""
         games = min(bot_games(level), int(self.burst))
         if games:
             self.take(client, games)
+        charge = CreationCharge(self if games else None, client, None, games)
+        current = _CURRENT_CREATION.set(charge)  # the host marks it ``sent`` as its commit goes out
         try:
             yield
         except BaseException:
-            if games:
-                self.give_back(client, games)
+            charge.failed()  # given back unless the bot's commit went out
             raise
+        finally:
+            _CURRENT_CREATION.reset(current)
 
     @contextlib.asynccontextmanager
     async def spend(self, client: str, request_id: str = "", games: int = 1) -> AsyncIterator["CreationCharge"]:
@@ -459,7 +463,7 @@ class CreationLimit(ClientBuckets):
             try:
                 yield charge
             except BaseException:
-                charge.replayed()  # a failed create, like a replayed one, costs nothing
+                charge.failed()  # a create that failed before its commit went out costs nothing
                 raise
             finally:
                 _CURRENT_CREATION.reset(current)
@@ -481,14 +485,27 @@ class CreationCharge:
     nothing is taken; ``refusal`` is set, and the host, before writing anything, answers a retry
     of a create that happened (a read) and raises ``refusal`` for anything else."""
 
-    __slots__ = ("_limit", "_client", "_taken", "_games", "refusal")
+    __slots__ = ("_limit", "_client", "_taken", "_games", "_sent", "refusal")
 
     def __init__(self, limit: CreationLimit | None, client: str, refusal: RetryLater | None, games: int = 1) -> None:
         self._limit = limit
         self._client = client
         self._taken = limit is not None and refusal is None
         self._games = games
+        self._sent = False
         self.refusal = refusal
+
+    def sent(self, going: bool = True) -> None:
+        """The creating commit (or an AddBot's) is going to Redis: from here the game may be made
+        whatever becomes of the call (cancelled, past its deadline, its reply lost), so a failure
+        keeps the charge. Else a client that gave up on each call at that moment would create for
+        free. ``going`` False: that commit was refused by its version, and made nothing."""
+        self._sent = going
+
+    def failed(self) -> None:
+        """The call failed: its games are given back unless its commit went out (``sent``)."""
+        if not self._sent:
+            self.replayed()
 
     def replayed(self) -> None:
         """The call answers a create that happened already: give its games back, if it took any."""

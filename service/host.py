@@ -541,6 +541,7 @@ class GameHost:
         if in_lobby(stored):
             await self.store.index(summary_of(stored))
         await self._schedule(stored)
+        creation.sent()  # from here the game may be made, whatever becomes of this call
         result = await self.store.commit(stored, 0, entry, expire_s=self._expiry(stored))
         if result.status != "OK":
             # Another attempt with the same game id created it first: answer with that game.

@@ -24,6 +24,7 @@ from redis.exceptions import RedisError
 from hustings.engine import EngineError, Seat
 from hustings.engine.base import is_side_move
 from hustings.service import deadlines, metrics, table
+from hustings.service.client_limits import current_creation
 from hustings.service.errors import ServiceError, aborted, exhausted, invalid, precondition, unauthenticated
 from hustings.service.lobby import listing_changed
 from hustings.service.server_secret import fingerprint
@@ -355,9 +356,12 @@ class SeatLifecycle:
                     new.stored.status = game_pb2.GAME_STATUS_ACTIVE
                     table.settle(new.stored, loaded.game.to_act(loaded.state), None, host._now_ms())
                 table.changed_event(entry, seat, Change.CHANGE_BOT_ADDED, place.display_name)
+                charge = current_creation()
+                charge.sent()  # from here the bot may be seated, whatever becomes of this call
                 if await self._commit(new, loaded.version, entry):
                     await host._after_commit(new)
                     return game_service_pb2.AddBotResponse(seat=seat, view=host._view(new, None))
+                charge.sent(False)  # refused by its version: this attempt seated nobody
         raise aborted("TOO_MUCH_CONTENTION", "the game changed too often; retry")
 
     # --- shared --------------------------------------------------------------------------------
