@@ -190,6 +190,9 @@ function renderGame(app, gameId) {
     page.received.push({ from, version: String(version), taken, at: Math.round(performance.now()) });
     if (page.received.length > RECEIVED) page.received.shift();
   };
+  // Nothing of the page before stays on screen under this table's address while it loads (or if
+  // it cannot be loaded: the error shows on an empty table).
+  app.replaceChildren(h("p", { id: "loading", class: "muted" }, "Loading the table…"));
   let live = "connecting…";
   let controller = null;
   let ticker = null;
@@ -466,7 +469,18 @@ function renderGame(app, gameId) {
   };
 
   guarded(async () => {
-    const { view } = await api("GET", `/v1/games/${encodeURIComponent(gameId)}/view`, undefined, token);
+    const first = await api("GET", `/v1/games/${encodeURIComponent(gameId)}/view`, undefined, token).catch((error) => {
+      // A seat this browser kept that the game no longer knows (taken over, or of an earlier
+      // game under this id): forget it and open the table as a spectator, who may join.
+      if (!token || stopped || !(error instanceof ApiError && error.reason === "INVALID_SEAT_TOKEN")) throw error;
+      forgetSeat(gameId);
+      return null;
+    });
+    if (first === null) {
+      renderGame(app, gameId);
+      return;
+    }
+    const { view } = first;
     page.cat = await catalogue(view.kind);
     if (stopped) return;
     // The log shows the newest lines, and addEntries keeps at most MAX_LOG * 2 steps: read only
