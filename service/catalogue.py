@@ -36,6 +36,7 @@ def kind_answer(kind: str) -> game_service_pb2.GetGameKindResponse:
             variants=[game_pb2.Variant(name=v.name, description=v.description) for v in info.variants],
         ),
         content_version=catalogue.content_version,
+        rules_version=catalogue.rules_version,
     )
     catalogue.fill(answer)
     _ANSWERS[kind] = answer

@@ -34,6 +34,9 @@ def test_get_game_kind_over_grpc(redis_server: EmbeddedRedis) -> None:
                     assert answer.WhichOneof("catalogue") == kind
                     assert answer.content_version == get_catalogue(kind).content_version  # type: ignore[union-attr]
                     assert len(answer.content_version) == 16
+                    # What the rules read: the file without its texts, so another digest.
+                    assert answer.rules_version == get_catalogue(kind).rules_version != answer.content_version  # type: ignore[union-attr]
+                    assert len(answer.rules_version) == 16
                     assert answer.kind in listed.kinds
                     # The catalogue as served is the one the game's codec builds, field for field.
                     expected = game_service_pb2.GetGameKindResponse()
@@ -62,6 +65,8 @@ def test_new_games_record_their_content_version(redis_server: EmbeddedRedis) -> 
                     finally:
                         client.close()
                     assert stored.content_version == get_catalogue(kind).content_version  # type: ignore[union-attr]
+                    served = await stub.GetGameKind(game_service_pb2.GetGameKindRequest(kind=kind))
+                    assert stored.rules_version == served.rules_version != ""
 
     run(scenario())
 

@@ -168,18 +168,20 @@ class GetGameKindRequest(_message.Message):
     def __init__(self, kind: _Optional[str] = ...) -> None: ...
 
 class GetGameKindResponse(_message.Message):
-    __slots__ = ("kind", "content_version", "stimmvieh", "wahlspiel", "spin_doctors")
+    __slots__ = ("kind", "content_version", "rules_version", "stimmvieh", "wahlspiel", "spin_doctors")
     KIND_FIELD_NUMBER: _ClassVar[int]
     CONTENT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    RULES_VERSION_FIELD_NUMBER: _ClassVar[int]
     STIMMVIEH_FIELD_NUMBER: _ClassVar[int]
     WAHLSPIEL_FIELD_NUMBER: _ClassVar[int]
     SPIN_DOCTORS_FIELD_NUMBER: _ClassVar[int]
     kind: _game_pb2.GameKind
     content_version: str
+    rules_version: str
     stimmvieh: _stimmvieh_catalogue_pb2.StimmviehCatalogue
     wahlspiel: _wahlspiel_catalogue_pb2.WahlspielCatalogue
     spin_doctors: _spin_doctors_catalogue_pb2.SpinDoctorsCatalogue
-    def __init__(self, kind: _Optional[_Union[_game_pb2.GameKind, _Mapping]] = ..., content_version: _Optional[str] = ..., stimmvieh: _Optional[_Union[_stimmvieh_catalogue_pb2.StimmviehCatalogue, _Mapping]] = ..., wahlspiel: _Optional[_Union[_wahlspiel_catalogue_pb2.WahlspielCatalogue, _Mapping]] = ..., spin_doctors: _Optional[_Union[_spin_doctors_catalogue_pb2.SpinDoctorsCatalogue, _Mapping]] = ...) -> None: ...
+    def __init__(self, kind: _Optional[_Union[_game_pb2.GameKind, _Mapping]] = ..., content_version: _Optional[str] = ..., rules_version: _Optional[str] = ..., stimmvieh: _Optional[_Union[_stimmvieh_catalogue_pb2.StimmviehCatalogue, _Mapping]] = ..., wahlspiel: _Optional[_Union[_wahlspiel_catalogue_pb2.WahlspielCatalogue, _Mapping]] = ..., spin_doctors: _Optional[_Union[_spin_doctors_catalogue_pb2.SpinDoctorsCatalogue, _Mapping]] = ...) -> None: ...
 
 class LeaveGameRequest(_message.Message):
     __slots__ = ("game_id",)
