@@ -12,11 +12,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Any, AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator
 
 import pytest
 
 from hustings.service.embedded_redis import EmbeddedRedis, free_port, wait_for_port
+
+if TYPE_CHECKING:
+    from rest_helpers import LiveRest
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 CHROMIUM = pathlib.Path("/usr/bin/chromium")
@@ -40,6 +43,16 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedR
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture()
+def live(redis_server: EmbeddedRedis) -> Iterator["LiveRest"]:
+    """A replica with its REST/JSON face (and /play) on the session's Redis, for one test; modules
+    that share one across their tests define their own at module scope."""
+    from rest_helpers import LiveRest
+
+    with LiveRest(redis_server.url) as server:
+        yield server
 
 
 TS_DIR = pathlib.Path(__file__).resolve().parent.parent / "clients" / "typescript"

@@ -8,21 +8,14 @@ by Playwright for Python (never ``playwright install``); the ``browser`` fixture
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
 from rest_helpers import LiveRest
-from hustings.service.embedded_redis import EmbeddedRedis
 
 pytestmark = pytest.mark.slow
 WAIT_MS = 20_000
-
-
-@pytest.fixture()
-def live(redis_server: EmbeddedRedis) -> Iterator[LiveRest]:
-    with LiveRest(redis_server.url) as server:
-        yield server
 
 
 def _seat(page: Any, game_id: str) -> dict[str, Any]:

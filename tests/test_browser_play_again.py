@@ -7,23 +7,16 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
 from rest_helpers import LiveRest
-from hustings.service.embedded_redis import EmbeddedRedis
 
 pytestmark = pytest.mark.slow
 WAIT_MS = 20_000
 MAX_POLLS = 3000
 GAME_TIMEOUT_S = 60.0
-
-
-@pytest.fixture()
-def live(redis_server: EmbeddedRedis) -> Iterator[LiveRest]:
-    with LiveRest(redis_server.url) as server:
-        yield server
 
 
 def _play_to_end(live: LiveRest, game_id: str, token: str) -> None:

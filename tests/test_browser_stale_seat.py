@@ -5,21 +5,14 @@ under the screen of the table before. Headless Chromium, as tests/test_browser.p
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
 from rest_helpers import LiveRest
-from hustings.service.embedded_redis import EmbeddedRedis
 
 pytestmark = pytest.mark.slow
 WAIT_MS = 20_000
-
-
-@pytest.fixture()
-def live(redis_server: EmbeddedRedis) -> Iterator[LiveRest]:
-    with LiveRest(redis_server.url) as server:
-        yield server
 
 
 def test_a_seat_the_game_no_longer_knows_is_forgotten_and_a_failed_table_shows_nothing_before(browser: Any, live: LiveRest) -> None:

@@ -4,21 +4,14 @@ table made beside it is shown, so the list is read. Headless Chromium, as tests/
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
 from rest_helpers import LiveRest
-from hustings.service.embedded_redis import EmbeddedRedis
 
 pytestmark = pytest.mark.slow
 WAIT_MS = 20_000
-
-
-@pytest.fixture()
-def live(redis_server: EmbeddedRedis) -> Iterator[LiveRest]:
-    with LiveRest(redis_server.url) as server:
-        yield server
 
 
 def test_an_unlisted_table_is_joined_by_its_address_and_not_from_the_lobby(browser: Any, live: LiveRest) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from typing import Any, Iterator
+from typing import Any
 
 import grpc
 import pytest
@@ -193,12 +193,6 @@ def test_a_next_game_made_again_after_it_expired_does_not_lead_to_its_predecesso
 
 
 # --- the page --------------------------------------------------------------------------------
-
-
-@pytest.fixture()
-def live(redis_server: EmbeddedRedis) -> Iterator[LiveRest]:
-    with LiveRest(redis_server.url) as server:
-        yield server
 
 
 def _finished_over_rest(live: LiveRest, table: dict[str, Any], seats: list[int]) -> tuple[str, list[dict[str, Any]]]:
