@@ -307,16 +307,6 @@ def path_matches(pattern: Path, path: Path) -> bool:
     return path_matches(rest, path[1:])
 
 
-def content_leaves(data: Any, path: Path = ()) -> list[tuple[Path, Any]]:
-    """Every leaf (a value that is neither an object nor a list) of decoded JSON with its path,
-    in document order. An empty object or list counts as a leaf."""
-    if isinstance(data, dict) and data:
-        return [leaf for key, value in data.items() for leaf in content_leaves(value, (*path, str(key)))]
-    if isinstance(data, list) and data:
-        return [leaf for value in data for leaf in content_leaves(value, (*path, LIST_ITEM))]
-    return [(path, data)]
-
-
 @lru_cache(maxsize=4096)
 def _naming(presentation: tuple[str, ...], path: Path) -> tuple[str, ...]:
     # Paths hold no list positions, so a file of thousands of members has a few dozen paths.
@@ -347,11 +337,6 @@ def _stripped(data: Any, presentation: tuple[str, ...]) -> tuple[Any, set[str]]:
         return value
 
     return strip(data, ()), used
-
-
-def rules_content(data: Any, presentation: tuple[str, ...]) -> Any:
-    """``data`` without the members that ``presentation`` names: what the rules read."""
-    return _stripped(data, presentation)[0]
 
 
 def rules_version(data: Mapping[str, Any], presentation: tuple[str, ...]) -> str:

@@ -499,8 +499,10 @@ class CreationCharge:
         """The creating commit (or an AddBot's) is going to Redis: from here the game may be made
         whatever becomes of the call (cancelled, past its deadline, its reply lost), so a failure
         keeps the charge. Else a client that gave up on each call at that moment would create for
-        free. ``going`` False: that commit was refused by its version, and made nothing."""
-        self._sent = going
+        free. ``going`` False: that commit was refused by its version, and made nothing. (A call
+        outside any limit shares ``UNLIMITED_CREATION``, which has nothing to keep.)"""
+        if self._limit is not None:
+            self._sent = going
 
     def failed(self) -> None:
         """The call failed: its games are given back unless its commit went out (``sent``)."""

@@ -371,11 +371,15 @@ class GameHost:
         return self._remember(self._decode(stored))
 
     async def _load_fresh(self, game_id: str) -> Loaded:
+        return self._adopt(await self._stored(game_id))
+
+    async def _stored(self, game_id: str) -> storage_pb2.StoredGame:
+        """The stored record of ``game_id``, not decoded (GAME_NOT_FOUND when there is none)."""
         _check_game_id(game_id)
         stored = await self.store.load(game_id)
         if stored is None:
             raise not_found("GAME_NOT_FOUND", f"no game {game_id}")
-        return self._adopt(stored)
+        return stored
 
     # --- auth ---------------------------------------------------------------------------------
     @staticmethod
@@ -552,16 +556,6 @@ class GameHost:
         self._kick_if_due(stored)
         return loaded
 
-    async def _finished_record(self, game_id: str) -> storage_pb2.StoredGame:
-        """The stored record of ``game_id`` as PlayAgain reads it: not decoded, so that a game
-        recorded under content this build no longer plays still has a next game, made under the
-        content the server has now (it needs only the record's kind, options, table and seats)."""
-        _check_game_id(game_id)
-        stored = await self.store.load(game_id)
-        if stored is None:
-            raise not_found("GAME_NOT_FOUND", f"no game {game_id}")
-        return stored
-
     def _next_game_id(self, finished: storage_pb2.StoredGame) -> str:
         """The next game's id: derived from the finished game's id and the nonce drawn at its
         creation, so that a next game made again after it expired (same id) leads on to a new
@@ -572,7 +566,8 @@ class GameHost:
         """What a PlayAgain of ``game_id`` is charged under (reads only): the key its attempts
         from one client share on this replica, and the games a CreateGame of the finished
         game's table counts as (``client_limits.games_counted``)."""
-        finished = await self._finished_record(game_id)
+        # Not decoded: a game recorded under content this build no longer plays still has a next game.
+        finished = await self._stored(game_id)
         return "play-again " + self._next_game_id(finished), games_counted(_again(finished))
 
     async def play_again(self, game_id: str, token: str | None) -> game_service_pb2.PlayAgainResponse:
@@ -583,7 +578,10 @@ class GameHost:
         the first call makes it (charged as a CreateGame of the same table, seed drawn here,
         dealt by the content this build has) by the commit at version 0 that only one attempt
         wins, and every other call answers with it as it is, charged nothing."""
-        finished = await self._finished_record(game_id)
+        # Not decoded, so that a game recorded under content this build no longer plays still has
+        # a next game, made under the content the server has now (it needs only the record's kind,
+        # options, table and seats).
+        finished = await self._stored(game_id)
         if self.seat_in(finished, token) is None:
             raise unauthenticated("SEAT_TOKEN_REQUIRED", "only a player of the game may start the next one: send its seat token")
         if finished.status != game_pb2.GAME_STATUS_FINISHED:

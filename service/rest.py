@@ -113,7 +113,6 @@ PAGE_POLICY = "; ".join((
     "require-trusted-types-for 'script'",
     "trusted-types 'none'",
 ))
-API_POLICY = API_SECURITY_HEADERS["Content-Security-Policy"]
 API_HEADERS = {**CORS_HEADERS, **API_SECURITY_HEADERS}
 PAGE_HEADERS = {**API_HEADERS, "Content-Security-Policy": PAGE_POLICY}
 PAGE_PATH = "/play"

@@ -133,7 +133,7 @@ class Keys:
         """The seat token of a JoinGame request: the same for every attempt of that request."""
         return base64.urlsafe_b64encode(self._mac("join-token", game_id, request_id)).rstrip(b"=").decode()
 
-    def next_game_id(self, game_id: str, nonce: bytes = b"") -> str:
+    def next_game_id(self, game_id: str, nonce: bytes) -> str:
         """The id of the game PlayAgain starts after ``game_id`` (``nonce``: the seed nonce drawn
         at that game's creation): "g" and 24 hex digits, as a created game's, derived so that
         every call about one finished game, on any replica, names the same next game without

@@ -479,20 +479,13 @@ class Store:
         """The current (version, status) of each existing game the lobby may list: a game whose
         hash is marked unlisted (by its creating commit) is left out as if it did not exist, so
         that an entry a replica of an earlier release wrote for it is never shown, and is dropped
-        by the lobby repair."""
-        if not game_ids:
-            return {}
-        heads = {}
-        for game_id, (version, status, unlisted) in zip(
-            game_ids, await self._game_fields(game_ids, ["version", "status", "unlisted"])
-        ):
-            if version is not None and unlisted is None:
-                heads[game_id] = (int(version), int(status) if status is not None else 0)
-        return heads
+        by the lobby repair (``listing_heads`` without the listing's version)."""
+        listing = await self.listing_heads(game_ids)
+        return {game_id: (version, status) for game_id, (version, status, _listed) in listing.items()}
 
     async def listing_heads(self, game_ids: list[str]) -> dict[str, tuple[int, int, int | None]]:
-        """The (version, status, listed) of each existing game the lobby may list (an unlisted
-        one is left out, as ``lobby_heads`` leaves it): ``listed`` is the version of its last
+        """The (version, status, listed) of each existing game the lobby may list (a game whose
+        hash is marked unlisted is left out): ``listed`` is the version of its last
         step that changed its lobby listing (None for a game whose steps were all committed by
         an earlier release, which did not note it)."""
         if not game_ids:

@@ -66,8 +66,8 @@ def edited_in_place(data: Any, keys: tuple[Any, ...], value: Any) -> Iterator[No
 
 
 def located_leaves(data: Any, keys: tuple[Any, ...] = (), path: Path = ()) -> list[tuple[tuple[Any, ...], Path, Any]]:
-    """Every leaf of decoded JSON as (keys and list positions, path as ``content_leaves`` writes
-    it, value)."""
+    """Every leaf of decoded JSON (a value that is neither an object nor a list; an empty one
+    counts) as (keys and list positions, its path with "[]" for a list element, value)."""
     if isinstance(data, dict) and data:
         return [leaf for key, value in data.items() for leaf in located_leaves(value, (*keys, key), (*path, str(key)))]
     if isinstance(data, list) and data:
