@@ -614,16 +614,19 @@ async def _preflight(request: web.Request, handler: Callable[[web.Request], Awai
 
 
 def _metered_beside_rpcs(
-    limits: ClientLimits, rpcs: set[Callable[[web.Request], Awaitable[web.StreamResponse]]]
+    limits: ClientLimits, unmetered: set[Callable[[web.Request], Awaitable[web.StreamResponse]]]
 ) -> Callable[[web.Request, Callable[[web.Request], Awaitable[web.StreamResponse]]], Awaitable[web.StreamResponse]]:
-    """Every request that is not an RPC (whose handler counts its own call) counted as a call of
-    its client, under the same caps and rate: the OpenAPI document (277 kB), /play and its
-    files, a CORS preflight, a route that does not exist. Unmetered, one address pulled the
-    document 2,000 times a second, 565 MB/s, from a replica that answers it 300 RPCs a second."""
+    """Every request whose handler is not in ``unmetered`` counted as a call of its client,
+    under the same caps and rate: the OpenAPI document (277 kB), /play and its files, a CORS
+    preflight, a route that does not exist. Unmetered, one address pulled the document 2,000
+    times a second, 565 MB/s, from a replica that answers it 300 RPCs a second. The RPCs count
+    their own calls; READY_PATH is free, as gRPC health's Check is: a balancer's probe, often
+    sent from an address many clients share, is never refused for their calls (a 429 would take
+    a serving replica out of rotation), and it answers from memory at the cost of a refusal."""
 
     @web.middleware
     async def metered(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
-        if request.match_info.handler in rpcs:
+        if request.match_info.handler in unmetered:
             return await handler(request)
         try:
             with limits.calls.hold(limits.addresses.of_http(request)):
@@ -645,8 +648,8 @@ async def _cors(request: web.Request, response: web.StreamResponse) -> None:
 
 def build_app(server: RestServer) -> web.Application:
     """The aiohttp application: annotated RPC routes, the OpenAPI document and /play."""
-    rpcs: set[Callable[[web.Request], Awaitable[web.StreamResponse]]] = set()
-    middlewares = [_plain_chunked, _metered_beside_rpcs(server.limits, rpcs), _preflight, _json_errors]
+    unmetered: set[Callable[[web.Request], Awaitable[web.StreamResponse]]] = set()
+    middlewares = [_plain_chunked, _metered_beside_rpcs(server.limits, unmetered), _preflight, _json_errors]
     app = web.Application(middlewares=middlewares, client_max_size=MAX_BODY_BYTES)
     app.on_response_prepare.append(_cors)
     rules = http_rules(SERVICE)
@@ -658,7 +661,7 @@ def build_app(server: RestServer) -> web.Application:
         else:
             raise RuntimeError(f"no REST handler for {rule.name}")
         counted = _counted(rule, handler, server.refusals)
-        rpcs.add(counted)
+        unmetered.add(counted)
         app.router.add_route(rule.verb.upper(), rule.aiohttp_path, counted)
     openapi = (STATIC / "openapi.json").read_bytes()
 
@@ -684,6 +687,7 @@ def build_app(server: RestServer) -> web.Application:
 
     app.router.add_get(OPENAPI_PATH, openapi_document)
     app.router.add_get(READY_PATH, readiness)
+    unmetered.add(readiness)
     app.router.add_get("/play", play)
     app.router.add_get("/play/", play_folder)  # before the static route, which would refuse it
     app.router.add_static("/play/", str(STATIC / "play"), show_index=False)

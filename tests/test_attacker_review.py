@@ -42,6 +42,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from hustings.service.limits import RENDERED_BYTES_PER_CALL
 from hustings.service.logs import MALFORMED_GAME_ID
+from hustings.service.rest import READY_PATH
 from hustings.v1 import game_pb2, game_service_pb2 as gs, game_service_pb2_grpc as gsg
 from rest_helpers import LiveRest
 from service_helpers import replica_and_client
@@ -288,7 +289,7 @@ def test_health_and_reflection_streams_count_as_streams_of_their_address(redis_s
 def test_requests_beside_the_rpcs_count_towards_the_rate_of_calls(redis_server: Any) -> None:
     """The OpenAPI document, /play and its files, and a route that does not exist each take a
     call of the address's rate, as an RPC does: past its burst they are 429 CALL_RATE_EXCEEDED
-    with Retry-After. Another address is not held back."""
+    with Retry-After. Another address is not held back, and /readyz is never refused."""
 
     async def scenario() -> None:
         config = {"http_address": "127.0.0.1:0", "calls_per_client_per_second": 0.01, "call_burst": 4}
@@ -312,6 +313,11 @@ def test_requests_beside_the_rpcs_count_towards_the_rate_of_calls(redis_server: 
             assert int(refused.headers["Retry-After"]) >= 1
             assert (await asyncio.to_thread(get, "/v1/kinds")).status_code == 429  # one rate for all
             assert (await asyncio.to_thread(get, "/openapi.json", "127.0.0.2")).status_code == 200
+            # A balancer's probe from the spent address is still answered, as gRPC health's Check.
+            for _ in range(3):
+                ready = await asyncio.to_thread(get, READY_PATH)
+                assert (ready.status_code, ready.json()) == (200, {"status": "SERVING"})
+            assert (await asyncio.to_thread(get, "/openapi.json")).status_code == 429
 
     asyncio.run(asyncio.wait_for(scenario(), 60))
 
