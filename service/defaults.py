@@ -15,3 +15,6 @@ DEFAULT_ADDRESS = "127.0.0.1:50051"
 DEFAULT_DATA_DIR = pathlib.Path(".hustings-data")
 # How long a finished game's keys are kept (``hustings serve --retention-days``, 30 by default).
 DEFAULT_RETENTION_S = 30 * 24 * 3600
+# How long calls in flight may take to finish once a replica stops, on its gRPC and REST faces
+# alike (they stop together).
+DEFAULT_GRACE_S = 5.0

@@ -18,7 +18,7 @@ from grpc_health.v1 import health_pb2
 from hustings.service import server_secret
 from hustings.service.client_limits import DEFAULT_CREATE_BURST, DEFAULT_CREATES_PER_MINUTE, ClientLimits
 from hustings.service.clock import SharedClock
-from hustings.service.defaults import DEFAULT_ADDRESS, DEFAULT_DATA_DIR
+from hustings.service.defaults import DEFAULT_ADDRESS, DEFAULT_DATA_DIR, DEFAULT_GRACE_S
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.grpc_api import SERVICE_NAME, ConnectionPolicy, build_server
 from hustings.service.host import GameHost
@@ -88,7 +88,7 @@ class ReplicaConfig:
     redis_url: str
     address: str = DEFAULT_ADDRESS
     allow_client_seed: bool = False
-    grace_s: float = 5.0
+    grace_s: float = DEFAULT_GRACE_S  # calls in flight at a stop, on both faces
     drain_s: float = 0.0  # on stop, NOT_SERVING while still serving everything for this long
     http_address: str = ""  # REST/JSON face (and /play), off when empty
     http: "HttpSettings | None" = None  # its connection caps and timeouts; None: the defaults
@@ -211,7 +211,7 @@ class Replica:
             from hustings.service.rest import start_rest
 
             try:
-                rest = await start_rest(host, self.config.http_address, limits, self.config.http)
+                rest = await start_rest(host, self.config.http_address, limits, self.config.http, self.config.grace_s)
             except BaseException as error:
                 await self.stop()  # do not leave the gRPC face running without its REST face
                 if isinstance(error, (OSError, ValueError)):
@@ -264,9 +264,12 @@ class Replica:
         server = self._parts["server"]
         await notifier.stop()
         rest = self._parts.get("rest")
+        # Both faces at once, each giving its calls in flight config.grace_s (aiohttp cancels a
+        # REST call still running then; gRPC ends its call CANCELLED).
+        stops = [server.stop(self.config.grace_s)]  # type: ignore[attr-defined]
         if rest is not None:
-            await rest.stop()  # type: ignore[attr-defined]
-        await server.stop(self.config.grace_s)  # type: ignore[attr-defined]
+            stops.append(rest.stop())  # type: ignore[attr-defined]
+        await asyncio.gather(*stops)
         store: Store = self._parts["store"]  # type: ignore[assignment]
         await store.close()
         metrics_server = self._parts.get("metrics")

@@ -29,6 +29,7 @@ from hustings.service import logs, metrics
 from hustings.service.errors import ServiceError, internal, invalid, store_error, unauthenticated
 from hustings.service.catalogue import rest_answer
 from hustings.service.client_limits import ClientLimits, RetryLater, games_counted
+from hustings.service.defaults import DEFAULT_GRACE_S
 from hustings.service.grpc_api import RPC_DEADLINE_S
 from hustings.service.host import GameHost
 from hustings.service.limits import MAX_REQUEST_BYTES, STEPS_PER_LISTED_GAME, steps_for_rendered
@@ -58,7 +59,6 @@ KEEPALIVE_S = 15.0
 # Answers 200 while the replica serves games and 503 while it cannot reach Redis or is stopping.
 READY_PATH = "/readyz"
 SSE_RETRY_MS = 2000
-SHUTDOWN_S = 2.0
 STATIC = resources.files("hustings.service") / "static"
 OPENAPI_PATH = "/openapi.json"
 # Set on a response (aiohttp responses are mappings) to the ServiceError it answers with, so that
@@ -249,7 +249,8 @@ class RestServer:
     ready: Callable[[], bool] = lambda: True
 
     async def stop(self) -> None:
-        """End the event streams, then stop listening."""
+        """End the event streams, then stop listening; calls in flight have the grace given to
+        ``start_rest`` to finish."""
         for task in list(self._streams):
             task.cancel()
         for task in list(self._streams):
@@ -703,15 +704,22 @@ def _split(address: str) -> tuple[str, int]:
 
 
 async def start_rest(
-    host: GameHost, address: str, limits: ClientLimits | None = None, settings: HttpSettings | None = None
+    host: GameHost,
+    address: str,
+    limits: ClientLimits | None = None,
+    settings: HttpSettings | None = None,
+    grace_s: float = DEFAULT_GRACE_S,
 ) -> RestServer:
     """Serve the REST/JSON face of ``host`` on ``address`` (port 0 picks a free one), under
-    ``limits`` (the replica's, shared with its gRPC face) and the connection ``settings``."""
+    ``limits`` (the replica's, shared with its gRPC face) and the connection ``settings``; once
+    it stops, calls in flight have ``grace_s`` to finish."""
     server = RestServer(host, limits if limits is not None else ClientLimits(), settings or HttpSettings())
     total, per_address = connection_caps(server.settings)
     server.gate = ConnectionGate(total, per_address, server.limits.addresses.trusted_proxies)
     app = build_app(server)
-    runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=SHUTDOWN_S)
+    # aiohttp waits its shutdown timeout for the calls in flight, then as long again for those it
+    # has told to stop: half the grace each, so that the last call ends within the grace.
+    runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=grace_s / 2)
     await runner.setup()
     bind_host, bind_port = _split(address)
     site = GatedSite(runner, bind_host, bind_port, connection_factory(runner, server.gate, server.settings))

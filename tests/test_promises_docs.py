@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import pathlib
 import re
 
@@ -49,7 +50,8 @@ def _serve_parser() -> argparse.ArgumentParser:
 
 def test_the_drain_is_set_by_its_variable_checked_and_named_in_serve_s_help(monkeypatch: pytest.MonkeyPatch) -> None:
     """README Graceful shutdown: "`--drain-seconds N` (`HUSTINGS_DRAIN_SECONDS`; 0 by default, at
-    most 600) ... in-flight calls finish within 5 s (REST/JSON calls, stopped first, within 2 s)";
+    most 600) ... in-flight calls finish within 5 s (gRPC and REST/JSON alike: both faces stop
+    together)";
     deploy/README.md: a flag wins over its
     variable, and a value the command line cannot read stops `serve` with exit status 2."""
     from hustings.cli import _parser
@@ -58,9 +60,9 @@ def test_the_drain_is_set_by_its_variable_checked_and_named_in_serve_s_help(monk
 
     said = _said(README)
     assert "`--drain-seconds N` (`HUSTINGS_DRAIN_SECONDS`; 0 by default, at most 600)" in said
-    assert "in-flight calls finish within 5 s (REST/JSON calls, stopped first, within 2 s)" in said
+    assert "in-flight calls finish within 5 s (gRPC and REST/JSON alike: both faces stop together)" in said
     assert ReplicaConfig(redis_url="").grace_s == 5.0 and ReplicaConfig(redis_url="").drain_s == 0.0
-    assert rest.SHUTDOWN_S == 2.0
+    assert inspect.signature(rest.start_rest).parameters["grace_s"].default == 5.0
 
     monkeypatch.delenv("HUSTINGS_DRAIN_SECONDS", raising=False)
     assert _parser().parse_args(["serve"]).drain_seconds == 0
@@ -99,10 +101,9 @@ def test_the_deploy_files_drain_as_long_as_deploy_readme_says() -> None:
     """deploy/README.md: "The compose file drains for 6 s (Envoy takes a replica out after two
     failed checks 2 s apart) and the Kubernetes manifest for 10 s (the readiness probe runs every
     2 s ...); both well within their grace periods (30 s)" and "lets in-flight calls finish within
-    5 s (REST/JSON calls, stopped first, within 2 s)": the drain and both stops fit the grace
-    period. Each figure is the file's (tests/test_deploy.py checks how they fit together)."""
+    5 s (gRPC and REST/JSON alike: both faces stop together)": the drain and the stop fit the
+    grace period. Each figure is the file's (tests/test_deploy.py checks how they fit together)."""
     from hustings.cli import _parser
-    from hustings.service import rest
     from hustings.service.replica import ReplicaConfig
 
     said = _said(DEPLOY_README)
@@ -113,8 +114,8 @@ def test_the_deploy_files_drain_as_long_as_deploy_readme_says() -> None:
     )
     assert figures, "deploy/README.md no longer states the drain's figures in these words"
     compose_drain, threshold, interval, k8s_drain, period, grace = figures.groups()
-    assert "in-flight calls finish within 5 s (REST/JSON calls, stopped first, within 2 s)" in said
-    stopping_s = rest.SHUTDOWN_S + ReplicaConfig(redis_url="").grace_s
+    assert "in-flight calls finish within 5 s (gRPC and REST/JSON alike: both faces stop together)" in said
+    stopping_s = ReplicaConfig(redis_url="").grace_s
     assert float(k8s_drain) + stopping_s < float(grace) and float(compose_drain) + stopping_s < float(grace)
 
     compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text())

@@ -1,0 +1,75 @@
+"""A replica that stops gives the calls in flight on both faces the same grace
+(``ReplicaConfig.grace_s``): a REST/JSON call and a gRPC call that each need longer than two
+seconds to finish (their commits wait while Redis is paused for writes) are both answered, and
+their games made. Real Redis, a real replica with both faces, real HTTP and gRPC."""
+
+from __future__ import annotations
+
+import asyncio
+
+import aiohttp
+import pytest
+from redis import Redis
+
+from conftest import run
+from hustings.client import Client
+from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.service.replica import UNBOUNDED_CALL_RATE, Replica, ReplicaConfig
+from hustings.v1 import game_service_pb2
+from service_helpers import stimmvieh_options
+
+GRACE_S = 6.0
+# Longer than the REST face once gave its calls (two seconds, twice: aiohttp waits its shutdown
+# timeout for the calls in flight, then as long again), within GRACE_S.
+PAUSE_MS = 4500
+STOP_AFTER_S = 0.3  # the calls are in flight, waiting for Redis, when the stop begins
+
+
+def _games(redis: Redis) -> int:
+    return sum(1 for _ in redis.scan_iter(match="hustings:{*}:game", count=1000))
+
+
+def test_calls_in_flight_on_both_faces_finish_within_the_same_grace(tmp_path_factory: pytest.TempPathFactory) -> None:
+    server = EmbeddedRedis(tmp_path_factory.mktemp("grace"), appendonly=False).start()
+    admin = Redis.from_url(server.url)
+
+    async def scenario() -> None:
+        config = ReplicaConfig(
+            redis_url=server.url, address="127.0.0.1:0", http_address="127.0.0.1:0", grace_s=GRACE_S, **UNBOUNDED_CALL_RATE  # type: ignore[arg-type]
+        )
+        replica = await Replica(config).start()
+        client = Client(f"127.0.0.1:{replica.port}")
+        try:
+            # One create first, so that the commit script is loaded before Redis is paused.
+            await client.stub.CreateGame(game_service_pb2.CreateGameRequest(kind="stimmvieh", options=stimmvieh_options(3)))
+            before = _games(admin)
+            async with aiohttp.ClientSession() as http:
+                admin.execute_command("CLIENT", "PAUSE", PAUSE_MS, "WRITE")
+                rest_call = asyncio.ensure_future(
+                    http.post(
+                        f"http://127.0.0.1:{replica.http_port}/v1/games",
+                        json={"kind": "stimmvieh", "options": {"players": 3}},
+                        timeout=aiohttp.ClientTimeout(total=30),
+                    )
+                )
+                grpc_call = asyncio.ensure_future(
+                    client.stub.CreateGame(game_service_pb2.CreateGameRequest(kind="stimmvieh", options=stimmvieh_options(3)), timeout=30)
+                )
+                await asyncio.sleep(STOP_AFTER_S)
+                assert not rest_call.done() and not grpc_call.done()  # both wait for the paused Redis
+                await replica.stop()
+                answer = await rest_call
+                assert answer.status == 200, (answer.status, await answer.text())
+                made = await answer.json()
+                created = await grpc_call
+            assert made["gameId"] and created.game_id and made["gameId"] != created.game_id
+            assert _games(admin) == before + 2
+        finally:
+            await client.close()
+            await replica.stop()
+
+    try:
+        run(scenario(), 60)
+    finally:
+        admin.close()
+        server.stop()
