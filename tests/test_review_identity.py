@@ -1,0 +1,106 @@
+"""How a player is shown to the others at a table: the name of a seat (JoinGame, TakeOverSeat) and
+of a Wahlspiel party is in every seat's and spectator's view, log and lobby, so it may not draw
+over the table nor pass its player off as someone else.
+
+- The cap on marks stacked on one letter counts only marks of a non-zero combining class: a mark
+  of class 0 between them (U+034F COMBINING GRAPHEME JOINER, which shows nothing) starts the
+  count again, so "Z" with 24 accents stacked over it passes, and so do 38 Thai MAITAIKHU
+  (U+0E47, class 0) on one consonant. In /play such a name draws a column of marks up over the
+  lines above it (the table's summary, the seats, the log), as the forty marks the cap was made
+  for did.
+- A Wahlspiel party name (up to 60 characters, shown on the board, the parties and every
+  coalition) has no cap on stacked marks at all.
+- The server bot's name is refused once folded (NFKC, case), but a character that shows nothing
+  (the grapheme joiner, a variation selector) added to it passes: "Bot (strong)" so written is
+  shown exactly as the server's bot is.
+- Two players may sit at one table under one name: the page shows each seat by its name alone
+  (the seat strip, the log, who made an offer), so the second "Ada" passes for the first.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any, Iterator
+
+import pytest
+
+from rest_helpers import LiveRest
+
+# Marks of combining class 0 between accents of class 230: each run of two passes the cap, the
+# joiner (invisible) starts the count again, and all 24 accents stack over the Z.
+JOINED_STACK = "Z" + "\u0301\u0301\u034f" * 12
+# THAI CHARACTER MAITAIKHU has combining class 0: 38 of them on one consonant stack upwards.
+THAI_STACK = "\u0e2a" + "\u0e47" * 38
+# Names of people, each with marks on a letter as their scripts write them: they must stay names.
+VIETNAMESE = unicodedata.normalize("NFD", "Nguyễn Thị Bệ")  # two marks of non-zero class on one letter
+THAI = "\u0e2a\u0e21\u0e28\u0e31\u0e01\u0e14\u0e34\u0e4c"  # สมศักดิ์: a vowel and a sign on one letter
+TIBETAN = "\u0f66\u0f92\u0fb2\u0f74\u0f56"  # སྒྲུབ: two subjoined letters and a vowel under one
+
+
+@pytest.fixture(scope="module")
+def live(redis_server: Any) -> Iterator[LiveRest]:
+    """One replica for the module's tests, gRPC and REST, without a rate of calls per address."""
+    with LiveRest(redis_server.url) as served:
+        yield served
+
+
+def _game(live: LiveRest, kind: str = "stimmvieh", players: int = 3, table: dict[str, Any] | None = None) -> str:
+    body: dict[str, Any] = {"kind": kind, "options": {"players": players}}
+    if table:
+        body["table"] = table
+    return str(live.ok("POST", "/v1/games", body)["gameId"])
+
+
+def _refused(live: LiveRest, game_id: str, body: dict[str, Any]) -> tuple[int, str]:
+    """(HTTP status, reason) of a JoinGame (200 and "" when it took a seat)."""
+    answer = live.call("POST", f"/v1/games/{game_id}:join", body)
+    if answer.status_code == 200:
+        return 200, ""
+    return answer.status_code, answer.json().get("details", [{}])[0].get("reason", "")
+
+
+def _taken(live: LiveRest, game_id: str) -> list[str]:
+    """The display names of the game's taken seats."""
+    view = live.ok("GET", f"/v1/games/{game_id}/view")["view"]
+    return [seat["displayName"] for seat in view["seats"] if seat.get("taken")]
+
+
+@pytest.mark.xfail(strict=True, reason="a mark of combining class 0 between stacked marks starts the display name's count of marks again")
+def test_a_display_name_may_not_stack_marks_behind_marks_of_class_zero(live: LiveRest) -> None:
+    game_id = _game(live)
+    for name in (JOINED_STACK, THAI_STACK):
+        assert _refused(live, game_id, {"displayName": name}) == (400, "BAD_DISPLAY_NAME"), ascii(name[:8])
+    assert _taken(live, game_id) == []
+    for name in (VIETNAMESE, THAI, TIBETAN):
+        assert _refused(live, game_id, {"displayName": name}) == (200, ""), ascii(name)
+    assert _taken(live, game_id) == [VIETNAMESE, THAI, TIBETAN]
+
+
+@pytest.mark.xfail(strict=True, reason="a Wahlspiel party name may stack any number of marks on one letter")
+def test_a_party_name_may_not_stack_marks(live: LiveRest) -> None:
+    game_id = _game(live, "wahlspiel")
+    stacked = "Fat Party" + "\u0336\u0334\u0335" * 10  # 30 marks on the y, 39 characters in all
+    for party in (stacked, "Fat " + JOINED_STACK):
+        assert _refused(live, game_id, {"displayName": "Ada", "partyName": party}) == (400, "BAD_PARTY_NAME"), ascii(party[:12])
+    assert _taken(live, game_id) == []
+    joined = live.ok("POST", f"/v1/games/{game_id}:join", {"displayName": "Ada", "partyName": "Partei " + VIETNAMESE})
+    assert joined["view"]["wahlspiel"]["parties"][0]["name"] == "Partei " + VIETNAMESE
+
+
+@pytest.mark.xfail(strict=True, reason="a server bot's name with a character that shows nothing added passes for the bot")
+def test_a_display_name_may_not_pass_for_a_server_bot_through_an_invisible_character(live: LiveRest) -> None:
+    game_id = _game(live)
+    for name in ("Bot (strong)\u034f", "Bot\ufe0f (random)", "Bot (gr\u034feedy)"):
+        assert _refused(live, game_id, {"displayName": name}) == (400, "BAD_DISPLAY_NAME"), ascii(name)
+    assert _taken(live, game_id) == []
+
+
+@pytest.mark.xfail(strict=True, reason="a player may sit under the name of another seat at the same table")
+def test_a_player_may_not_sit_under_another_seats_name(live: LiveRest) -> None:
+    game_id = _game(live)
+    assert _refused(live, game_id, {"displayName": "Ada"}) == (200, "")
+    for name in ("Ada", " Ada ", "\uff21\uff44\uff41"):  # the same name; the same once folded (NFKC) as the bot check folds
+        status, _reason = _refused(live, game_id, {"displayName": name})
+        assert 400 <= status < 500, ascii(name)
+    assert _taken(live, game_id) == ["Ada"]
+    assert _refused(live, game_id, {"displayName": "Bo"}) == (200, "")  # another name is a seat as before
