@@ -13,7 +13,6 @@ import hmac
 import math
 import random
 import time
-import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -21,7 +20,7 @@ import grpc
 import structlog
 from redis.exceptions import RedisError
 
-from hustings.engine import EngineError, Seat
+from hustings.engine import EngineError, Seat, names
 from hustings.engine.base import is_side_move
 from hustings.service import deadlines, metrics, table
 from hustings.service.client_limits import current_creation
@@ -51,9 +50,6 @@ MAX_ACTIVE_GAME_SEAT_CHANGES_UP_TO = 20_000
 INSTANT_LEVELS = frozenset({"random"})
 Change = game_pb2.SeatChanged.Change
 MAX_DISPLAY_NAME = 40  # characters
-# Combining marks in a row that a name may hold: Vietnamese stacks two on one letter ("ệ" written
-# as e, dot below, circumflex); more only draws over the lines around it.
-MAX_COMBINING_IN_A_ROW = 2
 
 
 def bot_rng(stored: storage_pb2.StoredGame, seat: Seat) -> random.Random:
@@ -434,19 +430,23 @@ def _hash(token: str) -> str:
 
 def display_name(sent: str) -> str:
     """The name a player sits under (JoinGame, TakeOverSeat): ``sent`` without the spaces
-    around it, 1 to ``MAX_DISPLAY_NAME`` printable characters, at most
-    ``MAX_COMBINING_IN_A_ROW`` combining marks in a row, and not a server bot's name; else
-    INVALID_ARGUMENT ``BAD_DISPLAY_NAME``. Every seat and spectator sees the name: forty stacked
-    marks drew over the whole table, and "Bot (strong)" passed a player off as the server's bot."""
+    around it, 1 to ``MAX_DISPLAY_NAME`` printable characters that show something, no more
+    marks on one letter than ``names.stacked_too_high`` allows, and not a server bot's name once
+    folded (``names.folded``); else INVALID_ARGUMENT ``BAD_DISPLAY_NAME``. Every seat and
+    spectator sees the name: forty stacked marks drew over the whole table, and "Bot (strong)"
+    passed a player off as the server's bot."""
     name = sent.strip()
     if not name or len(name) > MAX_DISPLAY_NAME or not name.isprintable():
         raise invalid("BAD_DISPLAY_NAME", f"display_name must be 1 to {MAX_DISPLAY_NAME} printable characters")
-    in_a_row = 0
-    for character in name:
-        in_a_row = in_a_row + 1 if unicodedata.combining(character) else 0
-        if in_a_row > MAX_COMBINING_IN_A_ROW:
-            raise invalid("BAD_DISPLAY_NAME", f"display_name may stack at most {MAX_COMBINING_IN_A_ROW} marks on a letter")
-    folded = unicodedata.normalize("NFKC", name).casefold()
+    if not names.shown(name).strip():
+        raise invalid("BAD_DISPLAY_NAME", "display_name must show something: it holds only characters that show nothing")
+    if names.stacked_too_high(name):
+        raise invalid(
+            "BAD_DISPLAY_NAME",
+            f"display_name may stack at most {names.MAX_MARKS_ON_A_LETTER} marks on a letter"
+            f" ({names.MAX_CLASSED_MARKS_IN_A_ROW} of a combining class in a row)",
+        )
+    folded = names.folded(name)
     if any(folded == table.bot_name(level).casefold() for level in table.BOT_LEVELS):
         raise invalid("BAD_DISPLAY_NAME", "display_name may not be a server bot's name")
     return name

@@ -8,6 +8,7 @@ content's order, from its own default on) that no party has chosen; so colours n
 
 from __future__ import annotations
 
+from hustings.engine import names
 from hustings.engine.errors import IllegalMoveError, InvalidOptionsError
 from hustings.engine.wahlspiel.content import CONTENT
 from hustings.engine.wahlspiel.model import PARTY_NAME_LIMIT, WahlspielState
@@ -47,6 +48,11 @@ def found_party(state: WahlspielState, party: int, name: str, colour: str) -> Wa
     # length, up to the size of a request, into every seat's history.
     if len(name) > PARTY_NAME_LIMIT or not name.isprintable():
         raise InvalidOptionsError("BAD_PARTY_NAME", f"a party name is up to {PARTY_NAME_LIMIT} printable characters")
+    # Shown on the board, the parties and every coalition: held to a display name's marks.
+    if names.stacked_too_high(name):
+        raise InvalidOptionsError("BAD_PARTY_NAME", f"a party name may stack at most {names.MAX_MARKS_ON_A_LETTER} marks on a letter")
+    if name.strip() and not names.shown(name).strip():
+        raise InvalidOptionsError("BAD_PARTY_NAME", "a party name must show something: it holds only characters that show nothing")
     name = name.strip()
     if colour and colour not in COLOURS:
         raise InvalidOptionsError("BAD_COLOUR", "the colour is one of the pieces': " + ", ".join(COLOURS))

@@ -6,7 +6,7 @@
 
 import { api, ApiError, catalogue, forgetSeat, mySeat, playerName, rememberSeat, setPlayerName, watch } from "./api.js";
 import { composer, newComposerState } from "./compose.js";
-import { capital, enumWords, h, section, words } from "./dom.js";
+import { capital, enumWords, h, seatLabels, section, words } from "./dom.js";
 import stimmvieh from "./games/stimmvieh.js";
 import wahlspiel from "./games/wahlspiel.js";
 import spinDoctors from "./games/spin_doctors.js";
@@ -151,11 +151,12 @@ async function renderLobby(app) {
   const rows = games.map((game) => {
     const seated = mySeat(game.gameId);
     const seats = game.seats ?? [];
+    const labels = seatLabels(seats.filter((s) => s.taken));
     return h("tr", { class: "game-row", dataset: { gameId: game.gameId } },
       h("td", { class: "game-main" },
         h("a", { href: `#/game/${game.gameId}` }, titles[game.kind] ?? game.kind),
         " ", h("span", { class: `status ${enumWords(game.status, "GAME_STATUS_")}` }, enumWords(game.status, "GAME_STATUS_")),
-        h("div", { class: "muted small" }, seats.map((s) => (s.taken ? `${s.displayName}${s.bot && !/bot/i.test(s.displayName) ? " (bot)" : ""}` : "free seat")).join(" · "))),
+        h("div", { class: "muted small" }, seats.map((s) => (s.taken ? `${labels[s.seat ?? 0]}${s.bot && !/bot/i.test(s.displayName) ? " (bot)" : ""}` : "free seat")).join(" · "))),
       h("td", { class: "game-actions" },
         game.status === "GAME_STATUS_OPEN" && !seated ? h("button", { class: "join", type: "button", onclick: () => join(game.gameId) }, "Join") : null,
         h("button", { class: "open", type: "button", onclick: () => { location.hash = `#/game/${game.gameId}`; } }, seated ? "Play" : "Watch")));
@@ -205,7 +206,7 @@ function renderGame(app, gameId) {
 
   function context() {
     const view = page.view;
-    const names = Object.fromEntries((view.seats ?? []).map((s) => [s.seat, s.displayName || `seat ${s.seat}`]));
+    const names = seatLabels(view.seats ?? []);
     return {
       view,
       kindView: view[camel(view.kind)] ?? {},

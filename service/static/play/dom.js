@@ -48,3 +48,21 @@ export function section(id, title, ...children) {
 export function stat(label, value, attrs = {}) {
   return h("span", { class: "stat", ...attrs }, h("span", { class: "stat-label" }, label), " ", h("b", {}, String(value ?? 0)));
 }
+
+// Characters that show nothing (as the server's names check, engine/names.py): left out when
+// names are compared.
+const SHOWING_NOTHING = /[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2800\u3164\ufe00-\ufe0f\uffa0\u{e0100}-\u{e01ef}]/gu;
+
+/** Each taken seat's name as the table shows it: a name that several seats share (bots of one
+ * level, or two players who chose one name, however written) carries its seat's number, so that
+ * one seat never passes for another. Seats: the view's or the lobby's (seat, displayName). */
+export function seatLabels(seats) {
+  const fold = (name) => name.replace(SHOWING_NOTHING, "").normalize("NFKC").toLowerCase();
+  const count = new Map();
+  for (const s of seats) if (s.displayName) count.set(fold(s.displayName), (count.get(fold(s.displayName)) ?? 0) + 1);
+  return Object.fromEntries(seats.map((s) => {
+    const seat = s.seat ?? 0;
+    if (!s.displayName) return [seat, `seat ${seat}`];
+    return [seat, count.get(fold(s.displayName)) > 1 ? `${s.displayName} (seat ${seat})` : s.displayName];
+  }));
+}
