@@ -324,7 +324,10 @@ def connection_factory(runner: web.AppRunner, gate: ConnectionGate, settings: Ht
     loop = asyncio.get_running_loop()
 
     def make() -> RequestHandler:
-        return GatedConnection(manager, gate, loop=loop, keepalive_timeout=settings.keep_alive_s, lingering_time=LINGER_S, access_log=None)
+        # auto_decompress off: a compressed body is refused (rest._plain_chunked), never unpacked.
+        return GatedConnection(
+            manager, gate, loop=loop, keepalive_timeout=settings.keep_alive_s, lingering_time=LINGER_S, access_log=None, auto_decompress=False
+        )
 
     return make
 
