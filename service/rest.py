@@ -575,8 +575,10 @@ async def _json_errors(request: web.Request, handler: Callable[[web.Request], Aw
         response = await handler(request)
     except web.HTTPNotFound:
         return _http_error(grpc.StatusCode.NOT_FOUND, 404, "NO_SUCH_ROUTE", "no route has this path")
-    except web.HTTPMethodNotAllowed:
-        return _http_error(grpc.StatusCode.UNIMPLEMENTED, 405, "METHOD_NOT_ALLOWED", "this route does not take this HTTP method")
+    except web.HTTPMethodNotAllowed as refused:
+        answer = _http_error(grpc.StatusCode.UNIMPLEMENTED, 405, "METHOD_NOT_ALLOWED", "this route does not take this HTTP method")
+        answer.headers["Allow"] = ", ".join(sorted(refused.allowed_methods))  # as a 405 must say (RFC 9110)
+        return answer
     except web.HTTPRequestEntityTooLarge:
         return _too_large()
     except web.HTTPException as error:
