@@ -23,7 +23,9 @@ log = structlog.get_logger("hustings.presence")
 WINDOW_MS = 30_000
 TOUCH_EVERY_S = 10.0
 REFRESH_S = 5.0
-KEEP_S = 24 * 3600  # a presence hash outlives no game by long
+# A presence hash that a write of presence makes (a game's step makes its own, with the game's
+# expiry, which the hash then keeps): it outlives no game by long.
+KEEP_S = 24 * 3600
 MAX_TRACKED = 50_000
 FLUSH_S = 0.2  # seats seen within this long are written together (far inside WINDOW_MS)
 

@@ -444,16 +444,23 @@ class Store:
                 raise RedisTooOld(f"hustings needs Redis {wanted} or newer; the server at the Redis URL is {version}")
 
     async def note_presence(self, seen: dict[str, dict[int, int]], keep_s: int) -> None:
-        """Note when seats were seen ({game id: {seat: ms}}), each game's presence hash then
-        kept ``keep_s``: ``FIELDS_BATCH`` games a script call on one server, one pipeline (a
-        round trip per shard) on a Cluster."""
+        """Note when seats were seen ({game id: {seat: ms}}); a presence hash that this makes is
+        kept ``keep_s``, one that a game's step made keeps the game's own expiry
+        (``presence.lua``): ``FIELDS_BATCH`` games a script call on one server, pipelines (a
+        round trip per shard each) on a Cluster."""
         items = list(seen.items())
         if self.lane is None:
             async with self.client.pipeline(transaction=False) as pipe:
                 for game_id, seats in items:
                     pipe.hset(presence_key(game_id), mapping={str(seat): at for seat, at in seats.items()})
-                    pipe.expire(presence_key(game_id), keep_s)
-                await pipe.execute()
+                    pipe.ttl(presence_key(game_id))
+                answers = await pipe.execute()
+            made = [game_id for (game_id, _), ttl in zip(items, answers[1::2]) if ttl == -1]
+            if made:
+                async with self.client.pipeline(transaction=False) as pipe:
+                    for game_id in made:
+                        pipe.expire(presence_key(game_id), keep_s)
+                    await pipe.execute()
             return
         for start in range(0, len(items), FIELDS_BATCH):
             keys: list[str] = []

@@ -150,7 +150,9 @@ def test_seats_seen_together_are_written_in_one_call(tmp_path: pathlib.Path) -> 
     """Presence: 300 seats of 100 games seen within the flush window reach Redis in one script
     call (each was one pipelined round trip of its own, about 0.15 ms of the replica apiece,
     which 10,000 players' streams renewing every 10 s made 1,000 a second), every seat written,
-    every hash given its expiry; on a Cluster, in one pipeline."""
+    every hash it made given its expiry; on a Cluster, in pipelines. A hash that a game's step
+    made keeps the game's expiry: renewed to a day, it outlived a game that expired within
+    seconds."""
     import asyncio
 
     from hustings.service import presence as presence_module
@@ -158,11 +160,15 @@ def test_seats_seen_together_are_written_in_one_call(tmp_path: pathlib.Path) -> 
     from hustings.service.store import presence_key
 
     games = [f"gpresence{i:015d}" for i in range(100)]
+    GAME_EXPIRY_S = 60
 
     async def scenario(url: str, raw: "redis.Redis | redis.RedisCluster", one_server: bool) -> None:
         store = Store.from_url(url)
         try:
             seen = Presence(store)
+            for game_id in games[::2]:  # as a game's join left them: the game's own expiry
+                raw.hset(presence_key(game_id), "0", 1)
+                raw.expire(presence_key(game_id), GAME_EXPIRY_S)
             if one_server:
                 raw.config_resetstat()
             for game_id in games:
@@ -175,10 +181,14 @@ def test_seats_seen_together_are_written_in_one_call(tmp_path: pathlib.Path) -> 
             assert not seen._tasks
             if one_server:
                 assert _calls(raw, "evalsha") + _calls(raw, "eval") <= 2  # the script, loaded on first use
-                assert _calls(raw, "hset") == 300 and _calls(raw, "expire") == 100  # inside the script
-            for game_id in games:
+                assert _calls(raw, "hset") == 300 and _calls(raw, "expire") == 50  # inside the script
+            for i, game_id in enumerate(games):
                 assert sorted(int(s) for s in raw.hgetall(presence_key(game_id))) == [0, 1, 2]
-                assert 0 < raw.ttl(presence_key(game_id)) <= presence_module.KEEP_S
+                ttl = raw.ttl(presence_key(game_id))
+                if i % 2:
+                    assert GAME_EXPIRY_S < ttl <= presence_module.KEEP_S, ttl
+                else:
+                    assert 0 < ttl <= GAME_EXPIRY_S, ttl  # the game's, not renewed to a day
         finally:
             await store.close()
 
