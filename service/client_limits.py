@@ -135,14 +135,23 @@ def canonical_address(text: str) -> str | None:
     return str(address)
 
 
+# IPv4 addresses translated into IPv6 (RFC 6052's well-known prefix): a replica reached over
+# IPv6 only, through a translator, sees every IPv4 client in this one /64, each with its own
+# address in the last 32 bits.
+NAT64_PREFIX = ipaddress.IPv6Network("64:ff9b::/96")
+
+
 def client_of(address: str) -> str:
     """The client an address counts as: an IPv4 address itself, an IPv6 address its /64 network
-    (``2001:db8:1:2::/64``); anything else (a unix socket's peer name) as it is."""
+    (``2001:db8:1:2::/64``), an IPv4 address translated into ``NAT64_PREFIX`` that IPv4 address;
+    anything else (a unix socket's peer name) as it is."""
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:
         return address
     if isinstance(ip, ipaddress.IPv6Address):
+        if ip in NAT64_PREFIX:
+            return str(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
         return str(ipaddress.IPv6Network((ip, 64), strict=False))
     return address
 

@@ -310,6 +310,10 @@ def test_client_addresses_from_peers_and_forwarded_headers() -> None:
     assert client_of("198.51.100.7") == "198.51.100.7"
     assert client_of("2001:db8:1:2:aa::5") == client_of("2001:db8:1:2::9") == "2001:db8:1:2::/64"
     assert client_of("::1") == "::/64" and client_of("unix:/run/hustings.sock") == "unix:/run/hustings.sock"
+    # IPv4 clients through a translator into IPv6 (64:ff9b::/96): each its IPv4 address, not one /64.
+    assert client_of("64:ff9b::c000:205") == client_of("64:ff9b::192.0.2.5") == "192.0.2.5"
+    assert client_of("64:ff9b::198.51.100.7") == "198.51.100.7"
+    assert client_of("64:ff9b:0:0:1::5") == "64:ff9b::/64"  # outside the /96: an IPv6 client as any
     with pytest.raises(ValueError):
         ClientAddresses(["10.0.0.0/33"])
 
