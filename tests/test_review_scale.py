@@ -270,3 +270,47 @@ def test_a_next_game_made_again_is_listed_as_it_is_not_as_its_expired_namesake(
 
     with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
         run(scenario(server.url), 60)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="an open game that expired within a minute of its creation (open_seconds=1) keeps its "
+    "lobby entry for the ghost grace (60 s) however small the lobby: a few addresses within their "
+    "allowance keep more than 200 such entries at the lobby's newest end and its first page empty",
+)
+def test_open_games_that_expire_within_the_ghost_grace_leave_the_lobby_at_the_next_pass(tmp_path: pathlib.Path) -> None:
+    """The repair drops an entry whose game does not exist only once it is ``GHOST_GRACE_S``
+    (60 s) past its creation (``LobbyRepair._drop_gone``): the grace is for an entry indexed
+    before its creating commit, but a game that expired is dropped no sooner. A creator may make
+    a table wait one second for its players, so its entry outlives its game by a minute whatever
+    the lobby's size; at one game a second (an address's allowance) each address keeps about 60
+    such entries at the newest end, where every first page reads, and four addresses more than
+    the 200 a page reads: the lobby's first page, and /play's, then lists nothing for as long
+    as they go on. Here 250 such games (two addresses' bursts), all expired, and a lobby small
+    enough for one pass to look at all of it: a pass two seconds after they were made should
+    drop them."""
+
+    async def scenario(url: str) -> None:
+        async with replica_and_client(url, **SOLE_CLIENT) as (replica, client):
+            store = replica.host.store
+            raw = store.client
+            await raw.set(REPAIR_LEASE, "test", px=60_000)  # only the test's repair passes run
+            kept = [(await client.create_game("stimmvieh", 3)).game_id for _ in range(KEPT_OPEN)]
+            await asyncio.sleep(1.0)  # creation times are in seconds: the short-lived games are newer
+            brief = game_pb2.TableSettings(open_seconds=1)
+            short = [(await client.create_game("stimmvieh", 3, table=brief)).game_id for _ in range(SHORT_LIVED)]
+            for _ in range(100):  # their keys expire a second after their creation (bounded wait)
+                if not await raw.exists(*(game_key(g) for g in short)):
+                    break
+                await asyncio.sleep(0.1)
+            else:
+                raise AssertionError("the short-lived games did not expire within 10 s")
+            await LobbyRepair(store).repair_once()
+            left = sum(s is not None for s in await raw.zmscore(LOBBY_KEY, short))
+            page = await client.games(page_size=50)
+            print(f"expired entries left after a pass: {left} of {SHORT_LIVED}; the first page lists {len(page.games)} games")
+            assert sorted(g.game_id for g in page.games) == sorted(kept)
+            assert left == 0
+
+    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
+        run(scenario(server.url), 60)
