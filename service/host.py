@@ -602,6 +602,11 @@ class GameHost:
             if loaded is not None:
                 creation.replayed()  # made by an earlier call: this one takes no game of the allowance
             else:
+                if in_lobby(finished):
+                    # A next game made again after it expired: its namesake's entry, still in
+                    # the lobby until the repair drops it, would keep the new game's summaries
+                    # out (the index keeps the highest version it has seen of an id).
+                    await self.store.unindex(next_id, (finished.kind,))
                 loaded = await self._open(next_id, self._set_up(game, _again(finished)), creation)
         return game_service_pb2.PlayAgainResponse(game_id=next_id, view=self._view(loaded, None))
 

@@ -242,7 +242,7 @@ class GameView(_message.Message):
     def __init__(self, game_id: _Optional[str] = ..., kind: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., seat: _Optional[int] = ..., to_act: _Optional[_Iterable[int]] = ..., legal_moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ..., outcome: _Optional[_Union[Outcome, _Mapping]] = ..., options: _Optional[_Union[GameOptions, _Mapping]] = ..., table: _Optional[_Union[TableSettings, _Mapping]] = ..., seed_chosen_by_creator: _Optional[bool] = ..., seed_nonce: _Optional[str] = ..., stimmvieh: _Optional[_Union[_stimmvieh_pb2.StimmviehView, _Mapping]] = ..., wahlspiel: _Optional[_Union[_wahlspiel_pb2.WahlspielView, _Mapping]] = ..., spin_doctors: _Optional[_Union[_spin_doctors_pb2.SpinDoctorsView, _Mapping]] = ...) -> None: ...
 
 class GameSummary(_message.Message):
-    __slots__ = ("game_id", "kind", "status", "version", "seats", "created_at", "seed_chosen_by_creator")
+    __slots__ = ("game_id", "kind", "status", "version", "seats", "created_at", "seed_chosen_by_creator", "open_until")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -250,6 +250,7 @@ class GameSummary(_message.Message):
     SEATS_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     SEED_CHOSEN_BY_CREATOR_FIELD_NUMBER: _ClassVar[int]
+    OPEN_UNTIL_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     kind: str
     status: GameStatus
@@ -257,7 +258,8 @@ class GameSummary(_message.Message):
     seats: _containers.RepeatedCompositeFieldContainer[Seat]
     created_at: int
     seed_chosen_by_creator: bool
-    def __init__(self, game_id: _Optional[str] = ..., kind: _Optional[str] = ..., status: _Optional[_Union[GameStatus, str]] = ..., version: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., created_at: _Optional[int] = ..., seed_chosen_by_creator: _Optional[bool] = ...) -> None: ...
+    open_until: int
+    def __init__(self, game_id: _Optional[str] = ..., kind: _Optional[str] = ..., status: _Optional[_Union[GameStatus, str]] = ..., version: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., created_at: _Optional[int] = ..., seed_chosen_by_creator: _Optional[bool] = ..., open_until: _Optional[int] = ...) -> None: ...
 
 class HistoryEntry(_message.Message):
     __slots__ = ("version", "seat", "move", "events", "state_digest")

@@ -1,7 +1,7 @@
 """The lobby at the size of a crowd: what one call or one repair pass costs when the lobby holds
-many entries that no page lists (games expired, or never committed). Each test fills a Redis of
-its own directly (pipelines) or through a real replica, then counts Redis commands (INFO
-commandstats) or entries, never time. Strict xfails: each fails today for the reason it names.
+many entries that no page lists (games expired, or never committed), and how soon they go. Each
+test fills a Redis of its own directly (pipelines) or through a real replica, then counts Redis
+commands (INFO commandstats) or entries, never time.
 """
 
 from __future__ import annotations
@@ -94,12 +94,6 @@ def _ghost(i: int, created_at: int) -> game_pb2.GameSummary:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a ListGames page passing over entries it does not list reads them as many at a time as "
-    "it still lacks games: a page of 1 over 200 such entries costs 600 Redis round trips (71 ms of "
-    "the replica's CPU) for one call of its client's rate",
-)
 @pytest.mark.parametrize(
     ("status", "size", "listed_first"),
     [(0, 1, 0), (game_pb2.GAME_STATUS_OPEN, 1, 0), (0, 50, 49)],
@@ -154,12 +148,6 @@ KEPT_OPEN = 5  # open games waiting a day for their players
 SHORT_LIVED = PAGE_SCAN_LIMIT + 50  # open games made to wait one second: two addresses' bursts of 120 and a little
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open games that expire at the lobby's newest end stay in the live set and the filter "
-    "sets until the repair's walk from the oldest live game reaches them (live games / 2,000 passes), "
-    "and every first page passes over them meanwhile",
-)
 def test_open_games_expired_at_the_newest_end_leave_the_lobby_whatever_its_size(tmp_path: pathlib.Path) -> None:
     """An open game expires ``open_seconds`` after its last join, and a creator may ask for one
     second. Its lobby entry stays until the repair finds its game gone: the prune looks at the
@@ -213,12 +201,6 @@ def test_open_games_expired_at_the_newest_end_leave_the_lobby_whatever_its_size(
         run(scenario(server.url), 60)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a next game made again under the id of one that expired is listed with the expired "
-    "game's summary (its seats, names and creation time) until its version passes the expired one's: "
-    "the index keeps the higher version, and the repair finds nothing behind",
-)
 def test_a_next_game_made_again_is_listed_as_it_is_not_as_its_expired_namesake(
     tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -272,12 +254,6 @@ def test_a_next_game_made_again_is_listed_as_it_is_not_as_its_expired_namesake(
         run(scenario(server.url), 60)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an open game that expired within a minute of its creation (open_seconds=1) keeps its "
-    "lobby entry for the ghost grace (60 s) however small the lobby: a few addresses within their "
-    "allowance keep more than 200 such entries at the lobby's newest end and its first page empty",
-)
 def test_open_games_that_expire_within_the_ghost_grace_leave_the_lobby_at_the_next_pass(tmp_path: pathlib.Path) -> None:
     """The repair drops an entry whose game does not exist only once it is ``GHOST_GRACE_S``
     (60 s) past its creation (``LobbyRepair._drop_gone``): the grace is for an entry indexed
@@ -314,3 +290,22 @@ def test_open_games_that_expire_within_the_ghost_grace_leave_the_lobby_at_the_ne
 
     with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
         run(scenario(server.url), 60)
+
+
+def test_an_open_games_summary_says_until_when_it_waits_for_its_players(redis_server: EmbeddedRedis) -> None:
+    """GameSummary.open_until: an open game's creation time and its table's open_seconds (a day
+    by default); 0 once the game has started."""
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url) as (_replica, client):
+            brief = (await client.create_game("stimmvieh", 3, table=game_pb2.TableSettings(open_seconds=600))).game_id
+            usual = (await client.create_game("stimmvieh", 3)).game_id
+            started = (await client.create_game("stimmvieh", 3)).game_id
+            for seat in range(3):
+                await client.join(started, f"P{seat}")
+            listed = {g.game_id: g for g in (await client.games(kind="stimmvieh", page_size=50)).games}
+            assert listed[brief].open_until == listed[brief].created_at + 600
+            assert listed[usual].open_until == listed[usual].created_at + table.DEFAULT_OPEN_S
+            assert listed[started].status == game_pb2.GAME_STATUS_ACTIVE and listed[started].open_until == 0
+
+    run(scenario(), 60)
