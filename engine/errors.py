@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Sized, TypeVar
+
+SizedT = TypeVar("SizedT", bound=Sized)
+
+# Items a list in a move may hold: every decision of the games names a handful (a Staff of six, a
+# path of a few fields). A longer list is refused before anything walks it: over gRPC a move may
+# carry 65,000 Staffers within the request limit, which the codec and the rules walked item by
+# item (12.6 times a refused move of six). REST refuses any JSON list as long before it is parsed.
+MAX_MOVE_LIST = 256
+
 
 class EngineError(Exception):
     """Base of every rules error. ``reason`` is a stable, machine-readable UPPER_SNAKE code.
@@ -33,3 +43,11 @@ class NotYourTurnError(EngineError):
 
 class GameOverError(EngineError):
     """The game has ended; no more moves."""
+
+
+def short_list(values: SizedT, name: str) -> SizedT:
+    """``values`` (a list field of a move), or MalformedMoveError ``LIST_TOO_LONG`` when it
+    holds more than ``MAX_MOVE_LIST`` items."""
+    if len(values) > MAX_MOVE_LIST:
+        raise MalformedMoveError("LIST_TOO_LONG", f"{name} holds more than {MAX_MOVE_LIST} items")
+    return values

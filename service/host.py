@@ -45,6 +45,7 @@ from hustings.service.limits import (
     DEFAULT_MAX_STREAMS,
     DEFAULT_MAX_STREAMS_PER_ADDRESS,
     DEFAULT_MAX_STREAMS_PER_CLIENT,
+    DEFAULT_MAX_STREAMS_PER_GAME,
     DEFAULT_MAX_STREAMS_PER_SEAT,
     StreamLimits,
 )
@@ -256,6 +257,7 @@ class GameHost:
         max_streams_per_client: int = DEFAULT_MAX_STREAMS_PER_CLIENT,
         max_streams_per_seat: int = DEFAULT_MAX_STREAMS_PER_SEAT,
         max_streams_per_address: int = DEFAULT_MAX_STREAMS_PER_ADDRESS,
+        max_streams_per_game: int = DEFAULT_MAX_STREAMS_PER_GAME,
         clock: Callable[[], float] = time.time,
         keys: Keys | None = None,
         retention_s: int = DEFAULT_RETENTION_S,
@@ -286,7 +288,9 @@ class GameHost:
             view=self._view,
             seat_of=self.seat_of,
             closing=lambda: self.closing,
-            limits=StreamLimits(max_watchers, max_streams_per_client, max_streams_per_seat, max_streams_per_address),
+            limits=StreamLimits(
+                max_watchers, max_streams_per_client, max_streams_per_seat, max_streams_per_address, max_streams_per_game
+            ),
             seen=lambda game_id, seat: self.presence.touch(game_id, seat),
         )
         self.closing = False

@@ -6,7 +6,10 @@ other client's calls. So each has its own count here:
 
 - streams: at most ``max_streams`` (``max_watchers``) on the replica, at most
   ``max_per_address`` from one client address (gRPC and Server-Sent Events together), at most
-  ``max_per_client`` from one client, and at most ``max_per_seat`` with one seat token;
+  ``max_per_client`` from one client, at most ``max_per_seat`` with one seat token, and at most
+  ``max_per_game`` of one game from one client address (each step of a game is written to every
+  stream of it: one address held 1,000 streams of a game whose steps it made itself, a call
+  each, and each such call cost the streams' replica 64 ms, 58 calls' worth);
 - unary calls: at most ``max_calls`` in flight on the replica, at most ``max_per_client`` from
   one client, and no faster than that client's ``rate`` allows (a token bucket per client
   address, ``client_limits.CallRate``): the cap in flight bounds how much a client holds at once,
@@ -42,6 +45,10 @@ DEFAULT_MAX_STREAMS_PER_CLIENT = 1_000
 # still holds its thousands.
 DEFAULT_MAX_STREAMS_PER_ADDRESS = 2_000
 DEFAULT_MAX_STREAMS_PER_SEAT = 32
+# Streams of one game from one client address: every player of a table and the spectators of a
+# household, an office or a classroom behind one address, while a step's writes to them (about
+# 50 µs each) stay within a few calls' worth of the replica.
+DEFAULT_MAX_STREAMS_PER_GAME = 64
 DEFAULT_MAX_CALLS = 2_048
 # A quarter of the replica's calls: no one address can take them all, and the suite's heaviest
 # bursts from loopback (500 views at once) and the load test's clients (16-32) fit under it.
@@ -92,13 +99,15 @@ class StreamLimits:
         max_per_client: int = DEFAULT_MAX_STREAMS_PER_CLIENT,
         max_per_seat: int = DEFAULT_MAX_STREAMS_PER_SEAT,
         max_per_address: int = DEFAULT_MAX_STREAMS_PER_ADDRESS,
+        max_per_game: int = DEFAULT_MAX_STREAMS_PER_GAME,
     ) -> None:
-        if min(max_streams, max_per_client, max_per_seat, max_per_address) < 1:
+        if min(max_streams, max_per_client, max_per_seat, max_per_address, max_per_game) < 1:
             raise ValueError("stream limits must be at least 1")
         self.max_streams = max_streams
         self.max_per_client = max_per_client
         self.max_per_seat = max_per_seat
         self.max_per_address = max_per_address
+        self.max_per_game = max_per_game
         self.open = 0
         # The per-address rate of calls (the replica's faces share it), which a stream's catch-up
         # counts towards; None: catch-ups are free (a host without faces, in a tool or a test).
@@ -106,13 +115,14 @@ class StreamLimits:
         self._by_address: dict[str, int] = {}
         self._by_client: dict[str, int] = {}
         self._by_seat: dict[str, int] = {}
+        self._by_game: dict[str, int] = {}  # "<address> <game id>"
 
-    def check(self, client: str, token: str | None, address: str | None = None) -> None:
+    def check(self, client: str, token: str | None, address: str | None = None, game_id: str = "") -> None:
         """Refuse now, before a stream starts, what ``hold`` and ``catch_up`` would refuse (a
         face that must answer before streaming, like Server-Sent Events, asks first); nothing is
         spent."""
         address = address if address is not None else client
-        self._refuse_over_cap(address, client, seat_key(token) if token else None)
+        self._refuse_over_cap(address, client, seat_key(token) if token else None, game_id)
         if self.rate is not None:
             self.rate.take(address)  # refused with the rate's hint when the address has no call left
             self.rate.give_back(address)
@@ -129,7 +139,7 @@ class StreamLimits:
             self.rate.take(address)
             self.rate.charge(address, calls_for_steps(steps))
 
-    def _refuse_over_cap(self, address: str, client: str, seat: str | None) -> None:
+    def _refuse_over_cap(self, address: str, client: str, seat: str | None, game_id: str = "") -> None:
         # The widest cap first: its reason tells the caller the most (another replica, then
         # another address's share, then this connection's).
         if self.open >= self.max_streams:
@@ -152,6 +162,11 @@ class StreamLimits:
                 "TOO_MANY_STREAMS_FOR_SEAT",
                 f"this seat token holds its maximum of {self.max_per_seat} streams; close one first",
             )
+        if game_id and self._by_game.get(f"{address} {game_id}", 0) >= self.max_per_game:
+            raise exhausted(
+                "TOO_MANY_STREAMS_FOR_GAME",
+                f"this client address holds its maximum of {self.max_per_game} streams of this game on this replica; close one first",
+            )
 
     def held_by(self, client: str) -> int:
         """How many streams ``client`` holds now."""
@@ -162,18 +177,22 @@ class StreamLimits:
         return self._by_address.get(address, 0)
 
     @contextlib.contextmanager
-    def hold(self, client: str, token: str | None, address: str | None = None) -> Iterator[None]:
-        """Count one stream of ``client`` from ``address`` (with ``token``, if any) while the
-        block runs; refuse it with RESOURCE_EXHAUSTED when a cap is reached, and then count
-        nothing. Without an address (a caller in the same process) the client stands for it."""
+    def hold(self, client: str, token: str | None, address: str | None = None, game_id: str = "") -> Iterator[None]:
+        """Count one stream of ``client`` from ``address`` (with ``token``, if any; of
+        ``game_id``, if any) while the block runs; refuse it with RESOURCE_EXHAUSTED when a cap
+        is reached, and then count nothing. Without an address (a caller in the same process)
+        the client stands for it."""
         address = address if address is not None else client
         seat = seat_key(token) if token else None
-        self._refuse_over_cap(address, client, seat)
+        self._refuse_over_cap(address, client, seat, game_id)
         self.open += 1
         self._by_address[address] = self._by_address.get(address, 0) + 1
         self._by_client[client] = self._by_client.get(client, 0) + 1
         if seat is not None:
             self._by_seat[seat] = self._by_seat.get(seat, 0) + 1
+        watched = f"{address} {game_id}"
+        if game_id:
+            self._by_game[watched] = self._by_game.get(watched, 0) + 1
         try:
             yield
         finally:
@@ -182,6 +201,8 @@ class StreamLimits:
             count_down(self._by_client, client)
             if seat is not None:
                 count_down(self._by_seat, seat)
+            if game_id:
+                count_down(self._by_game, watched)
 
 
 class ClientRate(Protocol):

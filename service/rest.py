@@ -371,7 +371,7 @@ class RestServer:
                 # unknown game, a foreign token, a version ahead. The read is the stream's
                 # opening call (the stream counts no other), so a refusal after it is paid for
                 # as a refused unary call is, and its body is counted among the calls in flight.
-                self.host.watchers.limits.check(_stream_client(address), token, address)
+                self.host.watchers.limits.check(_stream_client(address), token, address, message.game_id)
                 with self.limits.calls.hold(address):
                     view = await self.host.get_view(message.game_id, token)
                 if message.from_version > view.version:

@@ -41,7 +41,8 @@ def validate(table: game_pb2.TableSettings, seats: int) -> None:
         raise invalid("BAD_TABLE_SETTINGS", "table.absent_after_timeouts must be 0 to 100")
     if table.increment_seconds and not table.bank_seconds:
         raise invalid("BAD_TABLE_SETTINGS", "table.increment_seconds needs table.bank_seconds")
-    if len(set(table.bot_seats)) != len(table.bot_seats) or any(not 0 <= s < seats for s in table.bot_seats):
+    bots = table.bot_seats  # its length first: a request may hold 65,000 of them
+    if len(bots) > seats or len(set(bots)) != len(bots) or any(not 0 <= s < seats for s in bots):
         raise invalid("BAD_TABLE_SETTINGS", f"table.bot_seats must be distinct seats 0 to {seats - 1}")
     check_level(table.bot_level)
 

@@ -336,7 +336,7 @@ class Watchers:
         if self._closing():
             raise shutting_down()
         paying = address if address is not None else client
-        with self.limits.hold(client, token, address):
+        with self.limits.hold(client, token, address, game_id):
             # Opening counts towards the address's rate of calls as a unary call does, before
             # anything is read: a stream refused after a read (no such game, a version ahead, a
             # foreign token) is paid for as a refused call is, and an address over its rate

@@ -36,7 +36,7 @@ BOTS_TIMEOUT_S = 120
 def test_serve_defaults_are_the_readme_s(monkeypatch: pytest.MonkeyPatch) -> None:
     """README: gRPC on 127.0.0.1:50051, REST on 127.0.0.1:8080, data in ./.hustings-data,
     `--retention-days` (default 30), `--max-watchers` (10,000), `--max-streams-per-client`
-    (1,000), `--max-streams-per-seat` (32), `--redis-max-connections` (64), more than 2,048
+    (1,000), `--max-streams-per-seat` (32), `--max-streams-per-game` (64), `--redis-max-connections` (64), more than 2,048
     unary calls refused, a command waits up to 10 s for a connection, every unary call has a
     server deadline of 15 s, and gRPC calls' deadlines are swept every 0.25 s."""
     from hustings.cli import _parser
@@ -47,10 +47,12 @@ def test_serve_defaults_are_the_readme_s(monkeypatch: pytest.MonkeyPatch) -> Non
     assert (args.address, args.http_address, str(args.data_dir)) == ("127.0.0.1:50051", "127.0.0.1:8080", ".hustings-data")
     assert args.retention_days == 30
     assert (args.max_watchers, args.max_streams_per_client, args.max_streams_per_seat) == (10_000, 1_000, 32)
+    assert args.max_streams_per_game == 64
     assert args.redis_max_connections == 64
     assert args.allow_client_seed is False
     config = ReplicaConfig(redis_url="redis://127.0.0.1:1/0")
     assert (config.max_watchers, config.max_streams_per_client, config.max_streams_per_seat) == (10_000, 1_000, 32)
+    assert config.max_streams_per_game == 64
     assert config.max_calls == limits.DEFAULT_MAX_CALLS == 2_048
     assert config.redis_max_connections == 64 and config.redis_pool_timeout_s == store.DEFAULT_POOL_TIMEOUT_S == 10.0
     assert config.retention_s == 30 * 24 * 3600

@@ -141,7 +141,8 @@ def test_watchers_of_one_game_share_one_read_per_version(redis_server: EmbeddedR
         return sum(int(stats.get(f"cmdstat_{c}", {}).get("calls", 0)) for c in ("hget", "xrange", "hmget", "hgetall"))
 
     async def scenario() -> None:
-        async with replica(redis_server.url) as one:
+        # The 200 streams come from one loopback address: its cap on streams of one game is that of a few.
+        async with replica(redis_server.url, max_streams_per_game=200) as one:
             async with Client(f"127.0.0.1:{one.port}") as client:
                 seats = await new_game(client, 4)
                 game_id = seats[0].game_id
@@ -384,7 +385,7 @@ def test_three_thousand_streams_from_thirty_clients_and_five_hundred_views(redis
         "--redis-url", redis_server.url, "--max-streams-per-client", str(STREAMS_PER_CLIENT), "--redis-max-connections", "16",
         # The 30 clients are connections from one loopback address: its caps on streams and on
         # calls (each stream opened counts one) are those of 30 addresses.
-        "--max-streams-per-address", "10000", "--call-burst", "18000",
+        "--max-streams-per-address", "10000", "--max-streams-per-game", "10000", "--call-burst", "18000",
     ) as (process, port):
         address = f"127.0.0.1:{port}"
 

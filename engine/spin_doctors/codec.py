@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from hustings.engine.errors import MalformedMoveError
+from hustings.engine.errors import MalformedMoveError, short_list
 from hustings.engine.spin_doctors import model as m
 from hustings.engine.spin_doctors.content import CONTENT, CONTENT_DATA
 from hustings.engine.spin_doctors.flow import PLAYS
@@ -111,7 +111,7 @@ def move_from_proto(message: game_pb2.Move) -> Any:
             return hand_budget(gift.seat, gift.amount)
     part = getattr(own, kind)
     for field, value in part.ListFields():
-        values = value if field.is_repeated else [value]
+        values = short_list(value, field.name) if field.is_repeated else [value]
         if any(isinstance(v, int) and not isinstance(v, bool) and not _INTS[0] <= v <= _INTS[1] for v in values):
             raise MalformedMoveError("BAD_NUMBER", f"{field.name} is out of range")
     return _BY_FIELD[kind](part)

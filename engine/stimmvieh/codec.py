@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from hustings.engine.errors import EngineError, MalformedMoveError
+from hustings.engine.errors import EngineError, MalformedMoveError, short_list
 from hustings.engine.jsontext import kept_by_identity
 from hustings.engine.stimmvieh.content import CONTENT, CONTENT_DATA, DONATION, MAX_INFLUENCE, MIN_INFLUENCE, VOTE, Card
 from hustings.engine.stimmvieh.model import (
@@ -85,7 +85,7 @@ def move_from_proto(message: game_pb2.Move) -> ChooseTopCandidates | PlayPolitic
     kind = own.WhichOneof("kind")
     move: ChooseTopCandidates | PlayPolitician
     if kind == "choose_top_candidates":
-        move = ChooseTopCandidates(tuple(own.choose_top_candidates.influences))
+        move = ChooseTopCandidates(tuple(short_list(own.choose_top_candidates.influences, "influences")))
     elif kind == "play_politician":
         play = own.play_politician
         known = _PLAYS.get((play.influence, play.take_card_id))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Callable, Mapping, Sequence
 
-from hustings.engine.errors import MalformedMoveError
+from hustings.engine.errors import MalformedMoveError, short_list
 from hustings.engine.jsontext import kept_by_identity
 from hustings.engine.wahlspiel import model as m
 from hustings.engine.wahlspiel import content as c
@@ -71,7 +71,7 @@ _DECODE: dict[str, Callable[[Any], m.Move]] = {
     "cast_voter": lambda x: m.CastVoter(_text(x.card_id, "card_id")),
     "play_event": lambda x: m.PlayEvent(
         _text(x.card_id, "card_id"),
-        tuple(_text(p, "politician_id") for p in x.politician_ids),
+        tuple(_text(p, "politician_id") for p in short_list(x.politician_ids, "politician_ids")),
         _party(x.party) if x.HasField("party") else -1,
     ),
     "change_candidate": lambda x: m.ChangeCandidate(

@@ -192,6 +192,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-streams-per-client", type=_at_least_one, default=1_000, help="streams of one client: a gRPC connection, or an address for SSE (default %(default)s)")
     serve.add_argument("--max-streams-per-address", type=_at_least_one, default=2_000, help="streams of one client address over all its connections, gRPC and SSE together (default %(default)s: a fifth of the default --max-watchers, so that four busy addresses leave streams to everyone else)")
     serve.add_argument("--max-streams-per-seat", type=_at_least_one, default=32, help="streams with one seat token (default %(default)s)")
+    serve.add_argument("--max-streams-per-game", type=_at_least_one, default=64, help="streams of one game from one client address: each step of a game is written to every stream of it (default %(default)s)")
     serve.add_argument("--max-http-connections", type=_at_least_one, default=10_000, help="open HTTP connections of the REST face on this replica; lowered to half the open-files limit less 256 (default %(default)s)")
     serve.add_argument("--max-http-connections-per-address", type=_at_least_one, default=2_500, help="open HTTP connections from one client address: its event streams and calls beside them; a trusted proxy is not capped (default %(default)s)")
     serve.add_argument("--max-calls-per-client", type=_at_least_one, default=512, help="unary calls in flight from one client address (default %(default)s)")
@@ -323,6 +324,7 @@ async def _serve(args: argparse.Namespace) -> int:
             max_streams_per_client=args.max_streams_per_client,
             max_streams_per_address=args.max_streams_per_address,
             max_streams_per_seat=args.max_streams_per_seat,
+            max_streams_per_game=args.max_streams_per_game,
             max_calls_per_client=args.max_calls_per_client,
             calls_per_client_per_second=args.calls_per_client_per_second,
             call_burst=args.call_burst,
