@@ -216,6 +216,22 @@ class CommitResult:
     recorded: Recorded | None = None  # with DUPLICATE: what the request id recorded first
 
 
+def index_call(summary: game_pb2.GameSummary) -> tuple[list[str], list[str | int | bytes]]:
+    """The keys and arguments of ``lua/index.lua`` that file ``summary`` in the lobby."""
+    kind_keys = _kind_keys(summary.kind)
+    keys = [LOBBY_KEY, LOBBY_GAMES_KEY, LOBBY_VERSIONS_KEY, LOBBY_LIVE_KEY, kind_keys[0], *_STATUS_KEYS, *kind_keys[1:]]
+    args: list[str | int | bytes] = [
+        summary.game_id,
+        summary.created_at,
+        summary.version,
+        summary.SerializeToString(),
+        "1" if summary.status == game_pb2.GAME_STATUS_FINISHED else "0",
+        lobby_position(summary.created_at, summary.game_id),
+        summary.status,
+    ]
+    return keys, args
+
+
 class Store:
     """Async access to the games in one Redis deployment."""
 
@@ -550,20 +566,8 @@ class Store:
     async def index(self, summary: game_pb2.GameSummary) -> bool:
         """Record a game's summary in the lobby and file it under its kind and status, unless a
         newer summary is there already; True when it was written."""
-        kind_keys = _kind_keys(summary.kind)
-        written = await self._index(
-            keys=[LOBBY_KEY, LOBBY_GAMES_KEY, LOBBY_VERSIONS_KEY, LOBBY_LIVE_KEY, kind_keys[0], *_STATUS_KEYS, *kind_keys[1:]],
-            args=[
-                summary.game_id,
-                summary.created_at,
-                summary.version,
-                summary.SerializeToString(),
-                "1" if summary.status == game_pb2.GAME_STATUS_FINISHED else "0",
-                lobby_position(summary.created_at, summary.game_id),
-                summary.status,
-            ],
-        )
-        return bool(written)
+        keys, args = index_call(summary)
+        return bool(await self._index(keys=keys, args=args))
 
     async def unindex(self, game_id: str, kinds: "list[str] | tuple[str, ...]", position: str = "") -> None:
         """Drop a game from the lobby and from the filter sets of each of ``kinds`` and every
@@ -607,7 +611,7 @@ class Store:
         changed = 0
         for start in range(0, len(summaries), REFILE_CHUNK):
             keys: list[str] = [LOBBY_VERSIONS_KEY, *_STATUS_KEYS]
-            args: list[str | int] = []
+            args: list[str | int | bytes] = []
             kinds: dict[str, int] = {}  # kind -> its place among this call's kinds
             for summary in summaries[start : start + REFILE_CHUNK]:
                 if not (FILED_KIND_RE.fullmatch(summary.kind) and summary.status in FILED_STATUSES):

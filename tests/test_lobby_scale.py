@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import pathlib
 import time
+from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
@@ -20,14 +21,10 @@ from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.lobby import PAGE_SCAN_LIMIT, REPAIR_MAX_PER_PASS, LobbyRepair
 from hustings.service.replica import SOLE_CLIENT
 from hustings.service.store import (
-    _STATUS_KEYS,
-    LOBBY_GAMES_KEY,
     LOBBY_KEY,
-    LOBBY_LIVE_KEY,
-    LOBBY_VERSIONS_KEY,
     Store,
-    _kind_keys,
     game_key,
+    index_call,
     log_key,
     presence_key,
     requests_key,
@@ -51,19 +48,8 @@ async def _index_many(store: Store, summaries: list[game_pb2.GameSummary], games
     for start in range(0, len(summaries), 2_000):
         async with store.client.pipeline(transaction=False) as pipe:
             for summary in summaries[start : start + 2_000]:
-                await store._index(
-                    keys=_index_keys(summary.kind),
-                    args=[
-                        summary.game_id,
-                        summary.created_at,
-                        summary.version,
-                        summary.SerializeToString(),
-                        "1" if summary.status == game_pb2.GAME_STATUS_FINISHED else "0",
-                        f"{summary.created_at:012d}:{summary.game_id}",
-                        summary.status,
-                    ],
-                    client=pipe,
-                )
+                keys, args = index_call(summary)
+                await store._index(keys=keys, args=args, client=pipe)
                 if games:
                     pipe.hset(
                         game_key(summary.game_id),
@@ -72,18 +58,26 @@ async def _index_many(store: Store, summaries: list[game_pb2.GameSummary], games
             await pipe.execute()
 
 
-def _index_keys(kind: str) -> list[str]:
-    """The keys the index script takes for a game of ``kind`` (``Store.index``)."""
-    kind_keys = _kind_keys(kind)
-    return [LOBBY_KEY, LOBBY_GAMES_KEY, LOBBY_VERSIONS_KEY, LOBBY_LIVE_KEY, kind_keys[0], *_STATUS_KEYS, *kind_keys[1:]]
-
-
 def _page_round_trips(calls: dict[str, int], entries_read: int) -> int:
     """The round trips to Redis of a ListGames page that read ``entries_read`` lobby entries: per
     batch a read of lobby ids or positions, one HMGET of summaries and one call of the fields
     script, whose own HMGET of each game's head Redis counts too (one per entry read)."""
     reads = calls.get("zrevrange", 0) + calls.get("zrevrangebylex", 0)
     return reads + calls.get("evalsha", 0) + calls.get("hmget", 0) - entries_read
+
+
+async def _kept_and_expired(client: Any, raw: aioredis.Redis) -> tuple[list[str], list[str]]:
+    """``KEPT_OPEN`` open games that wait a day for their players, then ``SHORT_LIVED`` made to
+    wait one second, which have expired when this returns: (the kept ids, the expired ids)."""
+    kept = [(await client.create_game("stimmvieh", 3)).game_id for _ in range(KEPT_OPEN)]
+    await asyncio.sleep(1.0)  # creation times are in seconds: the short-lived games are newer
+    brief = game_pb2.TableSettings(open_seconds=1)
+    short = [(await client.create_game("stimmvieh", 3, table=brief)).game_id for _ in range(SHORT_LIVED)]
+    for _ in range(100):  # their keys expire a second after their creation (bounded wait)
+        if not await raw.exists(*(game_key(g) for g in short)):
+            return kept, short
+        await asyncio.sleep(0.1)
+    raise AssertionError("the short-lived games did not expire within 10 s")
 
 
 def _ghost(i: int, created_at: int) -> game_pb2.GameSummary:
@@ -175,16 +169,7 @@ def test_open_games_expired_at_the_newest_end_leave_the_lobby_whatever_its_size(
                 for i in range(FILLER)
             ]
             await _index_many(store, filler, games=True)
-            kept = [(await client.create_game("stimmvieh", 3)).game_id for _ in range(KEPT_OPEN)]
-            await asyncio.sleep(1.0)  # creation times are in seconds: the short-lived games are newer
-            brief = game_pb2.TableSettings(open_seconds=1)
-            short = [(await client.create_game("stimmvieh", 3, table=brief)).game_id for _ in range(SHORT_LIVED)]
-            for _ in range(100):  # their keys expire a second after their creation (bounded wait)
-                if not await raw.exists(*(game_key(g) for g in short)):
-                    break
-                await asyncio.sleep(0.1)
-            else:
-                raise AssertionError("the short-lived games did not expire within 10 s")
+            kept, short = await _kept_and_expired(client, raw)
             repair = LobbyRepair(store, clock=lambda: time.time() + 120)  # past the ghost grace
             for _pass in range(2):
                 await repair.repair_once()
@@ -271,16 +256,7 @@ def test_open_games_that_expire_within_the_ghost_grace_leave_the_lobby_at_the_ne
             store = replica.host.store
             raw = store.client
             await raw.set(REPAIR_LEASE, "test", px=60_000)  # only the test's repair passes run
-            kept = [(await client.create_game("stimmvieh", 3)).game_id for _ in range(KEPT_OPEN)]
-            await asyncio.sleep(1.0)  # creation times are in seconds: the short-lived games are newer
-            brief = game_pb2.TableSettings(open_seconds=1)
-            short = [(await client.create_game("stimmvieh", 3, table=brief)).game_id for _ in range(SHORT_LIVED)]
-            for _ in range(100):  # their keys expire a second after their creation (bounded wait)
-                if not await raw.exists(*(game_key(g) for g in short)):
-                    break
-                await asyncio.sleep(0.1)
-            else:
-                raise AssertionError("the short-lived games did not expire within 10 s")
+            kept, short = await _kept_and_expired(client, raw)
             await LobbyRepair(store).repair_once()
             left = sum(s is not None for s in await raw.zmscore(LOBBY_KEY, short))
             page = await client.games(page_size=50)

@@ -29,6 +29,7 @@ import pytest
 from hustings.service.rest_connections import LINGER_S
 from hustings.service.rest_routes import MAX_JSON_LIST
 from rest_helpers import LiveRest
+from test_rest_connections import _answer as raw_answer
 
 WAIT_S = 10.0  # the longest any read waits
 INFLATED_MIB = 1024  # what the compressed body inflates to: 1 GiB, sent as about 1 MB
@@ -67,21 +68,9 @@ def _connect(live: LiveRest) -> socket.socket:
 
 def _answer(sock: socket.socket) -> tuple[int, str]:
     """(status, ErrorInfo reason) of an error answer with a Content-Length."""
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = sock.recv(65536)
-        assert chunk, f"closed before an answer: {data!r}"
-        data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    headers = {name.strip().lower(): value.strip() for name, _, value in (line.partition(":") for line in lines[1:])}
-    length = int(headers.get("content-length", "0"))
-    while len(body) < length:
-        chunk = sock.recv(65536)
-        assert chunk, "closed within the body"
-        body += chunk
+    status, _headers, body = raw_answer(sock)
     (info,) = json.loads(body)["details"]
-    return int(lines[0].split(" ")[1]), str(info["reason"])
+    return status, str(info["reason"])
 
 
 def _refused_create_cost(live: LiveRest, coding: bytes, body: bytes, linger: bool = True) -> tuple[int, str, float]:
