@@ -64,6 +64,17 @@ class StartupError(RuntimeError):
     URL's password."""
 
 
+def check_listen_address(face: str, address: str) -> None:
+    """StartupError unless ``address`` ("" for a face that is off, or a gRPC ``unix:`` path) ends
+    in a port from 0 to 65535: gRPC took port 65536 as some free port and served there, and the
+    REST and metrics faces stopped with a traceback."""
+    if not address or address.startswith("unix:"):
+        return
+    port = address.rpartition(":")[2]
+    if not (port.isdigit() and int(port) <= 65535):
+        raise StartupError(f"cannot listen for {face} on {address!r}: give HOST:PORT, the port from 0 to 65535")
+
+
 def redis_location(url: str) -> str:
     """Where ``url`` points, without its user name or password: ``host:port`` (or the socket's
     path), for messages about it."""
@@ -133,6 +144,8 @@ class Replica:
 
     async def start(self) -> "Replica":
         """Connect to Redis, start listening for updates and serve gRPC."""
+        for face, address in (("gRPC", self.config.address), ("REST/JSON", self.config.http_address), ("metrics", self.config.metrics_address)):
+            check_listen_address(face, address)
         where = redis_location(self.config.redis_url)
         try:
             store = Store.from_url(

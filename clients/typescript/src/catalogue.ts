@@ -181,6 +181,20 @@ export class SpinDoctorsIndex {
 /** The typed index of any kind's catalogue; switch on `kind` to reach the game's look-ups. */
 export type CatalogueIndex = StimmviehIndex | WahlspielIndex | SpinDoctorsIndex;
 
+/**
+ * GetGameKind for one kind, as the index of that kind, typed by the kind asked for:
+ * `(await loadCatalogueIndex(api, "wahlspiel")).voter("V001")`. An answer of another kind throws.
+ */
+export function loadCatalogueIndex(api: HustingsRest, kind: "stimmvieh"): Promise<StimmviehIndex>;
+export function loadCatalogueIndex(api: HustingsRest, kind: "wahlspiel"): Promise<WahlspielIndex>;
+export function loadCatalogueIndex(api: HustingsRest, kind: "spin_doctors"): Promise<SpinDoctorsIndex>;
+export function loadCatalogueIndex(api: HustingsRest, kind: string): Promise<CatalogueIndex>;
+export async function loadCatalogueIndex(api: HustingsRest, kind: string): Promise<CatalogueIndex> {
+  const index = catalogueIndex(await loadCatalogue(api, kind));
+  if (index.kind !== kind) throw new Error(`asked for the ${JSON.stringify(kind)} catalogue, answered ${JSON.stringify(index.kind)}'s`);
+  return index;
+}
+
 /** Wrap a GetGameKind answer in the index of its kind. */
 export function catalogueIndex(answer: MessageShape<typeof GameService.method.getGameKind.output>): CatalogueIndex {
   const catalogue = answer.catalogue;
