@@ -7,7 +7,11 @@ import asyncio
 import contextlib
 from typing import Any, Awaitable, Callable
 
+import structlog
+
 from hustings.service.logs import SparseLines
+
+log = structlog.get_logger("hustings.background")
 
 STOP_ATTEMPTS = 20
 STOP_WAIT_S = 0.5
@@ -16,6 +20,8 @@ STOP_WAIT_S = 0.5
 # store_reachable_again) say when Redis went and came back. Four deadline polls a second each
 # wrote a line.
 FAILURE_LOG_EVERY_S = 10.0
+# After an error that a loop's own rounds do not expect, it begins again this much later.
+RESTART_S = 1.0
 
 
 class BackgroundLoop:
@@ -63,7 +69,22 @@ class BackgroundLoop:
         """Run in the background until ``stop``."""
         if self._task is None:
             self._stopping = False
-            self._task = asyncio.create_task(self._run(), name=self.task_name)
+            self._task = asyncio.create_task(self._kept(), name=self.task_name)
+
+    async def _kept(self) -> None:
+        """``_run`` until ``stop``: an error its rounds do not expect is logged, and the loop
+        begins again ``RESTART_S`` later. Once such an error (a Redis Cluster out of reach, which
+        redis-py did not raise as a RedisError) ended the deadline runner for good: no clock or
+        bot decided again on that replica, and its stop raised the error."""
+        while not self._stopping:
+            try:
+                await self._run()
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # noqa: BLE001 - logged, and the loop goes on
+                log.exception("background_loop_failed", loop=self.task_name, cause=type(error).__name__)
+                await asyncio.sleep(RESTART_S)
 
     async def stop(self) -> None:
         """Stop the loop; a cancellation swallowed by a Redis call is repeated (bounded)."""

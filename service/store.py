@@ -20,18 +20,19 @@ written with an older summary over a newer one, and repaired from the games them
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import pathlib
 import re
 from dataclasses import dataclass
-from typing import Any, Awaitable
+from typing import Any, Awaitable, Iterator
 
 import redis.asyncio as aioredis
 import structlog
-from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.cluster import ClusterPipeline, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import NoScriptError, RedisClusterException, ResponseError
 
 from hustings.service.lane import Lane
 from hustings.storage.v1 import storage_pb2
@@ -115,9 +116,35 @@ class BoundedCluster(RedisCluster):
         except TimeoutError:
             raise RedisConnectionError("No connection available.") from None
         try:
-            return await super().execute_command(*args, **kwargs)
+            with _cluster_away():
+                return await super().execute_command(*args, **kwargs)
         finally:
             self._command_slots.release()
+
+    def pipeline(self, transaction: Any = None, shard_hint: Any = None) -> "ClusterPipeline":
+        """A pipeline whose failure to reach the Cluster is a ConnectionError too."""
+        if shard_hint:
+            return super().pipeline(transaction, shard_hint)  # refused, as RedisCluster refuses it
+        return _BoundedPipeline(self, transaction)
+
+
+class _BoundedPipeline(ClusterPipeline):
+    async def execute(self, *args: Any, **kwargs: Any) -> Any:
+        with _cluster_away():
+            return await super().execute(*args, **kwargs)
+
+
+@contextlib.contextmanager
+def _cluster_away() -> Iterator[None]:
+    """redis-py's errors of a Cluster it cannot reach (``RedisClusterException``: no node
+    answers, the slots are not covered) as the ConnectionError a single server's absence
+    raises. They are no RedisError: with a whole Cluster away, every call was INTERNAL with a
+    traceback logged, not UNAVAILABLE ``STORE_UNAVAILABLE``, ``serve`` stopped with a traceback,
+    and the deadline runner's task ended for good, so that no clock or bot decided again."""
+    try:
+        yield
+    except RedisClusterException as error:
+        raise RedisConnectionError(f"the Redis Cluster cannot be reached: {error}") from None
 
 
 def game_key(game_id: str) -> str:

@@ -10,6 +10,8 @@ import socket
 import subprocess
 import sys
 
+import pytest
+
 from hustings.service.embedded_redis import EmbeddedRedis
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
@@ -265,3 +267,42 @@ def test_a_background_loop_whose_rounds_fail_logs_once_in_ten_seconds_per_cause(
     assert background.FAILURE_LOG_EVERY_S == 10.0
     # 15 s of rounds: connection errors at 0.25 s (the first), 10.25 s; timeouts at 2.5 s, 12.5 s.
     assert lines == [("ConnectionError", 0), ("TimeoutError", 0), ("ConnectionError", 35), ("TimeoutError", 3)], lines
+
+
+def test_a_background_loop_begins_again_after_an_error_it_did_not_expect(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An error that a loop's rounds do not catch is logged (``background_loop_failed``, its
+    class) and the loop begins again: before, it ended the loop for the replica's life (the
+    deadline runner after a Redis Cluster was out of reach), and ``stop`` raised it."""
+    import asyncio
+
+    from structlog.testing import capture_logs
+
+    from hustings.service import background
+    from hustings.service.background import BackgroundLoop
+
+    monkeypatch.setattr(background, "RESTART_S", 0.01)
+    runs = []
+
+    class Flaky(BackgroundLoop):
+        async def _run(self) -> None:
+            runs.append(len(runs))
+            if len(runs) <= 2:
+                raise RuntimeError("not caught by the round")
+            while not self._stopping:  # the third run keeps going until the stop
+                await asyncio.sleep(0.01)
+
+    async def scenario() -> None:
+        loop = Flaky()
+        loop.start()
+        for _ in range(500):  # bounded
+            if len(runs) >= 3:
+                break
+            await asyncio.sleep(0.01)
+        assert loop._task is not None and not loop._task.done()
+        await loop.stop()  # raises nothing
+
+    with capture_logs() as logs:
+        asyncio.run(scenario())
+    assert runs == [0, 1, 2]
+    failed = [e for e in logs if e["event"] == "background_loop_failed"]
+    assert [(e["loop"], e["cause"]) for e in failed] == [("hustings-background", "RuntimeError")] * 2
