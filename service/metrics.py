@@ -73,5 +73,6 @@ def serve_metrics(address: str) -> WSGIServer:
     """Serve /metrics on ``host:port`` (port 0 picks a free one) from a thread; returns the server
     (``server_port`` is the port; ``shutdown()`` stops it)."""
     host, _, port = address.rpartition(":")
-    server, _thread = start_http_server(int(port), addr=host or "127.0.0.1")
+    # "[::1]:9464" as the other faces take it: the address without its brackets.
+    server, _thread = start_http_server(int(port), addr=host.strip("[]") or "127.0.0.1")
     return server

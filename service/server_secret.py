@@ -58,6 +58,11 @@ return kept
 """
 
 
+class SecretError(ValueError):
+    """A server secret that cannot be used (no such file, too short): ``serve`` stops with the
+    message, one line, exit status 2."""
+
+
 class SecretMismatch(RuntimeError):
     """Another replica on this Redis uses a different server secret."""
 
@@ -80,10 +85,11 @@ def read_or_create_file(path: pathlib.Path) -> bytes:
 
 
 def from_text(text: str) -> bytes:
-    """A secret given as text (environment variable): its UTF-8 bytes, at least 16 of them."""
+    """A secret given as text (``HUSTINGS_SECRET``): its UTF-8 bytes, at least 16 of them. Unlike
+    a secret file's, 64 hex digits here are 64 bytes, not the 32 they spell."""
     value = text.strip().encode()
     if len(value) < 16:
-        raise ValueError("the server secret must be at least 16 characters")
+        raise SecretError("the server secret in HUSTINGS_SECRET must be at least 16 characters")
     return value
 
 
@@ -94,7 +100,7 @@ def _parse(text: str) -> bytes:
     except ValueError:
         value = text.encode()
     if len(value) < 16:
-        raise ValueError("the server secret file holds fewer than 16 bytes")
+        raise SecretError("the server secret file holds fewer than 16 bytes")
     return value
 
 
@@ -170,7 +176,7 @@ def resolve(secret_file: str, embedded_data_dir: pathlib.Path | None) -> bytes |
     if secret_file:
         path = pathlib.Path(secret_file)
         if not path.is_file():
-            raise ValueError(f"no secret file at {secret_file}")
+            raise SecretError(f"no secret file at {secret_file}")
         return _parse(path.read_text())
     if os.environ.get("HUSTINGS_SECRET"):
         return from_text(os.environ["HUSTINGS_SECRET"])

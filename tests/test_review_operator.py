@@ -63,7 +63,6 @@ def _ended(process: subprocess.Popen[str], timeout_s: float = START_TIMEOUT_S) -
         return process.communicate(timeout=10)[1], None
 
 
-@pytest.mark.xfail(strict=True, reason="a server secret that cannot be used (no such file, too short) stops serve with a Python traceback")
 def test_a_server_secret_that_cannot_be_used_stops_serve_with_one_line(redis_server: EmbeddedRedis, tmp_path: pathlib.Path) -> None:
     """deploy/README.md: "A setting that cannot work stops `serve` at start with one line on
     stderr, never a traceback". The server secret is such a setting: a --secret-file that is
@@ -86,16 +85,13 @@ def test_a_server_secret_that_cannot_be_used_stops_serve_with_one_line(redis_ser
         assert weak not in stderr
 
 
-@pytest.mark.xfail(strict=True, reason="HUSTINGS_SECRET keys with the text's bytes, --secret-file with the hex it decodes: one secret, two keys")
-def test_the_secret_kept_in_redis_given_to_a_replica_as_hustings_secret_is_the_same_secret(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """README Server secret: every replica must hold the same secret, "`--secret-file` (or
-    `HUSTINGS_SECRET`)". A deployment that started without one keeps it in Redis and warns
-    (`server_secret_in_redis`: pass a secret of your own); the operator who then gives the
-    replicas that very secret, read from Redis, as a file or as the variable, still holds one
-    secret, and a new replica so configured starts beside the running one. As a file it does; as
-    HUSTINGS_SECRET the same text keys differently (its UTF-8 bytes, not the hex it spells), so the
-    new replica refuses to start ("different server secret"), and once all are restarted so every
-    stored request id, join token and PlayAgain game id no longer matches."""
+def test_a_secret_passed_on_as_a_file_is_the_same_secret_and_its_hex_as_the_variable_is_refused(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """README Server secret: "`--secret-file` (64 hex digits are its 32 bytes, ...) or
+    `HUSTINGS_SECRET` (always its text's UTF-8 bytes: to pass a file's or Redis's secret on, pass
+    the file; its hex as the variable is another secret, which the running replicas refuse)". A
+    deployment that started without a secret keeps one in Redis; the operator who gives a new
+    replica that secret as a file starts it beside the running one, and as the variable's text is
+    told at once, before it serves anything."""
     monkeypatch.delenv("HUSTINGS_SECRET", raising=False)
 
     async def scenario(url: str) -> None:
@@ -107,12 +103,15 @@ def test_the_secret_kept_in_redis_given_to_a_replica_as_hustings_secret_is_the_s
             secret_file.write_text(kept + "\n")
             secret_file.chmod(0o600)
             as_file = server_secret.resolve(str(secret_file), None)  # what `serve --secret-file` reads
+            second = Replica(ReplicaConfig(redis_url=url, address="127.0.0.1:0", grace_s=0.5, secret=as_file))
+            await asyncio.wait_for(second.start(), START_TIMEOUT_S)
+            await second.stop()
             monkeypatch.setenv("HUSTINGS_SECRET", kept)
             as_variable = server_secret.resolve("", None)  # what `serve` with HUSTINGS_SECRET reads
-            for secret in (as_file, as_variable):
-                second = Replica(ReplicaConfig(redis_url=url, address="127.0.0.1:0", grace_s=0.5, secret=secret))
-                await asyncio.wait_for(second.start(), START_TIMEOUT_S)  # SecretMismatch for the variable today
-                await second.stop()
+            assert as_variable != as_file
+            third = Replica(ReplicaConfig(redis_url=url, address="127.0.0.1:0", grace_s=0.5, secret=as_variable))
+            with pytest.raises(server_secret.SecretMismatch):
+                await asyncio.wait_for(third.start(), START_TIMEOUT_S)
         finally:
             raw.close()
             await first.stop()
@@ -196,7 +195,6 @@ def test_play_again_names_the_same_next_game_after_the_secret_is_changed(tmp_pat
         run(scenario(server.url), 90)
 
 
-@pytest.mark.xfail(strict=True, reason="an empty HUSTINGS_DATA_DIR makes the current folder the data folder: chmod 0700, its files stripped of group and other access, Redis's files written there")
 def test_an_empty_data_dir_leaves_the_current_folder_alone(tmp_path: pathlib.Path) -> None:
     """Every other HUSTINGS_* variable set empty means "not set" or "off" (no Redis URL, no secret
     file, no REST face, no metrics). HUSTINGS_DATA_DIR set empty (a compose file's `${VAR}` that
@@ -408,7 +406,6 @@ def _ipv6_loopback() -> bool:
 
 
 @pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback on this machine")
-@pytest.mark.xfail(strict=True, reason="--metrics-address refuses the bracketed IPv6 form that --address and --http-address take")
 def test_the_metrics_address_takes_an_ipv6_address_as_the_other_listeners_do(tmp_path: pathlib.Path) -> None:
     """An IPv6 listen address is written `[::1]:PORT` (`[::]:PORT` for every interface), and the
     gRPC and REST/JSON listeners take it so. The metrics listener splits the address at its last

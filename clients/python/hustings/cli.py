@@ -62,6 +62,13 @@ def _redis_connections(text: str) -> int:
     return value
 
 
+def _folder(text: str) -> str:
+    """A folder named on the command line: not empty (the current folder would be taken)."""
+    if not str(text).strip():
+        raise argparse.ArgumentTypeError("name a folder (empty is the current folder, which serve would make private)")
+    return str(text)
+
+
 def _at_least_one(text: str) -> int:
     """A whole number of at least 1 (a limit of 0 would refuse everything)."""
     value = _whole_number(text)
@@ -163,7 +170,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--http-address", default=os.environ.get("HUSTINGS_HTTP_ADDRESS", DEFAULT_HTTP_ADDRESS), help="REST/JSON and the browser client at /play (default %(default)s; '' turns it off)")
     serve.add_argument("--metrics-address", default=os.environ.get("HUSTINGS_METRICS_ADDRESS", ""), help="Prometheus /metrics listen address, e.g. 127.0.0.1:9464 (off when empty)")
     serve.add_argument("--redis-url", default=os.environ.get("HUSTINGS_REDIS_URL", ""), help="external Redis; without it an embedded Redis is started")
-    serve.add_argument("--data-dir", default=os.environ.get("HUSTINGS_DATA_DIR", DEFAULT_DATA_DIR), help="folder of the embedded Redis, relative to the current directory (default %(default)s); made 0700, its files 0600")
+    # An empty HUSTINGS_DATA_DIR (a compose file's unset ${VAR}) is not set, as every other
+    # variable's empty value is: it was the current folder, made private with everything in it.
+    serve.add_argument("--data-dir", type=_folder, default=os.environ.get("HUSTINGS_DATA_DIR") or DEFAULT_DATA_DIR, help="folder of the embedded Redis, relative to the current directory (default %(default)s); made 0700, its files 0600")
     serve.add_argument("--allow-client-seed", action="store_true", help="accept seeds chosen by clients (tests, tournaments, research)")
     serve.add_argument(
         "--retention-days",
@@ -428,10 +437,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from hustings.client import HustingsError
         from hustings.service.embedded_redis import EmbeddedRedisError
         from hustings.service.replica import StartupError
-        from hustings.service.server_secret import SecretMismatch
+        from hustings.service.server_secret import SecretError, SecretMismatch
         from hustings.service.store import RedisTooOld
 
-        if isinstance(error, HustingsError):
+        if isinstance(error, (HustingsError, SecretError)):
             print(f"hustings: {error}", file=sys.stderr)
             return 2
         if isinstance(error, (EmbeddedRedisError, SecretMismatch, RedisTooOld, StartupError)):
