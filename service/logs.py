@@ -75,6 +75,9 @@ def merge_call(_logger: Any, _method: str, event_dict: MutableMapping[str, Any])
     return event_dict
 
 
+_LIBRARY_HANDLER = "hustings-json"
+
+
 def configure(level: str = "info", json: bool | None = None) -> None:
     """Configure structlog and the standard logging it writes through.
 
@@ -99,3 +102,27 @@ def configure(level: str = "info", json: bool | None = None) -> None:
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=True,
     )
+    # The libraries' own records (redis-py's "Topology refresh failed" and its traceback, asyncio's)
+    # as the same lines, not as plain text beside them: with a Redis Cluster away, 82 of 89 lines
+    # on stderr were not JSON.
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=[
+                structlog.stdlib.add_logger_name,
+                structlog.processors.add_log_level,
+                structlog.processors.TimeStamper(fmt="iso", utc=True),
+            ],
+            processors=[
+                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                structlog.processors.format_exc_info,
+                renderer,
+            ],
+        )
+    )
+    handler.set_name(_LIBRARY_HANDLER)
+    root = logging.getLogger()
+    for old in [h for h in root.handlers if h.get_name() == _LIBRARY_HANDLER]:
+        root.removeHandler(old)  # configured again: one handler, not two
+    root.addHandler(handler)
+    root.setLevel(getattr(logging, level.upper()))

@@ -355,7 +355,6 @@ def test_table_clocks_run_again_once_the_redis_cluster_is_back(tmp_path: pathlib
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="the libraries' own log records (redis-py's) reach stderr as plain text lines and bare tracebacks, outside the JSON lines")
 def test_every_line_serve_writes_while_its_redis_cluster_is_away_is_a_json_line(tmp_path: pathlib.Path) -> None:
     """README: "Logs go to stderr: JSON lines" (when stderr is not a terminal). `logs.configure`
     sets up structlog only; the standard logging that redis-py, aiohttp, asyncio and gRPC write
