@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import Any, Callable
 
 import structlog
 from grpc_health.v1 import health_pb2
@@ -31,15 +31,31 @@ class StoreReadiness(BackgroundLoop):
 
     task_name = "hustings-readiness"
 
-    def __init__(self, client: Any, health: Any, service: str, every_s: float = PING_EVERY_S) -> None:
+    def __init__(
+        self, client: Any, health: Any, service: str, every_s: float = PING_EVERY_S, also: Callable[[], bool] = lambda: True
+    ) -> None:
         super().__init__()
         self._client = client
         self._health = health
         self._service = service
         self._every_s = every_s
+        self._also = also  # what else the replica needs to serve (its server secret in use)
         self.failures = 0  # pings failed in a row
         self.reachable = True
+        self._told = True  # the health last set: SERVING from the start
         self._lost_at = 0.0
+
+    @property
+    def serving(self) -> bool:
+        """Whether the replica serves games: Redis answers, and ``also`` holds."""
+        return self.reachable and self._also()
+
+    async def _tell(self) -> None:
+        """Set the health from ``serving`` when it changed."""
+        serving = self.serving
+        if serving != self._told:
+            self._told = serving
+            await self._health.set(self._service, health_pb2.HealthCheckResponse.SERVING if serving else health_pb2.HealthCheckResponse.NOT_SERVING)
 
     async def ping_once(self) -> bool:
         """Ping Redis once and update the health; returns whether Redis answered."""
@@ -52,14 +68,14 @@ class StoreReadiness(BackgroundLoop):
             if self.reachable and self.failures >= FAILURES_BEFORE_NOT_SERVING:
                 self.reachable = False
                 self._lost_at = time.monotonic()
-                await self._health.set(self._service, health_pb2.HealthCheckResponse.NOT_SERVING)
+                await self._tell()
                 log.warning("store_unreachable", cause=type(error).__name__, health="NOT_SERVING", failed_pings=self.failures)
             return False
         self.failures = 0
         if not self.reachable:
             self.reachable = True
-            await self._health.set(self._service, health_pb2.HealthCheckResponse.SERVING)
-            log.info("store_reachable_again", health="SERVING", away_s=round(time.monotonic() - self._lost_at, 1))
+            log.info("store_reachable_again", health="SERVING" if self.serving else "NOT_SERVING", away_s=round(time.monotonic() - self._lost_at, 1))
+        await self._tell()
         return True
 
     async def _run(self) -> None:

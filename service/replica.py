@@ -215,7 +215,9 @@ class Replica:
         self._parts = {"store": store, "notifier": notifier, "host": host, "server": server, "health": health, "limits": limits}
         self._parts["guard"] = guard
         self._parts["clock"] = clock
-        self._parts["readiness"] = readiness = StoreReadiness(store.client, health, SERVICE_NAME, self.config.store_ping_s)
+        self._parts["readiness"] = readiness = StoreReadiness(
+            store.client, health, SERVICE_NAME, self.config.store_ping_s, also=lambda: guard.agrees
+        )
         self._parts["room"] = room
         guard.start()
         clock.start()
@@ -233,7 +235,7 @@ class Replica:
                 if isinstance(error, (OSError, ValueError)):
                     raise StartupError(f"cannot listen for REST/JSON on {self.config.http_address!r}: {_first_line(error)}") from None
                 raise
-            rest.ready = lambda: readiness.reachable and not self.draining
+            rest.ready = lambda: readiness.serving and not self.draining
             self.http_port = rest.port
             self._parts["rest"] = rest
         if self.config.metrics_address:

@@ -194,6 +194,11 @@ class SecretGuard(BackgroundLoop):
         super().__init__()
         self._client = client
         self._value = keys.check_value()
+        # Whether the check value in Redis is this replica's: while another secret holds it (the
+        # value lapsed while Redis was away, and a replica with another secret took it), the
+        # replica's health is NOT_SERVING (``readiness.StoreReadiness``), or both secrets would
+        # serve side by side and a join retried on the other replica take a second seat.
+        self.agrees = True
 
     async def _claim(self) -> bool:
         kept = await self._client.eval(_CLAIM, 1, CHECK_KEY, self._value, CHECK_TTL_S)  # type: ignore[attr-defined]
@@ -211,7 +216,11 @@ class SecretGuard(BackgroundLoop):
         while not self._stopping:
             await asyncio.sleep(CHECK_EVERY_S)
             try:
-                if not await self._claim():
-                    log.error("server_secret_mismatch", hint="replicas on this Redis use different secrets")
+                agrees = await self._claim()
+                if not agrees:
+                    log.error("server_secret_mismatch", hint="replicas on this Redis use different secrets", health="NOT_SERVING")
+                elif not self.agrees:
+                    log.info("server_secret_agreed", health="SERVING")
+                self.agrees = agrees
             except Exception as error:  # Redis briefly away: the next round tries again
                 self.failed(log, "server_secret_check_failed", error)
