@@ -59,6 +59,7 @@ def shown(name: str) -> str:
 
 
 def folded(name: str) -> str:
-    """``name`` as it is compared with another: what it shows, NFKC-normalised and case-folded,
-    so that "Ｂｏｔ" and "Bot" with a variation selector read as "bot"."""
-    return unicodedata.normalize("NFKC", shown(name)).casefold()
+    """``name`` as it is compared with another: what it shows, NFKC-normalised, its blanks
+    trimmed and each run of them one space (a page shows them so), and case-folded: "Ｂｏｔ",
+    "Bot" with a variation selector and "Bot " with one after the blank all read as "bot"."""
+    return " ".join(unicodedata.normalize("NFKC", shown(name)).split()).casefold()

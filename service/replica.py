@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import pathlib
+import re
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -71,7 +72,7 @@ def check_listen_address(face: str, address: str) -> None:
     if not address or address.startswith("unix:"):
         return
     port = address.rpartition(":")[2]
-    if not (port.isdigit() and int(port) <= 65535):
+    if not (re.fullmatch(r"[0-9]{1,5}", port) and int(port) <= 65535):  # ASCII digits: "²" is a digit to isdigit
         raise StartupError(f"cannot listen for {face} on {address!r}: give HOST:PORT, the port from 0 to 65535")
 
 

@@ -54,7 +54,7 @@ MAX_DISPLAY_NAME = 40  # characters
 # before a replica looks at it again: 1,000 such games looked at every poll took 59 % of a core of
 # every replica and 12,000 Redis commands a second; at this pace they take 100 looks a second in
 # all, and a game of a newer build that a replica of the older one claims during a rolling upgrade
-# is put off by at most this long.
+# is put off by this long each time such a replica claims it.
 UNPLAYABLE_LOOK_AGAIN_MS = 10_000
 
 

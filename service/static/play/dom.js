@@ -57,7 +57,7 @@ const SHOWING_NOTHING = /[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2800\u316
  * level, or two players who chose one name, however written) carries its seat's number, so that
  * one seat never passes for another. Seats: the view's or the lobby's (seat, displayName). */
 export function seatLabels(seats) {
-  const fold = (name) => name.replace(SHOWING_NOTHING, "").normalize("NFKC").toLowerCase();
+  const fold = (name) => name.replace(SHOWING_NOTHING, "").normalize("NFKC").split(/\s+/).filter(Boolean).join(" ").toLowerCase();
   const count = new Map();
   for (const s of seats) if (s.displayName) count.set(fold(s.displayName), (count.get(fold(s.displayName)) ?? 0) + 1);
   return Object.fromEntries(seats.map((s) => {

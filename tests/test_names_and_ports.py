@@ -1,15 +1,12 @@
-"""Strict xfails: gaps in this release's own changes, each shown against real parts (a real Redis,
-a real replica over gRPC, the /play module in Node.js). Each test asserts what the change
-promises; it fails today for the reason in its mark, and passes once that is fixed.
+"""This release's own changes held at their edges, against real parts (a real Redis, a real
+replica over gRPC, the /play module in Node.js):
 
-- Names: a server bot's name is recognised "without the characters that show nothing", but a
-  space left before them stays: "Bot (strong) " + a variation selector (or a Hangul filler) shows
-  as "Bot (strong)" and sits. The same leftover blank keeps /play from numbering two seats whose
-  names look alike ("Ann" and "Ann " + a variation selector), which the change promised for any
-  name "however written".
-- The listen-address check refuses a port that is not a number in 0-65535 in one line, but a port
-  of digits that ``int`` does not read ("²") ends ``serve`` in a ValueError traceback, from the
-  check itself.
+- Names: a server bot's name is recognised without the characters that show nothing and with
+  its blanks trimmed and collapsed: "Bot (strong) " + a variation selector (or a Hangul filler)
+  shows as "Bot (strong)" and sat. The same fold keeps /play numbering two seats whose names
+  look alike ("Ann" and "Ann " + a variation selector, "Bo Lee" and "Bo  Lee").
+- The listen-address check refuses a port of digits that ``int`` does not read ("²") in one
+  line, as any port outside 0-65535; it ended ``serve`` in a traceback from the check itself.
 """
 
 from __future__ import annotations
@@ -41,10 +38,6 @@ BOT_LOOKALIKES = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a server bot's name with a blank and a character that shows nothing after it (or two blanks inside) is not recognised, and sits",
-)
 @pytest.mark.parametrize("name", list(BOT_LOOKALIKES.values()), ids=list(BOT_LOOKALIKES))
 def test_a_display_name_may_not_pass_for_a_server_bot_through_blanks(redis_server: object, name: str) -> None:
     """proto JoinGameRequest.display_name: "not a server bot's name ("Bot (random)", however
@@ -80,10 +73,6 @@ console.log(JSON.stringify(seatLabels(seats)));
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="/play's seatLabels folds names without their blanks' differences: 'Ann' and 'Ann '+U+FE0F, 'Bo Lee' and 'Bo  Lee' look alike but get no seat numbers",
-)
 def test_the_page_numbers_seats_whose_names_differ_only_in_blanks(tmp_path: pathlib.Path) -> None:
     """CHANGELOG: "The browser client shows a name that several seats share (two players who
     chose one, however written, ...) with each seat's number". On the page (HTML collapses blanks,
@@ -105,10 +94,6 @@ def test_the_page_numbers_seats_whose_names_differ_only_in_blanks(tmp_path: path
     }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="check_listen_address reads a port that str.isdigit accepts but int() does not ('²') with int(): ValueError traceback, not StartupError",
-)
 @pytest.mark.parametrize("face", ["address", "http_address", "metrics_address"])
 def test_a_port_of_other_digits_stops_the_replica_with_one_line(face: str) -> None:
     """deploy/README: a setting that cannot work stops `serve` at start with one line, never a
