@@ -1,20 +1,14 @@
 """This release's own changes held at their edges, against real parts (a real Redis, a real
-replica over gRPC, the /play module in Node.js):
+replica over gRPC):
 
 - Names: a server bot's name is recognised without the characters that show nothing and with
   its blanks trimmed and collapsed: "Bot (strong) " + a variation selector (or a Hangul filler)
-  shows as "Bot (strong)" and sat. The same fold keeps /play numbering two seats whose names
-  look alike ("Ann" and "Ann " + a variation selector, "Bo Lee" and "Bo  Lee").
+  shows as "Bot (strong)" and sat. (The page folds names alike: tests/test_play_names.py.)
 - The listen-address check refuses a port of digits that ``int`` does not read ("²") in one
   line, as any port outside 0-65535; it ended ``serve`` in a traceback from the check itself.
 """
 
 from __future__ import annotations
-
-import json
-import pathlib
-import shutil
-import subprocess
 
 import grpc
 import pytest
@@ -24,8 +18,6 @@ from hustings.client import HustingsError
 from hustings.service.replica import Replica, ReplicaConfig, StartupError
 from hustings.v1 import game_pb2
 from service_helpers import replica_and_client, stimmvieh_options
-
-DOM = pathlib.Path(__file__).resolve().parent.parent / "service" / "static" / "play" / "dom.js"
 
 # A server bot's name followed by a blank and a character that shows nothing: the page shows
 # "Bot (strong)" (HTML drops the trailing blank, the selector and filler draw nothing), and the
@@ -60,38 +52,6 @@ def test_a_display_name_may_not_pass_for_a_server_bot_through_blanks(redis_serve
             assert view.status == game_pb2.GAME_STATUS_OPEN
 
     run(scenario(), 60)
-
-
-SEAT_LABELS = """
-const { seatLabels } = await import(process.argv[2]);
-const seats = [
-  { seat: 0, displayName: "Ann" }, { seat: 1, displayName: "Ann \\ufe0f" },
-  { seat: 2, displayName: "Bo Lee" }, { seat: 3, displayName: "Bo  Lee" },
-  { seat: 4, displayName: "Cy" },
-];
-console.log(JSON.stringify(seatLabels(seats)));
-"""
-
-
-def test_the_page_numbers_seats_whose_names_differ_only_in_blanks(tmp_path: pathlib.Path) -> None:
-    """CHANGELOG: "The browser client shows a name that several seats share (two players who
-    chose one, however written, ...) with each seat's number". On the page (HTML collapses blanks,
-    a variation selector draws nothing) "Ann" and "Ann " + U+FE0F both read "Ann", and "Bo Lee"
-    and "Bo  Lee" both read "Bo Lee": each such seat carries its number."""
-    node = shutil.which("node")
-    if node is None:
-        pytest.fail("Node.js is needed to check the /play modules")
-    script = tmp_path / "labels.mjs"
-    script.write_text(SEAT_LABELS)
-    done = subprocess.run([node, str(script), DOM.as_uri()], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == {
-        "0": "Ann (seat 0)",
-        "1": "Ann \ufe0f (seat 1)",
-        "2": "Bo Lee (seat 2)",
-        "3": "Bo  Lee (seat 3)",
-        "4": "Cy",
-    }
 
 
 @pytest.mark.parametrize("face", ["address", "http_address", "metrics_address"])

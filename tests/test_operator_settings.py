@@ -9,13 +9,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import pathlib
 import signal
 import socket
 import stat
-import subprocess
-import sys
 import time
 
 import grpc
@@ -24,6 +21,7 @@ import redis as sync_redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from conftest import free_ports, redis_cluster, run, wait_for_port
+from test_operator import _ended, _serve
 from hustings.client import ONE_ATTEMPT, Client, HustingsError
 from hustings.service import server_secret
 from hustings.service.embedded_redis import EmbeddedRedis
@@ -33,30 +31,6 @@ from hustings.v1 import game_pb2
 
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 START_TIMEOUT_S = 30.0
-
-
-def _serve(folder: pathlib.Path, *args: str, **environment: str) -> subprocess.Popen[str]:
-    """``hustings serve`` in a process of its own started in ``folder``, with no HUSTINGS_*
-    setting but ``environment``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HUSTINGS_")} | environment
-    return subprocess.Popen(
-        [sys.executable, "-m", "hustings.cli", "serve", "--http-address", "", *args],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=folder,
-    )
-
-
-def _ended(process: subprocess.Popen[str], timeout_s: float = START_TIMEOUT_S) -> tuple[str, int | None]:
-    """The process's stderr and exit status; one still serving after ``timeout_s`` is stopped
-    (status None)."""
-    try:
-        return process.communicate(timeout=timeout_s)[1], process.returncode
-    except subprocess.TimeoutExpired:
-        process.kill()
-        return process.communicate(timeout=10)[1], None
 
 
 def test_a_server_secret_that_cannot_be_used_stops_serve_with_one_line(redis_server: EmbeddedRedis, tmp_path: pathlib.Path) -> None:
