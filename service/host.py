@@ -368,9 +368,11 @@ class GameHost:
         return loaded
 
     def _adopt(self, stored: storage_pb2.StoredGame) -> Loaded:
-        """A decoded game for ``stored``, reusing the cached decoding when the version matches."""
+        """A decoded game for ``stored``, reusing the cached decoding when it is of the same game
+        (the nonce drawn at its creation: PlayAgain makes a next game again under the id of one
+        that expired, from version 0) at the same version."""
         cached = self._cache.get(stored.game_id)
-        if cached is not None and cached.version == stored.version:
+        if cached is not None and cached.version == stored.version and cached.stored.seed_nonce == stored.seed_nonce:
             return cached
         return self._remember(self._decode(stored))
 
@@ -850,8 +852,10 @@ class GameHost:
         game_id = request.game_id
         async with self._game_lock(game_id):
             if not fresh and self._cache.get(game_id) is not loaded:
-                # A step of this game committed here while this call waited: decide on it.
+                # A step of this game committed here while this call waited: decide on it, if
+                # the token still holds the seat there (the step may have been a takeover of it).
                 loaded = self._cache.get(game_id) or loaded
+                self._same_seat(loaded, token, seat)
             for attempt in _attempts():
                 if attempt is not None:
                     await attempt

@@ -6,7 +6,7 @@
 
 import { api, ApiError, catalogue, forgetSeat, mySeat, playerName, rememberSeat, setPlayerName, watch } from "./api.js";
 import { composer, newComposerState } from "./compose.js";
-import { capital, enumWords, h, seatLabels, section, words } from "./dom.js";
+import { capital, enumWords, h, oneAtATime, seatLabels, section, words } from "./dom.js";
 import stimmvieh from "./games/stimmvieh.js";
 import wahlspiel from "./games/wahlspiel.js";
 import spinDoctors from "./games/spin_doctors.js";
@@ -32,6 +32,9 @@ const GENERIC = {
 };
 
 const errorBox = document.getElementById("error");
+
+/** Names joined with commas, each isolated (bdi) so that right-to-left names keep their order. */
+const isolated = (names) => names.flatMap((name, i) => [i ? ", " : null, h("bdi", {}, name)]);
 
 function showError(error) {
   const reason = error instanceof ApiError && error.reason ? `${error.reason} (HTTP ${error.status}): ` : "";
@@ -121,32 +124,34 @@ async function renderLobby(app) {
       table: { ...CLOCKS[clock.value], botSeats, ...(unlisted.checked ? { unlisted: true } : {}) },
     });
   };
+  // One lobby action at a time: a double click makes one table or takes one seat.
+  const once = oneAtATime();
   const lastSeats = (n, count) => Array.from({ length: Math.max(0, Math.min(count, n - 1)) }, (_, i) => n - 1 - i).reverse();
   const createButton = h("button", {
     id: "create-game", type: "button",
-    onclick: () => guarded(async () => {
+    onclick: () => once(() => guarded(async () => {
       const created = await create(lastSeats(Number(players.value), Number(bots.value)));
       location.hash = `#/game/${created.gameId}`;
-    }),
+    })),
   }, "Create table");
   const playBots = h("button", {
     id: "play-bots", type: "button", class: "primary",
-    onclick: () => guarded(async () => {
+    onclick: () => once(() => guarded(async () => {
       const displayName = needName();
       const n = Number(players.value);
       const created = await create(lastSeats(n, n - 1));
       const joined = await api("POST", `/v1/games/${encodeURIComponent(created.gameId)}:join`, { displayName, requestId: crypto.randomUUID() });
       rememberSeat(created.gameId, joined);
       location.hash = `#/game/${created.gameId}`;
-    }),
+    })),
   }, "Play against bots");
 
-  const join = (gameId) => guarded(async () => {
+  const join = (gameId) => once(() => guarded(async () => {
     const displayName = needName();
     const joined = await api("POST", `/v1/games/${encodeURIComponent(gameId)}:join`, { displayName, requestId: crypto.randomUUID() });
     rememberSeat(gameId, joined);
     location.hash = `#/game/${gameId}`;
-  });
+  }));
 
   const rows = games.map((game) => {
     const seated = mySeat(game.gameId);
@@ -156,7 +161,9 @@ async function renderLobby(app) {
       h("td", { class: "game-main" },
         h("a", { href: `#/game/${game.gameId}` }, titles[game.kind] ?? game.kind),
         " ", h("span", { class: `status ${enumWords(game.status, "GAME_STATUS_")}` }, enumWords(game.status, "GAME_STATUS_")),
-        h("div", { class: "muted small" }, seats.map((s) => (s.taken ? `${labels[s.seat ?? 0]}${s.bot && !/bot/i.test(s.displayName) ? " (bot)" : ""}` : "free seat")).join(" · "))),
+        // Each name isolated (bdi): right-to-left names keep the seats' order.
+        h("div", { class: "muted small" }, seats.flatMap((s, i) => [i ? " · " : null,
+          h("bdi", {}, s.taken ? `${labels[s.seat ?? 0]}${s.bot && !/bot/i.test(s.displayName) ? " (bot)" : ""}` : "free seat")]))),
       h("td", { class: "game-actions" },
         game.status === "GAME_STATUS_OPEN" && !seated ? h("button", { class: "join", type: "button", onclick: () => join(game.gameId) }, "Join") : null,
         h("button", { class: "open", type: "button", onclick: () => { location.hash = `#/game/${game.gameId}`; } }, seated ? "Play" : "Watch")));
@@ -236,15 +243,15 @@ function renderGame(app, gameId) {
     });
   };
 
-  const tableCall = (verb, body = {}) => guarded(async () => {
+  // A table's actions one at a time: a second click while the first one's call is under way
+  // waits for it instead of taking a second seat, seating a second bot or showing the refusal of
+  // a call that the first one made pointless.
+  const once = oneAtATime();
+
+  const tableCall = (verb, body = {}) => once(() => guarded(async () => {
     await api("POST", `/v1/games/${encodeURIComponent(gameId)}:${verb}`, body, token);
     await refresh();
-  });
-
-  // A seat is taken once per click: a second click while the first one's call is under way waits
-  // for it instead of taking a second seat.
-  let seating = null;
-  const once = (action) => (seating ??= action().finally(() => { seating = null; }));
+  }));
 
   const join = (input, seat) => once(() => guarded(async () => {
     const displayName = input.value.trim();
@@ -258,7 +265,7 @@ function renderGame(app, gameId) {
     renderGame(app, gameId);
   }));
 
-  const takeOver = (input, seat) => guarded(async () => {
+  const takeOver = (input, seat) => once(() => guarded(async () => {
     const displayName = input.value.trim();
     if (!displayName) throw new Error("Enter your name first.");
     setPlayerName(displayName);
@@ -266,7 +273,7 @@ function renderGame(app, gameId) {
     rememberSeat(gameId, joined);
     stopGame();
     renderGame(app, gameId);
-  });
+  }));
 
   // The next game at this table. Every player's call names the same game (the server derives its
   // id), so whoever asks first makes it and the others are sent to the same table; each takes the
@@ -385,7 +392,9 @@ function renderGame(app, gameId) {
       view.seedChosenByCreator ? h("p", { id: "seed-chosen", class: "muted small" }, "This table's deal was chosen by its creator, who may know every hand.") : null,
       view.status === "GAME_STATUS_OPEN" ? h("p", { class: "headline" }, `Waiting for ${(view.seats ?? []).filter((s) => !s.taken).length} more players`) : game.headline?.(ctx) ?? null,
       toAct.length && view.status === "GAME_STATUS_ACTIVE" ? h("p", { id: "to-act", class: (view.toAct ?? []).includes(view.seat) ? "your-turn" : "" },
-        (view.toAct ?? []).includes(view.seat) ? "Your decision" + (toAct.length > 1 ? ` (also ${toAct.filter((n) => n !== "you").join(", ")})` : "") : `Waiting for ${toAct.join(", ")}`) : null,
+        (view.toAct ?? []).includes(view.seat)
+          ? ["Your decision", toAct.length > 1 ? [" (also ", isolated(toAct.filter((n) => n !== "you")), ")"] : null]
+          : ["Waiting for ", isolated(toAct)]) : null,
       seatStrip(ctx),
       tableActions(),
       latest);

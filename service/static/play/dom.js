@@ -66,3 +66,10 @@ export function seatLabels(seats) {
     return [seat, count.get(fold(s.displayName)) > 1 ? `${s.displayName} (seat ${seat})` : s.displayName];
   }));
 }
+
+/** A guard that runs one action at a time: a call while one runs joins it rather than start its
+ * own, so that a double click sends one request (one seat taken, one table made). */
+export function oneAtATime() {
+  let running = null;
+  return (action) => (running ??= action().finally(() => { running = null; }));
+}

@@ -1,5 +1,8 @@
-"""Races between replicas, and between one replica's own calls, on one game (expected to fail
-until fixed)."""
+"""Races between replicas, and between one replica's own calls, on one game: a move of a seat's
+old token that waited for the game's lock behind a TakeOverSeat of that seat (it was applied to
+the new holder's seat), and a next game that PlayAgain made again under the id of one that
+expired, which a replica holding the expired one's copy at the same version answered and wrote
+over. Real replicas on one real Redis, real gRPC."""
 
 from __future__ import annotations
 
@@ -8,7 +11,6 @@ import contextlib
 import time
 
 import grpc
-import pytest
 
 from conftest import run
 from service_helpers import choose_top_candidates, replica_and_client, stimmvieh_options
@@ -25,7 +27,6 @@ async def _create(client: Client, players: int = 3, **table: object) -> str:
     return (await client.stub.CreateGame(request)).game_id
 
 
-@pytest.mark.xfail(strict=True, reason="a move of the old token that waited for the game's lock behind a TakeOverSeat is applied to the new holder's seat")
 def test_a_move_racing_a_take_over_of_its_seat_is_refused(redis_server: EmbeddedRedis) -> None:
     """Ada left (absent); Cy takes her seat over while Ada's move is in flight on the same
     replica. Either Ada's move lands first (then Cy takes over after it) or it is refused
@@ -75,7 +76,6 @@ async def _until(client: Client, game_id: str, status: int) -> None:
         await asyncio.sleep(POLL_S)
 
 
-@pytest.mark.xfail(strict=True, reason="a replica's cached copy of an expired next game is taken for the one PlayAgain made again under its id, since only versions are compared")
 def test_a_next_game_made_again_is_not_answered_from_a_replicas_copy_of_its_expired_namesake(redis_server: EmbeddedRedis) -> None:
     """Ada and Bo finish a table (a bot in seat 2; its next games wait one second for players).
     Ada plays again through replica A and sits in seat 0 of the next game N, which expires.

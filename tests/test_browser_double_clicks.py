@@ -1,5 +1,7 @@
-"""Problems of /play as players use it, found by playing it in headless Chromium (as
-tests/test_browser.py); each test asserts the behaviour the page should have."""
+"""/play as players use it, in headless Chromium (as tests/test_browser.py), on a slow network:
+a double click on Join, Create table, Play against bots, Take over or Seat a bot sends one
+request (it took two seats, made two tables, or showed the second call's refusal), and the
+lobby keeps seats in order when their names are written right to left (each name isolated)."""
 
 from __future__ import annotations
 
@@ -19,7 +21,6 @@ def _delay(page: Any, pattern: str) -> None:
     page.route(pattern, lambda route: (page.wait_for_timeout(SLOW_MS), route.continue_()))
 
 
-@pytest.mark.xfail(strict=True, reason="the lobby’s Join button is not guarded against a second click: a double click takes two seats, one of them orphaned")
 def test_a_double_click_on_join_in_the_lobby_takes_one_seat(browser: Any, live: LiveRest) -> None:
     from playwright.sync_api import expect
 
@@ -47,7 +48,6 @@ def test_a_double_click_on_join_in_the_lobby_takes_one_seat(browser: Any, live: 
         context.close()
 
 
-@pytest.mark.xfail(strict=True, reason="“Play against bots” (and “Create table”) is not guarded against a second click: a double click makes two tables")
 def test_a_double_click_on_play_against_bots_makes_one_table(browser: Any, live: LiveRest) -> None:
     from playwright.sync_api import expect
 
@@ -82,7 +82,6 @@ NAME_X = """([el, name]) => { const walker = document.createTreeWalker(el, NodeF
     return null; }"""
 
 
-@pytest.mark.xfail(strict=True, reason="the lobby line joins seat names in one text run without bidi isolation: two right-to-left names show in reverse seat order")
 def test_the_lobby_shows_seats_with_right_to_left_names_in_seat_order(browser: Any, live: LiveRest) -> None:
     from playwright.sync_api import expect
 
@@ -106,7 +105,6 @@ def test_the_lobby_shows_seats_with_right_to_left_names_in_seat_order(browser: A
 
 
 
-@pytest.mark.xfail(strict=True, reason="“Take over seat” is not guarded against a second click: the second call fails and shows SEAT_NOT_ABSENT on the seat just taken")
 def test_a_double_click_on_take_over_takes_the_seat_without_an_error(browser: Any, live: LiveRest) -> None:
     from playwright.sync_api import expect
 
@@ -130,7 +128,6 @@ def test_a_double_click_on_take_over_takes_the_seat_without_an_error(browser: An
         context.close()
 
 
-@pytest.mark.xfail(strict=True, reason="“Seat a bot” is not guarded against a second click: the second call names the same seat and shows SEAT_TAKEN")
 def test_a_double_click_on_seat_a_bot_seats_one_bot_without_an_error(browser: Any, live: LiveRest) -> None:
     from playwright.sync_api import expect
 
