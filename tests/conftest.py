@@ -116,6 +116,24 @@ def browser(chromium: pathlib.Path) -> Iterator[Any]:
             launched.close()
 
 
+PAGE_WAIT_MS = 20_000
+
+
+@pytest.fixture()
+def page(browser: Any) -> Iterator[Any]:
+    """A page of a browser context of its own, waiting up to PAGE_WAIT_MS for anything."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.set_default_timeout(PAGE_WAIT_MS)
+        expect.set_options(timeout=PAGE_WAIT_MS)
+        yield page
+    finally:
+        context.close()
+
+
 @contextlib.asynccontextmanager
 async def running_replica(redis_url: str, allow_client_seed: bool = True) -> AsyncIterator["object"]:
     """An in-process replica on a free port; yields the Replica."""

@@ -5,30 +5,14 @@ lobby keeps seats in order when their names are written right to left (each name
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
 from rest_helpers import LiveRest
 
 pytestmark = pytest.mark.slow
-WAIT_MS = 20_000
 SLOW_MS = 800  # a slow network: how long each delayed call waits before it goes out
-
-
-@pytest.fixture()
-def page(browser: Any) -> Iterator[Any]:
-    """A page of a browser context of its own, waiting up to WAIT_MS for anything."""
-    from playwright.sync_api import expect
-
-    context = browser.new_context()
-    try:
-        page = context.new_page()
-        page.set_default_timeout(WAIT_MS)
-        expect.set_options(timeout=WAIT_MS)
-        yield page
-    finally:
-        context.close()
 
 
 def _delay(page: Any, pattern: str) -> None:

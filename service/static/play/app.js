@@ -15,6 +15,7 @@ const RENDERERS = { stimmvieh, wahlspiel, spin_doctors: spinDoctors };
 const MAX_LOG = 200;
 const LATEST = 3;
 const RECEIVED = 30;
+const LOBBY_PAGE = 50;
 const CLOCKS = {
   none: {},
   decision: { decisionSeconds: 60, absentAfterTimeouts: 3, allowTakeover: true },
@@ -67,7 +68,7 @@ async function renderLobby(app) {
   const mine = routes;
   document.getElementById("where").textContent = "lobby";
   document.title = "hustings · lobby";
-  const [{ kinds = [] }, { games = [] }] = await Promise.all([api("GET", "/v1/kinds"), api("GET", "/v1/games?pageSize=50")]);
+  const [{ kinds = [] }, { games = [], nextPageToken = "" }] = await Promise.all([api("GET", "/v1/kinds"), api("GET", `/v1/games?pageSize=${LOBBY_PAGE}`)]);
   if (mine !== routes) return;
   const titles = Object.fromEntries(kinds.map((k) => [k.kind, k.title || k.kind]));
   const name = h("input", { id: "player-name", placeholder: "your name", maxlength: 40, value: playerName(), autocomplete: "nickname" });
@@ -153,7 +154,7 @@ async function renderLobby(app) {
     location.hash = `#/game/${gameId}`;
   }));
 
-  const rows = games.map((game) => {
+  const row = (game) => {
     const seated = mySeat(game.gameId);
     const seats = game.seats ?? [];
     const labels = seatLabels(seats.filter((s) => s.taken));
@@ -167,7 +168,24 @@ async function renderLobby(app) {
       h("td", { class: "game-actions" },
         game.status === "GAME_STATUS_OPEN" && !seated ? h("button", { class: "join", type: "button", onclick: () => join(game.gameId) }, "Join") : null,
         h("button", { class: "open", type: "button", onclick: () => { location.hash = `#/game/${game.gameId}`; } }, seated ? "Play" : "Watch")));
-  });
+  };
+  // The lobby a page at a time, newest first: "More tables" follows the page token while there
+  // is one (a page may come back short while more follow). A table already shown is not shown
+  // twice (tables made meanwhile move the later pages along).
+  const shown = new Set(games.map((game) => game.gameId));
+  const body = h("tbody", {}, games.map(row));
+  let next = nextPageToken;
+  const more = h("button", {
+    id: "more-games", type: "button", hidden: !next,
+    onclick: () => once(() => guarded(async () => {
+      const page = await api("GET", `/v1/games?pageSize=${LOBBY_PAGE}&pageToken=${encodeURIComponent(next)}`);
+      const fresh = (page.games ?? []).filter((game) => !shown.has(game.gameId));
+      for (const game of fresh) shown.add(game.gameId);
+      body.append(...fresh.map(row));
+      next = page.nextPageToken ?? "";
+      more.hidden = !next;
+    })),
+  }, "More tables");
   app.replaceChildren(
     section("you-section", "You", h("label", { class: "row" }, "Name ", name)),
     section("new-game", "New table",
@@ -179,7 +197,8 @@ async function renderLobby(app) {
       h("p", { class: "muted small" }, "“Play against bots” seats bots in every other seat and you in the first; “Create table” leaves the free seats to people (bots take the last seats). An unlisted table is not shown under Tables: send its address to your players.")),
     section("lobby", null,
       h("h2", {}, "Tables ", h("button", { id: "refresh", type: "button", onclick: () => guarded(() => renderLobby(app)) }, "Refresh")),
-      games.length ? h("table", { id: "games" }, h("tbody", {}, rows)) : h("p", { class: "muted" }, "No tables yet.")),
+      games.length || next ? h("table", { id: "games" }, body) : h("p", { class: "muted" }, "No tables yet."),
+      more),
   );
 }
 
