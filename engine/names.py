@@ -58,6 +58,11 @@ def shown(name: str) -> str:
     return "".join(character for character in name if not _shows_nothing(character))
 
 
+def blank(name: str) -> bool:
+    """Whether ``name`` shows nothing: blanks and characters that show nothing alone."""
+    return not shown(name).strip()
+
+
 def folded(name: str) -> str:
     """``name`` as it is compared with another: what it shows, NFKC-normalised, its blanks
     trimmed and each run of them one space (a page shows them so), and case-folded: "Ｂｏｔ",

@@ -141,17 +141,17 @@ class SeatLifecycle:
         host = self.host
         async with host._game_lock(game_id):
             try:
-                loaded = await host._load_fresh(game_id)
-            except ServiceError as error:
-                if error.reason == "GAME_NOT_FOUND":
-                    return 0, 0  # gone (expired)
+                stored = await host._stored(game_id)
+            except ServiceError:
+                return 0, 0  # gone (expired)
+            try:
+                loaded = host._adopt(stored)
+            except ServiceError:
                 # There, but this build cannot play it (its content retired, its kind unknown):
                 # looked at again only after a while, not at every poll of every replica until
                 # it expires (a retention after its last step); a replica of another build that
                 # can play it (during a rolling upgrade) then finds it due.
-                stored = await host.store.load(game_id)
-                return host._now_ms() + UNPLAYABLE_LOOK_AGAIN_MS, 0 if stored is None else stored.version
-            stored = loaded.stored
+                return host._now_ms() + UNPLAYABLE_LOOK_AGAIN_MS, stored.version
             if stored.status != game_pb2.GAME_STATUS_ACTIVE:
                 return 0, stored.version
             now = host._now_ms()
@@ -451,7 +451,7 @@ def display_name(sent: str) -> str:
     name = sent.strip()
     if not name or len(name) > MAX_DISPLAY_NAME or not name.isprintable():
         raise invalid("BAD_DISPLAY_NAME", f"display_name must be 1 to {MAX_DISPLAY_NAME} printable characters")
-    if not names.shown(name).strip():
+    if names.blank(name):
         raise invalid("BAD_DISPLAY_NAME", "display_name must show something: it holds only characters that show nothing")
     if names.stacked_too_high(name):
         raise invalid(

@@ -134,6 +134,38 @@ def page(browser: Any) -> Iterator[Any]:
         context.close()
 
 
+@pytest.fixture()
+def second_page(browser: Any) -> Iterator[Any]:
+    """Another player's page, in a browser context of its own (its own storage of seats)."""
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.set_default_timeout(PAGE_WAIT_MS)
+        yield page
+    finally:
+        context.close()
+
+
+def create_and_join_from_the_lobby(page: Any, base_url: str, unlisted: bool = False) -> str:
+    """Ada makes a three-seat Stimmvieh table in /play's lobby (unlisted or not) and takes seat 0
+    from the table's page; the table's game id."""
+    from playwright.sync_api import expect
+
+    page.goto(base_url + "/play")
+    page.fill("#player-name", "Ada")
+    page.select_option("#new-kind", "stimmvieh")
+    page.fill("#new-players", "3")
+    if unlisted:
+        page.check("#new-unlisted")
+    page.click("#create-game")
+    page.wait_for_url("**/play#/game/*")
+    game_id = str(page.url.rsplit("/", 1)[1])
+    page.fill("#join-name", "Ada")
+    page.click("#join-game")
+    expect(page.locator("#you")).to_contain_text("seat 0")
+    return game_id
+
+
 @contextlib.asynccontextmanager
 async def running_replica(redis_url: str, allow_client_seed: bool = True) -> AsyncIterator["object"]:
     """An in-process replica on a free port; yields the Replica."""

@@ -12,32 +12,24 @@ import pytest
 from rest_helpers import LiveRest
 
 pytestmark = pytest.mark.slow
-WAIT_MS = 20_000
 
 
-def test_a_seat_the_game_no_longer_knows_is_forgotten_and_a_failed_table_shows_nothing_before(browser: Any, live: LiveRest) -> None:
+def test_a_seat_the_game_no_longer_knows_is_forgotten_and_a_failed_table_shows_nothing_before(page: Any, live: LiveRest) -> None:
     from playwright.sync_api import expect
 
-    context = browser.new_context()
-    try:
-        page = context.new_page()
-        page.set_default_timeout(WAIT_MS)
-        expect.set_options(timeout=WAIT_MS)
-        game_id = live.ok("POST", "/v1/games", {"kind": "stimmvieh", "options": {"players": 3}, "table": {"botSeats": [1, 2]}})["gameId"]
-        page.goto(f"{live.base_url}/play")
-        key = f"hustings.seat.{game_id}"
-        page.evaluate("(key) => localStorage.setItem(key, JSON.stringify({ seat: 0, token: 'a-token-this-game-never-gave-out' }))", key)
+    game_id = live.ok("POST", "/v1/games", {"kind": "stimmvieh", "options": {"players": 3}, "table": {"botSeats": [1, 2]}})["gameId"]
+    page.goto(f"{live.base_url}/play")
+    key = f"hustings.seat.{game_id}"
+    page.evaluate("(key) => localStorage.setItem(key, JSON.stringify({ seat: 0, token: 'a-token-this-game-never-gave-out' }))", key)
 
-        page.goto(f"{live.base_url}/play#/game/{game_id}")
-        expect(page.locator("#join-name")).to_be_visible()  # a spectator's table, free to join
-        assert page.evaluate("(key) => localStorage.getItem(key)", key) is None
-        expect(page.locator("#error")).to_be_hidden()
-        page.fill("#join-name", "Ada")
-        page.click("#join-game")
-        expect(page.locator("#you")).to_contain_text("seat 0")
+    page.goto(f"{live.base_url}/play#/game/{game_id}")
+    expect(page.locator("#join-name")).to_be_visible()  # a spectator's table, free to join
+    assert page.evaluate("(key) => localStorage.getItem(key)", key) is None
+    expect(page.locator("#error")).to_be_hidden()
+    page.fill("#join-name", "Ada")
+    page.click("#join-game")
+    expect(page.locator("#you")).to_contain_text("seat 0")
 
-        page.evaluate("() => { location.hash = '#/game/gnosuchgame'; }")
-        expect(page.locator("#error")).to_contain_text("GAME_NOT_FOUND")
-        expect(page.locator("#you")).to_have_count(0)  # nothing of the table before under this address
-    finally:
-        context.close()
+    page.evaluate("() => { location.hash = '#/game/gnosuchgame'; }")
+    expect(page.locator("#error")).to_contain_text("GAME_NOT_FOUND")
+    expect(page.locator("#you")).to_have_count(0)  # nothing of the table before under this address

@@ -8,50 +8,31 @@ from typing import Any
 
 import pytest
 
+from conftest import create_and_join_from_the_lobby
 from rest_helpers import LiveRest
 
 pytestmark = pytest.mark.slow
-WAIT_MS = 20_000
 
 
-def test_an_unlisted_table_is_joined_by_its_address_and_not_from_the_lobby(browser: Any, live: LiveRest) -> None:
+def test_an_unlisted_table_is_joined_by_its_address_and_not_from_the_lobby(page: Any, second_page: Any, live: LiveRest) -> None:
     from playwright.sync_api import expect
 
-    ada_context, bo_context = browser.new_context(), browser.new_context()
-    try:
-        ada, bo = ada_context.new_page(), bo_context.new_page()
-        for page in (ada, bo):
-            page.set_default_timeout(WAIT_MS)
-        expect.set_options(timeout=WAIT_MS)
+    ada, bo = page, second_page
+    game_id = create_and_join_from_the_lobby(ada, live.base_url, unlisted=True)
+    address = ada.url
+    view = live.ok("GET", f"/v1/games/{game_id}/view")["view"]
+    assert view["table"]["unlisted"] is True
 
-        ada.goto(live.base_url + "/play")
-        ada.fill("#player-name", "Ada")
-        ada.select_option("#new-kind", "stimmvieh")
-        ada.fill("#new-players", "3")
-        ada.check("#new-unlisted")
-        ada.click("#create-game")
-        ada.wait_for_url("**/play#/game/*")
-        address = ada.url
-        game_id = address.rsplit("/", 1)[1]
-        ada.fill("#join-name", "Ada")
-        ada.click("#join-game")
-        expect(ada.locator("#you")).to_contain_text("seat 0")
-        view = live.ok("GET", f"/v1/games/{game_id}/view")["view"]
-        assert view["table"]["unlisted"] is True
+    # A listed table made after it is in Bo's lobby; the unlisted one is not.
+    listed = live.ok("POST", "/v1/games", {"kind": "stimmvieh", "options": {"players": 3}})["gameId"]
+    bo.goto(live.base_url + "/play")
+    expect(bo.locator(f"[data-game-id='{listed}']")).to_have_count(1)
+    expect(bo.locator(f"[data-game-id='{game_id}']")).to_have_count(0)
 
-        # A listed table made after it is in Bo's lobby; the unlisted one is not.
-        listed = live.ok("POST", "/v1/games", {"kind": "stimmvieh", "options": {"players": 3}})["gameId"]
-        bo.goto(live.base_url + "/play")
-        expect(bo.locator(f"[data-game-id='{listed}']")).to_have_count(1)
-        expect(bo.locator(f"[data-game-id='{game_id}']")).to_have_count(0)
-
-        # Sent the address, Bo opens the table and joins it.
-        bo.goto(address)
-        bo.fill("#join-name", "Bo")
-        bo.click("#join-game")
-        expect(bo.locator("#you")).to_contain_text("seat 1")
-        seats = live.ok("GET", f"/v1/games/{game_id}/view")["view"]["seats"]
-        assert [s.get("displayName") for s in seats[:2]] == ["Ada", "Bo"]
-    finally:
-        ada_context.close()
-        bo_context.close()
+    # Sent the address, Bo opens the table and joins it.
+    bo.goto(address)
+    bo.fill("#join-name", "Bo")
+    bo.click("#join-game")
+    expect(bo.locator("#you")).to_contain_text("seat 1")
+    seats = live.ok("GET", f"/v1/games/{game_id}/view")["view"]["seats"]
+    assert [s.get("displayName") for s in seats[:2]] == ["Ada", "Bo"]

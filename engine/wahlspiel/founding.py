@@ -51,7 +51,7 @@ def found_party(state: WahlspielState, party: int, name: str, colour: str) -> Wa
     # Shown on the board, the parties and every coalition: held to a display name's marks.
     if names.stacked_too_high(name):
         raise InvalidOptionsError("BAD_PARTY_NAME", f"a party name may stack at most {names.MAX_MARKS_ON_A_LETTER} marks on a letter")
-    if name.strip() and not names.shown(name).strip():
+    if name.strip() and names.blank(name):
         raise InvalidOptionsError("BAD_PARTY_NAME", "a party name must show something: it holds only characters that show nothing")
     name = name.strip()
     if colour and colour not in COLOURS:

@@ -34,8 +34,8 @@ const GENERIC = {
 
 const errorBox = document.getElementById("error");
 
-/** Names joined with commas, each isolated (bdi) so that right-to-left names keep their order. */
-const isolated = (names) => names.flatMap((name, i) => [i ? ", " : null, h("bdi", {}, name)]);
+/** Names joined with ``between``, each isolated (bdi) so that right-to-left names keep their order. */
+const isolated = (names, between = ", ") => names.flatMap((name, i) => [i ? between : null, h("bdi", {}, name)]);
 
 function showError(error) {
   const reason = error instanceof ApiError && error.reason ? `${error.reason} (HTTP ${error.status}): ` : "";
@@ -162,9 +162,7 @@ async function renderLobby(app) {
       h("td", { class: "game-main" },
         h("a", { href: `#/game/${game.gameId}` }, titles[game.kind] ?? game.kind),
         " ", h("span", { class: `status ${enumWords(game.status, "GAME_STATUS_")}` }, enumWords(game.status, "GAME_STATUS_")),
-        // Each name isolated (bdi): right-to-left names keep the seats' order.
-        h("div", { class: "muted small" }, seats.flatMap((s, i) => [i ? " · " : null,
-          h("bdi", {}, s.taken ? `${labels[s.seat ?? 0]}${s.bot && !/bot/i.test(s.displayName) ? " (bot)" : ""}` : "free seat")]))),
+        h("div", { class: "muted small" }, isolated(seats.map((s) => (s.taken ? `${labels[s.seat ?? 0]}${s.bot && !/bot/i.test(s.displayName) ? " (bot)" : ""}` : "free seat")), " · "))),
       h("td", { class: "game-actions" },
         game.status === "GAME_STATUS_OPEN" && !seated ? h("button", { class: "join", type: "button", onclick: () => join(game.gameId) }, "Join") : null,
         h("button", { class: "open", type: "button", onclick: () => { location.hash = `#/game/${game.gameId}`; } }, seated ? "Play" : "Watch")));
