@@ -52,6 +52,7 @@ from hustings.service.limits import (
 from hustings.service.notifier import Notifier
 from hustings.service.server_secret import Keys, fingerprint, move_fingerprint
 from hustings.service.store import Recorded, Store
+from hustings.service.room_maker import KeptIndex
 from hustings.service.store_room import NoLimit, StoreRoom
 from hustings.service.unattended import DEFAULT_UNATTENDED_DECISIONS_PER_SECOND, UnattendedBudget
 from hustings.service.watch import Watchers
@@ -272,6 +273,7 @@ class GameHost:
         self.room: StoreRoom | NoLimit = NoLimit()
         self.retention_s = retention_s
         self.deadlines = deadlines.DeadlineIndex(store.client, store.lane)
+        self.kept = KeptIndex(store.client)  # which games to look at when Redis needs room
         self.seats = SeatLifecycle(self, UnattendedBudget(unattended_decisions_per_second))
         self.deadline_runner = deadlines.DeadlineRunner(
             self.deadlines, self.seats.apply_due, self.store.version_of, now_ms=self._now_ms
@@ -342,6 +344,12 @@ class GameHost:
             await index_quietly(self.store, new.stored)
         if kick:
             self._kick_if_due(new.stored)
+
+    async def _note_end(self, stored: storage_pb2.StoredGame) -> None:
+        """The step that finished ``stored`` gave its keys the retention time: the kept-games
+        index follows (where it holds the game), so that finished games make room in the order
+        they ended (service/room_maker.py)."""
+        await self.kept.follow(stored.game_id, self._now_ms() + self.retention_s * 1000)
 
     def begin_shutdown(self) -> None:
         """Stop accepting new streams and end the open ones (they tell clients to reconnect)."""
@@ -551,8 +559,11 @@ class GameHost:
         if in_lobby(stored):
             await self.store.index(summary_of(stored))
         await self._schedule(stored)
+        expire_s = self._expiry(stored)
+        # Indexed before the commit too, no later than its keys can expire (service/room_maker.py).
+        await self.kept.note(game_id, self._now_ms() + min(expire_s or self.retention_s, self.retention_s) * 1000)
         creation.sent()  # from here the game may be made, whatever becomes of this call
-        result = await self.store.commit(stored, 0, entry, expire_s=self._expiry(stored))
+        result = await self.store.commit(stored, 0, entry, expire_s=expire_s)
         if result.status != "OK":
             # Another attempt with the same game id created it first: answer with that game.
             creation.replayed()
@@ -904,6 +915,8 @@ class GameHost:
                     metrics.move_applied(new.stored.kind)
                     if listed:
                         await index_quietly(self.store, new.stored)
+                        if new.stored.status == game_pb2.GAME_STATUS_FINISHED:
+                            await self._note_end(new.stored)
                     log.info("move_applied", version=new.version)
                     return self._answer(new.version, events, seat)
                 if result.status == "DUPLICATE":

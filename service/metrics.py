@@ -30,6 +30,10 @@ STORE_MEMORY_FILL = Gauge(
     "hustings_store_memory_fill",
     "Redis's used memory over its maxmemory as this replica last read it (the fullest node of a Cluster); 0 where Redis has no maxmemory.",
 )
+GAMES_REMOVED_FOR_ROOM = Counter(
+    "hustings_games_removed_for_room_total",
+    "Games this replica removed before their time while Redis was nearly full: finished ones an hour after their end, games in play a day after their last step, least recently played first.",
+)
 REFUSED_CREATIONS = Counter(
     "hustings_refused_creations_total",
     "CreateGame calls refused, by reason: TOO_MANY_GAMES_CREATED (the client's allowance) or STORE_NEARLY_FULL (the store's last room is kept for the games in play).",

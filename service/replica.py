@@ -25,6 +25,7 @@ from hustings.service.grpc_api import SERVICE_NAME, ConnectionPolicy, build_serv
 from hustings.service.host import GameHost
 from hustings.service.notifier import Notifier
 from hustings.service.readiness import PING_EVERY_S, StoreReadiness
+from hustings.service.room_maker import DEFAULT_MAKE_ROOM_FROM_PERCENT, FINISHED_AFTER_S, IDLE_AFTER_S, RoomMaker
 from hustings.service.store_room import CHECK_EVERY_S as ROOM_CHECK_EVERY_S, DEFAULT_NEW_GAMES_UNTIL_PERCENT, StoreRoom
 from hustings.service.limits import (
     DEFAULT_CALL_BURST,
@@ -130,6 +131,10 @@ class ReplicaConfig:
     # CreateGame is refused while Redis is at this share of its maxmemory or more (service/store_room.py).
     new_games_until_percent: float = DEFAULT_NEW_GAMES_UNTIL_PERCENT
     store_room_check_s: float = ROOM_CHECK_EVERY_S
+    # Games played least recently are removed while Redis is at this share or more, 0 never (service/room_maker.py).
+    make_room_from_percent: float = DEFAULT_MAKE_ROOM_FROM_PERCENT
+    finished_kept_s: int = FINISHED_AFTER_S  # a finished game stays at least this long after its end
+    idle_kept_s: int = IDLE_AFTER_S  # a game in play at least this long after its last step
 
 
 @dataclass
@@ -183,6 +188,16 @@ class Replica:
             )
             host.room = room = StoreRoom(store.client, self.config.new_games_until_percent, self.config.store_room_check_s)
             await room.check_once()  # a replica started on a nearly full store refuses new games from its first call
+            room_maker = RoomMaker(
+                host.kept,
+                room,
+                lambda: int(clock.time() * 1000),
+                retention_s=self.config.retention_s,
+                from_percent=self.config.make_room_from_percent,
+                finished_after_s=self.config.finished_kept_s,
+                idle_after_s=self.config.idle_kept_s,
+                every_s=self.config.store_room_check_s,
+            )
             limits = ClientLimits.configured(
                 self.config.max_calls,
                 self.config.max_calls_per_client,
@@ -220,10 +235,12 @@ class Replica:
             store.client, health, SERVICE_NAME, self.config.store_ping_s, also=lambda: guard.agrees
         )
         self._parts["room"] = room
+        self._parts["room_maker"] = room_maker
         guard.start()
         clock.start()
         readiness.start()
         room.start()
+        room_maker.start()
         host.lobby_repair.start()
         host.deadline_runner.start()
         if self.config.http_address:
@@ -279,6 +296,7 @@ class Replica:
         await self._parts["clock"].stop()  # type: ignore[attr-defined]
         await self._parts["readiness"].stop()  # type: ignore[attr-defined]
         await self._parts["room"].stop()  # type: ignore[attr-defined]
+        await self._parts["room_maker"].stop()  # type: ignore[attr-defined]
         notifier: Notifier = self._parts["notifier"]  # type: ignore[assignment]
         server = self._parts["server"]
         await notifier.stop()

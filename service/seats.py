@@ -421,6 +421,8 @@ class SeatLifecycle:
             return False
         if seen is not None:
             host.presence.noted(new.stored.game_id, *seen)
+        if new.stored.status == game_pb2.GAME_STATUS_FINISHED:
+            await host._note_end(new.stored)
         return True
 
 

@@ -179,6 +179,7 @@ README_METRICS = {
     "hustings_unattended_waits_total": set(),
     "hustings_store_memory_fill": set(),
     "hustings_refused_creations_total": {"reason"},
+    "hustings_games_removed_for_room_total": set(),
 }
 
 

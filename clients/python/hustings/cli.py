@@ -116,15 +116,20 @@ def _drain_seconds(text: str) -> float:
     return value
 
 
-def _percent(text: str) -> float:
-    """--new-games-until-percent: a number above 0, at most 100."""
+def _percent(text: str, zero: bool = False) -> float:
+    """--new-games-until-percent: a number above 0, at most 100 (``zero``: or 0)."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 < value <= 100:
-        raise argparse.ArgumentTypeError("above 0, at most 100")
+    if not (0 <= value if zero else 0 < value) or not value <= 100:
+        raise argparse.ArgumentTypeError("0 to 100" if zero else "above 0, at most 100")
     return value
+
+
+def _percent_or_never(text: str) -> float:
+    """--make-room-from-percent: 0 (never) to 100."""
+    return _percent(text, zero=True)
 
 
 def _cidr(text: str) -> str:
@@ -216,6 +221,14 @@ def _parser() -> argparse.ArgumentParser:
         help="refuse CreateGame (STORE_NEARLY_FULL) while Redis uses this share of its maxmemory or more, "
         "keeping the rest for the games in play; above 0, at most 100 (default %(default)s; nothing is refused "
         "where Redis has no maxmemory)",
+    )
+    serve.add_argument(
+        "--make-room-from-percent",
+        type=_percent_or_never,
+        default=85.0,
+        help="while Redis uses this share of its maxmemory or more, remove the games played least recently before "
+        "their retention ends: finished ones an hour after their end, games in play a day after their last step; "
+        "0 to 100, 0 never (default %(default)s; nothing is removed where Redis has no maxmemory)",
     )
     serve.add_argument("--unattended-decisions-per-second", type=_positive, default=100.0, help="decisions this replica makes per second at tables nobody is at (every seat a bot's, absent or timed out), all together; a greedy bot's decision counts as three, a strong one's as 20 (default %(default)s)")
     serve.add_argument(
@@ -341,6 +354,7 @@ async def _serve(args: argparse.Namespace) -> int:
             create_burst=args.create_burst,
             unattended_decisions_per_second=args.unattended_decisions_per_second,
             new_games_until_percent=args.new_games_until_percent,
+            make_room_from_percent=args.make_room_from_percent,
             trusted_proxies=tuple(args.trusted_proxy),
             retention_s=max(1, int(args.retention_days * 24 * 3600)),
             drain_s=args.drain_seconds,
