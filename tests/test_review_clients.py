@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 
 import grpc
 import pytest
+from google.protobuf import json_format
 
 from conftest import free_ports, run, running_replica
 from hustings.ai import example_bot
@@ -17,6 +19,7 @@ from hustings.client import ONE_ATTEMPT, Client, HustingsError, Joined
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.replica import Replica, ReplicaConfig
 from hustings.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
+from rest_helpers import LiveRest, request_id
 
 SLOW_GAME_S = 40.0  # far above a four-player Stimmvieh game's length here: every loop ends
 
@@ -189,3 +192,75 @@ def test_play_seat_rides_out_a_restart_of_its_replica(redis_server: EmbeddedRedi
                     await second.stop()
 
     run(scenario(), timeout_s=90)
+
+
+class _OverruledOnce:
+    """A bot whose first politician takes it long: meanwhile another program of the same seat (a
+    browser tab of its player, over REST) decides that turn, and the game comes round to the seat
+    again. The bot then sends a move it chose from the first turn's list, one that the new turn
+    lists too. It notes the version of every view it decided on."""
+
+    def __init__(self, live: LiveRest, game_id: str, token: str) -> None:
+        self.live, self.game_id, self.token = live, game_id, token
+        self.rng = random.Random(2)
+        self.decided_on: list[int] = []
+        self.slow_at: int | None = None
+        self.sent: game_pb2.Move | None = None
+
+    def choose(self, view: game_pb2.GameView) -> game_pb2.Move:
+        self.decided_on.append(view.version)
+        recurring = [m for m in view.legal_moves if m.stimmvieh.HasField("play_politician")]
+        if not recurring or self.slow_at is not None:
+            return self.rng.choice(list(view.legal_moves))
+        self.slow_at = view.version
+        # The other program decides this turn (blocking this thread only: the replica has its own).
+        other = max(recurring, key=lambda m: m.stimmvieh.play_politician.influence)
+        self.live.ok("POST", f"/v1/games/{self.game_id}/moves", {
+            "requestId": request_id(), "expectedVersion": str(view.version), "move": json_format.MessageToDict(other),
+        }, self.token)
+        for _ in range(100):  # 10 s at most: the server's bots move at once
+            later = self.live.ok("GET", f"/v1/games/{self.game_id}/view", token=self.token)["view"]
+            if view.seat in later.get("toAct", []):
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("the seat's turn did not come round again")
+        listed_later = [json_format.ParseDict(m, game_pb2.Move()) for m in later["legalMoves"]]
+        both = [m for m in recurring if m in listed_later and m != other]
+        assert both, "no move listed at both turns"
+        self.sent = both[0]
+        return self.sent
+
+
+@pytest.mark.xfail(strict=True, reason="play_seat sends moves without expected_version: a decision made on a view gone stale lands on a later table")
+def test_play_seat_never_lands_a_decision_on_a_table_it_did_not_see(redis_server: EmbeddedRedis) -> None:
+    """The bot's seat is decided elsewhere while the bot thinks (another program of the seat here;
+    the seat's clock running out does the same), and the game comes round to the seat again. The
+    decision the bot then sends was made for a table that is gone: it must be refused
+    (STALE_VERSION, as the README tells every bot to ask for) and the bot decide again, not have
+    it applied to the seat's new turn."""
+    table = game_pb2.TableSettings(bot_seats=[1, 2])
+    with LiveRest(redis_server.url) as live:
+        assert live.replica is not None
+        address = f"127.0.0.1:{live.replica.port}"
+
+        async def scenario() -> tuple[list[int], _OverruledOnce]:
+            async with Client(address) as client:
+                created = await client.create_game("stimmvieh", 3, table=table)
+                me = await client.join(created.game_id, "Bot")
+                bot, stats = _OverruledOnce(live, created.game_id, me.token), BotStats()
+                last = await play_seat(client, me, bot, stats)
+                assert last is not None and last.status == game_pb2.GAME_STATUS_FINISHED, stats
+                history = await client.history(created.game_id)
+                # The move sent applied at a later turn than the one it was chosen on (a later
+                # choice of the same move, on the view of its own turn, is the bot's to make).
+                late = [
+                    e.version for e in history
+                    if e.HasField("seat") and e.seat == me.seat and e.move == bot.sent
+                    and e.version > (bot.slow_at or 0) + 1 and e.version - 1 not in bot.decided_on
+                ]
+                return late, bot
+
+        late, bot = run(scenario(), timeout_s=60)  # type: ignore[misc]
+        assert bot.slow_at is not None and bot.sent is not None
+        assert not late, f"chosen on the view of version {bot.slow_at}, applied at version {late}: a turn the bot never saw"
