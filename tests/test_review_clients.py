@@ -1,6 +1,7 @@
 """What a bot author meets when building on the clients: the example bot and ``play_seat`` play
-a seat to the end however long the other players take, as long as the game goes on; a client
-whose replica restarts is answered once the replica is back."""
+a seat to the end however long the other players take, as long as the game goes on, and through
+a restart of their replica; a client whose replica restarts is answered once the replica is back;
+a decision made on a view that has gone stale never lands on a later turn."""
 
 from __future__ import annotations
 
