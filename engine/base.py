@@ -390,6 +390,12 @@ Sampler = Callable[[Any, Seat, Rng], Any]
 """``sample_state(state, seat, rng)``: a full state that ``seat`` cannot tell from ``state``."""
 
 
+def _package(game: Game[Any, Any, Any]) -> str:
+    """The package of ``game``'s module (of the game it wraps, for a wrapper that names it as
+    ``wrapped``: the server's stand-ins narrow a game's legal moves so)."""
+    return type(getattr(game, "wrapped", game)).__module__.rsplit(".", 1)[0]
+
+
 def sampler(game: Game[Any, Any, Any]) -> Sampler:
     """The determinization of ``game``: ``sample_state`` from the ``sampling`` module beside the
     game's own (as the registry finds its catalogue), so that bots reach it through the registry.
@@ -401,8 +407,7 @@ def sampler(game: Game[Any, Any, Any]) -> Sampler:
     so a search over samples cannot peek. A search calls it once per sample; the states it hands
     in may themselves be samples (see ``observe``).
     """
-    package = type(game).__module__.rsplit(".", 1)[0]
-    found: Sampler = importlib.import_module(f"{package}.sampling").sample_state
+    found: Sampler = importlib.import_module(f"{_package(game)}.sampling").sample_state
     return found
 
 
@@ -430,8 +435,7 @@ def rebuilder(game: Game[Any, Any, Any]) -> Rebuilder:
     as it decides in the arena from a state (tests/test_from_view_*.py: the seat's samples of the
     rebuilt state and of the real one are the same).
     """
-    package = type(game).__module__.rsplit(".", 1)[0]
-    found: Rebuilder = importlib.import_module(f"{package}.from_view").state_from_view
+    found: Rebuilder = importlib.import_module(f"{_package(game)}.from_view").state_from_view
     return found
 
 

@@ -673,14 +673,17 @@ class GameHost:
         _check_secret_request_id(request.request_id)
         game_id = request.game_id
         loaded = await self._load_fresh(game_id)
-        key = token = request_fingerprint = ""
-        if request.request_id:
-            key = self.keys.request_key(f"{game_id}:join", request.request_id)
-            token = self.keys.join_token(game_id, request.request_id)
-            wanted = str(request.seat) if request.HasField("seat") else ""
-            request_fingerprint = fingerprint(
-                b"join", name.encode(), wanted.encode(), request.party_name.encode(), request.party_colour.encode()
-            )
+        # A join without a request id is given one for the call: a commit resent after its
+        # reply was lost (the lane resends on a dropped connection) is then recognised as this
+        # join's, instead of the game it changed being taken for another's and a second seat
+        # taken for the caller.
+        request_id = request.request_id or secrets.token_urlsafe(24)
+        key = self.keys.request_key(f"{game_id}:join", request_id)
+        token = self.keys.join_token(game_id, request_id)
+        wanted = str(request.seat) if request.HasField("seat") else ""
+        request_fingerprint = fingerprint(
+            b"join", name.encode(), wanted.encode(), request.party_name.encode(), request.party_colour.encode()
+        )
         async with self._game_lock(game_id):
             for attempt in _attempts():
                 if attempt is not None:
@@ -689,7 +692,7 @@ class GameHost:
                 if stored.status == game_pb2.GAME_STATUS_FINISHED:
                     raise precondition("GAME_OVER", "the game is over")
                 if stored.status != game_pb2.GAME_STATUS_OPEN:
-                    if key:  # a retry of a join that took the last seat
+                    if request.request_id:  # a retry of a join that took the last seat
                         recorded = await self.store.recorded(game_id, key)
                         if recorded is not None:
                             return await self._rejoin(loaded, recorded, request_fingerprint, token)
@@ -697,13 +700,12 @@ class GameHost:
                 try:
                     seat = table.seat_to_take(stored, request.seat if request.HasField("seat") else None)
                 except ServiceError as error:
-                    if key and error.reason == "SEAT_TAKEN":  # perhaps taken by this very join
+                    if request.request_id and error.reason == "SEAT_TAKEN":  # perhaps taken by this very join
                         recorded = await self.store.recorded(game_id, key)
                         if recorded is not None:
                             return await self._rejoin(loaded, recorded, request_fingerprint, token)
                     raise
-                seat_token = token or secrets.token_urlsafe(32)
-                new, entry = self._seated(loaded, seat, name, seat_token, request.party_name, request.party_colour)
+                new, entry = self._seated(loaded, seat, name, token, request.party_name, request.party_colour)
                 await self._schedule(new.stored)
                 # A join is the player's first call: its seat is present from it (noted with the
                 # commit, as a move notes its mover).
@@ -724,7 +726,7 @@ class GameHost:
                     started = new.stored.status == game_pb2.GAME_STATUS_ACTIVE
                     log.info("seat_taken", game_id=game_id, seat=seat, version=new.version, started=started)
                     self._kick_if_due(new.stored)
-                    return game_service_pb2.JoinGameResponse(seat=seat, seat_token=seat_token, view=self._view(joined, seat))
+                    return game_service_pb2.JoinGameResponse(seat=seat, seat_token=token, view=self._view(joined, seat))
                 if result.status == "DUPLICATE" and result.recorded is not None:
                     return await self._rejoin(await self._load_fresh(game_id), result.recorded, request_fingerprint, token)
                 loaded = await self._reloaded(game_id, result.snapshot)

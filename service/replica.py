@@ -168,7 +168,7 @@ class Replica:
             await store.check_server()
             await notifier.start()
             secret = self.config.secret or await server_secret.from_redis(store.client)
-            guard = server_secret.SecretGuard(store.client, server_secret.Keys(secret))
+            guard = server_secret.SecretGuard(store.client, server_secret.Keys(secret), None if self.config.secret else secret)
             await guard.check()
             clock = SharedClock(store.client, self.config.local_clock)
             await clock.calibrate()

@@ -12,6 +12,7 @@ import asyncio
 import hmac
 import math
 import random
+import secrets
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
@@ -193,14 +194,15 @@ class SeatLifecycle:
         host, game = self.host, loaded.game
         stored_seat = loaded.stored.seats[seat]
         timed_out = not table.bot_decides(stored_seat)
+        stand_in = not stored_seat.bot  # a player's seat: only the decision owed is made for it
         rng = bot_rng(loaded.stored, seat)
         if level in INSTANT_LEVELS:
-            move = table.bot_move(game, loaded.state, seat, level, rng)  # a pick from the list: at once
+            move = table.bot_move(game, loaded.state, seat, level, rng, stand_in)  # a pick from the list: at once
         else:
             # A bot that evaluates or searches may think for a while: off the event loop, one
             # decision at a time per level and replica (``apply_due`` holds the place), so that
             # every other call of this replica keeps being served meanwhile.
-            move = await asyncio.to_thread(table.bot_move, game, loaded.state, seat, level, rng)
+            move = await asyncio.to_thread(table.bot_move, game, loaded.state, seat, level, rng, stand_in)
         move_proto = game_pb2.Move()
         game.move_to_proto(move, move_proto)
         new, entry, _due, _events = host._advance(loaded, seat, move, move_proto, by_bot=True)  # settled again below
@@ -350,11 +352,17 @@ class SeatLifecycle:
         """A server-side bot takes a free seat of an open game."""
         host = self.host
         game_id = request.game_id
+        # The call's own request key: a commit resent after its reply was lost is recognised as
+        # this call's (it seated the bot) rather than taken for another step, after which a call
+        # naming no seat seated a second bot.
+        key = host.keys.request_key(f"{game_id}:bot", secrets.token_urlsafe(24))
         async with host._game_lock(game_id):
             for _attempt in range(8):
                 loaded = await host._load_fresh(game_id)
                 stored = loaded.stored
                 if stored.status != game_pb2.GAME_STATUS_OPEN:
+                    if await host.store.recorded(game_id, key) is not None:
+                        return await self._bot_seated(game_id, key)
                     raise precondition("GAME_FULL", "bots join open games only")
                 seat = table.seat_to_take(stored, request.seat if request.HasField("seat") else None)
                 new, entry = self._table_step(loaded, seat)
@@ -367,11 +375,21 @@ class SeatLifecycle:
                 table.changed_event(entry, seat, Change.CHANGE_BOT_ADDED, place.display_name)
                 charge = current_creation()
                 charge.sent()  # from here the bot may be seated, whatever becomes of this call
-                if await self._commit(new, loaded.version, entry):
+                if await self._commit(new, loaded.version, entry, key):
                     await host._after_commit(new)
                     return game_service_pb2.AddBotResponse(seat=seat, view=host._view(new, None))
+                if await host.store.recorded(game_id, key) is not None:
+                    return await self._bot_seated(game_id, key)  # a resent commit: this call's bot is seated
                 charge.sent(False)  # refused by its version: this attempt seated nobody
         raise aborted("TOO_MUCH_CONTENTION", "the game changed too often; retry")
+
+    async def _bot_seated(self, game_id: str, key: str) -> game_service_pb2.AddBotResponse:
+        """The answer to an AddBot whose commit landed although its reply was lost."""
+        recorded = await self.host.store.recorded(game_id, key)
+        entry = None if recorded is None else await self.host.store.log_entry(game_id, recorded.version)
+        if entry is None:
+            raise ServiceError(grpc.StatusCode.INTERNAL, "LOG_ENTRY_MISSING", "the bot's step is not in the log")
+        return game_service_pb2.AddBotResponse(seat=entry.seat, view=self.host._view(await self.host._load_fresh(game_id), None))
 
     # --- shared --------------------------------------------------------------------------------
     def _table_step(self, loaded: "Loaded", seat: Seat, state: Any = None) -> tuple["Loaded", storage_pb2.LogEntry]:

@@ -190,10 +190,14 @@ class SecretGuard(BackgroundLoop):
 
     task_name = "hustings-secret-guard"
 
-    def __init__(self, client: object, keys: Keys) -> None:
+    def __init__(self, client: object, keys: Keys, kept_in_redis: bytes | None = None) -> None:
         super().__init__()
         self._client = client
         self._value = keys.check_value()
+        # The secret, when it is the one kept in Redis: a Redis that comes back empty (no
+        # persistence, a new server at the address) is given it again with the check value, or
+        # a replica started then would draw another and refuse to start (``SecretMismatch``).
+        self._secret_text = None if kept_in_redis is None else kept_in_redis.hex()
         # Whether the check value in Redis is this replica's: while another secret holds it (the
         # value lapsed while Redis was away, and a replica with another secret took it), the
         # replica's health is NOT_SERVING (``readiness.StoreReadiness``), or both secrets would
@@ -201,6 +205,8 @@ class SecretGuard(BackgroundLoop):
         self.agrees = True
 
     async def _claim(self) -> bool:
+        if self._secret_text is not None:
+            await self._client.set(REDIS_SECRET_KEY, self._secret_text, nx=True)  # type: ignore[attr-defined]
         kept = await self._client.eval(_CLAIM, 1, CHECK_KEY, self._value, CHECK_TTL_S)  # type: ignore[attr-defined]
         return (kept.decode() if isinstance(kept, bytes) else str(kept)) == self._value
 

@@ -13,6 +13,7 @@ from typing import AbstractSet, Any, Iterable
 
 from hustings.ai.server import SERVER_DEFAULT_LEVEL, SERVER_LEVELS, server_move
 from hustings.engine import Game, Seat
+from hustings.engine.base import is_side_move
 from hustings.service.errors import invalid, precondition
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2
@@ -177,11 +178,32 @@ def due_seats(stored: storage_pb2.StoredGame, acting: Iterable[Seat], now_ms: in
     return [s.seat for s in stored.seats if s.seat in acting and 0 < s.deadline_ms <= now_ms]
 
 
-def bot_move(game: Game[Any, Any, Any], state: Any, seat: Seat, level: str, rng: random.Random) -> Any:
-    """The decision a server-side bot of ``level`` makes for ``seat``, from what the seat knows only."""
+def bot_move(game: Game[Any, Any, Any], state: Any, seat: Seat, level: str, rng: random.Random, stand_in: bool = False) -> Any:
+    """The decision a server-side bot of ``level`` makes for ``seat``, from what the seat knows
+    only. ``stand_in``: the seat is a player's (timed out, or absent), and the bot makes the
+    decision the player owes and nothing beside it: no side move (The Spin Doctors' hand-overs
+    and deals, items drafted into a Wahlspiel offer) where a move that ends the decision is
+    legal. A random stand-in handed a Spin Doctors player's Budget to other seats before about
+    one decision in three."""
     if not game.legal_moves(state, seat):
         raise RuntimeError("a seat owing a decision has no legal move")
-    return server_move(game, state, seat, level, rng)
+    return server_move(DecisionsOnly(game) if stand_in else game, state, seat, level, rng)
+
+
+class DecisionsOnly:
+    """``game`` whose legal moves are, where any is, only those that end a decision
+    (``engine.base.is_side_move``); the rest of it as it is."""
+
+    def __init__(self, game: Game[Any, Any, Any]) -> None:
+        self.wrapped = game  # its sampling and rebuilding are the game's (engine.base.sampler)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.wrapped, name)
+
+    def legal_moves(self, state: Any, seat: Seat) -> list[Any]:
+        moves = self.wrapped.legal_moves(state, seat)
+        owed = [move for move in moves if not is_side_move(self.wrapped, move, state)]
+        return owed or moves
 
 
 def seat_to_proto(stored: storage_pb2.StoredSeat, target: game_pb2.Seat, present: bool) -> None:

@@ -6,6 +6,7 @@ time ran out. Real Redis, a real replica with its gRPC face; games dealt from a 
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 
 import pytest
@@ -15,6 +16,9 @@ from service_helpers import replica_and_client
 from hustings.client import Client
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.replica import Replica
+from hustings.engine import Rng, games
+from hustings.engine.base import is_side_move
+from hustings.service import table
 from hustings.v1 import game_pb2
 
 SEED = "6c" * 32
@@ -49,10 +53,6 @@ def _hand_overs(steps: list[game_pb2.HistoryEntry]) -> list[tuple[int, int, int]
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the bot playing for a Spin Doctors player who left hands the player's Budget to opponents",
-)
 def test_the_bot_of_a_spin_doctors_player_who_left_gives_none_of_the_players_budget_away(
     redis_server: EmbeddedRedis,
 ) -> None:
@@ -84,10 +84,6 @@ def test_the_bot_of_a_spin_doctors_player_who_left_gives_none_of_the_players_bud
     run(scenario(), timeout_s=60)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a Spin Doctors player whose time runs out has its Budget handed to opponents by the bot deciding for it",
-)
 def test_a_spin_doctors_timeout_makes_the_decision_and_gives_no_budget_away(redis_server: EmbeddedRedis) -> None:
     """README (Timeouts): "when a seat's time runs out its bot makes that decision". The decision,
     not a hand-over of the player's Budget to another seat beside it. The replica's clock is held
@@ -116,3 +112,25 @@ def test_a_spin_doctors_timeout_makes_the_decision_and_gives_no_budget_away(redi
             assert _hand_overs(steps) == [], f"Ada's timeouts handed over {_hand_overs(steps)}"
 
     run(scenario(), timeout_s=60)
+
+
+@pytest.mark.parametrize("level", ["random", "greedy", "strong"])
+def test_a_stand_in_of_every_level_makes_only_the_decision_owed(level: str) -> None:
+    """At a decision with hand-overs and deals beside it, a stand-in of any level picks a move
+    that ends the decision; the levels that sample the hidden cards find the game's sampler
+    through the narrowed game."""
+    game = games()["spin_doctors"]
+    options = next(o for _, o in game.sample_options() if game.seat_count(o) == 4)
+    rng, chooser = Rng(b"stand-in"), Rng(b"stand-in/moves")
+    state = game.setup(options, rng)
+    for _ in range(200):  # bounded: a decision with side moves beside it comes within a few steps
+        seat = min(game.to_act(state))
+        moves = game.legal_moves(state, seat)
+        owed = [move for move in moves if not is_side_move(game, move, state)]
+        if owed and len(owed) < len(moves):
+            break
+        state, _ = game.apply(state, seat, chooser.choice(owed or moves), rng)
+    else:
+        raise AssertionError("no decision with side moves beside it")
+    move = table.bot_move(game, state, seat, level, random.Random(5), stand_in=True)
+    assert move in owed

@@ -1,17 +1,18 @@
 """Durability and failures mid-call, each against real parts (a real Redis, a real replica, a real
-loopback TCP proxy between them). Each test asserts what the service should do and is expected
-to fail until the problem it names is fixed.
+loopback TCP proxy between them).
 
 - The commits' lane (service/lane.py) sends a commit again when its reply is lost with the
   connection, and counts on the request key and the version check to make that safe. A step
   without a request key (a JoinGame without ``request_id``, as the README's grpcurl, curl and
-  Node.js sessions send it; an AddBot that names no seat) comes back CONFLICT, against its own
-  first write, and the call decides again on the game it made itself: one call takes two seats.
+  Node.js sessions send it; an AddBot that names no seat) came back CONFLICT, against its own
+  first write, and the call decided again on the game it made itself: one call took two seats.
+  Each such call now carries a request key of its own, and its resend comes back DUPLICATE.
 - Without ``--secret-file`` or ``HUSTINGS_SECRET`` (as the compose file and the Kubernetes
   manifests run) the secret is kept in Redis. A Redis that comes back empty (no persistence, a
   new server behind the same address) has lost it, while the running replicas keep theirs and
-  put its check value back: a replica started after that draws another secret and refuses to
-  start, so no replica can be added or restarted until every one is stopped at once.
+  put its check value back: a replica started after that drew another secret and refused to
+  start, so no replica could be added or restarted until every one was stopped at once. The
+  running replicas now put the secret back with its check value.
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ def _named(view: game_pb2.GameView, name: str) -> list[int]:
     return [seat.seat for seat in view.seats if seat.display_name == name]
 
 
-@pytest.mark.xfail(strict=True, reason="a JoinGame without request_id whose commit reply is lost takes two seats")
+
 def test_a_join_without_request_id_whose_commit_reply_is_lost_takes_one_seat(redis_server: EmbeddedRedis) -> None:
     """README's grpcurl, curl and Node.js sessions join without a requestId. The replica's lane
     loses the reply of the join's commit, sends it again, gets CONFLICT (the join itself moved
@@ -128,7 +129,7 @@ def test_a_join_without_request_id_whose_commit_reply_is_lost_takes_one_seat(red
     run(scenario(), TIMEOUT_S * 2)
 
 
-@pytest.mark.xfail(strict=True, reason="an AddBot naming no seat whose commit reply is lost seats two bots")
+
 def test_an_add_bot_naming_no_seat_whose_commit_reply_is_lost_seats_one_bot(redis_server: EmbeddedRedis) -> None:
     """AddBot takes the lowest free seat when the request names none (REST and gRPC callers
     other than the project's clients send none). Its commit's reply lost, the lane sends it
@@ -151,7 +152,7 @@ def test_an_add_bot_naming_no_seat_whose_commit_reply_is_lost_seats_one_bot(redi
     run(scenario(), TIMEOUT_S * 2)
 
 
-@pytest.mark.xfail(strict=True, reason="a Redis that lost the secret it kept makes every replica started later refuse to start")
+
 def test_a_replica_started_after_redis_came_back_empty_shares_the_running_replicas_secret(
     tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
