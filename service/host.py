@@ -318,6 +318,13 @@ class GameHost:
             return stored.table.open_seconds or table.DEFAULT_OPEN_S
         return self.retention_s
 
+    def _step_expiry(self, stored: storage_pb2.StoredGame) -> int | None:
+        """``_expiry`` of a table step (a seat taken, left or given to a bot): in an open game
+        the step begins its wait for players again, noted for the lobby's ``open_until``."""
+        if stored.status == game_pb2.GAME_STATUS_OPEN:
+            stored.open_since = int(self._clock())
+        return self._expiry(stored)
+
     async def _schedule(self, stored: storage_pb2.StoredGame, due: int | None = None) -> None:
         """Index the step's next deadline before its commit (a crash after it loses no timer).
         ``due``: that deadline (0 for none) when the caller has it already."""
@@ -710,13 +717,14 @@ class GameHost:
                 # A join is the player's first call: its seat is present from it (noted with the
                 # commit, as a move notes its mover).
                 seen_at = self._now_ms()
+                expire_s = self._step_expiry(new.stored)
                 result = await self.store.commit(
                     new.stored,
                     stored.version,
                     entry,
                     key,
                     request_fingerprint,
-                    expire_s=self._expiry(new.stored),
+                    expire_s=expire_s,
                     present=(seat, seen_at),
                 )
                 if result.status == "OK":

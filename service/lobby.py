@@ -90,7 +90,8 @@ def summary_of(stored: storage_pb2.StoredGame) -> game_pb2.GameSummary:
         seed_chosen_by_creator=stored.seed_from_client,
     )
     if stored.status == game_pb2.GAME_STATUS_OPEN:  # its keys expire then (``GameHost._expiry``)
-        summary.open_until = stored.created_at + (stored.table.open_seconds or table.DEFAULT_OPEN_S)
+        waiting_since = stored.open_since or stored.created_at  # a seat change begins the wait again
+        summary.open_until = waiting_since + (stored.table.open_seconds or table.DEFAULT_OPEN_S)
     for s in stored.seats:
         table.seat_to_proto(s, summary.seats.add(), present=False)
     return summary

@@ -431,9 +431,8 @@ class SeatLifecycle:
             await host._schedule(new.stored)
         seen = None if present is None else (present, host._now_ms())
         # Table steps may start a game (AddBot) or free its last seat: set the expiry every time.
-        result = await host.store.commit(
-            new.stored, base_version, entry, key, wanted, expire_s=host._expiry(new.stored), listed=listed, present=seen
-        )
+        expire_s = host._step_expiry(new.stored)
+        result = await host.store.commit(new.stored, base_version, entry, key, wanted, expire_s=expire_s, listed=listed, present=seen)
         if result.status != "OK":
             metrics.CONFLICTS.inc()
             return False

@@ -132,7 +132,6 @@ def test_a_health_call_names_a_service_in_at_most_256_characters(redis_server: E
     run(scenario(), 60)
 
 
-@pytest.mark.xfail(strict=True, reason="GameSummary.open_until stays creation + open_seconds, but a join renews the open game's wait, so it outlives the time the lobby says it is gone")
 def test_open_until_is_when_an_open_game_stops_waiting_after_a_join(redis_server: EmbeddedRedis) -> None:
     """GameSummary.open_until: "when it stops waiting for its players ...; it is gone then unless
     every seat was taken", while README Expiry: "an open game nobody completes expires
