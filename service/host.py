@@ -268,7 +268,7 @@ class GameHost:
         self.notifier = notifier
         # Without a shared secret (one replica in a tool or test) a secret of this process.
         self.keys = keys or Keys(secrets.token_bytes(32))
-        self.lobby_repair = LobbyRepair(store, retention_s=retention_s)
+        self.lobby_repair = LobbyRepair(store, retention_s=retention_s, clock=clock)  # the replicas' shared clock
         # Whether Redis has room for new games (a replica sets its StoreRoom here).
         self.room: StoreRoom | NoLimit = NoLimit()
         self.retention_s = retention_s

@@ -180,6 +180,20 @@ async def running_replica(redis_url: str, allow_client_seed: bool = True) -> Asy
         await replica.stop()
 
 
+
+class HeldClock:
+    """A machine clock that stands still until the test moves it on (a replica's ``local_clock``)."""
+
+    def __init__(self) -> None:
+        self.now = time.time()
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance_to_ms(self, replica: Any, target_ms: int) -> None:
+        """Move on so that the replica's shared clock reads ``target_ms`` (to the rounding)."""
+        self.now += (target_ms - replica.host._now_ms()) / 1000
+
 def run(coro: "asyncio.Future[object] | object", timeout_s: float = 120.0) -> object:
     """Run a coroutine to completion with a bound on its time."""
     return asyncio.run(asyncio.wait_for(coro, timeout_s))  # type: ignore[arg-type]

@@ -5,11 +5,12 @@ extra time."""
 from __future__ import annotations
 
 import asyncio
+import pathlib
 import time
 
 import redis
 
-from conftest import run
+from conftest import HeldClock, run
 from service_helpers import stimmvieh_options
 from hustings.client import Client
 from hustings.service.clock import SharedClock
@@ -76,3 +77,31 @@ def test_a_replica_with_a_fast_clock_neither_times_out_early_nor_writes_late_dea
             await true.stop()
 
     run(scenario())
+
+
+def test_the_lobby_repair_keeps_time_by_the_shared_clock(tmp_path: pathlib.Path) -> None:
+    """The repair gives an entry whose game does not exist yet (a CreateGame indexes its game
+    before the commit) a minute for its commit, by the clock every replica shares, as the entry's
+    creation time was written. It read the machine clock instead: on a replica whose clock ran a
+    minute or more fast, a game created on another replica could lose its entry before its commit
+    and stay out of the lobby until its first join."""
+    clock = HeldClock()
+
+    async def scenario(url: str) -> None:
+        replica = await Replica(ReplicaConfig(redis_url=url, address="127.0.0.1:0", grace_s=0.5, local_clock=clock)).start()
+        try:
+            host = replica.host
+            ghost = game_pb2.GameSummary(
+                game_id="g" + "7" * 24, kind="stimmvieh", status=game_pb2.GAME_STATUS_OPEN, version=1, created_at=int(host._clock())
+            )
+            assert await host.store.index(ghost)
+            await host.lobby_repair.repair_once()
+            assert await host.store.in_lobby([ghost.game_id]) == [True]  # within its minute
+            clock.now += 61  # a minute on, by the shared clock
+            await host.lobby_repair.repair_once()
+            assert await host.store.in_lobby([ghost.game_id]) == [False]
+        finally:
+            await replica.stop()
+
+    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
+        run(scenario(server.url))

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conftest import run
+from conftest import HeldClock, run
 from service_helpers import replica_and_client
 from hustings.client import Client
 from hustings.engine import Rng, games, get_game
@@ -22,7 +22,6 @@ from hustings.engine.base import is_side_move
 from hustings.engine.spin_doctors.model import DeclineOffer, HandBudget, OfferDeal, Term, WithdrawOffer
 from hustings.service import table
 from hustings.service.embedded_redis import EmbeddedRedis
-from hustings.service.replica import Replica
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2
 
@@ -101,20 +100,6 @@ def test_a_side_move_leaves_every_clock_as_it_was_and_the_decision_pays_for_all_
     assert _clocks(stored)[1:] == before[1:]
 
 
-class _HeldClock:
-    """A machine clock that stands still until the test moves it on."""
-
-    def __init__(self) -> None:
-        self.now = time.time()
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance_to_ms(self, replica: Replica, target_ms: int) -> None:
-        """Move on so that the replica's shared clock reads ``target_ms`` (to the rounding)."""
-        self.now += (target_ms - replica.host._now_ms()) / 1000
-
-
 
 def _proto(move: Any) -> game_pb2.Move:
     out = game_pb2.Move()
@@ -143,7 +128,7 @@ def test_a_hand_over_neither_restarts_nor_extends_the_clock_through_the_service(
 ) -> None:
     # The decision made for a timed-out seat: a hand-over first, then the decision.
     monkeypatch.setattr(table, "server_move", _hand_over_then_decide)
-    clock = _HeldClock()
+    clock = HeldClock()
 
     async def scenario() -> None:
         async with replica_and_client(redis_server.url, local_clock=clock) as (replica, client):

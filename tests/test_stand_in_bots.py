@@ -11,11 +11,10 @@ import time
 
 import pytest
 
-from conftest import run
+from conftest import HeldClock, run
 from service_helpers import replica_and_client
 from hustings.client import Client
 from hustings.service.embedded_redis import EmbeddedRedis
-from hustings.service.replica import Replica
 from hustings.engine import Rng, games
 from hustings.engine.base import is_side_move
 from hustings.service import table
@@ -24,19 +23,6 @@ from hustings.v1 import game_pb2
 SEED = "6c" * 32
 PLAYER_STEPS = 12  # steps the bot makes for the player before the test looks at them
 WAIT_S = 15.0
-
-
-class _HeldClock:
-    """A machine clock that stands still until the test moves it on."""
-
-    def __init__(self) -> None:
-        self.now = time.time()
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance_to_ms(self, replica: Replica, target_ms: int) -> None:
-        self.now += (target_ms - replica.host._now_ms()) / 1000
 
 
 async def _steps_of(client: Client, game_id: str, seat: int) -> list[game_pb2.HistoryEntry]:
@@ -88,7 +74,7 @@ def test_a_spin_doctors_timeout_makes_the_decision_and_gives_no_budget_away(redi
     """README (Timeouts): "when a seat's time runs out its bot makes that decision". The decision,
     not a hand-over of the player's Budget to another seat beside it. The replica's clock is held
     and moved to each of Ada's deadlines in turn; she never moves herself."""
-    clock = _HeldClock()
+    clock = HeldClock()
 
     async def scenario() -> None:
         async with replica_and_client(redis_server.url, allow_client_seed=True, local_clock=clock) as (replica, client):

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from conftest import run
+from conftest import HeldClock, run
 from service_helpers import replica_and_client
-from test_side_moves import _HeldClock, _timed_out
+from test_side_moves import _timed_out
 from hustings.client import Client, Joined
 from hustings.engine import get_game
 from hustings.engine.wahlspiel.model import AnswerTrade, ChoosePartner, OfferTrade, Pass, ProposeOffer
@@ -80,7 +80,7 @@ async def _coalition_on_a_chess_clock(client: Client) -> tuple[str, list[Joined]
 
 
 def test_drafting_keeps_the_deadline_and_putting_the_offer_pays_its_time_once(redis_server: EmbeddedRedis) -> None:
-    clock = _HeldClock()
+    clock = HeldClock()
 
     async def scenario() -> None:
         async with replica_and_client(redis_server.url, local_clock=clock, allow_client_seed=True) as (replica, client):
@@ -128,7 +128,7 @@ def test_a_decision_timing_out_mid_draft_is_finished_by_the_bot_as_drafted_and_c
     nothing of the player's into the offer: it puts the offer as the player left it or ends the
     coalition, in one step. A greedy stand-in drafted item after item of the player's cards and
     money first."""
-    clock = _HeldClock()
+    clock = HeldClock()
 
     async def scenario() -> None:
         async with replica_and_client(redis_server.url, local_clock=clock, allow_client_seed=True) as (replica, client):
@@ -159,7 +159,7 @@ def test_handing_over_the_cards_of_an_accepted_offer_is_one_decision(redis_serve
     keeps the deadline set when the handing began and the bank as it was; the last pays for all
     of its time with one increment (a side holding three cards could otherwise take three times
     the decision time, and gain three increments)."""
-    clock = _HeldClock()
+    clock = HeldClock()
 
     async def scenario() -> None:
         async with replica_and_client(redis_server.url, local_clock=clock, allow_client_seed=True) as (replica, client):
