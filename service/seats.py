@@ -21,6 +21,7 @@ import grpc
 import structlog
 from redis.exceptions import RedisError
 
+from hustings.ai.server import SERVER_BUDGET
 from hustings.engine import EngineError, Seat, names
 from hustings.engine.base import is_side_move
 from hustings.service import deadlines, metrics, table
@@ -49,6 +50,12 @@ MAX_ACTIVE_GAME_SEAT_CHANGES_UP_TO = 20_000
 # Levels that pick a legal move without evaluating any (0.1-0.3 ms, 2 ms at most, for every kind):
 # they decide on the event loop, never waiting behind another table's thinking bots.
 INSTANT_LEVELS = frozenset({"random"})
+# A thinking bot's decision is committed no sooner than this after its thinking began. Its speed
+# showed what its hidden hand allows: a strong bot with one legal move (a Wahlspiel run-off it
+# cannot send a voter to) answered in 3 ms, with a choice after its search, 27-29 ms; a greedy
+# one takes up to 10 ms with a long list of moves. The floor is the strong level's search budget
+# and about twice the greedy level's longest decision.
+THINKING_FLOOR_S = {"greedy": 0.02, "strong": SERVER_BUDGET.seconds}
 Change = game_pb2.SeatChanged.Change
 MAX_DISPLAY_NAME = 40  # characters
 # How long a game that this build cannot play (its content retired) waits in the deadline index
@@ -107,8 +114,8 @@ class SeatLifecycle:
                 # made every move to this game wait as long (and, past a claim's lease, the bot
                 # then thought for a game another replica had moved on). Holding the place, the
                 # step reads the game afresh.
-                async with self._thinking[outcome]:
-                    outcome = await self._due_step(game_id, outcome)
+                async with _Place(self._thinking[outcome]) as place:
+                    outcome = await self._due_step(game_id, outcome, place)
                 if isinstance(outcome, str):
                     continue  # the seat due now has a bot of another level (rare): ask again
             if isinstance(outcome, tuple):
@@ -134,9 +141,9 @@ class SeatLifecycle:
                     return next_due, committed.version
         return host._now_ms(), 0
 
-    async def _due_step(self, game_id: str, place: str | None) -> "tuple[int, int] | str | _Decided":
-        """One due decision of ``game_id``, under the game's lock, with the thinking place of
-        level ``place`` held (None: none). Returns the answer of ``apply_due`` when there is
+    async def _due_step(self, game_id: str, level: str | None, place: "_Place | None" = None) -> "tuple[int, int] | str | _Decided":
+        """One due decision of ``game_id``, under the game's lock, with the thinking ``place``
+        of ``level`` held (None: none). Returns the answer of ``apply_due`` when there is
         nothing (more) to decide now, the level whose thinking place the due bot needs first,
         or the decision made (its commit None when another step came first)."""
         host = self.host
@@ -159,11 +166,11 @@ class SeatLifecycle:
             due = table.due_seats(stored, loaded.game.to_act(loaded.state), now)
             if not due:
                 return table.next_due(stored), stored.version
-            level = _level(stored, due[0])
-            if level not in INSTANT_LEVELS and level != place:
-                return level
+            due_level = _level(stored, due[0])
+            if due_level not in INSTANT_LEVELS and due_level != level:
+                return due_level
             if table.unattended(stored):
-                wait_s = self.unattended.wait_s(game_id, level)
+                wait_s = self.unattended.wait_s(game_id, due_level)
                 if wait_s:
                     # Past this replica's budget for tables nobody is at: the decision waits for
                     # its turn, here and in the index (for the replicas that poll it), and
@@ -173,7 +180,7 @@ class SeatLifecycle:
                     self._wake_at(game_id, turn)
                     await host.deadlines.postpone(game_id, turn)
                     return turn, stored.version
-            return await self._decide_for(loaded, due[0], now, level)
+            return await self._decide_for(loaded, due[0], now, due_level, place)
 
     @staticmethod
     def _next_level(loaded: "Loaded", due_ms: int) -> str:
@@ -188,9 +195,10 @@ class SeatLifecycle:
         delay_s = max(0.0, (due_ms - self.host._now_ms()) / 1000)
         self.host.deadline_runner.later(game_id, delay_s, lambda: self.apply_due_quietly(game_id))
 
-    async def _decide_for(self, loaded: "Loaded", seat: Seat, now: int, level: str) -> "_Decided":
-        """The due decision of ``seat``'s bot of ``level`` (its thinking place held by the caller
-        for a level that thinks), committed (None when another step came first)."""
+    async def _decide_for(self, loaded: "Loaded", seat: Seat, now: int, level: str, place: "_Place | None" = None) -> "_Decided":
+        """The due decision of ``seat``'s bot of ``level`` (its thinking ``place`` held by the
+        caller for a level that thinks, and given up once the bot has thought), committed (None
+        when another step came first)."""
         host, game = self.host, loaded.game
         stored_seat = loaded.stored.seats[seat]
         timed_out = not table.bot_decides(stored_seat)
@@ -202,7 +210,11 @@ class SeatLifecycle:
             # A bot that evaluates or searches may think for a while: off the event loop, one
             # decision at a time per level and replica (``apply_due`` holds the place), so that
             # every other call of this replica keeps being served meanwhile.
+            began = time.monotonic()
             move = await asyncio.to_thread(table.bot_move, game, loaded.state, seat, level, rng, stand_in)
+            if place is not None:
+                place.release()  # the next table's bot of this level thinks while this one waits
+            await asyncio.sleep(max(0.0, THINKING_FLOOR_S.get(level, 0.0) - (time.monotonic() - began)))
         move_proto = game_pb2.Move()
         game.move_to_proto(move, move_proto)
         new, entry, _due, _events = host._advance(loaded, seat, move, move_proto, by_bot=True)  # settled again below
@@ -441,6 +453,27 @@ class SeatLifecycle:
         if new.stored.status == game_pb2.GAME_STATUS_FINISHED:
             await host._note_end(new.stored)
         return True
+
+
+class _Place:
+    """A level's thinking place, held from entering until ``release`` or leaving."""
+
+    def __init__(self, semaphore: asyncio.Semaphore) -> None:
+        self._semaphore = semaphore
+        self._held = False
+
+    async def __aenter__(self) -> "_Place":
+        await self._semaphore.acquire()
+        self._held = True
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        self.release()
+
+    def release(self) -> None:
+        if self._held:
+            self._held = False
+            self._semaphore.release()
 
 
 def _refuse_past_seat_changes(stored: storage_pb2.StoredGame) -> None:

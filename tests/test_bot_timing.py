@@ -1,7 +1,8 @@
 """What the table can learn of a seat's secrets from around the views: how long the service
-takes to answer for a seat, played through a real replica (real Redis, real gRPC).
-
-A finding here is a test of the correct behaviour, expected to fail until it is fixed.
+takes to answer for a seat, played through a real replica (real Redis, real gRPC). A thinking
+bot's decision is committed no sooner than its level's floor after it began thinking
+(``service/seats.py`` ``THINKING_FLOOR_S``): a forced move answered at once, and a choice after a
+search, so the answer's timing showed what the bot's hidden hand allowed.
 """
 
 from __future__ import annotations
@@ -97,10 +98,6 @@ async def _bot_answer_s(client: Client, point: RunoffPoint) -> tuple[float, int]
     return answered, party.voter_count
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a server bot answers a decision with one legal move at once and searches one with several: its speed shows what its hand holds",
-)
 def test_a_server_bots_speed_shows_nothing_of_its_hand(own_redis: EmbeddedRedis) -> None:
     """Two Wahlspiel run-offs in which a seat holding one voter card leaves and its strong bot
     sends no voter: the table sees the same in both (one card held, none sent). In the first the
