@@ -882,8 +882,11 @@ class GameHost:
                     await attempt
                 try:
                     self._check_expected(loaded, request)
+                    self._check_in_time(loaded, seat)
                     new, entry, due, events = self._advance(loaded, seat, move, request.move)
                 except ServiceError as error:
+                    if error.reason == "TIME_RUN_OUT":
+                        self._kick_if_due(loaded.stored)  # the bot decides now, not at the next poll
                     if not fresh:
                         # The cached state may be stale: decide on the latest one.
                         loaded, fresh = await self._load_fresh(game_id), True
@@ -942,6 +945,16 @@ class GameHost:
         """Refuse a token that no longer holds ``seat`` in this newer state (a rejoin reissued it)."""
         if self.seat_of(loaded, token) != seat:
             raise unauthenticated("INVALID_SEAT_TOKEN", "the seat token does not belong to this game")
+
+    def _check_in_time(self, loaded: Loaded, seat: Seat) -> None:
+        """FAILED_PRECONDITION ``TIME_RUN_OUT`` for a move of a seat whose decision's time has
+        run out (by the replicas' shared clock): its bot makes that decision. Before, a move
+        that came after its deadline was taken or refused by when the deadline runner's next
+        poll fell (up to a quarter of a second later). An absent seat's move is its player's
+        return, and is taken."""
+        stored_seat = loaded.stored.seats[seat]
+        if 0 < stored_seat.deadline_ms <= self._now_ms() and not stored_seat.absent:
+            raise precondition("TIME_RUN_OUT", "this seat's time for its decision ran out: its bot makes the decision")
 
     @staticmethod
     def _check_expected(loaded: Loaded, request: game_service_pb2.SubmitMoveRequest) -> None:

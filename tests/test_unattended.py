@@ -209,23 +209,26 @@ def test_a_bot_waits_for_its_thinking_place_without_holding_up_its_games_moves(t
     other table's thinking bots (here it never came: the test's move timed out), and a bot that
     waited past its claim's lease then thought for a game another replica had moved on (two
     replicas, 100 strong tables timing out together: 539 decisions thought for 342 timeouts).
-    Now it takes the place first and reads the game afresh once it holds it: seat 0's player
-    moves while its bot waits, and the bot then decides only for the seats still due."""
+    Now it takes the place first and reads the game afresh once it holds it: seat 0's player,
+    gone and its decision due, comes back with a move while its bot waits, and bots then decide
+    only for the seats whose time ran out."""
 
     async def scenario(url: str) -> None:
         async with replica_and_client(url) as (replica, client):
             host = replica.host
             await host.deadline_runner.stop()  # this test starts the due decisions itself
-            strong_clock = game_pb2.TableSettings(decision_seconds=1, bot_level="strong")
+            strong_clock = game_pb2.TableSettings(decision_seconds=2, bot_level="strong")
             game_id = (await client.create_game("stimmvieh", 3, table=strong_clock)).game_id
             tokens = [(await client.join(game_id, f"P{seat}")).token for seat in range(3)]
-            await asyncio.sleep(1.3)  # every seat's decision has timed out
             conflicts = metrics.CONFLICTS._value.get()
             place = host.seats._thinking["strong"]
-            await place.acquire()  # another table's bot thinks: seat 0's bot waits
+            await place.acquire()  # another table's bot thinks: seat 0's bot will wait
             try:
+                # Seat 0's player leaves: its bot's decision is due at once, and waits for the place.
+                await client.leave(game_id, tokens[0])
                 deciding = asyncio.create_task(host.seats.apply_due(game_id))
                 await asyncio.sleep(0.1)
+                # The player comes back with a move, answered while the bot waits.
                 view = await client.view(game_id, tokens[0])
                 moved = await asyncio.wait_for(client.move(game_id, tokens[0], view.legal_moves[0]), 10)
                 assert moved.version == view.version + 1
@@ -234,8 +237,11 @@ def test_a_bot_waits_for_its_thinking_place_without_holding_up_its_games_moves(t
                 place.release()
             await asyncio.wait_for(deciding, 30)
             assert metrics.CONFLICTS._value.get() == conflicts  # nothing thought for a stale version
+            await asyncio.sleep(2.1)  # the other seats' decisions time out
+            await asyncio.wait_for(host.seats.apply_due(game_id), 30)
             after = await client.view(game_id)
             assert [s.timeouts for s in after.seats] == [0, 1, 1], [s.timeouts for s in after.seats]
+            assert not after.seats[0].absent
 
     with EmbeddedRedis(tmp_path, appendonly=False) as redis_server:
         run(scenario(redis_server.url), timeout_s=60)
