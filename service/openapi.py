@@ -32,6 +32,10 @@ PACKAGE_DIR = pathlib.Path(__file__).resolve().parent
 DEFAULT_PROTO_ROOT = PACKAGE_DIR.parent / "proto"
 DEFAULT_OUT = PACKAGE_DIR / "static" / "openapi.json"
 REF = "#/components/schemas/"
+# The RPCs whose REST answers are cacheable (hustings.service.catalogue.rest_answer): an ETag, the
+# content version quoted, with ``Cache-Control: public, no-cache``; a matching If-None-Match gets
+# 304 with no content.
+CONDITIONAL_GETS = {"hustings.v1.GameService.GetGameKind"}
 
 _INT32 = {"type": "integer", "format": "int32", "minimum": -(2**31), "maximum": 2**31 - 1}
 _UINT32 = {"type": "integer", "format": "int64", "minimum": 0, "maximum": 2**32 - 1}
@@ -243,6 +247,18 @@ def _parameter(schemas: _Schemas, rule: HttpRule, field: FieldDescriptor, name: 
     return parameter
 
 
+_CACHE_HEADERS: dict[str, Any] = {
+    "ETag": {
+        "description": "The content version, quoted (a strong validator); send it back in If-None-Match.",
+        "schema": {"type": "string"},
+    },
+    "Cache-Control": {
+        "description": "`public, no-cache`: any cache may keep the answer, and revalidates it with If-None-Match.",
+        "schema": {"type": "string"},
+    },
+}
+
+
 def _sse_event_schema(update: dict[str, Any]) -> dict[str, Any]:
     """One Server-Sent Event as a JSON object (fields id, event, data, retry), as OpenAPI 3.1
     tools read a ``text/event-stream`` schema; ``data`` is JSON described by contentSchema."""
@@ -286,6 +302,15 @@ def _operation(schemas: _Schemas, rule: HttpRule) -> dict[str, Any]:
         if field.message_type is not None:
             continue  # nested query fields (a.b=) are accepted but not listed
         parameters.append(_parameter(schemas, rule, field, field.json_name, "query"))
+    conditional = method.full_name in CONDITIONAL_GETS and rule.verb == "get"
+    if conditional:
+        parameters.append({
+            "name": "If-None-Match",
+            "in": "header",
+            "required": False,
+            "description": "The ETag of an answer already held: when it is still current, the answer is 304 with no content.",
+            "schema": {"type": "string"},
+        })
     if rule.streaming:
         parameters.append({
             "name": "Last-Event-ID",
@@ -322,8 +347,23 @@ def _operation(schemas: _Schemas, rule: HttpRule) -> dict[str, Any]:
     else:
         description = schemas.comments.get(method.output_type.full_name, method.output_type.name)
         ok = {"description": description, "content": {"application/json": {"schema": output}}}
+    responses: dict[str, Any] = {"200": ok}
+    if conditional:
+        ok["headers"] = _CACHE_HEADERS
+        responses["304"] = {
+            "description": "Not Modified: the ETag named in If-None-Match is current; no content.",
+            "headers": _CACHE_HEADERS,
+        }
+    if rule.streaming:
+        responses["204"] = {
+            "description": (
+                "No Content: the game is over and nothing follows the version asked for (fromVersion "
+                "or Last-Event-ID at its last version). EventSource stops reconnecting on a 204, "
+                "as it does not after `event: end`."
+            ),
+        }
     operation["responses"] = {
-        "200": ok,
+        **responses,
         "default": {
             "description": "An error: google.rpc.Status with a machine-readable ErrorInfo reason.",
             "content": {"application/json": {"schema": {"$ref": REF + "google.rpc.Status"}}},

@@ -35,6 +35,7 @@ from hustings.service.host import GameHost
 from hustings.service.limits import MAX_REQUEST_BYTES, STEPS_PER_LISTED_GAME, steps_for_rendered
 from hustings.service.rest_connections import (
     API_SECURITY_HEADERS,
+    CORS_HEADERS,
     ConnectionGate,
     GatedConnection,
     GatedSite,
@@ -49,7 +50,7 @@ from hustings.service.rest_connections import (
 from hustings.service.watch import SparseRefusals, from_version_ahead
 from hustings.service.rest_routes import HttpRule, build_request, http_rules, to_json
 from hustings.service.sse_events import RenderedEvents
-from hustings.v1 import game_service_pb2
+from hustings.v1 import game_pb2, game_service_pb2
 
 log = structlog.get_logger("hustings.rest")
 
@@ -59,6 +60,11 @@ KEEPALIVE_S = 15.0
 # Answers 200 while the replica serves games and 503 while it cannot reach Redis or is stopping.
 READY_PATH = "/readyz"
 SSE_RETRY_MS = 2000
+EVENT_STREAM_HEADERS = {
+    "Content-Type": "text/event-stream; charset=utf-8",
+    "Cache-Control": "no-cache",
+    "X-Accel-Buffering": "no",  # a proxy in front (nginx) passes each event on at once
+}
 STATIC = resources.files("hustings.service") / "static"
 OPENAPI_PATH = "/openapi.json"
 # Set on a response (aiohttp responses are mappings) to the ServiceError it answers with, so that
@@ -69,15 +75,6 @@ CANCELLED = ServiceError(grpc.StatusCode.CANCELLED, "CLIENT_GONE", "the client w
 NOT_READING = ServiceError(grpc.StatusCode.CANCELLED, "CLIENT_NOT_READING", "the client took no event in time")
 _not_reading_log = SparseLog("event_streams_ended_unread", "event streams ended: their clients took no event in time")
 
-# CORS on every response (answers, errors, the event stream, static files): any origin may call
-# the API, since seat tokens travel in a header and never in cookies. Browsers may read these
-# response headers too, beyond the safelisted ones.
-CORS_HEADERS = {
-    "Access-Control-Allow-Origin": "*",
-    "Access-Control-Allow-Headers": "Authorization, Content-Type, Last-Event-ID, If-None-Match",
-    "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
-    "Access-Control-Expose-Headers": "ETag, Retry-After",
-}
 PREFLIGHT_MAX_AGE_S = 600
 
 # Security headers, set from constant dicts whole on each response (one path check per call). Every
@@ -380,6 +377,14 @@ class RestServer:
                 return error_response(error)
             except RedisError as failure:
                 return error_response(store_error(failure))
+            if view.status == game_pb2.GAME_STATUS_FINISHED and message.from_version >= view.version:
+                # Nothing is left to send and nothing will follow. An EventSource reconnects
+                # whenever a stream closes, even after `event: end`, with the last id it saw; 204
+                # is the HTML standard's word for "stop reconnecting".
+                return web.Response(status=204, headers={"Cache-Control": "no-cache"})
+            if request.method == "HEAD":
+                # The stream's headers, without its content: no stream is opened or held.
+                return web.Response(headers=EVENT_STREAM_HEADERS)
             task = asyncio.current_task()
             assert task is not None
             self._streams.add(task)
@@ -393,13 +398,7 @@ class RestServer:
     async def _stream(
         self, request: web.Request, message: game_service_pb2.WatchGameRequest, token: str | None, address: str
     ) -> web.StreamResponse:
-        response = web.StreamResponse(
-            headers={
-                "Content-Type": "text/event-stream; charset=utf-8",
-                "Cache-Control": "no-cache",
-                "X-Accel-Buffering": "no",
-            }
-        )
+        response = web.StreamResponse(headers=EVENT_STREAM_HEADERS)
         await response.prepare(request)
         bound_event_stream_buffers(request.transport)
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(maxsize=16)
@@ -469,7 +468,9 @@ class RestServer:
                         continue
                 if kind == "error":
                     response[OUTCOME] = item
-                    data = json.dumps(status_json(item.code, item.reason, item.message), separators=(",", ":"))
+                    # The error's own status, as every other refusal answers it: its ErrorInfo
+                    # metadata and, for a refusal that says when to retry, its RetryInfo.
+                    data = json.dumps(json_format.MessageToDict(item.status_proto()), separators=(",", ":"))
                     await send(f"event: error\ndata: {data}\n\n".encode())
                 else:
                     await send(b"event: end\ndata: {}\n\n")
@@ -673,6 +674,10 @@ def build_app(server: RestServer) -> web.Application:
         counted = _counted(rule, handler, server.refusals)
         unmetered.add(counted)
         app.router.add_route(rule.verb.upper(), rule.aiohttp_path, counted)
+        if rule.verb == "get":
+            # RFC 9110: HEAD wherever GET is, answered as GET without its content (aiohttp sends
+            # a HEAD answer's headers only); the event stream answers its headers and holds nothing.
+            app.router.add_route("HEAD", rule.aiohttp_path, counted)
     openapi = (STATIC / "openapi.json").read_bytes()
 
     async def openapi_document(request: web.Request) -> web.Response:

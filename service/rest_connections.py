@@ -92,6 +92,19 @@ API_SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",  # frame-ancestors for browsers that predate it
 }
 
+# CORS on every response (answers, errors, the event stream, static files, a request the parser
+# refused): any origin may call the API, since seat tokens travel in a header and never in
+# cookies. Browsers may read these response headers too, beyond the safelisted ones.
+CORS_HEADERS = {
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Allow-Headers": "Authorization, Content-Type, Last-Event-ID, If-None-Match",
+    "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+    "Access-Control-Expose-Headers": "ETag, Retry-After",
+}
+# What aiohttp answers itself (``GatedConnection.handle_error``): a script of any origin that
+# sent a request the parser refuses reads MALFORMED_HTTP_REQUEST, not a CORS failure.
+_ERROR_HEADERS = {**CORS_HEADERS, **API_SECURITY_HEADERS}
+
 
 @dataclass(frozen=True)
 class HttpSettings:
@@ -252,7 +265,7 @@ class GatedConnection(RequestHandler):
                 log.error("rest_request_failed", status=status, exc_info=exc)
             code = grpc.StatusCode.INTERNAL if status >= 500 else grpc.StatusCode.INVALID_ARGUMENT
             body = status_body(code, "INTERNAL" if status >= 500 else "HTTP_ERROR", status_phrase(status))
-        response = web.json_response(body, status=status, headers=API_SECURITY_HEADERS)
+        response = web.json_response(body, status=status, headers=_ERROR_HEADERS)
         response.force_close()
         return response
 

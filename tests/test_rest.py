@@ -137,7 +137,7 @@ def test_bad_requests_get_a_status_with_a_reason(
 
 def test_a_method_a_route_does_not_take_is_answered_with_the_methods_it_takes(live: LiveRest) -> None:
     """A 405 names in ``Allow`` the methods its route takes, as RFC 9110 asks."""
-    for method, path, allowed in (("DELETE", "/v1/games", {"GET", "POST"}), ("PUT", "/v1/kinds", {"GET"})):
+    for method, path, allowed in (("DELETE", "/v1/games", {"GET", "HEAD", "POST"}), ("PUT", "/v1/kinds", {"GET", "HEAD"})):
         refused = live.call(method, path)
         assert refused.status_code == 405, (method, path)
         assert {m.strip() for m in refused.headers["Allow"].split(",")} == allowed, (method, path)

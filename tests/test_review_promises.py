@@ -205,7 +205,6 @@ def test_the_server_header_says_hustings_and_no_versions(live: LiveRest) -> None
     assert servers == ["hustings"] * len(servers)
 
 
-@pytest.mark.xfail(strict=True, reason="a request the HTTP parser refuses is answered 400 without Access-Control-Allow-Origin, so a script sees a CORS failure instead of MALFORMED_HTTP_REQUEST")
 def test_a_request_the_parser_refuses_is_answered_to_any_origin(live: LiveRest) -> None:
     """README REST: "Any origin may call the API (CORS): every response, the event stream and
     errors included, carries `Access-Control-Allow-Origin: *`". A request line too long for the

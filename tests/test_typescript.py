@@ -305,6 +305,10 @@ try {
 out.versions = [];
 for await (const update of new HustingsRest(base).watch(gameId, undefined, 0n)) out.versions.push(String(update.version));
 out.status = "ended";
+// Watched from its last version, the finished game answers 204 No Content: the generator ends at
+// once, without an update or an error.
+out.atEnd = [];
+for await (const update of new HustingsRest(base).watch(gameId, undefined, BigInt(out.versions.at(-1)))) out.atEnd.push(String(update.version));
 console.log(JSON.stringify(out));
 """
 
@@ -345,7 +349,8 @@ def test_watch_reads_the_event_stream_ends_with_the_game_and_gives_up_on_silence
     """README: `api.watch(gameId, token, fromVersion)` reads a game's event stream as typed updates,
     ends with the game, throws HustingsError for a refusal and StreamBroken after its quiet limit
     without a byte. A spectator follows a game played to the end from version 0: every version
-    once, in order, then the generator ends."""
+    once, in order, then the generator ends; watched again from the last version (the server
+    answers 204 No Content), it ends at once."""
     script = built / "watch_check.mjs"
     script.write_text(WATCH_SCRIPT)
     with LiveRest(redis_server.url) as live, _silent_event_stream() as silent:
@@ -367,4 +372,4 @@ def test_watch_reads_the_event_stream_ends_with_the_game_and_gives_up_on_silence
     assert line["silent"] == "StreamBroken" and 300 <= line["silentAfterMs"] < 5_000
     versions = [int(v) for v in line["versions"]]
     assert versions and versions[-1] == int(view["version"]) and versions == sorted(set(versions))
-    assert line["status"] == "ended"
+    assert line["status"] == "ended" and line["atEnd"] == []

@@ -22,9 +22,11 @@
 // addBot names its seat in every attempt so that a retry cannot seat a second bot.
 //
 // WatchGame: `watch` reads the game's Server-Sent Events stream (`GET /v1/games/{id}:watch`) as
-// typed updates. It ends with the game, throws HustingsError for a refusal, and StreamBroken when
-// no byte comes for `quietMs` (the server sends a keepalive comment after 15 s of quiet): reopen it
-// from one version before the last one seen, on any replica, and nothing is lost.
+// typed updates. It ends with the game (at once for a finished game watched from its last
+// version, which the server answers 204 No Content), throws HustingsError for a refusal, and
+// StreamBroken when no byte comes for `quietMs` (the server sends a keepalive comment after 15 s
+// of quiet): reopen it from one version before the last one seen, on any replica, and nothing is
+// lost.
 
 import {
   create,
@@ -330,9 +332,10 @@ export class HustingsRest {
   /**
    * The updates of WatchGame after `fromVersion` (0 for the whole game), read from the
    * Server-Sent Events stream with the seat's token (none: a spectator's view). The generator
-   * ends with the game (`event: end`); it throws HustingsError for a refusal at the start or an
-   * `event: error`, and StreamBroken when no byte comes for `quietMs`. Stopping early (`break`)
-   * closes the connection.
+   * ends with the game (`event: end`, or at once when the game is over and `fromVersion` is its
+   * last version: the server answers 204 No Content); it throws HustingsError for a refusal at
+   * the start or an `event: error`, and StreamBroken when no byte comes for `quietMs`. Stopping
+   * early (`break`) closes the connection.
    */
   async *watch(
     gameId: string,
@@ -354,6 +357,8 @@ export class HustingsRest {
     arm();
     try {
       const response = await this.fetchImpl(new URL(path, this.baseUrl), { headers, signal: controller.signal });
+      // 204: the game is over and nothing follows fromVersion (its last version): the end.
+      if (response.status === 204) return;
       if (!response.ok || response.body === null) throw refusal(response.status, await response.text(), response);
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = "";

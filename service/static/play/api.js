@@ -96,6 +96,11 @@ export function watch(gameId, token, fromVersion, onUpdate, onState, onFatal) {
         const headers = { Accept: "text/event-stream", "Last-Event-ID": lastId };
         if (token) headers.Authorization = `Bearer ${token}`;
         const response = await fetch(`/v1/games/${encodeURIComponent(gameId)}:watch`, { headers, signal: controller.signal });
+        if (response.status === 204) {
+          // The game is over and nothing follows lastId (its last version): no stream, no reconnecting.
+          onState("game over");
+          return;
+        }
         if (response.status === 429) {
           // The address is at its rate of calls (every stream opened counts one): come back
           // when the server says, however long the page has been following.
