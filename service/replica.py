@@ -330,10 +330,17 @@ class Replica:
         await self._parts["server"].wait_for_termination()  # type: ignore[attr-defined]
 
 
-async def serve_forever(config: ReplicaConfig, stop_event: asyncio.Event, hurry: asyncio.Event | None = None) -> None:
+async def serve_forever(
+    config: ReplicaConfig,
+    stop_event: asyncio.Event,
+    hurry: asyncio.Event | None = None,
+    started: Callable[["Replica"], None] | None = None,
+) -> None:
     """Run a replica until ``stop_event`` is set; then stop it, cutting its drain short when
-    ``hurry`` is set (a second signal)."""
+    ``hurry`` is set (a second signal). ``started`` is told the replica once it serves."""
     replica = await Replica(config).start()
+    if started is not None:
+        started(replica)
     try:
         await stop_event.wait()
     finally:

@@ -69,6 +69,7 @@ def test_a_setting_that_cannot_work_stops_serve_with_one_line(redis_server: Embe
         ours = [text for text in stderr.splitlines() if text.startswith("hustings")]
         assert returncode == status and len(ours) == 1 and line in ours[0], f"{name}: {returncode}\n{stderr}"
         assert "Traceback" not in stderr and "hunter2" not in stderr, f"{name}:\n{stderr}"
+        assert '"serving"' not in stderr, f"{name}: said it was serving:\n{stderr}"  # never before it serves
 
 
 def test_the_default_data_folder_and_address_are_defined_once() -> None:

@@ -10,7 +10,7 @@ import os
 import pathlib
 import signal
 import sys
-from typing import NoReturn, Sequence
+from typing import Any, NoReturn, Sequence
 
 from hustings.service.defaults import DEFAULT_ADDRESS, DEFAULT_DATA_DIR
 
@@ -360,11 +360,15 @@ async def _serve(args: argparse.Namespace) -> int:
             drain_s=args.drain_seconds,
             secret=server_secret.resolve(args.secret_file, embedded.data_dir if embedded is not None else None),
         )
-        log.info("serving", address=args.address, open_files_limit=open_files)
         from hustings.service import collector
 
         collector.settle()  # after the imports, before the first stream
-        await serve_forever(config, stop, hurry)
+
+        def serving(replica: Any) -> None:
+            # Said once the replica serves: Redis reached, its faces listening.
+            log.info("serving", address=args.address, port=replica.port, open_files_limit=open_files)
+
+        await serve_forever(config, stop, hurry, serving)
     finally:
         if embedded is not None:
             embedded.stop()
