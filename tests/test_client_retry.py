@@ -278,9 +278,11 @@ def test_bots_fail_over_with_the_same_request_id_and_apply_each_move_once(tmp_pa
             if name == "SubmitMove"
         ]
         counts = {rid: sent.count(rid) for rid in sent}
-        for raw in lost:
-            assert counts[game_service_pb2.SubmitMoveRequest.FromString(raw).request_id] >= 2
-        assert len(counts) == stats.moves
+        # A decision refused STALE_VERSION (another seat of a simultaneous decision came first) is
+        # not applied, and its refusal passes the proxy: only such a one was sent once.
+        once = [raw for raw in lost if counts[game_service_pb2.SubmitMoveRequest.FromString(raw).request_id] < 2]
+        assert len(once) <= stats.stale, stats
+        assert len(counts) == stats.moves + stats.stale
 
     run(scenario(), 120.0)
 

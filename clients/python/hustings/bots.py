@@ -24,8 +24,11 @@ from hustings.v1 import game_pb2, game_service_pb2
 
 GAME_TIMEOUT_S = 600.0
 MAX_STEPS_PER_SEAT = 10_000
-# A seat's stream may fall quiet (a lost wake-up, a replica that stopped sending): after this
-# long without an update the view is read again from a new stream, at most so many times.
+# A seat's stream may fall quiet (players who take long, a lost wake-up, a replica that stopped
+# sending): after this long without an update the view is read again from a new stream. A quiet
+# spell is no failure while the game goes on: the seat is given up only after more than so many
+# streams in a row ended without the game's version advancing (quiet, or closed or broken after
+# bringing the view; GAME_TIMEOUT_S of a game standing still when they all fall quiet).
 WATCH_IDLE_S = 5.0
 MAX_IDLE_REREADS = int(GAME_TIMEOUT_S / WATCH_IDLE_S)
 # Timeouts in a row after which a seat that never answers is absent (its bot then plays at once).
@@ -59,10 +62,12 @@ class BotStats:
 
     games_finished: int = 0
     moves: int = 0
-    rejected: int = 0
+    rejected: int = 0  # moves refused (illegal, not the seat's turn), STALE_VERSION aside
+    stale: int = 0  # decisions refused STALE_VERSION: the table moved on while deciding, so decided again
     errors: int = 0
     timeouts: int = 0
     rereads: int = 0  # streams given up after WATCH_IDLE_S without an update
+    reopened: int = 0  # streams opened again after a break (a replica stopping or dying)
     returns: int = 0  # times a seat found itself absent and came back by its own ReturnToGame
     error_reasons: dict[str, int] = field(default_factory=dict)
 
@@ -76,8 +81,6 @@ class BotStats:
 RETRYABLE = frozenset(
     {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED, grpc.StatusCode.UNKNOWN}
 )
-MAX_FAILOVERS = 40
-FAILOVER_PAUSE_S = 0.05
 # Streams refused with a retry hint (the address at its rate of calls) that a seat waits out.
 MAX_PACED_WAITS = 1_000
 _PACE_RNG = random.Random()  # jitter of those waits, so that a crowd of seats does not come back at once
@@ -148,11 +151,20 @@ class Replicas:
         return await self._failing_over(lambda c: c.join(game_id, display_name, request_id=request_id))
 
     async def move(
-        self, game_id: str, token: str, move: game_pb2.Move, request_id: str | None = None
+        self,
+        game_id: str,
+        token: str,
+        move: game_pb2.Move,
+        request_id: str | None = None,
+        expected_version: int | None = None,
     ) -> game_service_pb2.SubmitMoveResponse:
-        """Submit once under one request id, retried on other replicas until one answers."""
+        """Submit once under one request id, retried on other replicas until one answers. With
+        ``expected_version`` (the version of the view the move was chosen on) a table that moved
+        on meanwhile refuses it ABORTED STALE_VERSION rather than take it at a later turn."""
         same_id = request_id or new_request_id()
-        return await self._failing_over(lambda c: c.move(game_id, token, move, request_id=same_id))
+        return await self._failing_over(
+            lambda c: c.move(game_id, token, move, expected_version=expected_version, request_id=same_id)
+        )
 
     async def return_to_game(self, game_id: str, token: str) -> game_service_pb2.ReturnToGameResponse:
         """Come back to an absent seat, whichever replica answers. An attempt refused
@@ -184,22 +196,34 @@ async def play_seat(
     """Play one seat until the game is over, following it over WatchGame; returns the last view.
 
     Streams that break (a replica stopping or dying) are resumed on another replica from the
-    last version seen; moves are retried under the same request id, so none is applied twice.
+    last version seen, after pauses growing as those of the pool's calls (``pool.retry``) and
+    for as long as one call may take (``pool.budget_s``) since a stream last brought an update:
+    a replica that restarts, the only one there is, is waited for. Moves are retried under the
+    same request id, so none is applied twice, and carry the version of the view they were
+    chosen on: one whose table moved on meanwhile is refused and the seat looks again.
     A seat found absent (it timed out too often, or left) is taken back first (ReturnToGame),
     since its server-side bot would otherwise decide every one of its decisions at once.
     Steps made by others, the server's timeouts and bots included, arrive on the same stream;
     a stream quiet for ``idle_s`` is given up and the view read again from a new one, so a
-    wake-up that never comes cannot stall the seat. Without a ``bot`` (and with an empty token
-    for a spectator) it only follows the game to its end.
+    wake-up that never comes cannot stall the seat. The seat is given up only once more than
+    ``MAX_IDLE_REREADS`` streams in a row ended (quiet, or closed or broken after bringing the
+    view) without the game moving on. Without a ``bot`` (and with an empty token for a
+    spectator) it only follows the game to its end.
     """
     pool = replicas if isinstance(replicas, Replicas) else Replicas([replicas])
+    clock = asyncio.get_running_loop()
     last: game_pb2.GameView | None = None
-    steps = reconnects = rereads = paced = 0
+    steps = paced = 0
+    quiet = 0  # streams ended (quiet, or closed or broken after an update) since the version last advanced
+    reached = -1  # the highest version seen
+    breaks = 0  # stream breaks since a stream last brought an update
+    broken_since = 0.0  # when the first of them happened
     moved_at = 0  # views older than our own last move are stale: we already acted on them
-    while steps < MAX_STEPS_PER_SEAT and reconnects < MAX_FAILOVERS and rereads <= MAX_IDLE_REREADS:
+    while steps < MAX_STEPS_PER_SEAT and quiet <= MAX_IDLE_REREADS:
         seen = last.version if last is not None else 0
         # Resume one version early so that the first update carries the current view.
         stream = pool.pick().watch(joined.game_id, joined.token or None, from_version=max(0, seen - 1))
+        brought = False  # whether this stream brought an update: it worked, whatever ends it
         try:
             while True:
                 try:
@@ -207,12 +231,16 @@ async def play_seat(
                     async with asyncio.timeout(idle_s):
                         update = await stream.__anext__()
                 except StopAsyncIteration:
+                    quiet += 1
                     break
                 except TimeoutError:
-                    rereads += 1
+                    quiet += 1
                     stats.rereads += 1
                     break  # quiet too long: read the view again from a new stream
+                brought, breaks = True, 0
                 last = update.view
+                if last.version > reached:
+                    reached, quiet = last.version, 0
                 if last.status == game_pb2.GAME_STATUS_FINISHED:
                     return last
                 if bot is None or last.version < moved_at:
@@ -231,11 +259,14 @@ async def play_seat(
                     continue
                 steps += 1
                 try:
-                    answer = await pool.move(joined.game_id, joined.token, bot.choose(last))
+                    answer = await pool.move(joined.game_id, joined.token, bot.choose(last), expected_version=last.version)
                 except HustingsError as error:
                     if error.code not in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED):
                         raise
-                    stats.rejected += 1
+                    if error.reason == "STALE_VERSION":
+                        stats.stale += 1  # another seat acted first (several decide at once, a timeout)
+                    else:
+                        stats.rejected += 1
                     break  # look again from a fresh stream
                 moved_at = answer.version
                 stats.moves += 1
@@ -249,8 +280,17 @@ async def play_seat(
             if error.code not in RETRYABLE:
                 stats.error(error.reason or error.code.name)
                 return last
-            reconnects += 1
-            await asyncio.sleep(FAILOVER_PAUSE_S)
+            if brought:
+                quiet += 1  # a stream that worked, then broke: counted as one that fell quiet
+            now = clock.time()
+            if breaks == 0:
+                broken_since = now
+            pause = pool.retry.backoff_s(breaks, pool.rng)
+            if now + pause - broken_since > pool.budget_s:
+                break  # no replica has answered for as long as a call may take
+            breaks += 1
+            stats.reopened += 1
+            await asyncio.sleep(pause)
         finally:
             await stream.aclose()
     if last is None or last.status != game_pb2.GAME_STATUS_FINISHED:

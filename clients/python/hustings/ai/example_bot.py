@@ -50,7 +50,9 @@ RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grp
              grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.UNKNOWN, grpc.StatusCode.CANCELLED)
 # Refusals of a move that only say the table moved on, or that the move is no longer ours.
 MOVED_ON = (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION)
-MAX_WATCHES = 50  # streams opened at most: every break or silence costs one
+# Streams opened in a row while the game stands still: every break or silence costs one, and the
+# game moving on (its version advancing) starts the count again, however long the others take.
+MAX_WATCHES = 50
 MAX_DECISIONS = 10_000
 RECONNECT_PAUSE_S = 0.5
 QUIET_S = 10.0  # a stream silent this long is given up and opened again
@@ -96,9 +98,11 @@ async def play(
     seen = 0
     decided_at = -1  # the version our last move produced: older views are already answered
     pending: Decision | None = None  # a decision whose answer we have not had yet
-    for watch in range(MAX_WATCHES):
-        if len(played.decided) >= MAX_DECISIONS:
-            break
+    standing = 0  # streams opened since the game last moved on
+    watch = -1
+    while standing < MAX_WATCHES and len(played.decided) < MAX_DECISIONS:
+        watch += 1
+        standing += 1
         client = clients[watch % len(clients)]
         from_version = max(0, seen - 1)  # one version back, so that the first update carries the current view
         played.watched_from.append(from_version)
@@ -106,7 +110,8 @@ async def play(
         try:
             async for update in _quiet_guard(client.watch(joined.game_id, joined.token, from_version)):
                 view = update.view
-                seen = max(seen, view.version)
+                if view.version > seen:
+                    seen, standing = view.version, 0  # the game moved on: this stream counts no more
                 played.view = view
                 if view.status == game_pb2.GAME_STATUS_FINISHED:
                     return played
