@@ -567,14 +567,16 @@ class GameHost:
             await self.store.index(summary_of(stored))
         await self._schedule(stored)
         expire_s = self._expiry(stored)
-        # Indexed before the commit too, no later than its keys can expire (service/room_maker.py).
-        await self.kept.note(game_id, self._now_ms() + min(expire_s or self.retention_s, self.retention_s) * 1000)
         creation.sent()  # from here the game may be made, whatever becomes of this call
         result = await self.store.commit(stored, 0, entry, expire_s=expire_s)
         if result.status != "OK":
             # Another attempt with the same game id created it first: answer with that game.
             creation.replayed()
             return await self._load_fresh(game_id)
+        # Which games to look at when Redis needs room (service/room_maker.py): written after the
+        # commit, whatever becomes of this call (a write before it would be the first to wait on
+        # a paused Redis, and a call given up then would make no game).
+        await asyncio.shield(self.kept.note_quietly(game_id, self._now_ms() + min(expire_s or self.retention_s, self.retention_s) * 1000))
         loaded = self._remember(Loaded(stored, game, state))
         log.info("game_created", game_id=game_id, kind=game.info.kind, seats=seats)
         self._kick_if_due(stored)

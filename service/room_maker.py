@@ -12,9 +12,9 @@ been over for ``finished_after_s`` (an hour), a game in play once nobody has mov
 
 Which games to look at comes from the kept-games index: ``BUCKETS`` sorted sets with distinct
 hash tags (``hustings:kept:{k<n>}``), member the game id, score a time no later than the one at
-which the game's keys expire (ms since the epoch). A game is indexed when it is created (before
-its commit, as its deadline is: a game whose commit never happens only costs a look), and again
-by the step that finishes it; the steps between push its expiry later without writing the index,
+which the game's keys expire (ms since the epoch). A game is indexed when it is created (after its
+commit: a Redis that fails that write leaves the game to expire in its time), and again by the
+step that finishes it; the steps between push its expiry later without writing the index,
 so the index is corrected when a look finds it behind. The order of expiry is the order of play:
 every step of a game in play gives its keys the retention time, and the step that finishes it
 does too. Looks:
@@ -111,10 +111,22 @@ class KeptIndex:
         earlier: an earlier time only brings a look sooner)."""
         await self.client.zadd(bucket_key(game_id), {game_id: expires_ms}, lt=True)
 
+    async def note_quietly(self, game_id: str, expires_ms: int) -> None:
+        """``note``, a failure logged: a game missing from the index is not removed to make
+        room, and expires in its time."""
+        try:
+            await self.note(game_id, expires_ms)
+        except RedisError as error:
+            log.warning("kept_index_write_failed", cause=type(error).__name__)
+
     async def follow(self, game_id: str, expires_ms: int) -> None:
         """Move ``game_id``'s entry to ``expires_ms``, the expiry a step just gave its keys, if
-        the index holds it (a game of an earlier release is not indexed)."""
-        await self.client.zadd(bucket_key(game_id), {game_id: expires_ms}, xx=True)
+        the index holds it (a game of an earlier release is not indexed); a failure is logged
+        (the entry, earlier, only brings a look sooner)."""
+        try:
+            await self.client.zadd(bucket_key(game_id), {game_id: expires_ms}, xx=True)
+        except RedisError as error:
+            log.warning("kept_index_write_failed", cause=type(error).__name__)
 
     async def fronts(self, after: float, until: int, count: int) -> tuple[list[tuple[float, str, str]], float]:
         """The first ``count`` entries of every bucket with a time above ``after`` and at most

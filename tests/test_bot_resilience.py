@@ -48,7 +48,9 @@ async def _slow_player(client: Client, joined: Joined, think_s: float, rng: rand
             done = (await client.move(joined.game_id, joined.token, rng.choice(list(view.legal_moves)),
                                       expected_version=view.version)).version
         except HustingsError as refused:
-            if refused.reason != "STALE_VERSION" and refused.code != grpc.StatusCode.UNAVAILABLE:
+            # A replica stopping cuts the calls it still holds (CANCELLED) or is away (UNAVAILABLE).
+            away = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED, grpc.StatusCode.DEADLINE_EXCEEDED)
+            if refused.reason != "STALE_VERSION" and refused.code not in away:
                 raise
             await asyncio.sleep(0.1)
     raise AssertionError("the slow player's game did not end")
@@ -184,7 +186,10 @@ def test_play_seat_rides_out_a_restart_of_its_replica(redis_server: EmbeddedRedi
                 await asyncio.sleep(3.0)
                 second = await replica().start()
                 assert not seat.done(), f"play_seat gave its seat up while the replica restarted: {stats}"
-                last = await asyncio.wait_for(seat, 40)
+                await asyncio.wait({seat, *slow}, timeout=40, return_when=asyncio.FIRST_EXCEPTION)
+                failed = [task.exception() for task in slow if task.done() and task.exception() is not None]
+                assert not failed, f"a player's program failed, the game could not go on: {failed!r}"
+                last = await asyncio.wait_for(seat, 1)
                 assert last is not None and last.status == game_pb2.GAME_STATUS_FINISHED, stats
             finally:
                 for task in [seat, *slow]:

@@ -175,12 +175,13 @@ def test_background_loops_log_a_failed_round_once_in_10_s_for_each_cause() -> No
 
 def _named_keys() -> list[re.Pattern[str]]:
     """The keys deploy/README.md's Upgrades names, as patterns: `{id}` a game id, `{d0}` to
-    `{d15}` a deadline bucket, `…` anything."""
+    `{d15}` a deadline bucket, `{k0}` to `{k15}` a kept-games bucket, `…` anything."""
     section = DEPLOY_README.split("## Upgrades", 1)[1].split("**From 0.1.0**", 1)[0]
     patterns = []
     for name in set(re.findall(r"`(hustings:[^`]+)`", section)):
         pattern = re.escape(name).replace(re.escape("{id}"), r"\{g[0-9a-f]+\}").replace(re.escape("…"), ".+")
         pattern = re.sub(r"\\\{d(0|15)\\\}", r"\\{d([0-9]|1[0-5])\\}", pattern)
+        pattern = re.sub(r"\\\{k(0|15)\\\}", r"\\{k([0-9]|1[0-5])\\}", pattern)
         patterns.append(re.compile(pattern))
     return patterns
 

@@ -43,8 +43,10 @@ class RecordingReplicas(Replicas):
         super().__init__(clients, rng)
         self.accepted: dict[str, list[int]] = {}
 
-    async def move(self, game_id: str, token: str, move: game_pb2.Move) -> game_service_pb2.SubmitMoveResponse:
-        answer = await super().move(game_id, token, move)
+    async def move(
+        self, game_id: str, token: str, move: game_pb2.Move, request_id: str | None = None, expected_version: int | None = None
+    ) -> game_service_pb2.SubmitMoveResponse:
+        answer = await super().move(game_id, token, move, request_id=request_id, expected_version=expected_version)
         self.accepted.setdefault(game_id, []).append(answer.version)
         return answer
 
