@@ -11,12 +11,42 @@ export class ApiError extends Error {
   }
 }
 
+// The server's clock as the page makes it out from its answers' Date headers (whole seconds):
+// an answer sent at `sent` and received at `received` bounds the offset of the server's clock
+// from this browser's to [Date − received, Date + 1 s − sent]. Every answer narrows the bounds;
+// one that contradicts them (a clock was set meanwhile) starts them again. The seats' countdowns
+// read it: a browser whose clock was off by minutes showed every deadline as past or far off.
+let offsetLow = -Infinity;
+let offsetHigh = Infinity;
+
+function heardFrom(response, sent) {
+  const date = Date.parse(response.headers.get("Date") ?? "");
+  if (Number.isNaN(date)) return;
+  const low = date - Date.now();
+  const high = date + 1000 - sent;
+  if (low > offsetHigh || high < offsetLow) {
+    offsetLow = low;
+    offsetHigh = high;
+  } else {
+    offsetLow = Math.max(offsetLow, low);
+    offsetHigh = Math.min(offsetHigh, high);
+  }
+}
+
+/** The server's time now (ms since the epoch), as far as its answers tell; this browser's
+ * until an answer came. */
+export function serverNow() {
+  return Date.now() + (Number.isFinite(offsetLow) ? (offsetLow + offsetHigh) / 2 : 0);
+}
+
 /** One call; the seat token, when given, travels in the Authorization header only. */
 export async function api(method, path, body, token) {
   const headers = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers.Authorization = `Bearer ${token}`;
+  const sent = Date.now();
   const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  heardFrom(response, sent);
   const text = await response.text();
   let data = {};
   try {
@@ -95,7 +125,9 @@ export function watch(gameId, token, fromVersion, onUpdate, onState, onFatal) {
       try {
         const headers = { Accept: "text/event-stream", "Last-Event-ID": lastId };
         if (token) headers.Authorization = `Bearer ${token}`;
+        const sent = Date.now();
         const response = await fetch(`/v1/games/${encodeURIComponent(gameId)}:watch`, { headers, signal: controller.signal });
+        heardFrom(response, sent);
         if (response.status === 204) {
           // The game is over and nothing follows lastId (its last version): no stream, no reconnecting.
           onState("game over");

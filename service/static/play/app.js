@@ -4,7 +4,7 @@
 // rule of any game. The seat token of each game is kept in localStorage, never in a URL; live
 // updates come from the WatchGame event stream (api.js).
 
-import { api, ApiError, catalogue, forgetSeat, mySeat, playerName, rememberSeat, setPlayerName, watch } from "./api.js";
+import { api, ApiError, catalogue, forgetSeat, mySeat, playerName, rememberSeat, serverNow, setPlayerName, watch } from "./api.js";
 import { composer, newComposerState } from "./compose.js";
 import { capital, enumWords, h, oneAtATime, seatLabels, section, words } from "./dom.js";
 import stimmvieh from "./games/stimmvieh.js";
@@ -324,7 +324,7 @@ function renderGame(app, gameId) {
   }));
 
   function clockText(seat) {
-    const now = Date.now();
+    const now = serverNow(); // the deadlines are the server's: this browser's clock may be off
     const deadline = Number(seat.deadlineUnixMs ?? 0);
     const bank = Number(seat.bankMs ?? 0);
     const parts = [];
