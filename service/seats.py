@@ -35,6 +35,7 @@ from hustings.v1 import game_pb2, game_service_pb2
 
 if TYPE_CHECKING:
     from hustings.service.host import GameHost, Loaded
+    from hustings.service.store import Recorded
 
 log = structlog.get_logger("hustings.seats")
 
@@ -373,8 +374,10 @@ class SeatLifecycle:
                 loaded = await host._load_fresh(game_id)
                 stored = loaded.stored
                 if stored.status != game_pb2.GAME_STATUS_OPEN:
-                    if await host.store.recorded(game_id, key) is not None:
-                        return await self._bot_seated(game_id, key)
+                    if _attempt:  # an attempt before may have seated the bot that filled the table
+                        recorded = await host.store.recorded(game_id, key)
+                        if recorded is not None:
+                            return await self._bot_seated(game_id, recorded)
                     raise precondition("GAME_FULL", "bots join open games only")
                 seat = table.seat_to_take(stored, request.seat if request.HasField("seat") else None)
                 new, entry = self._table_step(loaded, seat)
@@ -390,15 +393,15 @@ class SeatLifecycle:
                 if await self._commit(new, loaded.version, entry, key):
                     await host._after_commit(new)
                     return game_service_pb2.AddBotResponse(seat=seat, view=host._view(new, None))
-                if await host.store.recorded(game_id, key) is not None:
-                    return await self._bot_seated(game_id, key)  # a resent commit: this call's bot is seated
+                recorded = await host.store.recorded(game_id, key)
+                if recorded is not None:
+                    return await self._bot_seated(game_id, recorded)  # a resent commit: this call's bot is seated
                 charge.sent(False)  # refused by its version: this attempt seated nobody
         raise aborted("TOO_MUCH_CONTENTION", "the game changed too often; retry")
 
-    async def _bot_seated(self, game_id: str, key: str) -> game_service_pb2.AddBotResponse:
+    async def _bot_seated(self, game_id: str, recorded: "Recorded") -> game_service_pb2.AddBotResponse:
         """The answer to an AddBot whose commit landed although its reply was lost."""
-        recorded = await self.host.store.recorded(game_id, key)
-        entry = None if recorded is None else await self.host.store.log_entry(game_id, recorded.version)
+        entry = await self.host.store.log_entry(game_id, recorded.version)
         if entry is None:
             raise ServiceError(grpc.StatusCode.INTERNAL, "LOG_ENTRY_MISSING", "the bot's step is not in the log")
         return game_service_pb2.AddBotResponse(seat=entry.seat, view=self.host._view(await self.host._load_fresh(game_id), None))
