@@ -280,6 +280,8 @@ class GameHost:
         )
         self.presence = Presence(store, now_ms=self._now_ms)
         self._kicks: set[asyncio.Task[Any]] = set()
+        self._kicking: dict[str, asyncio.Task[Any]] = {}  # the kick running for each game
+        self._kick_again: set[str] = set()  # games kicked while their kick ran
         self._locks: dict[str, list[Any]] = {}  # game id -> [its lock, how many use it]
         self.allow_client_seed = allow_client_seed
         self.max_watchers = max_watchers
@@ -340,9 +342,29 @@ class GameHost:
         if due is None:
             due = table.next_due(stored)
         if due and due <= self._now_ms():
-            task = asyncio.create_task(self.seats.apply_due_quietly(stored.game_id))
+            game_id = stored.game_id
+            if game_id in self._kicking:
+                # One kick of a game at a time: the one running looks again once it is done.
+                # Every late move (TIME_RUN_OUT) kicked the game, and a hundred of them left two
+                # hundred tasks waiting for one strong bot's thinking place.
+                self._kick_again.add(game_id)
+                return
+            task = asyncio.create_task(self._kick(game_id))
+            self._kicking[game_id] = task
             self._kicks.add(task)
             task.add_done_callback(self._kicks.discard)
+
+    async def _kick(self, game_id: str) -> None:
+        """Apply ``game_id``'s due decisions, and again while kicks came meanwhile."""
+        try:
+            while True:
+                self._kick_again.discard(game_id)
+                await self.seats.apply_due_quietly(game_id)
+                if game_id not in self._kick_again:
+                    return
+        finally:
+            self._kicking.pop(game_id, None)
+            self._kick_again.discard(game_id)
 
     async def _after_commit(self, new: Loaded, kick: bool = True, index: bool = True) -> None:
         """After a table step or a due decision: keep it, update the lobby, act on what is due."""

@@ -73,3 +73,43 @@ def test_an_absent_seats_move_after_its_deadline_is_its_players_return(redis_ser
             assert not (await client.view(game_id)).seats[0].absent
 
     run(scenario(), 60)
+
+
+def test_late_moves_kick_the_games_decision_once(redis_server: EmbeddedRedis) -> None:
+    """Each late move kicks the seat's due decision; while one kick waits (here for the strong
+    level's thinking place, busy with another table), more kicks join it instead of each
+    starting a task of its own (twenty late moves left forty tasks waiting)."""
+    clock = HeldClock()
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url, local_clock=clock) as (replica, client):
+            host = replica.host
+            await host.deadline_runner.stop()
+            settings = game_pb2.TableSettings(decision_seconds=DECISION_S, bot_level="strong")
+            game_id = (await client.create_game("stimmvieh", 3, table=settings)).game_id
+            seats = [await client.join(game_id, name) for name in ("Ada", "Bo", "Cy")]
+            view = await client.view(game_id, seats[0].token)
+            place = host.seats._thinking["strong"]
+            await place.acquire()
+            try:
+                clock.advance_to_ms(replica, view.seats[0].deadline_unix_ms + 1)
+                for _ in range(20):
+                    with pytest.raises(HustingsError) as late:
+                        await client.move(game_id, seats[0].token, view.legal_moves[0])
+                    assert late.value.reason == "TIME_RUN_OUT"
+                assert len(host._kicks) == 1, len(host._kicks)
+            finally:
+                place.release()
+            for _ in range(POLLS):
+                after = await client.view(game_id)
+                if all(seat.timeouts for seat in after.seats):
+                    break
+                await asyncio.sleep(0.05)
+            assert [seat.timeouts for seat in after.seats] == [1, 1, 1]  # the one kick decided for every seat due
+            for _ in range(POLLS):
+                if not host._kicks:
+                    break
+                await asyncio.sleep(0.05)
+            assert not host._kicks and not host._kicking and not host._kick_again
+
+    run(scenario(), 60)

@@ -63,7 +63,7 @@ class BotStats:
     games_finished: int = 0
     moves: int = 0
     rejected: int = 0  # moves refused (illegal, not the seat's turn), STALE_VERSION aside
-    stale: int = 0  # decisions refused STALE_VERSION: the table moved on while deciding, so decided again
+    stale: int = 0  # decisions that came too late: refused STALE_VERSION (the table moved on) or TIME_RUN_OUT (the seat's bot decides)
     errors: int = 0
     timeouts: int = 0
     rereads: int = 0  # streams given up after WATCH_IDLE_S without an update
@@ -263,6 +263,13 @@ async def play_seat(
                 except HustingsError as error:
                     if error.code not in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED):
                         raise
+                    if error.reason == "TIME_RUN_OUT":
+                        # The seat's time ran out: its bot makes this decision. Wait on this
+                        # stream for the step that comes of it; a fresh stream would bring the
+                        # same table, and the same refusal, until the bot has decided.
+                        stats.stale += 1
+                        moved_at = last.version + 1
+                        continue
                     if error.reason == "STALE_VERSION":
                         stats.stale += 1  # another seat acted first (several decide at once, a timeout)
                     else:

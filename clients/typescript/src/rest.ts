@@ -436,11 +436,12 @@ interface ErrorBody {
  * "0.500s"; Retry-After carries it rounded up to whole seconds), else a 429's Retry-After
  * header (seconds, or an HTTP date, as a balancer may send); undefined without either.
  */
-function retryHintMs(status: ErrorBody, response: Response): number | undefined {
+function retryHintMs(status: ErrorBody, response: Response | undefined): number | undefined {
   const info = status.details?.find((d) => d["@type"]?.endsWith("/google.rpc.RetryInfo"));
   const delay = info?.retryDelay?.match(/^(\d+(?:\.\d+)?)s$/);
   if (delay) return Number(delay[1]) * 1000;
-  const header = response.status === 429 ? response.headers.get("Retry-After") : null;
+  // Only a refused answer has a header to read: a stream's `event: error` has its body alone.
+  const header = response?.status === 429 ? response.headers.get("Retry-After") : null;
   if (header === null) return undefined;
   if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
   const at = Date.parse(header);
@@ -450,7 +451,7 @@ function retryHintMs(status: ErrorBody, response: Response): number | undefined 
 /** A refusal's body (a google.rpc.Status in JSON, or a proxy's plain text) as a HustingsError. */
 function refusal(httpStatus: number, text: string, response?: Response): HustingsError {
   const status = (parseOrNull(text) ?? {}) as ErrorBody;
-  const hint = response === undefined ? undefined : retryHintMs(status, response);
+  const hint = retryHintMs(status, response);
   return new HustingsError(httpStatus, status.code ?? 0, status.details?.[0]?.reason ?? "", status.message ?? text, hint);
 }
 

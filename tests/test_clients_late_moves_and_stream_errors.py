@@ -1,9 +1,10 @@
-"""What the clients do with the service's newer answers (expected to fail until fixed).
+"""What the clients do with the service's newer answers.
 
-- play_seat, refused TIME_RUN_OUT, asks again on the same view, over and over, until the seat's
-  stand-in bot has decided.
-- The TypeScript client's watch drops the RetryInfo of a stream's `event: error`: its
-  HustingsError has no retryAfterMs, though the server says when to come back.
+- play_seat, refused TIME_RUN_OUT, waits on its stream for the step its seat's bot makes; it
+  asked again on the same view, over and over, a stream and a move each time, until the bot
+  had decided.
+- The TypeScript client's watch keeps the RetryInfo of a stream's `event: error` as its
+  HustingsError's retryAfterMs (it was dropped).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import random
 import time
 from typing import Callable
 
-import pytest
 import redis
 
 from conftest import HeldClock, run
@@ -49,7 +49,6 @@ class LateBot(RandomBot):
         return super().choose(view)
 
 
-@pytest.mark.xfail(strict=True, reason="play_seat refused TIME_RUN_OUT decides and sends again on the same view until the stand-in bot commits")
 def test_play_seat_refused_for_time_waits_for_the_stand_in_decision(redis_server: EmbeddedRedis) -> None:
     clock = HeldClock()
 
@@ -109,7 +108,6 @@ console.log(JSON.stringify(out));
 """
 
 
-@pytest.mark.xfail(strict=True, reason="the TypeScript client's watch drops the RetryInfo an event: error carries (retryAfterMs undefined)")
 def test_typescript_watch_keeps_the_retry_hint_of_an_error_event(typescript_dist: pathlib.Path, tmp_path: pathlib.Path) -> None:
     """A stream that cannot read the game's log (its Redis refuses XRANGE) ends with `event: error`
     UNAVAILABLE STORE_UNAVAILABLE and its RetryInfo (1 s); the client's error says so, as a
