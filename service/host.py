@@ -374,11 +374,11 @@ class GameHost:
         if kick:
             self._kick_if_due(new.stored)
 
-    async def _note_end(self, stored: storage_pb2.StoredGame) -> None:
-        """The step that finished ``stored`` gave its keys the retention time: the kept-games
-        index follows (where it holds the game), so that finished games make room in the order
-        they ended (service/room_maker.py)."""
-        await self.kept.follow(stored.game_id, self._now_ms() + self.retention_s * 1000)
+    async def _note_kept(self, stored: storage_pb2.StoredGame) -> None:
+        """The step that started or finished ``stored`` gave its keys the retention time: the
+        kept-games index notes the game at that expiry (service/room_maker.py), whatever becomes
+        of the call. Open games are not in it: none is ever removed to make room."""
+        await asyncio.shield(self.kept.note(stored.game_id, self._now_ms() + self.retention_s * 1000))
 
     def begin_shutdown(self) -> None:
         """Stop accepting new streams and end the open ones (they tell clients to reconnect)."""
@@ -595,10 +595,10 @@ class GameHost:
             # Another attempt with the same game id created it first: answer with that game.
             creation.replayed()
             return await self._load_fresh(game_id)
-        # Which games to look at when Redis needs room (service/room_maker.py): written after the
-        # commit, whatever becomes of this call (a write before it would be the first to wait on
-        # a paused Redis, and a call given up then would make no game).
-        await asyncio.shield(self.kept.note_quietly(game_id, self._now_ms() + min(expire_s or self.retention_s, self.retention_s) * 1000))
+        if stored.status == game_pb2.GAME_STATUS_ACTIVE:  # a table of bots only
+            # After the commit: a write before it would be the first to wait on a paused Redis,
+            # and a call given up then would make no game.
+            await self._note_kept(stored)
         loaded = self._remember(Loaded(stored, game, state))
         log.info("game_created", game_id=game_id, kind=game.info.kind, seats=seats)
         self._kick_if_due(stored)
@@ -756,6 +756,8 @@ class GameHost:
                     joined = self._remember(new)
                     await index_quietly(self.store, new.stored)
                     started = new.stored.status == game_pb2.GAME_STATUS_ACTIVE
+                    if started:
+                        await self._note_kept(new.stored)
                     log.info("seat_taken", game_id=game_id, seat=seat, version=new.version, started=started)
                     self._kick_if_due(new.stored)
                     return game_service_pb2.JoinGameResponse(seat=seat, seat_token=token, view=self._view(joined, seat))
@@ -953,7 +955,7 @@ class GameHost:
                     if listed:
                         await index_quietly(self.store, new.stored)
                         if new.stored.status == game_pb2.GAME_STATUS_FINISHED:
-                            await self._note_end(new.stored)
+                            await self._note_kept(new.stored)
                     log.info("move_applied", version=new.version)
                     return self._answer(new.version, events, seat)
                 if result.status == "DUPLICATE":

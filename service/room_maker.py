@@ -12,22 +12,26 @@ been over for ``finished_after_s`` (an hour), a game in play once nobody has mov
 
 Which games to look at comes from the kept-games index: ``BUCKETS`` sorted sets with distinct
 hash tags (``hustings:kept:{k<n>}``), member the game id, score a time no later than the one at
-which the game's keys expire (ms since the epoch). A game is indexed when it is created (after its
-commit: a Redis that fails that write leaves the game to expire in its time), and again by the
-step that finishes it; the steps between push its expiry later without writing the index,
-so the index is corrected when a look finds it behind. The order of expiry is the order of play:
-every step of a game in play gives its keys the retention time, and the step that finishes it
-does too. Looks:
-- every ``look_every_s``, the entries whose time has come: a game that expired leaves the index,
-  one that did not is given its true expiry;
-- under pressure, every ``every_s``, the entries in the order of their time, a batch per bucket,
+which the game's keys expire (ms since the epoch). A game is indexed by the step that starts it
+(or its creation, for a table of bots only) and again by the step that finishes it, each time at
+the expiry that step gave its keys (after the commit: a Redis that fails the write leaves the
+game to expire in its time). Open games are not indexed: none is ever removed. The steps in
+between push the expiry later without writing the index, so the index is corrected when a look
+finds it behind. The order of expiry is the order of play: every step of a game in play gives
+its keys the retention time, and the step that finishes it does too. Looks:
+- every ``look_every_s``, the entries whose time has come, batch after batch while whole
+  batches are due: a game that expired leaves the index, one that did not is given its true
+  expiry;
+- under pressure, every ``every_s``, the entries in the order of their time, a batch per round,
   each looked at by a script in the game's own slot that removes the game's keys only if the
   game is, at that moment, finished or idle long enough (a step that came meanwhile renewed its
-  expiry, and the game stays).
+  expiry, and the game stays). A game in play with a decision pending on a clock (an entry in
+  the deadline index) is never idle: its deadline brings a step, the player's or the bot's.
 A game's idleness is read from its keys' own time to live (the retention time less what is left
 of it), on Redis's clock: the replicas' clocks do not enter into it. Replicas must share their
 ``--retention-days`` (a shorter one on one replica makes it take games for idler than they are).
-Games created by a release without this index are not in it; they expire in their time.
+Games started under a release without this index enter it when they finish; until then they
+expire in their time.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from redis.exceptions import RedisError
 
 from hustings.service import metrics
 from hustings.service.background import BackgroundLoop
+from hustings.service.deadlines import bucket_key as deadline_bucket
 from hustings.service.store import game_key, log_key, presence_key, requests_key
 from hustings.v1 import game_pb2
 
@@ -53,6 +58,10 @@ FINISHED_AFTER_S = 3600  # a finished game stays at least this long after its en
 IDLE_AFTER_S = 24 * 3600  # a game in play stays at least this long after its last step
 EVERY_S = 1.0  # a round under pressure: the store's memory is read this often too
 LOOK_EVERY_S = 10.0  # a round of tidying the index otherwise
+# Batches a tidying round takes at most, one after another while whole batches come due: 5,120
+# entries of expired games every 10 s, 512 a second per replica (the games a busy deployment
+# makes are about 130 a second).
+TIDY_BATCHES = 20
 BATCH = 256  # games looked at per round (under pressure: removed per second, at most)
 
 # Replies of the look script.
@@ -64,6 +73,7 @@ _LOOK_LUA = """
 -- ARGV[1] the retention time (ms)   ARGV[2] a finished game is removable this long after its
 -- end (ms)   ARGV[3] a game in play this long after its last step (ms)   ARGV[4] "1": remove a
 -- removable game   ARGV[5] the status of a game in play   ARGV[6] that of a finished game
+-- ARGV[7] "1" when the game has a decision pending on a clock (it is played: never idle)
 -- Returns {0, 0} when the game is gone, {2, 0} when it was removed, else {1, its keys' time to
 -- live in ms, -1 for none}.
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -77,7 +87,7 @@ end
 if ARGV[4] == '1' then
   local since = tonumber(ARGV[1]) - left
   local after = nil
-  if status == ARGV[5] then
+  if status == ARGV[5] and ARGV[7] ~= '1' then
     after = tonumber(ARGV[3])
   elseif status == ARGV[6] then
     after = tonumber(ARGV[2])
@@ -107,26 +117,22 @@ class KeptIndex:
         self._look = client.register_script(_LOOK_LUA)
 
     async def note(self, game_id: str, expires_ms: int) -> None:
-        """Index ``game_id``, whose keys expire no earlier than ``expires_ms`` (only ever moved
-        earlier: an earlier time only brings a look sooner)."""
-        await self.client.zadd(bucket_key(game_id), {game_id: expires_ms}, lt=True)
-
-    async def note_quietly(self, game_id: str, expires_ms: int) -> None:
-        """``note``, a failure logged: a game missing from the index is not removed to make
-        room, and expires in its time."""
+        """Index ``game_id`` at ``expires_ms``, the expiry a step (the one that started or
+        finished the game) just gave its keys; a failure is logged: a game missing from the index
+        is not removed to make room, and expires in its time."""
         try:
-            await self.note(game_id, expires_ms)
+            await self.client.zadd(bucket_key(game_id), {game_id: expires_ms})
         except RedisError as error:
             log.warning("kept_index_write_failed", cause=type(error).__name__)
 
-    async def follow(self, game_id: str, expires_ms: int) -> None:
-        """Move ``game_id``'s entry to ``expires_ms``, the expiry a step just gave its keys, if
-        the index holds it (a game of an earlier release is not indexed); a failure is logged
-        (the entry, earlier, only brings a look sooner)."""
-        try:
-            await self.client.zadd(bucket_key(game_id), {game_id: expires_ms}, xx=True)
-        except RedisError as error:
-            log.warning("kept_index_write_failed", cause=type(error).__name__)
+    async def with_deadlines(self, game_ids: list[str]) -> list[bool]:
+        """Whether each game has a decision pending on a clock (an entry in the deadline index):
+        its deadline brings a step (the player's, or the bot's at the timeout), so it is played."""
+        async with self.client.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.zscore(deadline_bucket(game_id), game_id)
+            scores = await pipe.execute()
+        return [score is not None for score in scores]
 
     async def fronts(self, after: float, until: int, count: int) -> tuple[list[tuple[float, str, str]], float]:
         """The first ``count`` entries of every bucket with a time above ``after`` and at most
@@ -147,10 +153,13 @@ class KeptIndex:
         complete = min((members[-1][1] for members in found if len(members) == count), default=float("inf"))
         return entries, complete
 
-    async def look(self, game_ids: list[str], retention_s: int, finished_after_s: int, idle_after_s: int, remove: bool) -> list[tuple[int, int]]:
-        """Look at each game (and remove the removable ones when ``remove``): one pipelined
-        round trip, each script in its game's own slot."""
-        args = [
+    async def look(
+        self, game_ids: list[str], retention_s: int, finished_after_s: int, idle_after_s: int, remove: bool, clocked: list[bool] | None = None
+    ) -> list[tuple[int, int]]:
+        """Look at each game (and remove the removable ones when ``remove``; a game in play
+        that is ``clocked`` never is): one pipelined round trip, each script in its game's own
+        slot."""
+        base = [
             retention_s * 1000,
             finished_after_s * 1000,
             idle_after_s * 1000,
@@ -158,14 +167,17 @@ class KeptIndex:
             int(game_pb2.GAME_STATUS_ACTIVE),
             int(game_pb2.GAME_STATUS_FINISHED),
         ]
-        keys = [[game_key(game_id), log_key(game_id), requests_key(game_id), presence_key(game_id)] for game_id in game_ids]
+        calls = [
+            ([game_key(game_id), log_key(game_id), requests_key(game_id), presence_key(game_id)], [*base, "1" if clocked and clocked[i] else ""])
+            for i, game_id in enumerate(game_ids)
+        ]
         if isinstance(self.client, RedisCluster):
             # A Cluster pipeline does not load a script its nodes lack: one call at a time.
-            replies = [await self._look(keys=game_keys, args=args) for game_keys in keys]
+            replies = [await self._look(keys=keys, args=args) for keys, args in calls]
         else:
             async with self.client.pipeline(transaction=False) as pipe:
-                for game_keys in keys:
-                    await self._look(keys=game_keys, args=args, client=pipe)
+                for keys, args in calls:
+                    await self._look(keys=keys, args=args, client=pipe)
                 replies = await pipe.execute()
         return [(int(kind), int(left)) for kind, left in replies]
 
@@ -238,9 +250,21 @@ class RoomMaker(BackgroundLoop):
                 self.failed(log, "room_round_failed", error)
 
     async def round(self, remove: bool) -> int:
-        """One round: tidy the entries whose time has come, or (``remove``) go on through the
-        entries in the order of their time from where the last round stopped, removing the
-        games that may go; ``batch`` entries at most. Returns how many games were removed."""
+        """One round: tidy the entries whose time has come (batch after batch while whole
+        batches come due, ``TIDY_BATCHES`` at most), or (``remove``) go on through the entries
+        in the order of their time from where the last round stopped, removing the games that
+        may go; ``batch`` entries at most. Returns how many games were removed."""
+        if remove:
+            return await self._batch(True)
+        self._cursor = float("-inf")  # the next pressure starts from the front
+        for _ in range(TIDY_BATCHES):
+            if await self._batch(False) < self.batch:
+                break
+        return 0
+
+    async def _batch(self, remove: bool) -> int:
+        """One batch of looks; how many games it removed (``remove``), else how many entries
+        it looked at."""
         now = self.now_ms()
         if remove:
             # Every entry that might be removable: a finished game expires a retention after
@@ -249,7 +273,6 @@ class RoomMaker(BackgroundLoop):
             after = self._cursor
         else:
             until, after = now, float("-inf")
-            self._cursor = float("-inf")  # the next pressure starts from the front
         # A quarter of the batch from each bucket (at least 16): the batch's earliest entries of
         # all, unless one bucket holds over a quarter of them (they are spread at random).
         entries, complete = await self.index.fronts(after, until, min(self.batch, max(16, self.batch // 4)))
@@ -261,7 +284,9 @@ class RoomMaker(BackgroundLoop):
             self._cursor = float("-inf") if through or not looked else looked[-1][0]
         if not looked:
             return 0
-        looks = await self.index.look([game_id for _, game_id, _ in looked], self.retention_s, self.finished_after_s, self.idle_after_s, remove)
+        game_ids = [game_id for _, game_id, _ in looked]
+        clocked = await self.index.with_deadlines(game_ids) if remove else None
+        looks = await self.index.look(game_ids, self.retention_s, self.finished_after_s, self.idle_after_s, remove, clocked)
         dropped: list[tuple[str, str]] = []
         later: list[tuple[str, str, int]] = []
         removed = 0
@@ -274,8 +299,10 @@ class RoomMaker(BackgroundLoop):
             else:
                 dropped.append((bucket, game_id))
                 removed += kind == REMOVED
-        await self.index.settle(dropped, later)
         if removed:
+            # Counted before the index is written: a Redis at its limit refuses that write, and
+            # the games are gone all the same.
             metrics.GAMES_REMOVED_FOR_ROOM.inc(removed)
             log.info("games_removed_for_room", games=removed, memory_fill=round(self.room.fill or 0, 3))
-        return removed
+        await self.index.settle(dropped, later)
+        return removed if remove else len(looked)

@@ -391,6 +391,8 @@ class SeatLifecycle:
                 charge = current_creation()
                 charge.sent()  # from here the bot may be seated, whatever becomes of this call
                 if await self._commit(new, loaded.version, entry, key):
+                    if new.stored.status == game_pb2.GAME_STATUS_ACTIVE:  # this bot started the game
+                        await host._note_kept(new.stored)
                     await host._after_commit(new)
                     return game_service_pb2.AddBotResponse(seat=seat, view=host._view(new, None))
                 recorded = await host.store.recorded(game_id, key)
@@ -454,7 +456,7 @@ class SeatLifecycle:
         if seen is not None:
             host.presence.noted(new.stored.game_id, *seen)
         if new.stored.status == game_pb2.GAME_STATUS_FINISHED:
-            await host._note_end(new.stored)
+            await host._note_kept(new.stored)
         return True
 
 

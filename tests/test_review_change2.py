@@ -52,7 +52,6 @@ async def exists(client: Client, game_id: str) -> bool:
     return True
 
 
-@pytest.mark.xfail(strict=True, reason="the room maker removes a game in play whose seat's decision clock still runs, as idle")
 def test_a_game_whose_seats_clock_still_runs_is_not_removed_as_idle(redis_server: EmbeddedRedis) -> None:
     """A table may give each decision up to 30 days (decision_seconds). A game in play whose
     player still has time for the decision owed is not one "nobody plays any more": scaled down,

@@ -20,6 +20,7 @@ from hustings.client import Client, HustingsError
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.replica import Replica
 from hustings.service.room_maker import BUCKET_KEYS, RoomMaker, bucket_key
+from hustings.service.store import game_key, log_key, presence_key, requests_key
 from hustings.v1 import game_pb2
 from conftest import run
 from service_helpers import new_game, play_to_end, replica_and_client, stimmvieh_options
@@ -167,22 +168,26 @@ def test_a_game_nobody_plays_any_more_goes_and_one_played_meanwhile_stays(redis_
 
 def test_the_index_drops_expired_games_and_follows_the_others(redis_server: EmbeddedRedis) -> None:
     """Without pressure a round only tidies: an expired game's entry leaves the index, and a
-    game whose steps pushed its expiry later is moved to it; nothing is removed."""
+    game whose steps pushed its expiry later is moved to it; nothing is removed. Open games are
+    not in the index (none is ever removed): a game enters it when it starts."""
 
     async def scenario() -> None:
         async with replica_and_client(redis_server.url, make_room_from_percent=0.0) as (replica, client):
             admin = redis.asyncio.Redis.from_url(redis_server.url)
             try:
-                table = game_pb2.TableSettings(open_seconds=1)
-                short = await client.create_game("stimmvieh", 3, stimmvieh_options(3), table=table)
+                waiting = await client.create_game("stimmvieh", 3, stimmvieh_options(3))
+                assert await admin.zscore(bucket_key(waiting.game_id), waiting.game_id) is None
+                gone = (await new_game(client, players=3))[0].game_id  # started: indexed
                 finished = await finished_game(client, 4)
-                # As if the index was behind: both entries due now.
-                for game_id in (short.game_id, finished):
+                # As if the index was behind: both entries due now; the first game's keys expire.
+                for game_id in (gone, finished):
                     await admin.zadd(bucket_key(game_id), {game_id: replica.host._now_ms() - 1}, xx=True)
-                await asyncio.sleep(1.5)  # the open game expires
+                for key in (game_key(gone), log_key(gone), requests_key(gone), presence_key(gone)):
+                    await admin.pexpire(key, 1)
+                await asyncio.sleep(0.1)
                 maker = room_maker(replica, fill=None, finished_after_s=0)
                 assert await maker.round(remove=False) == 0
-                assert await admin.zscore(bucket_key(short.game_id), short.game_id) is None
+                assert await admin.zscore(bucket_key(gone), gone) is None
                 score = await admin.zscore(bucket_key(finished), finished)
                 assert score is not None and score > replica.host._now_ms() + (replica.host.retention_s - 60) * 1000
                 assert await exists(client, finished)  # tidying removes nothing
