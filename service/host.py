@@ -855,6 +855,7 @@ class GameHost:
     ) -> game_service_pb2.SubmitMoveResponse:
         """Apply the caller's move once, atomically."""
         _check_request_id(request.request_id, required=True)
+        arrived = self._now_ms()  # a move is in time by when it came, not when its turn to be decided came
         game_id = request.game_id
         cached = self._cache.get(game_id) if GAME_ID_RE.fullmatch(game_id) else None
         metrics.cache_used(cached is not None)
@@ -878,7 +879,7 @@ class GameHost:
                 raise ServiceError.from_engine(error) from None
             # The keyed hash, never the request id: it tells a retry's lines apart without revealing it.
             logs.note(game_id=game_id, seat=seat, request_key=key[:16])
-            return await self._decide(request, token, seat, loaded, cached is None, move, key, request_fingerprint)
+            return await self._decide(request, token, seat, loaded, cached is None, move, key, request_fingerprint, arrived)
         finally:
             # The seat was seen: a no-op when the commit noted it present, else written in the background.
             self.presence.touch(game_id, seat)
@@ -893,6 +894,7 @@ class GameHost:
         move: Any,
         key: str,
         request_fingerprint: str,
+        arrived: int,
     ) -> game_service_pb2.SubmitMoveResponse:
         """Decide the move on the latest state this replica knows and commit it, retrying on
         a fresh state after a conflict; a retried request id gets its first answer."""
@@ -908,7 +910,7 @@ class GameHost:
                     await attempt
                 try:
                     self._check_expected(loaded, request)
-                    self._check_in_time(loaded, seat)
+                    self._check_in_time(loaded, seat, arrived)
                     new, entry, due, events = self._advance(loaded, seat, move, request.move)
                 except ServiceError as error:
                     if error.reason == "TIME_RUN_OUT":
@@ -972,14 +974,15 @@ class GameHost:
         if self.seat_of(loaded, token) != seat:
             raise unauthenticated("INVALID_SEAT_TOKEN", "the seat token does not belong to this game")
 
-    def _check_in_time(self, loaded: Loaded, seat: Seat) -> None:
+    def _check_in_time(self, loaded: Loaded, seat: Seat, arrived: int) -> None:
         """FAILED_PRECONDITION ``TIME_RUN_OUT`` for a move of a seat whose decision's time has
         run out (by the replicas' shared clock): its bot makes that decision. Before, a move
         that came after its deadline was taken or refused by when the deadline runner's next
         poll fell (up to a quarter of a second later). An absent seat's move is its player's
-        return, and is taken."""
+        return, and is taken. ``arrived``: when the move came (it may have waited for the game's
+        lock behind a bot's thinking floor)."""
         stored_seat = loaded.stored.seats[seat]
-        if 0 < stored_seat.deadline_ms <= self._now_ms() and not stored_seat.absent:
+        if 0 < stored_seat.deadline_ms <= arrived and not stored_seat.absent:
             raise precondition("TIME_RUN_OUT", "this seat's time for its decision ran out: its bot makes the decision")
 
     @staticmethod

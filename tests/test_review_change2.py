@@ -83,7 +83,7 @@ def test_a_game_whose_seats_clock_still_runs_is_not_removed_as_idle(redis_server
     run(scenario(), 60)
 
 
-@pytest.mark.xfail(strict=True, reason="a move that arrived before its deadline is refused TIME_RUN_OUT after waiting for a bot's thinking floor")
+
 def test_a_move_that_arrives_in_time_is_not_refused_for_waiting_behind_a_bots_floor(redis_server: EmbeddedRedis) -> None:
     """Stimmvieh's top candidates are chosen by every seat at once. Seat 2 is a strong server bot:
     it decides as the game starts, in a few ms, and then holds the game's lock for its thinking
