@@ -168,7 +168,8 @@ class Replica:
             await store.check_server()
             await notifier.start()
             secret = self.config.secret or await server_secret.from_redis(store.client)
-            guard = server_secret.SecretGuard(store.client, server_secret.Keys(secret), None if self.config.secret else secret)
+            keys = server_secret.Keys(secret)  # one for the guard and the host: a Redis-kept secret may be adopted anew
+            guard = server_secret.SecretGuard(store.client, keys, None if self.config.secret else secret)
             await guard.check()
             clock = SharedClock(store.client, self.config.local_clock)
             await clock.calibrate()
@@ -181,7 +182,7 @@ class Replica:
                 max_streams_per_seat=self.config.max_streams_per_seat,
                 max_streams_per_game=self.config.max_streams_per_game,
                 max_streams_per_address=self.config.max_streams_per_address,
-                keys=server_secret.Keys(secret),
+                keys=keys,
                 retention_s=self.config.retention_s,
                 clock=clock.time,
                 unattended_decisions_per_second=self.config.unattended_decisions_per_second,

@@ -41,6 +41,8 @@ REDIS_SECRET_KEY = "hustings:server-secret"
 CHECK_KEY = "hustings:server-secret-check"
 CHECK_TTL_S = 30  # how long the check value outlives the last running replica
 CHECK_EVERY_S = 10.0
+# How often a replica whose secret is kept in Redis puts it back should Redis have lost it.
+PUT_BACK_EVERY_S = 1.0
 
 # KEYS[1] the check key; ARGV[1] this replica's check value, ARGV[2] the TTL. Sets the value when
 # none is kept, refreshes it when it is ours; returns the value kept (ours unless another
@@ -117,6 +119,10 @@ class Keys:
     """Keyed hashes and derived tokens under one server secret."""
 
     def __init__(self, secret: bytes) -> None:
+        self.replace(secret)
+
+    def replace(self, secret: bytes) -> None:
+        """Key everything under ``secret`` from now on (a replica adopting the secret Redis keeps)."""
         # HMAC-SHA256 keyed once: every move asks for a request key, and copying the keyed state
         # costs two thirds of hmac.digest, which derives the key's pads again on every call.
         self._keyed = hmac.new(secret, digestmod=hashlib.sha256)
@@ -193,10 +199,13 @@ class SecretGuard(BackgroundLoop):
     def __init__(self, client: object, keys: Keys, kept_in_redis: bytes | None = None) -> None:
         super().__init__()
         self._client = client
+        self._keys = keys
         self._value = keys.check_value()
-        # The secret, when it is the one kept in Redis: a Redis that comes back empty (no
-        # persistence, a new server at the address) is given it again with the check value, or
-        # a replica started then would draw another and refuse to start (``SecretMismatch``).
+        # The secret, when it is the one kept in Redis. A Redis that comes back empty (no
+        # persistence, a new server at the address) is given it again at once (every
+        # ``PUT_BACK_EVERY_S``), or a replica started then would draw another and refuse to start
+        # (``SecretMismatch``). One that started in the moment before (it drew another secret
+        # and took the check value) is followed: nothing stored under the old secret came back.
         self._secret_text = None if kept_in_redis is None else kept_in_redis.hex()
         # Whether the check value in Redis is this replica's: while another secret holds it (the
         # value lapsed while Redis was away, and a replica with another secret took it), the
@@ -208,7 +217,25 @@ class SecretGuard(BackgroundLoop):
         if self._secret_text is not None:
             await self._client.set(REDIS_SECRET_KEY, self._secret_text, nx=True)  # type: ignore[attr-defined]
         kept = await self._client.eval(_CLAIM, 1, CHECK_KEY, self._value, CHECK_TTL_S)  # type: ignore[attr-defined]
-        return (kept.decode() if isinstance(kept, bytes) else str(kept)) == self._value
+        kept_text = kept.decode() if isinstance(kept, bytes) else str(kept)
+        if kept_text != self._value and self._secret_text is not None:
+            return await self._adopt(kept_text)
+        return kept_text == self._value
+
+    async def _adopt(self, kept_check: str) -> bool:
+        """Take the secret Redis keeps when the replicas serving now hold it (its check value is
+        the one in Redis): this replica's, also kept in Redis, was lost with Redis's data."""
+        stored = await self._client.get(REDIS_SECRET_KEY)  # type: ignore[attr-defined]
+        if stored is None:
+            return False
+        text = stored.decode() if isinstance(stored, bytes) else str(stored)
+        secret = _parse(text)
+        if Keys(secret).check_value() != kept_check:
+            return False
+        self._keys.replace(secret)
+        self._value, self._secret_text = kept_check, text
+        log.warning("server_secret_adopted", hint="Redis came back without the secret it kept; the one stored since is used")
+        return True
 
     async def check(self) -> None:
         """Claim the check value at start; ``SecretMismatch`` when another secret is in use."""
@@ -219,8 +246,9 @@ class SecretGuard(BackgroundLoop):
             )
 
     async def _run(self) -> None:
+        every_s = min(CHECK_EVERY_S, PUT_BACK_EVERY_S) if self._secret_text is not None else CHECK_EVERY_S
         while not self._stopping:
-            await asyncio.sleep(CHECK_EVERY_S)
+            await asyncio.sleep(every_s)
             try:
                 agrees = await self._claim()
                 if not agrees:
