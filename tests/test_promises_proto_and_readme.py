@@ -1,6 +1,7 @@
 """Promises of the proto comments and the README that no other test held the service to, each
-checked against a real replica (gRPC and REST faces) on a real Redis. A promise that does not
-hold today is marked xfail(strict) with the problem in one line."""
+checked against a real replica (gRPC and REST faces) on a real Redis: AFTER_VERSION_AHEAD's
+version, a join retry that wakes no watcher, a health name of 256 characters, the Server header,
+GameSummary.open_until after a join, CORS on a request the HTTP parser refuses."""
 
 from __future__ import annotations
 
