@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import threading
 import time
 import uuid
@@ -121,3 +122,21 @@ class SseReader:
             value = value[1:] if value.startswith(" ") else value
             event[name] = event[name] + "\n" + value if name == "data" and name in event else value
         return found
+
+
+def raw_head(port: int, data: bytes) -> dict[str, str]:
+    """Status and headers of the answer to bytes sent as they are (no HTTP client sends them)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=CALL_TIMEOUT_S) as sock:
+        sock.sendall(data)
+        answer = b""
+        for _read in range(64):  # the head is well under 64 reads
+            chunk = sock.recv(4096)
+            answer += chunk
+            if not chunk or b"\r\n\r\n" in answer:
+                break
+    status_line, *lines = answer.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
+    head = {"status": status_line.split(" ")[1]}
+    for line in lines:
+        name, _, value = line.partition(":")
+        head[name.strip().lower()] = value.strip()
+    return head

@@ -85,3 +85,17 @@ async def play_to_end(clients: list[Client], seats: list[Joined], rng: random.Ra
         mine = await client.view(game_id, seats[seat].token)
         await client.move(game_id, seats[seat].token, rng.choice(list(mine.legal_moves)), expected_version=mine.version)
     raise AssertionError("game did not end within the move bound")
+
+
+async def game_exists(client: Client, game_id: str) -> bool:
+    """Whether ``game_id`` is there (False when its view is NOT_FOUND)."""
+    import grpc
+
+    from hustings.client import HustingsError
+
+    try:
+        await client.view(game_id)
+    except HustingsError as error:
+        assert error.code == grpc.StatusCode.NOT_FOUND, error
+        return False
+    return True

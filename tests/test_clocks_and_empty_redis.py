@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import pathlib
 
-import grpc
 import redis
 
 from conftest import HeldClock, run
@@ -23,7 +22,7 @@ from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.replica import Replica, ReplicaConfig
 from hustings.service.room_maker import RoomMaker, bucket_key
 from hustings.v1 import game_pb2
-from service_helpers import replica_and_client, stimmvieh_options
+from service_helpers import game_exists, replica_and_client, stimmvieh_options
 
 POLLS = 100  # 0.02 s apart
 
@@ -39,15 +38,6 @@ def pressed_room_maker(replica: Replica, **settings: object) -> RoomMaker:
     """A room maker beside the replica's own, over the same index, with Redis read as full."""
     host = replica.host
     return RoomMaker(host.kept, Reading(1.0), host._now_ms, retention_s=host.retention_s, **settings)  # type: ignore[arg-type]
-
-
-async def exists(client: Client, game_id: str) -> bool:
-    try:
-        await client.view(game_id)
-    except HustingsError as error:
-        assert error.code == grpc.StatusCode.NOT_FOUND, error
-        return False
-    return True
 
 
 def test_a_game_whose_seats_clock_still_runs_is_not_removed_as_idle(redis_server: EmbeddedRedis) -> None:
@@ -74,12 +64,11 @@ def test_a_game_whose_seats_clock_still_runs_is_not_removed_as_idle(redis_server
             maker = pressed_room_maker(replica, finished_after_s=3600, idle_after_s=1)
             for _ in range(3):
                 await maker.round(remove=True)
-            assert await exists(client, game_id), "a game whose seat's clock still runs was removed as idle"
+            assert await game_exists(client, game_id), "a game whose seat's clock still runs was removed as idle"
             moved = await client.move(game_id, seats[0].token, view.legal_moves[0], expected_version=view.version)
             assert moved.version == view.version + 1
 
     run(scenario(), 60)
-
 
 
 def test_a_move_that_arrives_in_time_is_not_refused_for_waiting_behind_a_bots_floor(redis_server: EmbeddedRedis) -> None:

@@ -6,7 +6,6 @@ GameSummary.open_until after a join, CORS on a request the HTTP parser refuses."
 from __future__ import annotations
 
 import asyncio
-import socket
 import time
 import uuid
 from typing import Iterator
@@ -19,7 +18,7 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from conftest import run
-from rest_helpers import LiveRest
+from rest_helpers import LiveRest, raw_head
 from service_helpers import new_game, replica_and_client
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.store import game_key
@@ -158,24 +157,6 @@ def test_open_until_is_when_an_open_game_stops_waiting_after_a_join(redis_server
         raw.close()
 
 
-def _raw_head(port: int, data: bytes) -> dict[str, str]:
-    """Status and headers (lower-case names) of the answer to bytes sent as they are."""
-    with socket.create_connection(("127.0.0.1", port), timeout=CALL_TIMEOUT_S) as sock:
-        sock.sendall(data)
-        answer = b""
-        for _read in range(64):  # a head is well under 64 reads
-            chunk = sock.recv(4096)
-            answer += chunk
-            if not chunk or b"\r\n\r\n" in answer:
-                break
-    status_line, *lines = answer.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
-    head = {"status": status_line.split(" ")[1]}
-    for line in lines:
-        name, _, value = line.partition(":")
-        head[name.strip().lower()] = value.strip()
-    return head
-
-
 # A request line past the HTTP parser's bound: a script in a browser sends one with a long query.
 LONG_REQUEST_LINE = b"GET /v1/games?kind=" + b"a" * 20_000 + b" HTTP/1.1\r\nHost: x\r\nOrigin: http://elsewhere.example\r\n\r\n"
 
@@ -200,7 +181,7 @@ def test_the_server_header_says_hustings_and_no_versions(live: LiveRest) -> None
         assert stream.status_code == 200
         servers.append(stream.headers.get("Server"))
     assert live.replica is not None
-    head = _raw_head(live.replica.http_port, LONG_REQUEST_LINE)
+    head = raw_head(live.replica.http_port, LONG_REQUEST_LINE)
     assert head["status"] == "400"
     servers.append(head.get("server"))
     assert servers == ["hustings"] * len(servers)
@@ -213,6 +194,6 @@ def test_a_request_the_parser_refuses_is_answered_to_any_origin(live: LiveRest) 
     `MALFORMED_HTTP_REQUEST`; without the header a browser hands the script a network error
     instead of that answer."""
     assert live.replica is not None
-    head = _raw_head(live.replica.http_port, LONG_REQUEST_LINE)
+    head = raw_head(live.replica.http_port, LONG_REQUEST_LINE)
     assert head["status"] == "400", head
     assert head.get("access-control-allow-origin") == "*", head

@@ -6,13 +6,12 @@ other response one that allows nothing. The browser's side of it is in test_brow
 
 from __future__ import annotations
 
-import socket
 from typing import Iterator
 
 import pytest
 import requests
 
-from rest_helpers import CALL_TIMEOUT_S, LiveRest, SseReader
+from rest_helpers import CALL_TIMEOUT_S, LiveRest, SseReader, raw_head
 from hustings.service import rest
 from hustings.service.embedded_redis import EmbeddedRedis
 
@@ -48,24 +47,6 @@ def _directives(policy: str) -> dict[str, set[str]]:
         assert name not in parsed, f"{name} given twice in {policy!r}"
         parsed[name] = set(values)
     return parsed
-
-
-def _raw_head(port: int, data: bytes) -> dict[str, str]:
-    """Status and headers of the answer to bytes sent as they are (no HTTP client sends them)."""
-    with socket.create_connection(("127.0.0.1", port), timeout=CALL_TIMEOUT_S) as sock:
-        sock.sendall(data)
-        answer = b""
-        for _read in range(64):  # the head is well under 64 reads
-            chunk = sock.recv(4096)
-            answer += chunk
-            if not chunk or b"\r\n\r\n" in answer:
-                break
-    status_line, *lines = answer.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
-    head = {"status": status_line.split(" ")[1]}
-    for line in lines:
-        name, _, value = line.partition(":")
-        head[name.strip().lower()] = value.strip()
-    return head
 
 
 def _assert_every_response_headers(headers: "requests.structures.CaseInsensitiveDict[str] | dict[str, str]", where: object) -> None:
@@ -150,7 +131,7 @@ def test_the_page_and_its_files_carry_the_page_policy(live: LiveRest) -> None:
 
 def test_a_request_the_parser_refuses_is_answered_with_the_headers_too(live: LiveRest) -> None:
     assert live.replica is not None
-    head = _raw_head(live.replica.http_port, b"GET /v1/kinds HTTP/1.1\r\nHost: x\r\nX-Bad: a\x01b\r\n\r\n")
+    head = raw_head(live.replica.http_port, b"GET /v1/kinds HTTP/1.1\r\nHost: x\r\nX-Bad: a\x01b\r\n\r\n")
     assert head["status"] == "400", head
     _assert_every_response_headers(head, head)
     assert _directives(head["content-security-policy"]) == API_DIRECTIVES

@@ -10,7 +10,6 @@ import pathlib
 import random
 import time
 
-import grpc
 import pytest
 import redis
 from prometheus_client import REGISTRY
@@ -23,7 +22,7 @@ from hustings.service.room_maker import BUCKET_KEYS, RoomMaker, bucket_key
 from hustings.service.store import game_key, log_key, presence_key, requests_key
 from hustings.v1 import game_pb2
 from conftest import run
-from service_helpers import new_game, play_to_end, replica_and_client, stimmvieh_options
+from service_helpers import game_exists, new_game, play_to_end, replica_and_client, stimmvieh_options
 
 ROOM_CHECK_S = 0.02
 WAIT_S = 15.0
@@ -44,15 +43,6 @@ async def finished_game(client: Client, seed: int) -> str:
     seats = await new_game(client, players=3)
     await play_to_end([client], seats, random.Random(seed))
     return seats[0].game_id
-
-
-async def exists(client: Client, game_id: str) -> bool:
-    try:
-        await client.view(game_id)
-    except HustingsError as error:
-        assert error.code == grpc.StatusCode.NOT_FOUND, error
-        return False
-    return True
 
 
 def room_maker(replica: Replica, fill: float | None = 1.0, **settings: object) -> RoomMaker:
@@ -93,11 +83,11 @@ def test_finished_games_make_room_for_new_games(tmp_path: pathlib.Path) -> None:
             assert made is not None, "no room made for new games"
             fill = replica.host.room.fill
             assert fill is not None and fill < 0.9, fill
-            gone = [game_id for game_id in finished if not await exists(client, game_id)]
+            gone = [game_id for game_id in finished if not await game_exists(client, game_id)]
             assert gone, "no finished game was removed"
             assert removed_for_room() - before >= len(gone)
             # The game in play and the open game stay, and play on.
-            assert await exists(client, waiting.game_id)
+            assert await game_exists(client, waiting.game_id)
             end = await play_to_end([client], in_play, random.Random(3))
             assert end.status == game_pb2.GAME_STATUS_FINISHED
             # The lobby no longer lists a removed game.
@@ -134,11 +124,11 @@ def test_the_least_recently_finished_games_go_first_and_games_in_play_stay(tmp_p
                     if removed:
                         break
                 assert removed == 2
-                assert [await exists(client, game_id) for game_id in ended] == expected
+                assert [await game_exists(client, game_id) for game_id in ended] == expected
             # The rest is a game in play (nobody has been idle a day) and an open game.
             for _ in range(3):
                 assert await maker.round(remove=True) == 0
-            assert await exists(client, in_play[0].game_id) and await exists(client, waiting.game_id)
+            assert await game_exists(client, in_play[0].game_id) and await game_exists(client, waiting.game_id)
 
     with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
         run(scenario(server.url))
@@ -160,8 +150,8 @@ def test_a_game_nobody_plays_any_more_goes_and_one_played_meanwhile_stays(redis_
             maker = room_maker(replica, finished_after_s=3600, idle_after_s=1)
             looks = await maker.index.look([idle[0].game_id, played[0].game_id], maker.retention_s, 3600, 1, True)
             assert [kind for kind, _ in looks] == [2, 1]  # removed, kept
-            assert not await exists(client, idle[0].game_id)
-            assert await exists(client, played[0].game_id)
+            assert not await game_exists(client, idle[0].game_id)
+            assert await game_exists(client, played[0].game_id)
 
     run(scenario())
 
@@ -190,7 +180,7 @@ def test_the_index_drops_expired_games_and_follows_the_others(redis_server: Embe
                 assert await admin.zscore(bucket_key(gone), gone) is None
                 score = await admin.zscore(bucket_key(finished), finished)
                 assert score is not None and score > replica.host._now_ms() + (replica.host.retention_s - 60) * 1000
-                assert await exists(client, finished)  # tidying removes nothing
+                assert await game_exists(client, finished)  # tidying removes nothing
                 assert all(key.startswith("hustings:kept:{k") for key in BUCKET_KEYS)
             finally:
                 await admin.aclose()
