@@ -10,10 +10,12 @@
 from __future__ import annotations
 
 import asyncio
+import http.server
 import json
 import pathlib
 import shutil
 import subprocess
+import threading
 import random
 import time
 from typing import Callable
@@ -137,3 +139,57 @@ def test_typescript_watch_keeps_the_retry_hint_of_an_error_event(typescript_dist
     error = json.loads(result.stdout.strip().splitlines()[-1])["error"]
     assert (error["code"], error["reason"]) == (14, "STORE_UNAVAILABLE"), error
     assert error["retryAfterMs"] == 1000, error
+
+
+CLOSED_STREAM_SCRIPT = """
+import { HustingsRest, StreamBroken } from "./rest.js";
+const [base] = process.argv.slice(2);
+const out = { updates: 0 };
+try {
+  for await (const _ of new HustingsRest(base).watch("g000000000000000000000001", undefined, 0n, 5000)) out.updates += 1;
+  out.ended = true;
+} catch (error) {
+  out.broken = error instanceof StreamBroken;
+}
+console.log(JSON.stringify(out));
+"""
+
+
+class _ClosingStream(http.server.BaseHTTPRequestHandler):
+    """An event stream that sends one update and closes without `event: end`, as a proxy's idle
+    timeout or a replica killed leaves it."""
+
+    def do_GET(self) -> None:  # noqa: N802 (the handler's name is http.server's)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        self.wfile.write(b"id: 1\ndata: {}\n\n")
+        self.wfile.flush()
+        self.close_connection = True
+
+    def log_message(self, *_args: object) -> None:
+        pass
+
+
+def test_typescript_watch_takes_a_stream_closed_without_end_for_a_broken_one(typescript_dist: pathlib.Path) -> None:
+    """The TypeScript client's watch ended quietly, as if the game were over, when its stream
+    closed without `event: end`; a bot written from the README then stopped playing. It throws
+    StreamBroken, which the caller resumes from."""
+    node = shutil.which("node")
+    assert node is not None
+    script = typescript_dist / "closed_stream.mjs"
+    script.write_text(CLOSED_STREAM_SCRIPT)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _ClosingStream)
+    serving = threading.Thread(target=server.serve_forever, daemon=True)
+    serving.start()
+    try:
+        result = subprocess.run(
+            [node, str(script), f"http://127.0.0.1:{server.server_address[1]}"], cwd=TS_DIR, capture_output=True, text=True, timeout=60
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+        script.unlink()
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out == {"updates": 1, "broken": True}, out

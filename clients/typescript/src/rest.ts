@@ -334,7 +334,8 @@ export class HustingsRest {
    * Server-Sent Events stream with the seat's token (none: a spectator's view). The generator
    * ends with the game (`event: end`, or at once when the game is over and `fromVersion` is its
    * last version: the server answers 204 No Content); it throws HustingsError for a refusal at
-   * the start or an `event: error`, and StreamBroken when no byte comes for `quietMs`. Stopping
+   * the start or an `event: error`, and StreamBroken when no byte comes for `quietMs` or the
+   * stream closes without `event: end` (a proxy or a replica went away: resume it). Stopping
    * early (`break`) closes the connection.
    */
   async *watch(
@@ -366,7 +367,9 @@ export class HustingsRest {
         arm();
         const { value, done } = await reader.read();
         clearTimeout(quiet); // the caller's own work between reads is not the stream's silence
-        if (done) return;
+        // The server ends a stream with `event: end` or `event: error`: one closed without either
+        // (a proxy's idle timeout, a replica killed) broke, and the game goes on.
+        if (done) throw new StreamBroken("the stream closed before the game ended");
         buffer += value.replace(/\r\n?/g, "\n");
         for (let cut = buffer.indexOf("\n\n"); cut >= 0; cut = buffer.indexOf("\n\n")) {
           const event = parseEvent(buffer.slice(0, cut));
