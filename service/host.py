@@ -273,7 +273,7 @@ class GameHost:
         self.room: StoreRoom | NoLimit = NoLimit()
         self.retention_s = retention_s
         self.deadlines = deadlines.DeadlineIndex(store.client, store.lane)
-        self.kept = KeptIndex(store.client)  # which games to look at when Redis needs room
+        self.kept = KeptIndex(store.client, store.lane)  # which games to look at when Redis needs room
         self.seats = SeatLifecycle(self, UnattendedBudget(unattended_decisions_per_second))
         self.deadline_runner = deadlines.DeadlineRunner(
             self.deadlines, self.seats.apply_due, self.store.version_of, now_ms=self._now_ms
@@ -855,7 +855,6 @@ class GameHost:
     ) -> game_service_pb2.SubmitMoveResponse:
         """Apply the caller's move once, atomically."""
         _check_request_id(request.request_id, required=True)
-        arrived = self._now_ms()  # a move is in time by when it came, not when its turn to be decided came
         game_id = request.game_id
         cached = self._cache.get(game_id) if GAME_ID_RE.fullmatch(game_id) else None
         metrics.cache_used(cached is not None)
@@ -870,6 +869,10 @@ class GameHost:
             seat = self.seat_of(loaded, token)
         if seat is None:
             raise unauthenticated("SEAT_TOKEN_REQUIRED", "moves need a seat token (authorization: Bearer <token>)")
+        # A move is in time by when it came, not when its turn to be decided came; only a table
+        # with a clock (its settings never change) has a deadline to be in time for.
+        clocked = loaded.stored.table.decision_seconds or loaded.stored.table.bank_seconds
+        arrived = self._now_ms() if clocked else 0
         try:
             key = self.keys.request_key(f"{game_id}:{seat}", request.request_id)
             request_fingerprint = move_fingerprint(request.move.SerializeToString(deterministic=True))
@@ -980,9 +983,9 @@ class GameHost:
         that came after its deadline was taken or refused by when the deadline runner's next
         poll fell (up to a quarter of a second later). An absent seat's move is its player's
         return, and is taken. ``arrived``: when the move came (it may have waited for the game's
-        lock behind a bot's thinking floor)."""
+        lock behind a bot's thinking floor); 0 at a table without a clock."""
         stored_seat = loaded.stored.seats[seat]
-        if 0 < stored_seat.deadline_ms <= arrived and not stored_seat.absent:
+        if arrived and 0 < stored_seat.deadline_ms <= arrived and not stored_seat.absent:
             raise precondition("TIME_RUN_OUT", "this seat's time for its decision ran out: its bot makes the decision")
 
     @staticmethod

@@ -47,6 +47,7 @@ from redis.exceptions import RedisError
 from hustings.service import metrics
 from hustings.service.background import BackgroundLoop
 from hustings.service.deadlines import bucket_key as deadline_bucket
+from hustings.service.lane import Lane
 from hustings.service.store import game_key, log_key, presence_key, requests_key
 from hustings.v1 import game_pb2
 
@@ -112,8 +113,9 @@ BUCKET_KEYS = tuple(f"hustings:kept:{{k{bucket}}}" for bucket in range(BUCKETS))
 class KeptIndex:
     """Writes and reads the kept-games index."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, lane: Lane | None = None) -> None:
         self.client = client
+        self.lane = lane  # the store's pipelined connection, where it has one (not on a Cluster)
         self._look = client.register_script(_LOOK_LUA)
 
     async def note(self, game_id: str, expires_ms: int) -> None:
@@ -121,7 +123,12 @@ class KeptIndex:
         finished the game) just gave its keys; a failure is logged: a game missing from the index
         is not removed to make room, and expires in its time."""
         try:
-            await self.client.zadd(bucket_key(game_id), {game_id: expires_ms})
+            if self.lane is not None:
+                # On the commits' connection, which costs the replica least per command (a ZADD
+                # is safe to resend, as the lane may); a step that finishes a game pays for it.
+                await self.lane.call(b"ZADD", bucket_key(game_id), b"%d" % expires_ms, game_id)
+            else:
+                await self.client.zadd(bucket_key(game_id), {game_id: expires_ms})
         except RedisError as error:
             log.warning("kept_index_write_failed", cause=type(error).__name__)
 
