@@ -374,6 +374,16 @@ class GameHost:
         if kick:
             self._kick_if_due(new.stored)
 
+    async def _after_resent_commit(self, landed: Loaded) -> None:
+        """What follows a table step whose commit landed though its reply was lost (the lane
+        sent it again and heard DUPLICATE): the lobby's summary, the kept-games index of a game
+        it started, the due decisions. Without it such a game stayed open in the lobby, out of
+        the index (never removed to make room) and its bots waited for the next poll."""
+        await index_quietly(self.store, landed.stored)
+        if landed.stored.status == game_pb2.GAME_STATUS_ACTIVE:
+            await self._note_kept(landed.stored)
+        self._kick_if_due(landed.stored)
+
     async def _note_kept(self, stored: storage_pb2.StoredGame) -> None:
         """The step that started or finished ``stored`` gave its keys the retention time: the
         kept-games index notes the game at that expiry (service/room_maker.py), whatever becomes
@@ -762,7 +772,11 @@ class GameHost:
                     self._kick_if_due(new.stored)
                     return game_service_pb2.JoinGameResponse(seat=seat, seat_token=token, view=self._view(joined, seat))
                 if result.status == "DUPLICATE" and result.recorded is not None:
-                    return await self._rejoin(await self._load_fresh(game_id), result.recorded, request_fingerprint, token)
+                    # This join's own commit, sent again after its reply was lost: it landed.
+                    landed = await self._load_fresh(game_id)
+                    answer = await self._rejoin(landed, result.recorded, request_fingerprint, token)
+                    await self._after_resent_commit(landed)
+                    return answer
                 loaded = await self._reloaded(game_id, result.snapshot)
         raise aborted("TOO_MUCH_CONTENTION", "the game changed too often while joining; retry")
 

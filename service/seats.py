@@ -402,11 +402,14 @@ class SeatLifecycle:
         raise aborted("TOO_MUCH_CONTENTION", "the game changed too often; retry")
 
     async def _bot_seated(self, game_id: str, recorded: "Recorded") -> game_service_pb2.AddBotResponse:
-        """The answer to an AddBot whose commit landed although its reply was lost."""
+        """The answer to an AddBot whose commit landed although its reply was lost (and what
+        follows its step: ``GameHost._after_resent_commit``)."""
         entry = await self.host.store.log_entry(game_id, recorded.version)
         if entry is None:
             raise ServiceError(grpc.StatusCode.INTERNAL, "LOG_ENTRY_MISSING", "the bot's step is not in the log")
-        return game_service_pb2.AddBotResponse(seat=entry.seat, view=self.host._view(await self.host._load_fresh(game_id), None))
+        landed = await self.host._load_fresh(game_id)
+        await self.host._after_resent_commit(landed)
+        return game_service_pb2.AddBotResponse(seat=entry.seat, view=self.host._view(landed, None))
 
     # --- shared --------------------------------------------------------------------------------
     def _table_step(self, loaded: "Loaded", seat: Seat, state: Any = None) -> tuple["Loaded", storage_pb2.LogEntry]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import random
 from typing import Any, AsyncIterator
@@ -99,3 +100,67 @@ async def game_exists(client: Client, game_id: str) -> bool:
         assert error.code == grpc.StatusCode.NOT_FOUND, error
         return False
     return True
+
+
+class CommitReplyCutter:
+    """A loopback TCP proxy to Redis that forwards everything, except that the reply to the
+    first request carrying ``marker`` (a commit, whose snapshot holds it) is not forwarded: the
+    connection is closed instead. The command ran in Redis; its answer is lost on the way."""
+
+    def __init__(self, target_port: int, marker: bytes) -> None:
+        self.target = target_port
+        self.marker = marker
+        self.cut = 0
+        self.port = 0
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator["CommitReplyCutter"]:
+        server = await asyncio.start_server(self._accepted, "127.0.0.1", 0)
+        self.port = server.sockets[0].getsockname()[1]
+        try:
+            yield self
+        finally:
+            server.close()
+            for task in self._tasks:
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def _accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.ensure_future(self._serve(reader, writer))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        upstream_reader, upstream_writer = await asyncio.open_connection("127.0.0.1", self.target)
+        armed = asyncio.Event()
+
+        async def requests() -> None:
+            while data := await reader.read(65536):
+                if not self.cut and self.marker in data:
+                    self.cut += 1  # once only: the resend goes through
+                    armed.set()
+                upstream_writer.write(data)
+                await upstream_writer.drain()
+
+        async def replies() -> None:
+            while data := await upstream_reader.read(65536):
+                if armed.is_set():
+                    return  # the marked command's reply (and the connection) is lost
+                writer.write(data)
+                await writer.drain()
+
+        forward = asyncio.ensure_future(requests())
+        try:
+            await replies()
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            forward.cancel()
+            await asyncio.gather(forward, return_exceptions=True)
+            writer.close()
+            upstream_writer.close()

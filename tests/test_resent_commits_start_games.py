@@ -1,13 +1,13 @@
 """The kept-games index is written by the step that starts a game (service/host.py _note_kept),
-after its commit. A start whose commit's reply was lost, the commit resent by the lane and
-answered DUPLICATE, goes through the replay path, which writes nothing after the commit: the
-game plays on unindexed, and an abandoned one is never removed to make room."""
+after its commit. A start whose commit's reply was lost (the lane resends it and hears
+DUPLICATE) is answered through the replay path, which wrote nothing after the commit: the game
+played on unindexed (an abandoned one never removed to make room), open in the lobby, its bots
+waiting for the next poll. The replay path now does what follows a commit."""
 
 from __future__ import annotations
 
 import asyncio
 
-import pytest
 import redis as sync_redis
 
 from conftest import run
@@ -15,8 +15,7 @@ from hustings.client import Client
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.room_maker import bucket_key
 from hustings.v1 import game_pb2, game_service_pb2 as gs
-from service_helpers import replica_and_client
-from test_lost_replies_and_empty_redis import CommitReplyCutter
+from service_helpers import CommitReplyCutter, replica_and_client
 
 TIMEOUT_S = 30.0
 
@@ -37,7 +36,6 @@ async def _started_game(client: Client) -> str:
     return game_id
 
 
-@pytest.mark.xfail(strict=True, reason="a join that starts the game and whose commit is resent (DUPLICATE) does not index the game")
 def test_a_game_started_by_a_join_whose_commit_reply_was_lost_is_indexed(redis_server: EmbeddedRedis) -> None:
     async def scenario() -> None:
         async with CommitReplyCutter(redis_server.port, b"Cy-lost-reply").running() as proxy:
@@ -56,7 +54,6 @@ def test_a_game_started_by_a_join_whose_commit_reply_was_lost_is_indexed(redis_s
     run(scenario(), TIMEOUT_S * 2)
 
 
-@pytest.mark.xfail(strict=True, reason="an AddBot that starts the game and whose commit is resent (DUPLICATE) does not index the game")
 def test_a_game_started_by_an_add_bot_whose_commit_reply_was_lost_is_indexed(redis_server: EmbeddedRedis) -> None:
     async def scenario() -> None:
         async with CommitReplyCutter(redis_server.port, b"Bot (random)").running() as proxy:
