@@ -280,7 +280,7 @@ class GameHost:
         )
         self.presence = Presence(store, now_ms=self._now_ms)
         self._kicks: set[asyncio.Task[Any]] = set()
-        self._kicking: dict[str, asyncio.Task[Any]] = {}  # the kick running for each game
+        self._kicking: set[str] = set()  # games whose kick is running
         self._kick_again: set[str] = set()  # games kicked while their kick ran
         self._locks: dict[str, list[Any]] = {}  # game id -> [its lock, how many use it]
         self.allow_client_seed = allow_client_seed
@@ -350,7 +350,7 @@ class GameHost:
                 self._kick_again.add(game_id)
                 return
             task = asyncio.create_task(self._kick(game_id))
-            self._kicking[game_id] = task
+            self._kicking.add(game_id)
             self._kicks.add(task)
             task.add_done_callback(self._kicks.discard)
 
@@ -363,7 +363,7 @@ class GameHost:
                 if game_id not in self._kick_again:
                     return
         finally:
-            self._kicking.pop(game_id, None)
+            self._kicking.discard(game_id)
             self._kick_again.discard(game_id)
 
     async def _after_commit(self, new: Loaded, kick: bool = True, index: bool = True) -> None:

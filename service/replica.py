@@ -192,7 +192,7 @@ class Replica:
             room_maker = RoomMaker(
                 host.kept,
                 room,
-                lambda: int(clock.time() * 1000),
+                host._now_ms,  # the replicas' shared clock
                 retention_s=self.config.retention_s,
                 from_percent=self.config.make_room_from_percent,
                 finished_after_s=self.config.finished_kept_s,

@@ -262,16 +262,16 @@ class RoomMaker(BackgroundLoop):
         in the order of their time from where the last round stopped, removing the games that
         may go; ``batch`` entries at most. Returns how many games were removed."""
         if remove:
-            return await self._batch(True)
+            return (await self._batch(True))[1]
         self._cursor = float("-inf")  # the next pressure starts from the front
         for _ in range(TIDY_BATCHES):
-            if await self._batch(False) < self.batch:
+            looked, _removed = await self._batch(False)
+            if looked < self.batch:
                 break
         return 0
 
-    async def _batch(self, remove: bool) -> int:
-        """One batch of looks; how many games it removed (``remove``), else how many entries
-        it looked at."""
+    async def _batch(self, remove: bool) -> tuple[int, int]:
+        """One batch of looks: how many entries it looked at, and how many games it removed."""
         now = self.now_ms()
         if remove:
             # Every entry that might be removable: a finished game expires a retention after
@@ -290,7 +290,7 @@ class RoomMaker(BackgroundLoop):
             through = len(looked) == len(entries) and complete == float("inf")
             self._cursor = float("-inf") if through or not looked else looked[-1][0]
         if not looked:
-            return 0
+            return 0, 0
         game_ids = [game_id for _, game_id, _ in looked]
         clocked = await self.index.with_deadlines(game_ids) if remove else None
         looks = await self.index.look(game_ids, self.retention_s, self.finished_after_s, self.idle_after_s, remove, clocked)
@@ -312,4 +312,4 @@ class RoomMaker(BackgroundLoop):
             metrics.GAMES_REMOVED_FOR_ROOM.inc(removed)
             log.info("games_removed_for_room", games=removed, memory_fill=round(self.room.fill or 0, 3))
         await self.index.settle(dropped, later)
-        return removed if remove else len(looked)
+        return len(looked), removed

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from typing import Callable
 
 import grpc
 import pytest
@@ -114,17 +115,20 @@ DOWN_S = 6.0  # a replica restart: long enough for the channel's reconnect backo
 STARTED_WITHIN_S = 10.0
 
 
+def _restartable(redis_url: str) -> tuple[str, Callable[[], Replica]]:
+    """A fixed loopback address, and replicas to start at it one after another (a restart)."""
+    (port,) = free_ports(1)
+    address = f"127.0.0.1:{port}"
+    return address, lambda: Replica(ReplicaConfig(redis_url=redis_url, address=address, grace_s=0.2))
+
+
 def test_a_client_is_answered_once_its_replica_is_back(redis_server: EmbeddedRedis) -> None:
     """A bot's client keeps calling while its only replica restarts (a stream reopened every
     0.5 s, as the example bot does). Once the replica answers a new connection again, the bot's
     client (and any other ``Client`` of that address in the process) must be answered too, within
     one call and its retries, not refused UNAVAILABLE "Connection refused" from the channel's
     memory of the outage."""
-    (port,) = free_ports(1)
-    address = f"127.0.0.1:{port}"
-
-    def replica() -> Replica:
-        return Replica(ReplicaConfig(redis_url=redis_server.url, address=address, grace_s=0.2))
+    address, replica = _restartable(redis_server.url)
 
     async def scenario() -> None:
         first = await replica().start()
@@ -162,11 +166,7 @@ def test_play_seat_rides_out_a_restart_of_its_replica(redis_server: EmbeddedRedi
     the replica restarts, away for 3 s, mid-game. Its moves would be retried for a minute
     (``BOT_CALL_BUDGET_S``); the seat's stream must be reopened as long, not given up after a
     few quick tries, and the seat played to the end once the replica is back."""
-    (port,) = free_ports(1)
-    address = f"127.0.0.1:{port}"
-
-    def replica() -> Replica:
-        return Replica(ReplicaConfig(redis_url=redis_server.url, address=address, grace_s=0.2))
+    address, replica = _restartable(redis_server.url)
 
     async def scenario() -> None:
         first = await replica().start()
@@ -324,11 +324,10 @@ def test_play_seat_still_gives_a_seat_up_when_no_replica_answers_for_its_budget(
     call budget after the replica went away, not for ever: a replica that does not come back
     costs the seat about that budget, then the seat is given up."""
     budget_s = 2.0
-    (port,) = free_ports(1)
-    address = f"127.0.0.1:{port}"
+    address, replica_at_address = _restartable(redis_server.url)
 
     async def scenario() -> None:
-        replica = await Replica(ReplicaConfig(redis_url=redis_server.url, address=address, grace_s=0.2)).start()
+        replica = await replica_at_address().start()
         stopped = False
         async with Client(address) as client:
             try:

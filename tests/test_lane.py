@@ -23,6 +23,7 @@ from hustings.service.lane import RESEND_PAUSE_S, RESENDS, Lane
 from hustings.service.store import Store, game_key
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2
+from service_helpers import CommitReplyCutter
 
 TIMEOUT_S = 20.0
 
@@ -164,55 +165,11 @@ def test_a_lane_without_redis_gives_up_with_a_connection_error(tmp_path: object)
     asyncio.run(scenario(f"redis://127.0.0.1:{free_port()}/0"))  # nothing listens there
 
 
-class ReplyCutter:
-    """A loopback TCP proxy to Redis that forwards requests and, once armed, closes the
-    connection instead of forwarding the next reply: the command ran, its answer is lost."""
-
-    def __init__(self, port: int) -> None:
-        self.target = port
-        self.armed = False
-        self.cut = 0
-        self.port = 0
-
-    @contextlib.asynccontextmanager
-    async def running(self) -> AsyncIterator["ReplyCutter"]:
-        server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
-        self.port = server.sockets[0].getsockname()[1]
-        try:
-            yield self
-        finally:
-            server.close()
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        upstream_reader, upstream_writer = await asyncio.open_connection("127.0.0.1", self.target)
-
-        async def requests() -> None:
-            while data := await reader.read(65536):
-                upstream_writer.write(data)
-                await upstream_writer.drain()
-
-        async def replies() -> None:
-            while data := await upstream_reader.read(65536):
-                if self.armed:
-                    self.armed = False
-                    self.cut += 1
-                    return
-                writer.write(data)
-                await writer.drain()
-
-        forward = asyncio.ensure_future(requests())
-        try:
-            await replies()
-        finally:
-            forward.cancel()
-            writer.close()
-            upstream_writer.close()
-
-
 def test_a_commit_whose_reply_is_lost_is_sent_again_and_applied_once(redis_server: EmbeddedRedis) -> None:
     async def scenario() -> None:
-        async with ReplyCutter(redis_server.port).running() as proxy:
-            store = Store.from_url(f"redis://127.0.0.1:{proxy.port}/0", max_connections=4)
+        # The step's commit carries its request key: its first reply is lost.
+        async with CommitReplyCutter(redis_server.port, b"move-key").running() as proxy:
+            store = Store.from_url(proxy.url, max_connections=4)
             try:
                 game = storage_pb2.StoredGame(game_id="lane-lost-reply", kind="stimmvieh", version=1, status=game_pb2.GAME_STATUS_ACTIVE)
                 await store.client.delete(game_key(game.game_id))
@@ -221,7 +178,6 @@ def test_a_commit_whose_reply_is_lost_is_sent_again_and_applied_once(redis_serve
                 step = storage_pb2.StoredGame()
                 step.CopyFrom(game)
                 step.version = 2
-                proxy.armed = True
                 result = await asyncio.wait_for(store.commit(step, 1, storage_pb2.LogEntry(version=2), "move-key", "f1"), TIMEOUT_S)
                 assert proxy.cut == 1  # the first reply was lost on the way back
                 # Sent again on a new connection, the step is recognised by its request key.

@@ -7,7 +7,9 @@ waiting for the next poll. The replay path now does what follows a commit."""
 from __future__ import annotations
 
 import asyncio
+from typing import Awaitable, Callable
 
+import pytest
 import redis as sync_redis
 
 from conftest import run
@@ -36,34 +38,31 @@ async def _started_game(client: Client) -> str:
     return game_id
 
 
-def test_a_game_started_by_a_join_whose_commit_reply_was_lost_is_indexed(redis_server: EmbeddedRedis) -> None:
+async def _last_seat_joined(client: Client, game_id: str) -> None:
+    await asyncio.wait_for(client.stub.JoinGame(gs.JoinGameRequest(game_id=game_id, display_name="Cy-lost-reply")), TIMEOUT_S)
+
+
+async def _last_seat_to_a_bot(client: Client, game_id: str) -> None:
+    await asyncio.wait_for(client.stub.AddBot(gs.AddBotRequest(game_id=game_id, level="random")), TIMEOUT_S)
+
+
+@pytest.mark.parametrize(
+    "marker, take_last_seat",
+    [(b"Cy-lost-reply", _last_seat_joined), (b"Bot (random)", _last_seat_to_a_bot)],
+    ids=["join", "add_bot"],
+)
+def test_a_game_started_by_a_step_whose_commit_reply_was_lost_is_indexed(
+    redis_server: EmbeddedRedis, marker: bytes, take_last_seat: Callable[[Client, str], Awaitable[None]]
+) -> None:
     async def scenario() -> None:
-        async with CommitReplyCutter(redis_server.port, b"Cy-lost-reply").running() as proxy:
+        async with CommitReplyCutter(redis_server.port, marker).running() as proxy:
             async with replica_and_client(proxy.url) as (_replica, client):
                 assert _indexed(redis_server, await _started_game(client))  # the path without a lost reply does
                 game_id = (await client.create_game("stimmvieh", 3)).game_id
                 await client.join(game_id, "Ada")
                 await client.join(game_id, "Bo")
-                await asyncio.wait_for(
-                    client.stub.JoinGame(gs.JoinGameRequest(game_id=game_id, display_name="Cy-lost-reply")), TIMEOUT_S
-                )
+                await take_last_seat(client, game_id)
                 assert proxy.cut == 1  # the starting commit's first reply was lost on the way back
-                assert (await client.view(game_id)).status == game_pb2.GAME_STATUS_ACTIVE
-                assert _indexed(redis_server, game_id), "a game in play missing from the kept-games index"
-
-    run(scenario(), TIMEOUT_S * 2)
-
-
-def test_a_game_started_by_an_add_bot_whose_commit_reply_was_lost_is_indexed(redis_server: EmbeddedRedis) -> None:
-    async def scenario() -> None:
-        async with CommitReplyCutter(redis_server.port, b"Bot (random)").running() as proxy:
-            async with replica_and_client(proxy.url) as (_replica, client):
-                assert _indexed(redis_server, await _started_game(client))  # the path without a lost reply does
-                game_id = (await client.create_game("stimmvieh", 3)).game_id
-                await client.join(game_id, "Ada")
-                await client.join(game_id, "Bo")
-                await asyncio.wait_for(client.stub.AddBot(gs.AddBotRequest(game_id=game_id, level="random")), TIMEOUT_S)
-                assert proxy.cut == 1
                 assert (await client.view(game_id)).status == game_pb2.GAME_STATUS_ACTIVE
                 assert _indexed(redis_server, game_id), "a game in play missing from the kept-games index"
 
