@@ -11,6 +11,7 @@ import subprocess
 import sys
 from typing import Any
 
+import pytest
 import yaml
 
 from conftest import REPO
@@ -75,3 +76,44 @@ def test_buf_format_leaves_proto_unchanged() -> None:
         [_buf(), "config", "ls-lint-rules", "--configured-only"], cwd=REPO, capture_output=True, text=True, timeout=BUF_TIMEOUT_S
     )
     assert rules.returncode == 0 and "FIELD_LOWER_SNAKE_CASE" in rules.stdout, rules.stderr
+
+
+RELEASED = REPO / "proto" / "released" / "0.1.0.binpb"
+
+
+def _breaking(workspace: pathlib.Path) -> subprocess.CompletedProcess[str]:
+    """``buf breaking`` against release 0.1.0's image, under the committed rules (buf.yaml)."""
+    return subprocess.run(
+        [_buf(), "breaking", "--against", str(RELEASED)], cwd=workspace, capture_output=True, text=True, timeout=BUF_TIMEOUT_S
+    )
+
+
+def test_the_messages_stay_wire_and_json_compatible_with_release_0_1_0(tmp_path: pathlib.Path) -> None:
+    """buf.yaml: stubs generated from 0.1.0 parse every answer, and a replica decodes every record
+    a 0.1.0 replica stored."""
+    rules = subprocess.run(
+        [_buf(), "config", "ls-breaking-rules", "--configured-only"], cwd=REPO, capture_output=True, text=True, timeout=BUF_TIMEOUT_S
+    )
+    assert rules.returncode == 0 and "FIELD_SAME_JSON_NAME" in rules.stdout, rules.stdout + rules.stderr
+    done = _breaking(_offline_workspace(tmp_path))
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after", "says"),
+    [
+        # A field renumbered: a 0.1.0 client would read the game id under the wrong number.
+        ("v1/game_service.proto", "string game_id = 1;", "string game_id = 41;", 'Previously present field "1" with name "game_id"'),
+        # A stored field's type changed: a game a 0.1.0 replica stored would not decode.
+        ("storage/v1/storage.proto", "bytes seed = ", "string seed = ", 'changed type from "bytes" to "string"'),
+    ],
+)
+def test_the_compatibility_check_catches_a_break(tmp_path: pathlib.Path, path: str, before: str, after: str, says: str) -> None:
+    workspace = _offline_workspace(tmp_path)
+    proto = workspace / "proto" / "hustings" / path
+    text = proto.read_text()
+    assert before in text
+    proto.write_text(text.replace(before, after, 1))
+    done = _breaking(workspace)
+    assert done.returncode != 0
+    assert says in done.stdout, done.stdout + done.stderr
