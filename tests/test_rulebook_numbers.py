@@ -2,9 +2,9 @@
 validation, for all three games.
 
 Each test quotes the rulebook (``shared/rules/``) and uses its numbers, so that it fails if the
-engine or the content strays from the book. The worked examples already played elsewhere are
-listed in the module docstrings of ``test_stimmvieh_rules.py``, ``test_wahlspiel_rules.py``,
-``test_spin_doctors.py`` and ``test_spin_doctors_printed.py``; this file adds the component
+engine or the content strays from the book. The worked examples are played elsewhere
+(``test_stimmvieh_rules.py``, ``test_wahlspiel_rules.py``, ``test_spin_doctors.py``,
+``test_spin_doctors_printed.py``, ``test_spin_doctors_actions.py``); this file adds the component
 counts, setup amounts and round schedule of The Spin Doctors, Wahlspiel's voter examples 1 and 3
 and its player counts, Stimmvieh's box, and a malformed-content check run the same way over every
 game. A strict xfail marks where the loader accepts what the book or the standard refuses.
