@@ -169,34 +169,67 @@ class DeadlineRunner(BackgroundLoop):
         self.apply_due = apply_due
         self.version_of = version_of
         self.poll_s = poll_s
+        # The games being applied: game id -> (the task applying it, the lease it was claimed under).
+        self._handling: dict[str, tuple[asyncio.Task[None], int]] = {}
         super().__init__()
 
     async def _run(self) -> None:
-        while not self._stopping:
-            try:
-                await self.run_once()
-            except RedisError as error:
-                self.failed(log, "deadline_poll_failed", error)
-            await asyncio.sleep(self.poll_s * random.uniform(0.5, 1.5))
-
-    async def run_once(self) -> int:
-        """Claim and apply every due game once; returns how many games were handled."""
-        games, lease = await self.index.claim(self.now_ms())
-        handling = [asyncio.ensure_future(self._handle(g, lease)) for g in games]
         try:
-            results = await asyncio.gather(*handling, return_exceptions=True)
+            while not self._stopping:
+                try:
+                    await self.poll()
+                except RedisError as error:
+                    self.failed(log, "deadline_poll_failed", error)
+                await asyncio.sleep(self.poll_s * random.uniform(0.5, 1.5))
         except asyncio.CancelledError:
             # The replica is stopping: hand the games it still holds back at once, so that
             # another replica takes them at its next poll rather than when the lease runs out.
-            held = [game_id for game_id, task in zip(games, handling) if not task.done() or task.cancelled()]
-            await self._hand_back(held, lease)
+            held = list(self._handling.items())
+            for task, _lease in self._handling.values():
+                task.cancel()
+            by_lease: dict[int, list[str]] = {}
+            for game_id, (_task, lease) in held:
+                by_lease.setdefault(lease, []).append(game_id)
+            for lease, game_ids in by_lease.items():
+                await self._hand_back(game_ids, lease)
             raise
-        for game_id, result in zip(games, results):
-            if isinstance(result, BaseException):
-                if isinstance(result, asyncio.CancelledError):
-                    raise result
-                log.warning("deadline_failed", game_id=game_id, cause=type(result).__name__)
-        return len(games)
+
+    async def poll(self) -> list[asyncio.Task[None]]:
+        """Claim the due games and start applying each beside the loop, which polls again on
+        time: a game whose bot waits to think (behind other tables' bots at the replica's one
+        thinking place, and then for up to a quarter of the lease) held up every other table's
+        clock until the next poll, and a person's one-second clock timed out 2.6 s late. A game
+        claimed again while still being applied (a step made it due meanwhile) is applied again
+        after that. Returns the tasks started."""
+        games, lease = await self.index.claim(self.now_ms())
+        return [self._start(game_id, lease) for game_id in games]
+
+    async def run_once(self) -> int:
+        """Claim and apply every due game once, and wait for them; returns how many games were
+        claimed."""
+        started = await self.poll()
+        if started:
+            await asyncio.wait(started)
+        return len(started)
+
+    def _start(self, game_id: str, lease: int) -> asyncio.Task[None]:
+        before = self._handling.get(game_id)
+        task = asyncio.create_task(self._handle_after(before[0] if before else None, game_id, lease), name=f"{self.task_name}-game")
+        self._handling[game_id] = (task, lease)
+        task.add_done_callback(lambda done: self._handled(game_id, done))
+        return task
+
+    def _handled(self, game_id: str, task: asyncio.Task[None]) -> None:
+        held = self._handling.get(game_id)
+        if held is not None and held[0] is task:
+            del self._handling[game_id]
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("deadline_failed", game_id=game_id, cause=type(task.exception()).__name__)
+
+    async def _handle_after(self, before: asyncio.Task[None] | None, game_id: str, lease: int) -> None:
+        if before is not None:
+            await asyncio.wait({before})  # one game is applied once at a time on a replica
+        await self._handle(game_id, lease)
 
     async def _hand_back(self, game_ids: list[str], lease: int) -> None:
         """Make ``game_ids`` due now where the lease is still ours; bounded, and quiet if Redis

@@ -28,10 +28,6 @@ async def _decisions(client: Client, game_ids: list[str]) -> int:
 UNATTENDED_TABLES = 8  # four strong bots each, nobody at them
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="tables nobody is at may take the whole strong thinking place: a person's strong bots queue behind them",
-)
 def test_a_persons_strong_bots_do_not_queue_behind_tables_nobody_is_at(tmp_path: pathlib.Path) -> None:
     """The replica's budget for tables nobody is at weighs a strong decision as 20 of its 100 a
     second: five a second, as many as its one thinking place for strong bots makes (0.2 s each).
@@ -64,10 +60,6 @@ def test_a_persons_strong_bots_do_not_queue_behind_tables_nobody_is_at(tmp_path:
 BUSY_TABLES = 8  # one seat a person's, three strong bots: 24 opening decisions of up to 0.2 s
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the deadline poll waits for every claimed game's bot to think, so no clock times out meanwhile",
-)
 def test_a_timeout_is_not_held_up_by_other_tables_thinking_bots(tmp_path: pathlib.Path) -> None:
     """``DeadlineRunner.run_once`` claims the due games and polls again only once every one of
     them is handled; a claimed game whose strong bot is due waits there for the replica's one
