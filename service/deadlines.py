@@ -40,6 +40,10 @@ POLL_S = 0.25
 LEASE_MS = 10_000
 HAND_BACK_S = 0.4  # within the stopping loop's wait between cancellations (background.STOP_WAIT_S)
 CLAIM_BATCH = 64
+# A replica claims more due games only while it applies fewer than a whole poll's worth: past
+# that the games wait in the index, where a replica with room takes them (and none of its leases
+# runs out while a crowd of games queues on one event loop).
+MAX_APPLYING = BUCKETS * CLAIM_BATCH
 
 _CLAIM_LUA = """
 -- KEYS[1] bucket   ARGV[1] now (ms)   ARGV[2] lease until (ms)   ARGV[3] how many
@@ -114,8 +118,9 @@ class DeadlineIndex:
                 counts = await pipe.execute()
         return [key for key, count in zip(keys, counts) if count]
 
-    async def claim(self, now: int) -> tuple[list[str], int]:
-        """Due games of every bucket, leased to this replica; returns them and the lease score.
+    async def claim(self, now: int, most: int = CLAIM_BATCH) -> tuple[list[str], int]:
+        """Due games of every bucket (``most`` of each), leased to this replica; returns them
+        and the lease score.
 
         Every replica polls several times a second, busy or idle, so a poll is cheap: first one
         pipelined read of which buckets hold a due game (most polls find none and stop there),
@@ -126,7 +131,7 @@ class DeadlineIndex:
         keys = await self.due_buckets(now)
         if not keys:
             return [], lease
-        args = [now, lease, CLAIM_BATCH]
+        args = [now, lease, most]
         if isinstance(self.client, RedisCluster):
             # A Cluster pipeline refuses scripts: the buckets' calls go out together instead.
             replies = await asyncio.gather(*(self._claim(keys=[key], args=args) for key in keys))
@@ -163,8 +168,10 @@ class DeadlineRunner(BackgroundLoop):
         *,
         poll_s: float = POLL_S,
         now_ms: Callable[[], int] = now_ms,
+        max_applying: int = MAX_APPLYING,
     ) -> None:
         self.index = index
+        self.max_applying = max_applying
         self.now_ms = now_ms  # the replicas' shared clock (service/clock.py)
         self.apply_due = apply_due
         self.version_of = version_of
@@ -200,8 +207,12 @@ class DeadlineRunner(BackgroundLoop):
         thinking place, and then for up to a quarter of the lease) held up every other table's
         clock until the next poll, and a person's one-second clock timed out 2.6 s late. A game
         claimed again while still being applied (a step made it due meanwhile) is applied again
-        after that. Returns the tasks started."""
-        games, lease = await self.index.claim(self.now_ms())
+        after that. Claims no more than ``max_applying`` games being applied allow (a bucket's
+        share of the room, one at least). Returns the tasks started."""
+        room = self.max_applying - len(self._handling)
+        if room <= 0:
+            return []
+        games, lease = await self.index.claim(self.now_ms(), min(CLAIM_BATCH, max(1, room // BUCKETS)))
         return [self._start(game_id, lease) for game_id in games]
 
     async def run_once(self) -> int:

@@ -127,3 +127,57 @@ def test_a_stopping_runner_hands_the_games_it_holds_back_at_once(tmp_path: pathl
 
     with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
         run(scenario(server), 30)
+
+
+def test_a_runner_applying_its_most_claims_no_more_until_one_is_done(tmp_path: pathlib.Path) -> None:
+    """The runner applies claimed games beside its polling; while ``max_applying`` of them are
+    being applied (bots thinking, say) it claims no more, and the games falling due meanwhile
+    stay due in the index, for a replica with room, until one is done."""
+    import asyncio
+
+    async def scenario(server: EmbeddedRedis) -> None:
+        store = Store.from_url(server.url)
+        try:
+            index = GameHost(store, Notifier(store.client)).deadlines
+            release = asyncio.Event()
+            applied: list[str] = []
+
+            async def apply_due(game_id: str) -> tuple[int, int]:
+                applied.append(game_id)
+                await release.wait()
+                return 0, 0
+
+            async def version_of(game_id: str) -> int:
+                return 0
+
+            def now() -> int:
+                return int(time.time() * 1000)
+
+            runner = deadlines.DeadlineRunner(index, apply_due, version_of, poll_s=0.01, now_ms=now, max_applying=2)
+            for game_id in ("g-a", "g-b"):
+                await index.schedule(game_id, now())
+            runner.start()
+            try:
+                for _ in range(200):
+                    if len(applied) == 2:
+                        break
+                    await asyncio.sleep(0.01)
+                assert sorted(applied) == ["g-a", "g-b"]
+                await index.schedule("g-c", now())
+                await asyncio.sleep(0.2)  # about 20 polls
+                assert applied == ["g-a", "g-b"] or applied == ["g-b", "g-a"]
+                assert await store.client.zscore(deadlines.bucket_key("g-c"), "g-c") <= now()  # still due, unclaimed
+                release.set()
+                for _ in range(200):
+                    if "g-c" in applied:
+                        break
+                    await asyncio.sleep(0.01)
+                assert "g-c" in applied
+            finally:
+                release.set()
+                await runner.stop()
+        finally:
+            await store.close()
+
+    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
+        run(scenario(server), 30)
