@@ -7,7 +7,8 @@ engine or the content strays from the book. The worked examples are played elsew
 ``test_spin_doctors_printed.py``, ``test_spin_doctors_actions.py``); this file adds the component
 counts, setup amounts and round schedule of The Spin Doctors, Wahlspiel's voter examples 1 and 3
 and its player counts, Stimmvieh's box, and a malformed-content check run the same way over every
-game. A strict xfail marks where the loader accepts what the book or the standard refuses.
+game: a missing mark, a wrong count, a repeated id (named) and a member the loader does not know
+(named, with its section and entry) are refused.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from hustings.engine.stimmvieh import GAME as STIMMVIEH, StimmviehOptions
 from hustings.engine.wahlspiel import GAME as WAHLSPIEL, WahlspielOptions
 from hustings.engine.wahlspiel.content import CONTENT as WAHL
 from hustings.engine.wahlspiel.model import VOTING, Candidate, CastVoter
+from hustings.engine.wahlspiel.table import change_votes
 
 KINDS = ("stimmvieh", "wahlspiel", "spin_doctors")
 SOURCES = {"printed", "derived", "designed"}
@@ -121,39 +123,110 @@ def test_a_duplicate_id_is_refused(kind: str, key: str) -> None:
     assert "unique" in message
 
 
-DUPLICATE_NAMED = [
-    p if p.values[0] == "stimmvieh" else pytest.param(
-        *p.values, id=p.id,
-        marks=pytest.mark.xfail(strict=True, reason="the duplicate-id message names the list, not the repeated id"),
-    )
-    for p in MALFORMED
-]
-
-
-@pytest.mark.parametrize(("kind", "key"), DUPLICATE_NAMED)
+@pytest.mark.parametrize(("kind", "key"), [p.values for p in MALFORMED], ids=[p.id for p in MALFORMED])
 def test_a_duplicate_id_message_names_the_repeated_id(kind: str, key: str) -> None:
     repeated = raw(kind)[key][0]["id"]
     assert repeated in refused(kind, lambda d: d[key][1].update(id=repeated))
 
 
-@pytest.mark.xfail(strict=True, reason="the loader accepts an entry with a field it does not know")
+def sections(kind: str) -> list[tuple[str, str]]:
+    """(kind, section) for every section of ``kind``'s file that holds entries: an object, or a
+    list of objects."""
+    data = raw(kind)
+    return [
+        (kind, key) for key, value in data.items()
+        if isinstance(value, dict) or (isinstance(value, list) and value and all(isinstance(e, dict) for e in value))
+    ]
+
+
+ID_LISTS = [
+    (kind, key) for kind in KINDS for key, value in raw(kind).items()
+    if isinstance(value, list) and value and all(isinstance(e, dict) and "id" in e for e in value)
+]
+
+
+@pytest.mark.parametrize(("kind", "key"), ID_LISTS, ids=[f"{kind}-{key}" for kind, key in ID_LISTS])
+def test_every_list_with_ids_refuses_a_repeated_one_naming_it(kind: str, key: str) -> None:
+    """Every list whose entries have ids (cards, Staffers, ready-made Staffs, symbols, topics ...):
+    a repeated id is refused, and the message names the list and the id."""
+    repeated = raw(kind)[key][0]["id"]
+    message = refused(kind, lambda d: d[key][-1].update(id=repeated))
+    assert "unique" in message and key in message and f"repeated: {repeated}" in message
+
+
+def test_id_lists_cover_every_game() -> None:
+    assert {kind for kind, _ in ID_LISTS} == set(KINDS)
+    assert {("spin_doctors", "staffers"), ("spin_doctors", "ready_made_staffs"), ("wahlspiel", "symbols")} <= set(ID_LISTS)
+
+
 @pytest.mark.parametrize(("kind", "key"), [p.values for p in MALFORMED], ids=[p.id for p in MALFORMED])
 def test_an_unknown_field_is_refused_naming_the_entry(kind: str, key: str) -> None:
     """A misspelt member (``influnce`` for ``influence``) must not load as if it were absent."""
     message = refused(kind, lambda d: d[key][1].update(colour_of_hat="red"))
     assert "colour_of_hat" in message
+    assert f"{key} {raw(kind)[key][1]['id']}:" in message  # the section and the entry
 
 
-@pytest.mark.xfail(strict=True, reason="two Staffers (or ready-made Staffs) with the same id load")
+ALL_SECTIONS = [pair for kind in KINDS for pair in sections(kind)]
+
+
+@pytest.mark.parametrize(("kind", "key"), ALL_SECTIONS, ids=[f"{kind}-{key}" for kind, key in ALL_SECTIONS])
+def test_a_misspelt_member_is_refused_in_every_section(kind: str, key: str) -> None:
+    """Every section, its object or the last entry of its list: a member misspelt (its first
+    member besides id, source and note, else its id, less its last letter) is refused, naming the
+    section, the entry and the misspelt member, before the loader misses the member it stands for."""
+    value = raw(kind)[key]
+    entry = value if isinstance(value, dict) else value[-1]
+    member = next((m for m in entry if m not in ("id", "source", "note")), "id")  # occupations hold only ids
+    misspelt = member[:-1]
+    assert misspelt not in entry
+
+    def change(data: dict[str, Any]) -> None:
+        target = data[key] if isinstance(data[key], dict) else data[key][-1]
+        target[misspelt] = target.pop(member)
+
+    message = refused(kind, change)
+    assert f"unknown field {misspelt!r}" in message and message.startswith(key)
+    if isinstance(value, list):
+        named = entry["id"] if "id" in entry and member != "id" else f"#{len(value)}"  # by id, else place
+        assert message.startswith(f"{key} {named}:")
+
+
+def test_sections_cover_every_game() -> None:
+    assert {kind for kind, _ in ALL_SECTIONS} == set(KINDS) and len(ALL_SECTIONS) > 30
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_unknown_section_is_refused(kind: str) -> None:
+    """A misspelt section (``vote_card`` beside ``vote_cards``) would load as if absent."""
+    assert "unknown section 'vote_card'" in refused(kind, lambda d: d.update(vote_card=[]))
+
+
+def test_a_wahlspiel_condition_refuses_an_unknown_member() -> None:
+    """A card's condition: ``symbol`` for ``symbols`` would make the card back every candidate."""
+    voter = next(v for v in raw("wahlspiel")["voters"] if "symbols" in v["condition"])
+
+    def change(data: dict[str, Any]) -> None:
+        target = next(v for v in data["voters"] if v["id"] == voter["id"])
+        target["condition"]["symbol"] = target["condition"].pop("symbols")
+
+    message = refused("wahlspiel", change)
+    assert f"voter {voter['id']} condition: unknown field 'symbol'" in message
+
+
 @pytest.mark.parametrize("key", ["staffers", "ready_made_staffs"])
 def test_spin_doctors_duplicate_staffer_and_staff_ids_are_refused(key: str) -> None:
-    assert "unique" in refused("spin_doctors", lambda d: d[key][1].update(id=d[key][0]["id"]))
+    repeated = raw("spin_doctors")[key][0]["id"]
+    message = refused("spin_doctors", lambda d: d[key][1].update(id=repeated))
+    assert f"{key}: ids must be unique; repeated: {repeated}" in message
 
 
-@pytest.mark.xfail(strict=True, reason="Stimmvieh's influence_range is not validated: the rules hold 1..9 in code")
 @pytest.mark.parametrize("change", [
     pytest.param(lambda d: d["influence_range"].pop("source"), id="missing-mark"),
     pytest.param(lambda d: d["influence_range"].update(max=4), id="the-contents-list-1..4"),
+    pytest.param(lambda d: d["influence_range"].update(min=0), id="from-0"),
+    pytest.param(lambda d: d["influence_range"].update(max=9.0), id="not-an-integer"),
+    pytest.param(lambda d: d.pop("influence_range"), id="missing"),
 ])
 def test_stimmvieh_influence_range_is_validated(change: Callable[[dict[str, Any]], None]) -> None:
     """CONTENT.md: the cards use 1..9 (``influence_range``), kept with the rules; a file saying
@@ -238,13 +311,29 @@ def test_wahlspiel_six_pieces_and_the_three_player_note() -> None:
     assert WAHL.start_money_three_players == 10000 and WAHL.start_money == 6000
 
 
-@pytest.mark.xfail(strict=True, reason="CONTENT.md does not say what becomes of the printed 35 + 15 vote stones")
 def test_wahlspiel_the_vote_stone_supply_is_recorded() -> None:
     """The box holds "35 light vote stones, each worth 1 vote" and "15 dark vote stones, each
     worth 5 votes" (110 votes), and the rulebook is silent on running out; the content document
-    must say whether the supply limits votes (and what happens then) or is taken as unlimited."""
+    says, as a designed choice, that the supply limits no votes."""
     text = (pathlib.Path(content_module("wahlspiel").__file__).parent / "CONTENT.md").read_text("utf-8")
-    assert "vote stone" in text.lower() and ("35" in text and "15" in text)
+    entry = next(item for item in text.split("\n- ") if item.startswith("**Vote stones**"))
+    assert "35 light vote stones" in entry and "15 dark" in entry and "110" in entry
+    assert "(designed;" in entry and "not a limit" in entry and "keeps no stone supply" in entry
+
+
+def test_wahlspiel_votes_count_beyond_the_vote_stones() -> None:
+    """The choice recorded above, played: the candidates in the race already hold all 110 votes
+    the stones can show, and a voter still gives every matching candidate its vote; an event's
+    votes (``change_votes``, through which the goal's two stones also go) likewise count in full."""
+    ours = first(lambda p: "objectivity" in p.symbols)
+    theirs = first(lambda p: "objectivity" in p.symbols, (ours,))
+    state = wahl_table((Candidate(ours, 0, 59), Candidate(theirs, 3, 51)), ("V001",))
+    assert sum(c.votes for c in state.candidates) == 35 * 1 + 15 * 5
+    after, _ = WAHLSPIEL.apply(state, 0, CastVoter("V001"), Rng(b"beyond-the-stones"))
+    assert {c.politician: c.votes for c in after.candidates} == {ours: 60, theirs: 52}
+    events: list[Any] = []
+    again = change_votes(after, theirs, 3, "EVENT", events)
+    assert {c.politician: c.votes for c in again.candidates} == {ours: 60, theirs: 55}  # 115 in all
 
 
 # --- The Spin Doctors: components, setup, rounds ---------------------------------------------------------

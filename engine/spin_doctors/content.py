@@ -13,6 +13,7 @@ from importlib import resources
 from typing import Any, Mapping
 
 from hustings.engine.base import content_version, rules_version
+from hustings.engine.content_shape import refuse_repeated_ids, refuse_unknown_members
 
 SOURCES = frozenset({"printed", "derived", "designed"})
 TRAITS = ("down_with_dirty_politics", "prices_go_up", "everything_matters")
@@ -25,6 +26,28 @@ TARGETS = frozenset(
 )
 CONDITIONS = ("3+", "0-2")
 MAX_MARKER = 20
+
+SECTIONS: Mapping[str, tuple[str, ...]] = {
+    "about": (),
+    "voter_groups": ("id", "name"),
+    "topics": ("id", "name"),
+    "colours": ("id", "name"),
+    "fields": ("id", "field", "kind", "name"),
+    "localities": ("id", "locality", "name", "region", "votes"),
+    "news_track": ("red_fields", "blue_fields"),
+    "round_counter": ("staffers_per_round", "poll_round", "election_round"),
+    "start": ("budget", "support_tokens", "staff_size", "programme_size", "topic_cards_on_board", "turnout_marker_sum"),
+    "voter_traits": ("id", "name"),
+    "turnout_cards": ("id", "trait", "group", "funding", "fields", "arrows"),
+    "topic_cards": ("id", "topic", "red_fields", "white_fields"),
+    "news_cards": ("id", "topic", "group", "turnout_change", "scandal"),
+    "programme_cards": ("id", "topic", "condition", "reward", "penalty"),
+    "actions": ("id", "name", "field", "colour", "target", "text"),
+    "staffers": ("id", "order", "name", "basic_cost", "basic", "special_cost", "special"),
+    "ready_made_staffs": ("id", "staffers", "text"),
+}
+"""The sections of ``content.json`` and the members of their entries besides ``source`` and
+``note``: the loader refuses any other (``hustings.engine.content_shape``)."""
 
 
 PRESENTATION: tuple[str, ...] = (
@@ -213,8 +236,10 @@ def _index(names: tuple[str, ...], value: Any, where: str) -> int:
 
 def _ids(entries: list[dict[str, Any]], where: str) -> tuple[str, ...]:
     ids = tuple(e.get("id") for e in entries)
-    if any(not isinstance(i, str) or not i for i in ids) or len(set(ids)) != len(ids):
-        raise ContentError(f"{where}: ids must be unique non-empty strings")
+    for index, entry_id in enumerate(ids):
+        if not isinstance(entry_id, str) or not entry_id:
+            raise ContentError(f"{where} #{index + 1}: id must be a non-empty string, got {entry_id!r}")
+    refuse_repeated_ids(ids, where, ContentError)
     return ids  # type: ignore[return-value]
 
 
@@ -321,8 +346,10 @@ def _staff(data: Mapping[str, Any]) -> tuple[dict[str, Action], tuple[Staffer, .
         actions[action_id] = Action(
             action_id, str(entry.get("name")), entry["field"], entry["colour"] == "red", entry["target"], str(entry.get("text"))
         )
+    staffer_entries = _entries(data, "staffers", 13)
+    _ids(staffer_entries, "staffers")
     staffers = []
-    for order, entry in enumerate(_entries(data, "staffers", 13)):
+    for order, entry in enumerate(staffer_entries):
         where = f"staffer {entry.get('id')!r}"
         if entry.get("order") != order:
             raise ContentError(f"{where}: expected order {order} (derived Staffer order)")
@@ -338,8 +365,13 @@ def _staff(data: Mapping[str, Any]) -> tuple[dict[str, Action], tuple[Staffer, .
         staffers.append(
             Staffer(order, entry["id"], str(entry.get("name")), _int(entry, "basic_cost", where, 0, 9), tuple(basic), special_cost, tuple(special))
         )
+    staff_entries = _entries(data, "ready_made_staffs", 5)
+    for number, entry in enumerate(staff_entries, start=1):
+        if type(entry.get("id")) is not int or entry["id"] < 1:
+            raise ContentError(f"ready_made_staffs #{number}: id must be a positive integer (the Staff's number), got {entry.get('id')!r}")
+    refuse_repeated_ids((entry["id"] for entry in staff_entries), "ready_made_staffs", ContentError)
     staffs = []
-    for entry in _entries(data, "ready_made_staffs", 5):
+    for entry in staff_entries:
         members = entry.get("staffers")
         if not isinstance(members, list) or len(members) != 6 or len(set(members)) != 6 or not all(type(m) is int and 1 <= m <= 12 for m in members):
             raise ContentError(f"ready-made staff {entry.get('id')}: six different Staffers 1..12")
@@ -349,6 +381,7 @@ def _staff(data: Mapping[str, Any]) -> tuple[dict[str, Action], tuple[Staffer, .
 
 def parse_content(data: Mapping[str, Any]) -> Content:
     """Validate the decoded JSON of a content file and build the box. Raises ContentError."""
+    refuse_unknown_members(data, SECTIONS, ContentError)
     groups = _ids(_entries(data, "voter_groups", 4), "voter_groups")
     topics = _ids(_entries(data, "topics", 6), "topics")
     colours = _ids(_entries(data, "colours", 5), "colours")

@@ -12,6 +12,7 @@ from importlib import resources
 from typing import Any, Mapping
 
 from hustings.engine.base import content_version, rules_version
+from hustings.engine.content_shape import refuse_repeated_ids, refuse_unknown_members
 
 VOTE = "vote"
 DONATION = "donation"
@@ -22,6 +23,17 @@ VOTE_CARD_COUNT = 17
 DONATION_CARD_COUNT = 24
 PARTY_COUNT = 4
 
+CARD_FIELDS = ("id", "amount", "influence", "label")
+SECTIONS: Mapping[str, tuple[str, ...]] = {
+    "about": (),
+    "influence_range": ("min", "max"),
+    "parties": ("party", "name"),
+    "angelus": ("name",),
+    "vote_cards": CARD_FIELDS,
+    "donation_cards": CARD_FIELDS,
+}
+"""The sections of ``content.json`` and the members of their entries besides ``source`` and
+``note``: the loader refuses any other (``hustings.engine.content_shape``)."""
 
 PRESENTATION: tuple[str, ...] = (
     "about",
@@ -92,8 +104,23 @@ def _cards(entries: Any, kind: str, prefix: str, count: int) -> tuple[Card, ...]
     return tuple(cards)
 
 
+def _influence_range(entry: Any) -> None:
+    """The influences the cards may carry: the rules hold ``MIN_INFLUENCE..MAX_INFLUENCE`` in code
+    (every party's nine politicians), so the file, which the catalogue shows, must say the same."""
+    if not isinstance(entry, dict):
+        raise ContentError("influence_range: expected an object with min and max")
+    _source(entry, "influence_range")
+    low, high = entry.get("min"), entry.get("max")
+    if (low, high) != (MIN_INFLUENCE, MAX_INFLUENCE) or type(low) is not int or type(high) is not int:
+        raise ContentError(
+            f"influence_range: the rules use influence {MIN_INFLUENCE}..{MAX_INFLUENCE} (the politicians'), got {low!r}..{high!r}"
+        )
+
+
 def parse_content(data: Mapping[str, Any]) -> Content:
     """Validate the decoded JSON of a content file and build the deck. Raises ContentError."""
+    refuse_unknown_members(data, SECTIONS, ContentError)
+    _influence_range(data.get("influence_range"))
     parties = data.get("parties")
     if not isinstance(parties, list) or len(parties) != PARTY_COUNT:
         raise ContentError(f"parties: expected a list of {PARTY_COUNT}")
@@ -111,10 +138,8 @@ def parse_content(data: Mapping[str, Any]) -> Content:
     _source(angelus, "angelus")
     votes = _cards(data.get("vote_cards"), VOTE, "V", VOTE_CARD_COUNT)
     donations = _cards(data.get("donation_cards"), DONATION, "D", DONATION_CARD_COUNT)
-    ids = [card.card_id for card in votes + donations]
-    duplicates = sorted({card_id for card_id in ids if ids.count(card_id) > 1})
-    if duplicates:
-        raise ContentError(f"card ids must be unique; repeated: {duplicates}")
+    refuse_repeated_ids((card.card_id for card in votes), "vote_cards", ContentError)
+    refuse_repeated_ids((card.card_id for card in donations), "donation_cards", ContentError)
     amounts = [card.amount for card in donations]
     if len(set(amounts)) != len(amounts):
         raise ContentError("donation cards must all have different amounts (printed)")

@@ -13,6 +13,7 @@ from importlib import resources
 from typing import Any, Mapping
 
 from hustings.engine.base import content_version, rules_version
+from hustings.engine.content_shape import refuse_repeated_ids, refuse_unknown_fields, refuse_unknown_members
 
 SOURCES = frozenset({"printed", "derived", "designed"})
 POLITICIAN_COUNT = 45
@@ -43,6 +44,23 @@ TARGET_OWN = "own"  # the party that plays the card
 TARGET_PARTY = "party"  # a party the player designates
 TARGETS = frozenset({TARGET_CANDIDATES, TARGET_EVERY, TARGET_OWN, TARGET_PARTY})
 CONDITION_KEYS = frozenset({"sex", "age_min", "age_max", "occupations", "traits", "symbols"})
+
+SECTIONS: Mapping[str, tuple[str, ...]] = {
+    "about": (),
+    "money": ("start", "start_three_players", "voter_price", "event_price"),
+    "elections": ("goal", "seats", "pay"),
+    "parties": ("party", "name", "colour"),
+    "symbols": ("id", "icon"),
+    "traits": ("id", "meaning"),
+    "occupations": ("id",),
+    "board": ("kind", "prize_voters", "prize_events"),
+    "politicians": ("id", "name", "sex", "age", "occupation", "traits", "symbols"),
+    "voters": ("id", "text", "condition", "opinion"),
+    "events": ("id", "text", "target", "count", "condition", "votes", "halve", "lose_all", "withdraw", "money"),
+}
+"""The sections of ``content.json`` and the members of their entries besides ``source`` and
+``note`` (a card's ``condition`` holds ``CONDITION_KEYS``): the loader refuses any other
+(``hustings.engine.content_shape``)."""
 
 
 PRESENTATION: tuple[str, ...] = (
@@ -196,8 +214,7 @@ def _ids(entries: Any, where: str) -> tuple[str, ...]:
     if not isinstance(entries, list) or not entries:
         raise ContentError(f"{where}: expected a non-empty list")
     ids = tuple(_text(_source(e, f"{where} #{i + 1}").get("id"), f"{where} #{i + 1} id") for i, e in enumerate(entries))
-    if len(set(ids)) != len(ids):
-        raise ContentError(f"{where}: ids must be unique")
+    refuse_repeated_ids(ids, where, ContentError)
     return ids
 
 
@@ -215,8 +232,9 @@ class _Vocabulary:
     def condition(self, data: Any, where: str) -> Condition:
         if data is None:
             return Condition()
-        if not isinstance(data, dict) or not data or set(data) - CONDITION_KEYS:
+        if not isinstance(data, dict) or not data:
             raise ContentError(f"{where}: a condition is an object with keys from {sorted(CONDITION_KEYS)}")
+        refuse_unknown_fields(data, CONDITION_KEYS, f"{where} condition", ContentError)
         sex = data.get("sex", "")
         if sex not in ("", "f", "m"):
             raise ContentError(f"{where}: sex must be 'f' or 'm'")
@@ -349,6 +367,7 @@ def _events(entries: Any, vocabulary: _Vocabulary) -> dict[str, EventCard]:
 
 def parse_content(data: Mapping[str, Any]) -> Content:
     """Validate the decoded JSON of a content file and build the content. Raises ContentError."""
+    refuse_unknown_members(data, SECTIONS, ContentError)
     money = _source(data.get("money"), "money")
     vocabulary = _Vocabulary(
         _ids(data.get("symbols"), "symbols"), _ids(data.get("traits"), "traits"), _ids(data.get("occupations"), "occupations")
