@@ -1,0 +1,220 @@
+"""Review of the deadline runner applying claimed games beside its polling (service/deadlines.py)
+and of the thinking places (service/seats.py): what a stop leaves behind, and claims that outlive their leases
+while their games queue for a thinking place. Each test asserts the behaviour wanted and is a strict
+xfail while the problem stands. Real Redis (a server of each test's own), the runner on the
+index as the host builds it; the applying itself is held by a test event, or waits at a real
+``ThinkingPlace``, as a strong bot's thinking would."""
+
+from __future__ import annotations
+
+import asyncio
+import pathlib
+import time
+
+import pytest
+
+from conftest import run
+from hustings.service import deadlines
+from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.service.host import GameHost
+from hustings.service.notifier import Notifier
+from hustings.service.store import Store
+
+
+def _now() -> int:
+    return int(time.time() * 1000)
+
+
+async def _until(condition, timeout_s: float = 5.0) -> None:  # type: ignore[no-untyped-def]
+    ends = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < ends, "timed out"
+        await asyncio.sleep(0.01)
+
+
+def _game_tasks() -> list[asyncio.Task]:  # type: ignore[type-arg]
+    """The runner's tasks applying a game, still running."""
+    return [t for t in asyncio.all_tasks() if t.get_name() == f"{deadlines.DeadlineRunner.task_name}-game" and not t.done()]
+
+
+@pytest.mark.xfail(strict=True, reason="stop() cancels only the newest task of a game claimed again while applied; the earlier one runs on after stop")
+def test_stop_leaves_no_task_of_a_game_claimed_again_while_applied(tmp_path: pathlib.Path) -> None:
+    """A game claimed again while its earlier claim is still being applied (a step made it due
+    meanwhile, or its lease ran out while its bot waited for the thinking place) gets a second
+    task that waits for the first; ``_handling`` then holds only the second. On stop the runner
+    cancels what ``_handling`` holds, so the first task (a bot thinking, a commit on its way)
+    goes on after the replica stopped: it calls the store the replica closes next, and a loop
+    closed meanwhile reports "Task was destroyed but it is pending"."""
+
+    async def scenario(server: EmbeddedRedis) -> None:
+        store = Store.from_url(server.url)
+        never = asyncio.Event()
+        try:
+            index = GameHost(store, Notifier(store.client)).deadlines
+            calls: list[str] = []
+
+            async def apply_due(game_id: str) -> tuple[int, int]:
+                calls.append(game_id)
+                await never.wait()  # a strong bot still thinking, say
+                return 0, 0
+
+            async def version_of(game_id: str) -> int:
+                return 0
+
+            runner = deadlines.DeadlineRunner(index, apply_due, version_of, poll_s=0.01, now_ms=_now)
+            await index.schedule("g-twice", _now())
+            runner.start()
+            await _until(lambda: calls == ["g-twice"])
+            await index.schedule("g-twice", _now())  # a step made it due again (ZADD LT under the lease)
+            await _until(lambda: len(_game_tasks()) == 2)  # claimed again: a second task waits for the first
+            await runner.stop()
+            await asyncio.sleep(0.05)  # the cancellations run
+            left = _game_tasks()
+            assert left == [], f"{len(left)} task(s) applying a game still run after stop()"
+        finally:
+            never.set()  # let whatever is left finish before the store closes
+            await asyncio.sleep(0.05)
+            await store.close()
+
+    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
+        run(scenario(server), 30)
+
+
+class _RecordingIndex(deadlines.DeadlineIndex):
+    """The host's index, noting whether each release still found this replica's lease."""
+
+    def __init__(self, client: object, lane: object) -> None:
+        super().__init__(client, lane)  # type: ignore[arg-type]
+        self.lapsed: list[str] = []
+
+    async def release(self, game_id: str, lease: int, next_due: int) -> bool:
+        held = await super().release(game_id, lease, next_due)
+        if not held:
+            self.lapsed.append(game_id)
+        return held
+
+
+LEASE_MS = 1_000  # a tenth of the real lease, ...
+THINK_S = 0.02  # ... and of a strong bot's thinking (SERVER_BUDGET, 0.2 s): the same ratio
+GAMES = 150  # due at once (3 s of thinking against leases of 1-2 s: the claim adds up to 1 s), every one a strong decision at a table with a person at it
+
+
+@pytest.mark.xfail(strict=True, reason="a replica claims up to 1,024 games that queue at its one strong thinking place (50 fit in a lease); their leases run out and another replica decides them too")
+def test_games_waiting_for_a_thinking_place_do_not_outlive_their_leases(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runner's room is counted in games (``MAX_APPLYING``, 1,024), not in what its thinking
+    place can think within a lease: a strong bot thinks 0.2 s, so 50 decisions fill a 10 s
+    lease, and the games claimed past those wait at the place until their leases run out. Then
+    another replica claims them as well and decides them (or the decisions after them) while
+    the first still holds them queued, each replica's commit racing the other's, and the first
+    replica's release finds its lease gone; the persons at those tables wait behind the queue
+    of the one replica that polled first while the other's thinking place is idle. Scaled down
+    tenfold here (lease 1 s, thinking 0.02 s), two replicas' runners, 150 games due at once."""
+    monkeypatch.setattr(deadlines, "LEASE_MS", LEASE_MS)
+    from hustings.service.seats import ThinkingPlace
+
+    async def scenario(server: EmbeddedRedis) -> None:
+        store = Store.from_url(server.url)
+        runners: list[deadlines.DeadlineRunner] = []
+        try:
+            decided: dict[str, list[str]] = {}
+
+            def replica(name: str) -> tuple[deadlines.DeadlineRunner, _RecordingIndex]:
+                index = _RecordingIndex(store.client, store.lane)
+                place = ThinkingPlace()
+
+                async def apply_due(game_id: str) -> tuple[int, int]:
+                    await place.acquire(first=True)  # a table with a person at it
+                    try:
+                        await asyncio.sleep(THINK_S)  # the bot thinks
+                        decided.setdefault(game_id, []).append(name)
+                    finally:
+                        place.release()
+                    return 0, 0
+
+                async def version_of(game_id: str) -> int:
+                    return 0
+
+                return deadlines.DeadlineRunner(index, apply_due, version_of, poll_s=0.05, now_ms=_now), index
+
+            (first, first_index), (second, second_index) = replica("A"), replica("B")
+            due = _now()
+            for number in range(GAMES):
+                await first_index.schedule(f"g-{number}", due)
+            runners = [first, second]
+            first.start()
+            await asyncio.sleep(0.1)  # the first replica polls first, as one of them always does
+            second.start()
+            await _until(lambda: len(decided) == GAMES, timeout_s=20)
+            await asyncio.sleep(0.2)
+            both = sum(1 for by in decided.values() if set(by) == {"A", "B"})
+            by_second = sum(1 for by in decided.values() if "B" in by)
+            lapsed = first_index.lapsed + second_index.lapsed
+            assert not lapsed, (
+                f"{len(lapsed)} of {GAMES} claims ran out while their games waited for the thinking place; "
+                f"{both} games were applied by both replicas, {by_second} by the second at all"
+            )
+        finally:
+            for runner in runners:
+                await runner.stop()
+            await store.close()
+
+    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
+        run(scenario(server), 60)
+
+
+class _FailingIndex(deadlines.DeadlineIndex):
+    """The host's index, whose polls fail with an error the runner's rounds do not expect once
+    ``failing`` is set (as a Redis Cluster out of reach did, raised as no RedisError)."""
+
+    failing = False
+
+    async def claim(self, now: int, most: int = deadlines.CLAIM_BATCH) -> tuple[list[str], int]:
+        if self.failing:
+            raise OSError("cluster out of reach")
+        return await super().claim(now, most)
+
+
+@pytest.mark.xfail(strict=True, reason="games being applied are cancelled and handed back only if the stop's cancellation reaches _run; after a poll's unexpected error it does not")
+def test_a_runner_stopped_after_an_unexpected_poll_error_hands_its_games_back(tmp_path: pathlib.Path) -> None:
+    """The runner cancels the games it applies and makes them due again at once only in
+    ``_run``'s ``except CancelledError``. A poll that raised an error its rounds do not catch
+    ends ``_run``; ``BackgroundLoop._kept`` logs it and begins again ``RESTART_S`` (1 s) later.
+    A stop in that second (or once ``_run`` left its loop on ``_stopping``) leaves the games
+    being applied running after the replica stopped, and their claims held from every other
+    replica until the leases run out (10 s), as before the hand-back was made."""
+
+    async def scenario(server: EmbeddedRedis) -> None:
+        store = Store.from_url(server.url)
+        never = asyncio.Event()
+        try:
+            index = _FailingIndex(store.client, store.lane)
+            applying = asyncio.Event()
+
+            async def apply_due(game_id: str) -> tuple[int, int]:
+                applying.set()
+                await never.wait()  # a strong bot still thinking, say
+                return 0, 0
+
+            async def version_of(game_id: str) -> int:
+                return 0
+
+            runner = deadlines.DeadlineRunner(index, apply_due, version_of, poll_s=0.01, now_ms=_now)
+            await index.schedule("g-held", _now())
+            runner.start()
+            await asyncio.wait_for(applying.wait(), 10)
+            index.failing = True
+            await asyncio.sleep(0.1)  # a poll fails; the loop begins again a second later
+            await runner.stop()
+            await asyncio.sleep(0.05)
+            left = _game_tasks()
+            score = await store.client.zscore(deadlines.bucket_key("g-held"), "g-held")
+            assert (len(left), score <= _now()) == (0, True), (
+                f"{len(left)} task(s) still applying after stop(); the game's claim runs {score - _now():.0f} ms more"
+            )
+        finally:
+            never.set()
+            await asyncio.sleep(0.05)
+            await store.close()
+
+    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
+        run(scenario(server), 30)
