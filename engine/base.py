@@ -254,6 +254,21 @@ def fill_event(game: Game[Any, Any, Any], out: Any, payload: Any, version: int, 
     game.event_to_proto(payload, out)
 
 
+def fill_outcome(game: Game[Any, Any, Any], state: Any, out: Any) -> None:
+    """Fill a hustings.v1.Outcome with the final result of ``state`` (nothing while the game
+    goes on): the one way an outcome becomes a message, for the finished view and for a replay
+    checking it. Who played a seat (``bot_played``) is the table's, not the rules': not set here."""
+    outcome = game.outcome(state)
+    if outcome is None:
+        return
+    for p in outcome.placings:
+        placing = out.placings.add(rank=p.rank, name=p.name, score=p.score, detail=p.detail)
+        for name, value in p.ranked_by:
+            placing.ranked_by.add(name=name, value=value)
+        if p.seat is not None:
+            placing.seat = p.seat
+
+
 def content_version(data: Mapping[str, Any]) -> str:
     """The version of a game's content: SHA-256 (hex, first 16 digits) of its canonical JSON,
     so that a re-indented file keeps its version and any change of a value gets a new one."""

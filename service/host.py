@@ -22,7 +22,7 @@ import grpc
 import structlog
 
 from hustings.engine import EngineError, Game, Rng, Seat, games, get_game, seed_commitment, state_digest
-from hustings.engine.base import is_side_move
+from hustings.engine.base import fill_outcome, is_side_move
 from hustings.engine.registry import check_content_version, get_catalogue
 from hustings.engine.rng import SEED_NONCE_BYTES
 from hustings.service import logs, metrics, visibility
@@ -475,14 +475,10 @@ class GameHost:
         if finished:
             view.seed = stored.seed.hex()
             view.seed_nonce = stored.seed_nonce.hex()  # with the seed, never before it
-            outcome = game.outcome(state)
-            if outcome is not None:
-                for p in outcome.placings:
-                    placing = view.outcome.placings.add(rank=p.rank, name=p.name, score=p.score, detail=p.detail)
-                    placing.ranked_by.extend(game_pb2.RankingValue(name=n, value=v) for n, v in p.ranked_by)
-                    if p.seat is not None:
-                        placing.seat = p.seat
-                        placing.bot_played = stored.seats[p.seat].bot_played or stored.seats[p.seat].bot
+            fill_outcome(game, state, view.outcome)
+            for placing in view.outcome.placings:
+                if placing.HasField("seat"):
+                    placing.bot_played = stored.seats[placing.seat].bot_played or stored.seats[placing.seat].bot
         fill_state_view(game, state, stored.status, seat, view)
         return view
 

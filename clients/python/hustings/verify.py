@@ -3,16 +3,19 @@
 SHA-256 of the revealed nonce followed by the revealed seed must equal the commitment published
 at creation (SHA-256 of the seed alone for games created before games had a nonce); replaying
 setup and every move with the counter-based generator must reproduce every logged event (all
-shuffles, draws and reveals) and the state digest after every step.
+shuffles, draws and reveals; a step without a move logs none but the table's) and the state
+digest after every step; and the finished game the server shows (its version, table and result)
+must be the replay's end.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from hustings.engine import EngineError, Rng, get_game, seed_commitment, state_digest
 from hustings.engine.rng import SEED_NONCE_BYTES
-from hustings.engine.base import fill_event
+from hustings.engine.base import fill_event, fill_outcome
 from hustings.v1 import game_pb2
 
 # Events about the table (seats taken, left, timed out), not produced by the rules: a replay of
@@ -120,6 +123,9 @@ def replay_log(
             if replayed != logged:
                 return fail("the logged events differ from the replay", entry.version, steps, rng.counter)
             steps += 1
+        elif any(e.WhichOneof("body") not in TABLE_EVENTS for e in entry.events):
+            # Only a move makes the rules act: a draw logged beside a join never happened.
+            return fail("a step without a move logs an event of the rules", entry.version, steps, rng.counter)
         for event in entry.events:  # a joining player may name its party (Wahlspiel)
             joined, changed = event.seat_taken, event.seat_changed
             if event.HasField("seat_taken") and (joined.party_name or joined.party_colour):
@@ -141,4 +147,30 @@ def replay_log(
             return fail("the state after this step differs from the replay", entry.version, steps, rng.counter)
     if not game.is_over(state):
         return fail("the replayed log does not end the game", None, steps, rng.counter)
+    shown = _shown_end(game, state, view, ordered[-1].version if ordered else 0)
+    if shown is not None:
+        return fail(shown, None, steps, rng.counter)
     return VerifyReport(True, view.game_id, steps, rng.counter, "every shuffle, draw and move matches the seed")
+
+
+def _shown_end(game: Any, state: Any, view: game_pb2.GameView, last_version: int) -> str | None:
+    """Why the finished game ``view`` shows is not the end of the replay (None when it is): its
+    version, its table as the viewer sees it, its result. The server builds them from the
+    game's stored snapshot, which the log's digests do not cover: a rewritten snapshot showed
+    another winner under a log that replayed."""
+    if view.version != last_version:
+        return f"the finished game shows version {view.version}, the log ends at {last_version}"
+    table = view.WhichOneof("game")
+    replayed = game_pb2.GameView()
+    game.view_to_proto(game.view(state, view.seat if view.HasField("seat") else None), replayed)
+    if table is None or getattr(view, table) != getattr(replayed, table):
+        return "the finished table the server shows is not the replay's"
+    result = game_pb2.Outcome()
+    fill_outcome(game, state, result)
+    shown = game_pb2.Outcome()
+    shown.CopyFrom(view.outcome)
+    for placing in shown.placings:
+        placing.ClearField("bot_played")  # the table's, not the rules'
+    if shown != result:
+        return "the result the server shows is not the replay's"
+    return None

@@ -12,7 +12,6 @@ import random
 import subprocess
 import sys
 
-import pytest
 import redis
 
 from conftest import run
@@ -50,10 +49,6 @@ async def _verify(address: str, game_id: str, commitment: str) -> tuple[int, dic
     return done.returncode, json.loads(lines[-1])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="verify never compares the finished view (its outcome, its state) with the replay: a rewritten final state verifies",
-)
 def test_verify_refuses_a_finished_game_whose_stored_result_was_rewritten(redis_server: EmbeddedRedis) -> None:
     """The log is left as it was; only the snapshot's final state is changed, so that the game's
     view ranks two parties the other way round. `verify` replays the log to the true final state but never looks at
@@ -87,10 +82,6 @@ def test_verify_refuses_a_finished_game_whose_stored_result_was_rewritten(redis_
     run(scenario())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="verify checks only seat events in log entries without a move: an invented draw in a join's entry verifies",
-)
 def test_verify_refuses_a_history_with_an_invented_event_in_a_join_entry(redis_server: EmbeddedRedis) -> None:
     """A card put on display, copied from a later step into the entry of the first seat taken
     (no move, so the replay makes no events for it): the history now shows a draw that never
