@@ -30,7 +30,7 @@ import structlog
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
-from hustings.service.background import BackgroundLoop
+from hustings.service.background import STOP_WAIT_S, BackgroundLoop
 from hustings.service.lane import Lane
 
 log = structlog.get_logger("hustings.deadlines")
@@ -38,7 +38,7 @@ log = structlog.get_logger("hustings.deadlines")
 BUCKETS = 16
 POLL_S = 0.25
 LEASE_MS = 10_000
-HAND_BACK_S = 0.4  # within the stopping loop's wait between cancellations (background.STOP_WAIT_S)
+HAND_BACK_S = 0.4  # a stopping replica waits this long at most for Redis to take its claims back
 CLAIM_BATCH = 64
 # A replica claims more due games only while it applies fewer than a whole poll's worth: past
 # that the games wait in the index, where a replica with room takes them (and none of its leases
@@ -176,64 +176,66 @@ class DeadlineRunner(BackgroundLoop):
         self.apply_due = apply_due
         self.version_of = version_of
         self.poll_s = poll_s
-        # The games being applied: game id -> (the task applying it, the lease it was claimed under).
-        self._handling: dict[str, tuple[asyncio.Task[None], int]] = {}
+        # The tasks applying a game, each with the game and the lease it was claimed under, and
+        # each game's latest task (a game claimed again while applied waits for the one before).
+        self._applying: dict[asyncio.Task[None], tuple[str, int]] = {}
+        self._latest: dict[str, asyncio.Task[None]] = {}
         super().__init__()
 
     async def _run(self) -> None:
-        try:
-            while not self._stopping:
-                try:
-                    await self.poll()
-                except RedisError as error:
-                    self.failed(log, "deadline_poll_failed", error)
-                await asyncio.sleep(self.poll_s * random.uniform(0.5, 1.5))
-        except asyncio.CancelledError:
-            # The replica is stopping: hand the games it still holds back at once, so that
-            # another replica takes them at its next poll rather than when the lease runs out.
-            held = list(self._handling.items())
-            for task, _lease in self._handling.values():
-                task.cancel()
-            by_lease: dict[int, list[str]] = {}
-            for game_id, (_task, lease) in held:
-                by_lease.setdefault(lease, []).append(game_id)
-            for lease, game_ids in by_lease.items():
-                await self._hand_back(game_ids, lease)
-            raise
+        while not self._stopping:
+            try:
+                await self.poll()
+            except RedisError as error:
+                self.failed(log, "deadline_poll_failed", error)
+            await asyncio.sleep(self.poll_s * random.uniform(0.5, 1.5))
+
+    async def stop(self) -> None:
+        """Stop polling, then stop applying: every game still being applied is cancelled and
+        handed back at once (made due now where its lease is still ours), so that another
+        replica takes it at its next poll rather than when the lease runs out; however the
+        polling ended (a poll's unexpected error ends it until the loop begins again)."""
+        await super().stop()
+        held = dict(self._applying)
+        for task in held:
+            task.cancel()
+        if held:
+            await asyncio.wait(held, timeout=STOP_WAIT_S)
+        await self._hand_back([claim for task, claim in held.items() if task.cancelled() or not task.done()])
 
     async def poll(self) -> list[asyncio.Task[None]]:
         """Claim the due games and start applying each beside the loop, which polls again on
         time: a game whose bot waits to think (behind other tables' bots at the replica's one
-        thinking place, and then for up to a quarter of the lease) held up every other table's
-        clock until the next poll, and a person's one-second clock timed out 2.6 s late. A game
-        claimed again while still being applied (a step made it due meanwhile) is applied again
-        after that. Claims no more than ``max_applying`` games being applied allow (a bucket's
-        share of the room, one at least). Returns the tasks started."""
-        room = self.max_applying - len(self._handling)
+        thinking place) held up every other table's clock until the next poll, and a person's
+        one-second clock timed out 2.6 s late. A game claimed again while still being applied
+        (a step made it due meanwhile) is applied again after that. Claims no more than
+        ``max_applying`` games being applied allow (a bucket's share of the room, one at least).
+        Returns the tasks started."""
+        room = self.max_applying - len(self._applying)
         if room <= 0:
             return []
         games, lease = await self.index.claim(self.now_ms(), min(CLAIM_BATCH, max(1, room // BUCKETS)))
         return [self._start(game_id, lease) for game_id in games]
 
     async def run_once(self) -> int:
-        """Claim and apply every due game once, and wait for them; returns how many games were
-        claimed."""
+        """Claim and apply every due game once, and wait for them and for every other game being
+        applied (claimed by the loop's own polls); returns how many games this poll claimed."""
         started = await self.poll()
-        if started:
-            await asyncio.wait(started)
+        if self._applying:
+            await asyncio.wait(set(self._applying))
         return len(started)
 
     def _start(self, game_id: str, lease: int) -> asyncio.Task[None]:
-        before = self._handling.get(game_id)
-        task = asyncio.create_task(self._handle_after(before[0] if before else None, game_id, lease), name=f"{self.task_name}-game")
-        self._handling[game_id] = (task, lease)
-        task.add_done_callback(lambda done: self._handled(game_id, done))
+        task = asyncio.create_task(self._handle_after(self._latest.get(game_id), game_id, lease), name=f"{self.task_name}-game")
+        self._latest[game_id] = task
+        self._applying[task] = (game_id, lease)
+        task.add_done_callback(self._handled)
         return task
 
-    def _handled(self, game_id: str, task: asyncio.Task[None]) -> None:
-        held = self._handling.get(game_id)
-        if held is not None and held[0] is task:
-            del self._handling[game_id]
+    def _handled(self, task: asyncio.Task[None]) -> None:
+        game_id, _lease = self._applying.pop(task)
+        if self._latest.get(game_id) is task:
+            del self._latest[game_id]
         if not task.cancelled() and task.exception() is not None:
             log.warning("deadline_failed", game_id=game_id, cause=type(task.exception()).__name__)
 
@@ -242,17 +244,17 @@ class DeadlineRunner(BackgroundLoop):
             await asyncio.wait({before})  # one game is applied once at a time on a replica
         await self._handle(game_id, lease)
 
-    async def _hand_back(self, game_ids: list[str], lease: int) -> None:
-        """Make ``game_ids`` due now where the lease is still ours; bounded, and quiet if Redis
-        does not answer (the leases then run out as after a crash)."""
-        if not game_ids:
+    async def _hand_back(self, claims: list[tuple[str, int]]) -> None:
+        """Make each claimed (game id, lease) due now where the lease is still ours; bounded, and
+        quiet if Redis does not answer (the leases then run out as after a crash)."""
+        if not claims:
             return
         now = self.now_ms()
         with contextlib.suppress(RedisError, asyncio.TimeoutError, asyncio.CancelledError):
             await asyncio.wait_for(
-                asyncio.gather(*(self.index.release(game_id, lease, now) for game_id in game_ids)), HAND_BACK_S
+                asyncio.gather(*(self.index.release(game_id, lease, now) for game_id, lease in claims)), HAND_BACK_S
             )
-        log.info("deadlines_handed_back", games=len(game_ids))
+        log.info("deadlines_handed_back", games=len(claims))
 
     async def _handle(self, game_id: str, lease: int) -> None:
         next_due, version = await self.apply_due(game_id)

@@ -26,6 +26,10 @@ UNATTENDED_WAITS = Counter(
     "hustings_unattended_waits_total",
     "Decisions at tables nobody is at (bots, absent or timed-out seats only) put off past this replica's budget for them.",
 )
+THINKING_PLACE_GIVEN_UP = Counter(
+    "hustings_thinking_waits_given_up_total",
+    "Due bot decisions handed back to the deadline index after waiting half a claim's lease for this replica's thinking place.",
+)
 STORE_MEMORY_FILL = Gauge(
     "hustings_store_memory_fill",
     "Redis's used memory over its maxmemory as this replica last read it (the fullest node of a Cluster); 0 where Redis has no maxmemory.",

@@ -119,8 +119,16 @@ class SeatLifecycle:
                 # step reads the game afresh. A table with a person at it goes before the
                 # tables nobody is at: within their budget these kept the strong place busy,
                 # and a person's strong bots waited 1.5-2.7 s for two decisions, not 0.4 s.
-                async with _Place(self._thinking[outcome.level], first=not outcome.unattended) as place:
-                    outcome = await self._due_step(game_id, outcome.level, place)
+                # The wait is bounded by half the claim's lease: a game claimed behind a long
+                # queue is handed back due (any replica's next poll takes it, one with an idle
+                # place first) rather than decided by two replicas once its lease ran out.
+                wait_s = deadlines.LEASE_MS / 2000 - (time.monotonic() - started)
+                try:
+                    async with _Place(self._thinking[outcome.level], first=not outcome.unattended, wait_s=wait_s) as place:
+                        outcome = await self._due_step(game_id, outcome.level, place)
+                except _NoPlace:
+                    metrics.THINKING_PLACE_GIVEN_UP.inc()
+                    return host._now_ms(), 0
                 if isinstance(outcome, _Think):
                     continue  # the seat due now has a bot of another level (rare): ask again
             if isinstance(outcome, tuple):
@@ -518,16 +526,26 @@ class ThinkingPlace:
         self._busy = False
 
 
-class _Place:
-    """A level's thinking place, held from entering until ``release`` or leaving."""
+class _NoPlace(Exception):
+    """The thinking place was not had within the wait allowed."""
 
-    def __init__(self, place: ThinkingPlace, first: bool = True) -> None:
+
+class _Place:
+    """A level's thinking place, held from entering (within ``wait_s``, else ``_NoPlace``)
+    until ``release`` or leaving."""
+
+    def __init__(self, place: ThinkingPlace, first: bool = True, wait_s: float | None = None) -> None:
         self._place = place
         self._first = first
+        self._wait_s = wait_s
         self._held = False
 
     async def __aenter__(self) -> "_Place":
-        await self._place.acquire(self._first)
+        try:
+            async with asyncio.timeout(None if self._wait_s is None else max(0.0, self._wait_s)):
+                await self._place.acquire(self._first)
+        except TimeoutError:
+            raise _NoPlace from None
         self._held = True
         return self
 

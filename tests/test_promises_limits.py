@@ -177,6 +177,7 @@ README_METRICS = {
     "hustings_state_cache_total": {"result"},
     "hustings_watchers": set(),
     "hustings_unattended_waits_total": set(),
+    "hustings_thinking_waits_given_up_total": set(),
     "hustings_store_memory_fill": set(),
     "hustings_refused_creations_total": {"reason"},
     "hustings_games_removed_for_room_total": set(),

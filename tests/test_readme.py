@@ -330,7 +330,7 @@ def test_compose_publishes_grpc_and_rest_as_the_readme_says() -> None:
 # ---------------------------------------------------------------- every command and flag it names
 
 # Options the README names that belong to the other tools of its sessions (buf curl, curl).
-OTHER_TOOLS_FLAGS = frozenset({"--protocol", "--http2-prior-knowledge", "--list-methods", "--max-time"})
+OTHER_TOOLS_FLAGS = frozenset({"--protocol", "--http2-prior-knowledge", "--list-methods", "--max-time", "--against"})
 
 
 def _readme_commands() -> set[str]:
