@@ -180,6 +180,7 @@ class DeadlineRunner(BackgroundLoop):
         # each game's latest task (a game claimed again while applied waits for the one before).
         self._applying: dict[asyncio.Task[None], tuple[str, int]] = {}
         self._latest: dict[str, asyncio.Task[None]] = {}
+        self._failed: list[tuple[str, int]] = []  # claims whose applying failed: handed back at the next poll
         super().__init__()
 
     async def _run(self) -> None:
@@ -211,6 +212,16 @@ class DeadlineRunner(BackgroundLoop):
         (a step made it due meanwhile) is applied again after that. Claims no more than
         ``max_applying`` games being applied allow (a bucket's share of the room, one at least).
         Returns the tasks started."""
+        if self._failed:
+            # Games whose applying failed (Redis went away mid-way): due again now, so that
+            # the first poll after Redis is back takes them, not the end of their leases.
+            failed, self._failed = self._failed, []
+            try:
+                now = self.now_ms()
+                await asyncio.gather(*(self.index.release(game_id, lease, now) for game_id, lease in failed))
+            except BaseException:
+                self._failed.extend(failed)
+                raise
         room = self.max_applying - len(self._applying)
         if room <= 0:
             return []
@@ -233,11 +244,13 @@ class DeadlineRunner(BackgroundLoop):
         return task
 
     def _handled(self, task: asyncio.Task[None]) -> None:
-        game_id, _lease = self._applying.pop(task)
+        game_id, lease = self._applying.pop(task)
         if self._latest.get(game_id) is task:
             del self._latest[game_id]
         if not task.cancelled() and task.exception() is not None:
             log.warning("deadline_failed", game_id=game_id, cause=type(task.exception()).__name__)
+            if len(self._failed) < self.max_applying:
+                self._failed.append((game_id, lease))
 
     async def _handle_after(self, before: asyncio.Task[None] | None, game_id: str, lease: int) -> None:
         if before is not None:

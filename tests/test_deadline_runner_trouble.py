@@ -103,20 +103,15 @@ def test_a_redis_pause_while_tens_of_games_time_out_loses_and_repeats_no_timeout
         run(scenario(server), 60)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a game whose apply fails on a Redis error keeps its claim: after a Redis restart its clock waits out the whole lease",
-)
 def test_games_being_applied_when_redis_restarts_are_decided_soon_after_it_is_back(
     tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """8 games of strong bots time out together, so the runner is applying them all (one bot
     thinks at a time, the others wait at the thinking place) when Redis is killed and started
     again on its append-only file a second later. Each task then fails on a ConnectionError
-    (``deadline_failed``) and ``DeadlineRunner._handle`` leaves the game's claim in the index:
-    the replica is alive and Redis back, yet no replica looks at those games again until the
-    lease runs out (10 s in service, 6 s here), and every clock of them stands that long. A
-    failed game should be handed back due (as ``stop`` does) once Redis answers."""
+    (``deadline_failed``); its claim, which stood until the lease ran out (10 s in service, 6 s
+    here) with every clock of those games, is handed back due at the first poll that Redis
+    answers, as ``stop`` hands back."""
     monkeypatch.setattr(deadlines, "LEASE_MS", 6_000)
 
     async def scenario(server: EmbeddedRedis) -> None:
