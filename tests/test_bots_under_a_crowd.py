@@ -8,8 +8,8 @@ from __future__ import annotations
 import asyncio
 import pathlib
 import time
+from typing import Awaitable, Callable
 
-import pytest
 
 from conftest import run
 from hustings.client import Client
@@ -23,6 +23,14 @@ async def _decisions(client: Client, game_ids: list[str]) -> int:
     """How many steps the games have taken so far (their versions, summed)."""
     views = await asyncio.gather(*(client.view(game_id) for game_id in game_ids))
     return sum(view.version for view in views)
+
+
+async def _until(check: Callable[[], Awaitable[bool]], what: str) -> None:
+    """Wait (30 s at most, looking every 10 ms) until ``check`` holds."""
+    ends = time.monotonic() + 30
+    while not await check():
+        assert time.monotonic() < ends, what
+        await asyncio.sleep(0.01)
 
 
 UNATTENDED_TABLES = 8  # four strong bots each, nobody at them
@@ -46,10 +54,10 @@ def test_a_persons_strong_bots_do_not_queue_behind_tables_nobody_is_at(tmp_path:
             game_id = (await client.create_game("stimmvieh", 3, table=beside)).game_id
             before = await _decisions(client, flood)
             person = await client.join(game_id, "Ada")  # the game starts: both bots owe their top candidates
-            ends = time.monotonic() + 30
-            while list((await client.view(game_id, person.token)).to_act) != [0]:
-                assert time.monotonic() < ends, "the person's bots never chose"
-                await asyncio.sleep(0.05)
+            async def chosen() -> bool:
+                return list((await client.view(game_id, person.token)).to_act) == [0]
+
+            await _until(chosen, "the person's bots never chose")
             between = await _decisions(client, flood) - before
             assert between < 4, f"the person's two strong bots waited while tables nobody is at made {between} decisions"
 
@@ -83,10 +91,10 @@ def test_a_timeout_is_not_held_up_by_other_tables_thinking_bots(tmp_path: pathli
             await asyncio.sleep(max(0.0, deadline_ms / 1000 - time.time()))
             before = await _decisions(client, busy)
             assert before < 5 * BUSY_TABLES, "the busy tables were done before the deadline"  # two steps each, then three bots
-            ends = time.monotonic() + 30
-            while not (await client.view(game_id, person.token)).seats[0].timeouts:
-                assert time.monotonic() < ends, "the timeout never landed"
-                await asyncio.sleep(0.01)
+            async def timed_out() -> bool:
+                return bool((await client.view(game_id, person.token)).seats[0].timeouts)
+
+            await _until(timed_out, "the timeout never landed")
             between = await _decisions(client, busy) - before
             assert between < 5, f"Bo's timeout waited while other tables' strong bots made {between} decisions"
 

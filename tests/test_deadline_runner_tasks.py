@@ -37,13 +37,27 @@ def _game_tasks() -> list[asyncio.Task]:  # type: ignore[type-arg]
     return [t for t in asyncio.all_tasks() if t.get_name() == f"{deadlines.DeadlineRunner.task_name}-game" and not t.done()]
 
 
+def _held_runner(index: deadlines.DeadlineIndex, calls: list[str], never: asyncio.Event) -> deadlines.DeadlineRunner:
+    """A runner on ``index`` polling every 10 ms whose applying notes each game in ``calls`` and
+    then holds until ``never`` is set, as a strong bot still thinking would."""
+
+    async def apply_due(game_id: str) -> tuple[int, int]:
+        calls.append(game_id)
+        await never.wait()
+        return 0, 0
+
+    async def version_of(game_id: str) -> int:
+        return 0
+
+    return deadlines.DeadlineRunner(index, apply_due, version_of, poll_s=0.01, now_ms=_now)
+
+
 def test_stop_leaves_no_task_of_a_game_claimed_again_while_applied(tmp_path: pathlib.Path) -> None:
     """A game claimed again while its earlier claim is still being applied (a step made it due
-    meanwhile, or its lease ran out while its bot waited for the thinking place) gets a second
-    task that waits for the first; ``_handling`` then holds only the second. On stop the runner
-    cancels what ``_handling`` holds, so the first task (a bot thinking, a commit on its way)
-    goes on after the replica stopped: it calls the store the replica closes next, and a loop
-    closed meanwhile reports "Task was destroyed but it is pending"."""
+    meanwhile) gets a second task that waits for the first. On stop the runner cancels both:
+    a first task left running (a bot thinking, a commit on its way) would call the store the
+    replica closes next, and a loop closed meanwhile reports "Task was destroyed but it is
+    pending"."""
 
     async def scenario(server: EmbeddedRedis) -> None:
         store = Store.from_url(server.url)
@@ -51,16 +65,7 @@ def test_stop_leaves_no_task_of_a_game_claimed_again_while_applied(tmp_path: pat
         try:
             index = GameHost(store, Notifier(store.client)).deadlines
             calls: list[str] = []
-
-            async def apply_due(game_id: str) -> tuple[int, int]:
-                calls.append(game_id)
-                await never.wait()  # a strong bot still thinking, say
-                return 0, 0
-
-            async def version_of(game_id: str) -> int:
-                return 0
-
-            runner = deadlines.DeadlineRunner(index, apply_due, version_of, poll_s=0.01, now_ms=_now)
+            runner = _held_runner(index, calls, never)
             await index.schedule("g-twice", _now())
             runner.start()
             await _until(lambda: calls == ["g-twice"])
@@ -99,14 +104,13 @@ GAMES = 150  # due at once (3 s of thinking against leases of 1-2 s: the claim a
 
 
 def test_games_waiting_for_a_thinking_place_do_not_outlive_their_leases(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The runner's room is counted in games (``MAX_APPLYING``, 1,024), not in what its thinking
-    place can think within a lease: a strong bot thinks 0.2 s, so 50 decisions fill a 10 s
-    lease, and the games claimed past those wait at the place until their leases run out. Then
-    another replica claims them as well and decides them (or the decisions after them) while
-    the first still holds them queued, each replica's commit racing the other's, and the first
-    replica's release finds its lease gone; the persons at those tables wait behind the queue
-    of the one replica that polled first while the other's thinking place is idle. Scaled down
-    tenfold here (lease 1 s, thinking 0.02 s), two replicas' runners, 150 games due at once."""
+    """A strong bot thinks 0.2 s, so 50 decisions fill a 10 s lease, and a replica may claim up
+    to 1,024 games. A game claimed past what its replica's thinking place gets through waits
+    there half its lease at most (as ``SeatLifecycle.apply_due`` does) and is handed back due:
+    left waiting, its lease ran out, another replica claimed it as well and the two decided it
+    (or the decisions after it) at once, while that replica's place had been idle. So no claim
+    runs out, and the second replica takes part. Scaled down tenfold here (lease 1 s, thinking
+    0.02 s), two replicas' runners, 150 games due at once."""
     monkeypatch.setattr(deadlines, "LEASE_MS", LEASE_MS)
     from hustings.service.seats import ThinkingPlace, _NoPlace, _Place
 
@@ -153,6 +157,7 @@ def test_games_waiting_for_a_thinking_place_do_not_outlive_their_leases(tmp_path
                 f"{len(lapsed)} of {GAMES} claims ran out while their games waited for the thinking place; "
                 f"{both} games were applied by both replicas, {by_second} by the second at all"
             )
+            assert both == 0 and by_second > 0, (both, by_second)
         finally:
             for runner in runners:
                 await runner.stop()
@@ -175,32 +180,22 @@ class _FailingIndex(deadlines.DeadlineIndex):
 
 
 def test_a_runner_stopped_after_an_unexpected_poll_error_hands_its_games_back(tmp_path: pathlib.Path) -> None:
-    """The runner cancels the games it applies and makes them due again at once only in
-    ``_run``'s ``except CancelledError``. A poll that raised an error its rounds do not catch
-    ends ``_run``; ``BackgroundLoop._kept`` logs it and begins again ``RESTART_S`` (1 s) later.
-    A stop in that second (or once ``_run`` left its loop on ``_stopping``) leaves the games
-    being applied running after the replica stopped, and their claims held from every other
-    replica until the leases run out (10 s), as before the hand-back was made."""
+    """A poll that raised an error its rounds do not catch ends ``_run``, and
+    ``BackgroundLoop._kept`` begins it again ``RESTART_S`` (1 s) later. A stop in that second
+    still cancels the games being applied and makes them due again at once: left running after
+    the replica stopped, their claims held them from every other replica until the leases ran
+    out (10 s)."""
 
     async def scenario(server: EmbeddedRedis) -> None:
         store = Store.from_url(server.url)
         never = asyncio.Event()
         try:
             index = _FailingIndex(store.client, store.lane)
-            applying = asyncio.Event()
-
-            async def apply_due(game_id: str) -> tuple[int, int]:
-                applying.set()
-                await never.wait()  # a strong bot still thinking, say
-                return 0, 0
-
-            async def version_of(game_id: str) -> int:
-                return 0
-
-            runner = deadlines.DeadlineRunner(index, apply_due, version_of, poll_s=0.01, now_ms=_now)
+            calls: list[str] = []
+            runner = _held_runner(index, calls, never)
             await index.schedule("g-held", _now())
             runner.start()
-            await asyncio.wait_for(applying.wait(), 10)
+            await _until(lambda: calls == ["g-held"])
             index.failing = True
             await asyncio.sleep(0.1)  # a poll fails; the loop begins again a second later
             await runner.stop()

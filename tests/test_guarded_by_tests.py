@@ -13,7 +13,7 @@ import grpc
 import pytest
 
 from conftest import run
-from hustings.client import HustingsError
+from hustings.client import Client, HustingsError, Joined
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.v1 import game_pb2, game_service_pb2
 from service_helpers import new_game, play_to_end, replica_and_client, stimmvieh_options
@@ -77,6 +77,15 @@ def test_a_join_retried_after_its_seat_changed_hands_shows_nothing_of_the_new_ho
     run(scenario())
 
 
+async def _takeover_table(client: Client) -> tuple[str, Joined]:
+    """A started game of a table that allows takeovers: its id, and Ada's seat (seat 0)."""
+    game_id = (await client.create_game("stimmvieh", PLAYERS, stimmvieh_options(PLAYERS), table=TAKEOVER_TABLE)).game_id
+    ada = await client.join(game_id, "Ada")
+    for name in ("Bo", "Cy"):
+        await client.join(game_id, name)
+    return game_id, ada
+
+
 def test_a_takeover_retried_after_the_seat_changed_hands_again_shows_nothing_of_the_new_holder(
     redis_server: EmbeddedRedis,
 ) -> None:
@@ -86,11 +95,7 @@ def test_a_takeover_retried_after_the_seat_changed_hands_again_shows_nothing_of_
 
     async def scenario() -> None:
         async with replica_and_client(redis_server.url) as (_replica, client):
-            created = await client.create_game("stimmvieh", PLAYERS, stimmvieh_options(PLAYERS), table=TAKEOVER_TABLE)
-            game_id = created.game_id
-            ada = await client.join(game_id, "Ada")
-            for name in ("Bo", "Cy"):
-                await client.join(game_id, name)
+            game_id, ada = await _takeover_table(client)
             await client.leave(game_id, ada.token)
             rid = "take-over-dee-Wn4pL8sq"
             dee = await client.take_over(game_id, ada.seat, "Dee", request_id=rid)
@@ -145,11 +150,7 @@ def test_a_seat_taken_over_ends_its_old_holders_stream(redis_server: EmbeddedRed
 
     async def scenario() -> None:
         async with replica_and_client(redis_server.url) as (_replica, client):
-            created = await client.create_game("stimmvieh", PLAYERS, stimmvieh_options(PLAYERS), table=TAKEOVER_TABLE)
-            game_id = created.game_id
-            ada = await client.join(game_id, "Ada")
-            for name in ("Bo", "Cy"):
-                await client.join(game_id, name)
+            game_id, ada = await _takeover_table(client)
             updates = client.watch(game_id, ada.token, from_version=(await client.view(game_id)).version)
             try:
                 first = asyncio.ensure_future(_next(updates))
