@@ -39,11 +39,10 @@ UNATTENDED_TABLES = 8  # four strong bots each, nobody at them
 def test_a_persons_strong_bots_do_not_queue_behind_tables_nobody_is_at(tmp_path: pathlib.Path) -> None:
     """The replica's budget for tables nobody is at weighs a strong decision as 20 of its 100 a
     second: five a second, as many as its one thinking place for strong bots makes (0.2 s each).
-    So such tables, within the budget, keep that place busy, and a table with a person at it
-    takes its turn among them: measured, its two strong bots' opening decisions took 1.5-2.7 s
-    instead of 0.44 s, 7-15 of the unattended tables' decisions made in between. A table with a
-    person waiting should not wait behind tables nobody waits for: while its bots are due, those
-    tables make a decision or two, not a round each."""
+    Such tables, within the budget, keep that place busy; a table with a person at it goes before
+    them there. Before it did, its two strong bots' opening decisions took 1.5-2.7 s instead of
+    0.44 s, 7-15 of the unattended tables' decisions made in between; now those tables make a
+    decision or two while its bots are due, not a round each."""
 
     async def scenario(url: str) -> None:
         async with replica_and_client(url, **UNBOUNDED_CREATES) as (_replica, client):
@@ -69,14 +68,14 @@ BUSY_TABLES = 8  # one seat a person's, three strong bots: 24 opening decisions 
 
 
 def test_a_timeout_is_not_held_up_by_other_tables_thinking_bots(tmp_path: pathlib.Path) -> None:
-    """``DeadlineRunner.run_once`` claims the due games and polls again only once every one of
-    them is handled; a claimed game whose strong bot is due waits there for the replica's one
-    thinking place, behind every other strong decision queued, and keeps looking for up to
-    2.5 s. Meanwhile no poll runs, so no deadline of any table on the replica is applied, a
-    random stand-in's (which decides at once) included. Measured: a person's one-second clock
-    timed out 2.6 s late (0.2 s without them) while eight tables of strong bots that one
-    client had just joined made their opening decisions, 12 of them in between. The timeout
-    should land at the next poll (a quarter of a second), a decision or two of theirs later."""
+    """The deadline runner applies the games it claims beside its polling. When it waited for
+    every claimed game before polling again, a claimed game whose strong bot was due waited there
+    for the replica's one thinking place, behind every other strong decision queued, and no
+    deadline of any table on the replica was applied meanwhile, a random stand-in's (which
+    decides at once) included: a person's one-second clock timed out 2.6 s late (0.2 s without
+    them) while eight tables of strong bots that one client had just joined made their opening
+    decisions, 12 of them in between. The timeout lands at the next poll (a quarter of a
+    second), a decision or two of theirs later."""
 
     async def scenario(url: str) -> None:
         async with replica_and_client(url, **UNBOUNDED_CREATES) as (_replica, client):
