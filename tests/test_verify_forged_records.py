@@ -51,8 +51,8 @@ async def _verify(address: str, game_id: str, commitment: str) -> tuple[int, dic
 
 def test_verify_refuses_a_finished_game_whose_stored_result_was_rewritten(redis_server: EmbeddedRedis) -> None:
     """The log is left as it was; only the snapshot's final state is changed, so that the game's
-    view ranks two parties the other way round. `verify` replays the log to the true final state but never looks at
-    the result the server shows for the game, and says the game checks out."""
+    view ranks two parties the other way round. `verify` replays the log to the true final state
+    and refuses the result the server shows (it once said the game checked out)."""
 
     async def scenario() -> None:
         game_id, recorded, final = await _finished_game(redis_server.url, 41)
@@ -85,7 +85,7 @@ def test_verify_refuses_a_finished_game_whose_stored_result_was_rewritten(redis_
 def test_verify_refuses_a_history_with_an_invented_event_in_a_join_entry(redis_server: EmbeddedRedis) -> None:
     """A card put on display, copied from a later step into the entry of the first seat taken
     (no move, so the replay makes no events for it): the history now shows a draw that never
-    happened, and `verify` says every shuffle, draw and move matches the seed."""
+    happened, and `verify` refuses it (it once said every shuffle, draw and move matched)."""
 
     async def scenario() -> None:
         game_id, recorded, _final = await _finished_game(redis_server.url, 42)
