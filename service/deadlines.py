@@ -30,7 +30,7 @@ import structlog
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
-from hustings.service.background import STOP_WAIT_S, BackgroundLoop
+from hustings.service.background import STOP_ATTEMPTS, STOP_WAIT_S, BackgroundLoop
 from hustings.service.lane import Lane
 
 log = structlog.get_logger("hustings.deadlines")
@@ -198,10 +198,13 @@ class DeadlineRunner(BackgroundLoop):
         polling ended (a poll's unexpected error ends it until the loop begins again)."""
         await super().stop()
         held = dict(self._applying)
-        for task in held:
-            task.cancel()
-        if held:
-            await asyncio.wait(held, timeout=STOP_WAIT_S)
+        for _attempt in range(STOP_ATTEMPTS):  # a cancellation swallowed by a Redis call is repeated
+            running = [task for task in held if not task.done()]
+            if not running:
+                break
+            for task in running:
+                task.cancel()
+            await asyncio.wait(running, timeout=STOP_WAIT_S)
         await self._hand_back([claim for task, claim in held.items() if task.cancelled() or not task.done()])
 
     async def poll(self) -> list[asyncio.Task[None]]:
