@@ -182,9 +182,11 @@ class SeatLifecycle:
                 return table.next_due(stored), stored.version
             due_level = _level(stored, due[0])
             unattended = table.unattended(stored)
-            # The budget for tables nobody is at is asked once per decision, before any wait for
-            # a thinking place: a table past it takes a turn rather than a place in the queue.
-            if unattended and place is None:
+            if due_level not in INSTANT_LEVELS and due_level != level:
+                return _Think(due_level, unattended)
+            # The budget for tables nobody is at is asked when the decision is about to be made
+            # (a thinking bot holding its place): a wait for the place that is given up costs none.
+            if unattended:
                 wait_s = self.unattended.wait_s(game_id, due_level)
                 if wait_s:
                     # Past this replica's budget for tables nobody is at: the decision waits for
@@ -195,8 +197,6 @@ class SeatLifecycle:
                     self._wake_at(game_id, turn)
                     await host.deadlines.postpone(game_id, turn)
                     return turn, stored.version
-            if due_level not in INSTANT_LEVELS and due_level != level:
-                return _Think(due_level, unattended)
             return await self._decide_for(loaded, due[0], now, due_level, place)
 
     @staticmethod

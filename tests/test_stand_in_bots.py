@@ -6,6 +6,7 @@ time ran out. Real Redis, a real replica with its gRPC face; games dealt from a 
 from __future__ import annotations
 
 import asyncio
+import pathlib
 import random
 import time
 
@@ -70,14 +71,17 @@ def test_the_bot_of_a_spin_doctors_player_who_left_gives_none_of_the_players_bud
     run(scenario(), timeout_s=60)
 
 
-def test_a_spin_doctors_timeout_makes_the_decision_and_gives_no_budget_away(redis_server: EmbeddedRedis) -> None:
+def test_a_spin_doctors_timeout_makes_the_decision_and_gives_no_budget_away(tmp_path: pathlib.Path) -> None:
     """README (Timeouts): "when a seat's time runs out its bot makes that decision". The decision,
     not a hand-over of the player's Budget to another seat beside it. The replica's clock is held
-    and moved to each of Ada's deadlines in turn; she never moves herself."""
+    and moved to each of Ada's deadlines in turn; she never moves herself. A Redis of its own: on
+    the session's, each of the held clock's minute-long jumps made the clocked games other tests
+    had left behind due for this replica, which applied them beside Ada's game, and in a full run
+    her bounded loop twice ended with too few of her steps made."""
     clock = HeldClock()
 
-    async def scenario() -> None:
-        async with replica_and_client(redis_server.url, allow_client_seed=True, local_clock=clock) as (replica, client):
+    async def scenario(url: str) -> None:
+        async with replica_and_client(url, allow_client_seed=True, local_clock=clock) as (replica, client):
             settings = game_pb2.TableSettings(decision_seconds=60, absent_after_timeouts=100, bot_seats=[1, 2])
             game_id = (await client.create_game("spin_doctors", 3, table=settings, seed=SEED)).game_id
             await client.join(game_id, "Ada")
@@ -97,7 +101,8 @@ def test_a_spin_doctors_timeout_makes_the_decision_and_gives_no_budget_away(redi
             assert final.seats[0].timeouts >= 1 and not final.seats[0].absent
             assert _hand_overs(steps) == [], f"Ada's timeouts handed over {_hand_overs(steps)}"
 
-    run(scenario(), timeout_s=60)
+    with EmbeddedRedis(tmp_path, appendonly=False) as redis_server:
+        run(scenario(redis_server.url), timeout_s=60)
 
 
 @pytest.mark.parametrize("level", ["random", "greedy", "strong"])
