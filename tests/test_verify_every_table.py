@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+from typing import Iterator
 
 import pytest
 
@@ -295,6 +296,15 @@ async def _play_again(replica, clock: HeldClock, client: Client, table: Table) -
     views, histories = await _views_and_histories(client, answer.game_id, tokens)
     assert views[None].status == game_pb2.GAME_STATUS_FINISHED
     assert _verify_everyone(views, histories, commitment) == {}
+
+
+@pytest.fixture(scope="module")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedRedis]:
+    """A Redis of this module's own: the held clock's jumps would make the clocked games other
+    tests leave in the session's Redis due for these replicas, and these games' strong and
+    absent seats due for theirs."""
+    with EmbeddedRedis(tmp_path_factory.mktemp("verify-redis"), appendonly=False) as server:
+        yield server
 
 
 @pytest.mark.parametrize("kind,players,variant", TABLES, ids=[f"{k}-{p}" for k, p, _ in TABLES])
