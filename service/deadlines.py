@@ -205,7 +205,11 @@ class DeadlineRunner(BackgroundLoop):
             for task in running:
                 task.cancel()
             await asyncio.wait(running, timeout=STOP_WAIT_S)
-        await self._hand_back([claim for task, claim in held.items() if task.cancelled() or not task.done()])
+        # Besides the games stopped half-way, those whose applying failed since the last poll,
+        # which that poll would have handed back.
+        failed, self._failed = self._failed, []
+        unfinished = [claim for task, claim in held.items() if task.cancelled() or not task.done() or task.exception() is not None]
+        await self._hand_back(list(dict.fromkeys(failed + unfinished)))
 
     async def poll(self) -> list[asyncio.Task[None]]:
         """Claim the due games and start applying each beside the loop, which polls again on
@@ -251,8 +255,11 @@ class DeadlineRunner(BackgroundLoop):
         if self._latest.get(game_id) is task:
             del self._latest[game_id]
         if not task.cancelled() and task.exception() is not None:
-            log.warning("deadline_failed", game_id=game_id, cause=type(task.exception()).__name__)
-            if len(self._failed) < self.max_applying:
+            error = task.exception()
+            log.warning("deadline_failed", game_id=game_id, cause=type(error).__name__)
+            if isinstance(error, RedisError) and len(self._failed) < self.max_applying:
+                # Redis went away mid-way: handed back at the next poll. Another failure (a game
+                # this build cannot read) waits out its lease rather than come back every poll.
                 self._failed.append((game_id, lease))
 
     async def _handle_after(self, before: asyncio.Task[None] | None, game_id: str, lease: int) -> None:

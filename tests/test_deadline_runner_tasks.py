@@ -255,3 +255,39 @@ def test_a_bot_decision_waiting_too_long_for_the_thinking_place_is_handed_back_d
 
     with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
         run(scenario(server.url), 60)
+
+
+def test_a_stopping_runner_hands_back_a_game_whose_applying_failed(tmp_path: pathlib.Path) -> None:
+    """A game whose applying failed (a Redis error mid-way) is kept to be handed back due at the
+    runner's next poll. A replica stopped before that poll (a rolling restart after a Redis
+    blip) hands it back as it hands back the games still being applied: left, its claim stood
+    until the lease ran out (10-11 s), and no replica applied its clocks or bots meanwhile."""
+
+    async def scenario(server: EmbeddedRedis) -> None:
+        store = Store.from_url(server.url)
+        try:
+            index = GameHost(store, Notifier(store.client)).deadlines
+            calls: list[str] = []
+
+            async def apply_due(game_id: str) -> tuple[int, int]:
+                calls.append(game_id)
+                await store.client.execute_command("HUSTINGS-NO-SUCH-COMMAND")  # Redis refuses: a RedisError
+                return 0, 0
+
+            async def version_of(game_id: str) -> int:
+                return 0
+
+            # One poll, then a long sleep: the stop comes before the next poll.
+            runner = deadlines.DeadlineRunner(index, apply_due, version_of, poll_s=20.0, now_ms=_now)
+            await index.schedule("g-failed", _now())
+            runner.start()
+            await _until(lambda: calls == ["g-failed"])
+            await _until(lambda: not runner._applying)  # its task ended with the error
+            await runner.stop()
+            score = await store.client.zscore(deadlines.bucket_key("g-failed"), "g-failed")
+            assert score is not None and score <= _now(), f"the failed game's claim runs {score - _now():.0f} ms more after stop()"
+        finally:
+            await store.close()
+
+    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
+        run(scenario(server), 30)
