@@ -7,6 +7,8 @@
 - The deadline runner's stop cancels a game task again when a cancellation was swallowed (as a
   Redis call may swallow one), so that no task is left applying a game after the replica stopped.
   Real Redis (a server of the test's own), the runner on the index as the host builds it.
+- A wait for the thinking place that is given up costs nothing of the budget for tables nobody
+  is at (a real replica on a Redis of the test's own).
 """
 
 from __future__ import annotations
@@ -149,3 +151,37 @@ def test_stop_cancels_again_a_game_task_that_swallowed_its_cancellation(tmp_path
 
     with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
         run(scenario(server), 30)
+
+
+def test_a_wait_for_the_thinking_place_that_is_given_up_costs_no_budget(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The replica's budget for tables nobody is at is asked when a decision is about to be made:
+    a table of strong bots alone whose waits for the (busy) thinking place are given up, here
+    three times, leaves the budget as it was. Asked before each wait, each wait given up cost a
+    strong decision's share (a second of a budget of one such decision a second), and the tables
+    that could decide found none left."""
+    from hustings.service.replica import UNBOUNDED_CREATES
+
+    monkeypatch.setattr(deadlines, "LEASE_MS", 600)  # a wait is given up after 0.3 s
+
+    async def scenario(url: str) -> None:
+        async with replica_and_client(url, unattended_decisions_per_second=20, **UNBOUNDED_CREATES) as (replica, client):
+            host = replica.host
+            await host.deadline_runner.stop()  # only the calls below (and the creation's kick) decide
+            place = host.seats._thinking["strong"]
+            await place.acquire()  # another table's bot thinks all along
+            try:
+                alone = game_pb2.TableSettings(bot_seats=[0, 1, 2], bot_level="strong")
+                game_id = (await client.create_game("stimmvieh", PLAYERS, table=alone)).game_id
+                await asyncio.sleep(0.2)  # a table of bots alone is paced: its first decisions fall due
+                for _ in range(3):
+                    next_due, _seen = await asyncio.wait_for(host.seats.apply_due(game_id), 10)
+                    assert next_due <= host._now_ms()  # handed back due: nothing decided
+                assert (await client.view(game_id)).version == 1
+                assert host.seats.unattended.wait_s("g-elsewhere", "strong") == 0  # the budget is whole
+            finally:
+                place.release()
+
+    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
+        run(scenario(server.url), 30)
