@@ -1,0 +1,288 @@
+"""Promises the README and the protos made lately, each checked against the real parts: the Python
+client's reconnect pauses after a replica's restart, a bot's figures (its stream's pauses, its
+quiet streams), HEAD on every GET route, an open game's wait begun again by a seat left or given
+to a bot, the figures the room maker keeps by default (an hour, a day, 256 a look, 5,120 a
+tidying round), the 1,024 games a replica applies at once and the bots' thinking floors."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import pathlib
+import random
+import re
+import time
+
+import pytest
+import redis as sync_redis
+
+from conftest import free_ports, run
+from hustings import bots
+from hustings.bots import BOT_RETRY, play_seat
+from hustings.client import CHANNEL_OPTIONS, ONE_ATTEMPT, Client, HustingsError
+from hustings.service import deadlines, room_maker as room
+from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.service.replica import Replica, ReplicaConfig
+from hustings.service.room_maker import RoomMaker
+from hustings.service.seats import THINKING_FLOOR_S
+from hustings.service.store import Store, game_key
+from hustings.v1 import game_pb2
+from rest_helpers import LiveRest
+from service_helpers import game_exists, new_game, play_to_end, replica_and_client, stimmvieh_options
+
+README_BOTS = "README.md"
+
+
+def _readme() -> str:
+    return (pathlib.Path(__file__).resolve().parent.parent / README_BOTS).read_text(encoding="utf-8")
+
+
+def _flat(text: str) -> str:
+    return re.sub(r"\s+", " ", text)
+
+
+# --- The Python client: "tries to reconnect to a replica 100 ms after losing it and every 300 ms at
+# most after that ...: a call is answered within about 0.2 s of a restarted replica's return."
+
+DOWN_S = 3.0  # long enough for gRPC's own backoff (1 s, then 1.6 s, ...) to leave a wait of seconds
+BACK_WITHIN_S = 0.6  # "about 0.2 s": 0.3 s at most between tries, their jitter and a loaded machine
+
+
+def test_the_python_client_is_answered_within_a_fraction_of_a_second_of_its_replicas_return(
+    redis_server: EmbeddedRedis,
+) -> None:
+    options = dict(CHANNEL_OPTIONS)
+    assert (options["grpc.initial_reconnect_backoff_ms"], options["grpc.max_reconnect_backoff_ms"]) == (100, 300)
+    assert "100 ms after losing it and every 300 ms at most" in _flat(_readme())
+    (port,) = free_ports(1)
+    address = f"127.0.0.1:{port}"
+
+    def replica() -> Replica:
+        return Replica(ReplicaConfig(redis_url=redis_server.url, address=address, grace_s=0.2))
+
+    async def scenario() -> None:
+        first = await replica().start()
+        async with Client(address) as client:
+            await client.kinds()
+            await first.stop()
+            clock = asyncio.get_running_loop()
+            down_since = clock.time()
+            while clock.time() - down_since < DOWN_S:  # bounded: DOWN_S / 0.1 calls
+                with pytest.raises(HustingsError):
+                    await client.with_retry(ONE_ATTEMPT).kinds()
+                await asyncio.sleep(0.1)
+            second = await replica().start()
+            try:
+                back = clock.time()
+                answered = None
+                while clock.time() - back < 5.0:  # bounded: 5 s of tries 20 ms apart
+                    try:
+                        await client.with_retry(ONE_ATTEMPT).kinds()
+                        answered = clock.time() - back
+                        break
+                    except HustingsError:
+                        await asyncio.sleep(0.02)
+                assert answered is not None and answered <= BACK_WITHIN_S, answered
+            finally:
+                await second.stop()
+
+    run(scenario(), timeout_s=60)
+
+
+# --- Bots: "A bot's broken stream is opened again at growing pauses (50 ms up to 1 s) for that
+# minute ...; a bot gives its seat up only after 120 streams in a row (5 s each) in which the game
+# did not move on." The behaviour with smaller figures is in tests/test_bot_resilience.py; here the
+# figures a bot runs with by default are the README's.
+
+
+def test_a_bots_stream_pauses_and_quiet_streams_are_the_readmes_figures() -> None:
+    readme = _flat(_readme())
+    assert "growing pauses (50 ms up to 1 s)" in readme and "after 120 streams in a row (5 s each)" in readme
+    assert (BOT_RETRY.first_backoff_s, BOT_RETRY.max_backoff_s) == (0.05, 1.0)
+    rng = random.Random(7)
+    first = [BOT_RETRY.backoff_s(0, rng) for _ in range(50)]
+    late = [BOT_RETRY.backoff_s(breaks, rng) for breaks in range(10, 60)]
+    assert max(first) <= 0.05, first  # the first pause: 50 ms at most (jittered below it)
+    assert 0.7 <= max(late) <= 1.0, late  # they grow, up to 1 s and no further
+    assert (bots.WATCH_IDLE_S, bots.MAX_IDLE_REREADS) == (5.0, 120)
+    assert inspect.signature(play_seat).parameters["idle_s"].default == bots.WATCH_IDLE_S
+
+
+# --- REST: "HEAD is answered on every GET route as GET without a body, with the same headers
+# (`ETag` among them ...)". tests/test_rest_contract.py checks three routes; here every GET route
+# the document lists, and the server's own pages.
+
+# Headers that may differ between two answers of the same route.
+_PER_ANSWER = {"date", "content-length", "x-request-id", "transfer-encoding", "connection", "keep-alive"}
+
+
+def test_head_answers_every_get_route_as_get_without_a_body(live: LiveRest) -> None:
+    game_id, joined = live.new_game(players=3)
+    document = live.ok("GET", "/openapi.json")
+    filled = {"game_id": game_id, "kind": "stimmvieh"}
+    paths = [
+        re.sub(r"\{(\w+)\}", lambda m: filled[m.group(1)], path)
+        for path, operations in document["paths"].items()
+        if "get" in operations and not path.endswith(":watch")  # the stream: tests/test_rest_contract.py
+    ]
+    assert len(paths) >= 5, paths
+    paths += ["/openapi.json", "/readyz", "/play", "/play/app.js"]
+    for path in paths:
+        for token in (None, joined[0]["seatToken"]):
+            got = live.call("GET", path, token=token, allow_redirects=False)
+            head = live.call("HEAD", path, token=token, allow_redirects=False)
+            assert head.status_code == got.status_code, (path, head.status_code, got.status_code)
+            assert head.content == b"", path
+            same = {k.lower(): v for k, v in got.headers.items() if k.lower() not in _PER_ANSWER}
+            heads = {k.lower(): v for k, v in head.headers.items() if k.lower() not in _PER_ANSWER}
+            assert heads == same, (path, heads, same)
+
+
+# --- Expiry: "an open game nobody completes expires `open_seconds` after its last seat change (its
+# creation, a seat taken, left or given to a bot), as its summary's `open_until` says". A join is
+# checked in tests/test_promises_proto_and_readme.py; here a seat left and a seat given to a bot.
+
+
+def test_a_seat_left_and_a_seat_given_to_a_bot_begin_an_open_games_wait_again(redis_server: EmbeddedRedis) -> None:
+    raw = sync_redis.Redis.from_url(redis_server.url)
+
+    async def summary(client: Client, game_id: str) -> game_pb2.GameSummary:
+        listed = await client.games(kind="stimmvieh", status=game_pb2.GAME_STATUS_OPEN, page_size=200)
+        return {g.game_id: g for g in listed.games}[game_id]
+
+    async def waits_again(client: Client, game_id: str, since: float) -> None:
+        expires_at = time.time() + raw.pttl(game_key(game_id)) / 1000
+        got = await summary(client, game_id)
+        assert got.open_until >= int(since) + 600, (got.open_until, since)  # begun again, not at creation
+        assert abs(got.open_until - expires_at) <= 1.5, (got.open_until, expires_at)
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url) as (_replica, client):
+            table = game_pb2.TableSettings(open_seconds=600)
+            game_id = (await client.create_game("stimmvieh", 4, stimmvieh_options(4), table=table)).game_id
+            ada = await client.join(game_id, "Ada")
+            await client.join(game_id, "Bob")
+            created = (await summary(client, game_id)).created_at
+            await asyncio.sleep(2.1)  # created_at and open_until are whole seconds
+            left_at = time.time()
+            await client.leave(game_id, ada.token)
+            assert left_at >= created + 2
+            await waits_again(client, game_id, left_at)
+            await asyncio.sleep(1.1)
+            bot_at = time.time()
+            await client.add_bot(game_id)
+            await waits_again(client, game_id, bot_at)
+
+    try:
+        run(scenario(), 60)
+    finally:
+        raw.close()
+
+
+# --- Room made: "a finished game an hour after its end at the earliest, a game in play once nobody
+# has moved in it for a day and no seat's clock runs ... A replica looks at 256 games a second at
+# most ... tidied every 10 s ..., up to 5,120 a round ... (16 sorted sets `hustings:kept:{k<n>}`".
+# tests/test_room_maker.py gives its room makers smaller figures; here a room maker as a replica
+# makes it keeps a game that has just finished, and a game whose seat's clock runs is kept however
+# long nobody moved in it.
+
+
+class _Full:
+    fill = 1.0
+
+
+def test_the_room_makers_figures_are_the_readmes_and_it_keeps_what_they_keep(redis_server: EmbeddedRedis) -> None:
+    readme = _flat(_readme())
+    assert "a finished game an hour after its end at the earliest" in readme
+    assert "once nobody has moved in it for a day and no seat's clock runs" in readme
+    assert "looks at 256 games a second at most" in readme and "every 10 s" in readme and "up to 5,120 a round" in readme
+    assert (room.FINISHED_AFTER_S, room.IDLE_AFTER_S, room.BATCH, room.EVERY_S) == (3600, 86400, 256, 1.0)
+    assert (room.LOOK_EVERY_S, room.TIDY_BATCHES * room.BATCH, room.BUCKETS) == (10.0, 5120, 16)
+    assert room.DEFAULT_MAKE_ROOM_FROM_PERCENT == 85.0
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url, make_room_from_percent=0.0) as (replica, client):
+            host = replica.host
+            finished = await new_game(client, players=3)
+            await play_to_end([client], finished, random.Random(5))
+            clock = game_pb2.TableSettings(decision_seconds=600)
+            clocked_id = (await client.create_game("stimmvieh", 3, stimmvieh_options(3), table=clock)).game_id
+            for name in ("Ada", "Bob", "Cy"):
+                await client.join(clocked_id, name)
+            idle = await new_game(client, players=3)
+            # As a replica makes it (the defaults): the game that has just ended is not removed.
+            default = RoomMaker(host.kept, _Full(), host._now_ms, retention_s=host.retention_s)
+            assert (default.finished_after_s, default.idle_after_s, default.batch) == (3600, 86400, 256)
+            for _ in range(3):
+                assert await default.round(remove=True) == 0
+            assert await game_exists(client, finished[0].game_id)
+            # Nobody moved for a second, and a second is all it takes here: the game whose seat's
+            # clock runs stays, the one without a clock goes.
+            await asyncio.sleep(1.2)
+            quick = RoomMaker(host.kept, _Full(), host._now_ms, retention_s=host.retention_s, finished_after_s=3600, idle_after_s=1)
+            removed = 0
+            for _ in range(5):  # bounded: a few rounds over a handful of games
+                removed += await quick.round(remove=True)
+            assert not await game_exists(client, idle[0].game_id), removed
+            assert await game_exists(client, clocked_id)
+            assert await game_exists(client, finished[0].game_id)
+
+    run(scenario(), 60)
+
+
+# --- Deadline runner: "A replica applies at most 1,024 claimed games at once, and claims no more
+# meanwhile". Games due beyond that stay in the deadline index, where another replica takes them.
+
+EXTRA_DUE = 76
+
+
+def test_a_replica_applies_at_most_1024_claimed_games_at_once_and_claims_no_more(tmp_path: pathlib.Path) -> None:
+    assert "A replica applies at most 1,024 claimed games at once, and claims no more meanwhile" in _flat(_readme())
+    assert deadlines.MAX_APPLYING == 1024
+
+    async def scenario(server: EmbeddedRedis) -> None:
+        store = Store.from_url(server.url)
+        never = asyncio.Event()
+        calls: list[str] = []
+
+        async def apply_due(game_id: str) -> tuple[int, int]:
+            calls.append(game_id)
+            await never.wait()  # a bot still thinking: the game stays being applied
+            return 0, 0
+
+        async def version_of(game_id: str) -> int:
+            return 0
+
+        index = deadlines.DeadlineIndex(store.client, store.lane)
+        runner = deadlines.DeadlineRunner(index, apply_due, version_of, poll_s=0.01)  # its own room: the default
+        try:
+            now = int(time.time() * 1000)
+            due = [f"g-due-{n:05d}" for n in range(deadlines.MAX_APPLYING + EXTRA_DUE)]
+            for game_id in due:
+                await index.schedule(game_id, now - 1000)
+            runner.start()
+            ends = time.monotonic() + 10.0
+            while len(calls) < deadlines.MAX_APPLYING and time.monotonic() < ends:  # bounded: 10 s
+                await asyncio.sleep(0.02)
+            await asyncio.sleep(0.3)  # thirty polls more: none may claim another game
+            assert len(calls) == len(set(calls)) == 1024, len(calls)
+            later = int(time.time() * 1000)
+            scores = [await store.client.zscore(deadlines.bucket_key(g), g) for g in due if g not in set(calls)]
+            assert len(scores) == EXTRA_DUE and all(score is not None and score <= later for score in scores), scores[:5]
+        finally:
+            await runner.stop()
+            never.set()
+            await asyncio.sleep(0.05)
+            await store.close()
+
+    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
+        run(scenario(server), 60)
+
+
+# --- Bots: "A thinking bot's decision is made public no sooner than 20 ms (`greedy`) or 0.2 s
+# (`strong`) after it began to think". The behaviour, with these floors, is tests/test_bot_timing.py.
+
+
+def test_the_thinking_floors_are_the_readmes_20_ms_and_0_2_s() -> None:
+    assert "no sooner than 20 ms (`greedy`) or 0.2 s (`strong`) after it began to think" in _flat(_readme())
+    assert THINKING_FLOOR_S == {"greedy": 0.02, "strong": 0.2}
