@@ -37,13 +37,23 @@ def _game_tasks() -> list[asyncio.Task]:  # type: ignore[type-arg]
     return [t for t in asyncio.all_tasks() if t.get_name() == f"{deadlines.DeadlineRunner.task_name}-game" and not t.done()]
 
 
-def _held_runner(index: deadlines.DeadlineIndex, calls: list[str], never: asyncio.Event) -> deadlines.DeadlineRunner:
+def _held_runner(
+    index: deadlines.DeadlineIndex, calls: list[str], never: asyncio.Event, swallowed: list[str] | None = None
+) -> deadlines.DeadlineRunner:
     """A runner on ``index`` polling every 10 ms whose applying notes each game in ``calls`` and
-    then holds until ``never`` is set, as a strong bot still thinking would."""
+    then holds until ``never`` is set, as a strong bot still thinking would; with ``swallowed``
+    it swallows its first cancellation (noting the game there), as a Redis call caught mid-way
+    may, and holds on."""
 
     async def apply_due(game_id: str) -> tuple[int, int]:
         calls.append(game_id)
-        await never.wait()
+        try:
+            await never.wait()
+        except asyncio.CancelledError:
+            if swallowed is None:
+                raise
+            swallowed.append(game_id)
+            await never.wait()
         return 0, 0
 
     async def version_of(game_id: str) -> int:
@@ -287,6 +297,37 @@ def test_a_stopping_runner_hands_back_a_game_whose_applying_failed(tmp_path: pat
             score = await store.client.zscore(deadlines.bucket_key("g-failed"), "g-failed")
             assert score is not None and score <= _now(), f"the failed game's claim runs {score - _now():.0f} ms more after stop()"
         finally:
+            await store.close()
+
+    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
+        run(scenario(server), 30)
+
+
+def test_stop_cancels_again_a_game_task_that_swallowed_its_cancellation(tmp_path: pathlib.Path) -> None:
+    """The game's applying swallows the first cancellation (as a Redis call caught mid-way may)
+    and holds on; ``stop`` cancels it again (bounded), so it ends, and its claim is handed back
+    due at once."""
+
+    async def scenario(server: EmbeddedRedis) -> None:
+        store = Store.from_url(server.url)
+        never = asyncio.Event()
+        try:
+            index = GameHost(store, Notifier(store.client)).deadlines
+            calls: list[str] = []
+            swallowed: list[str] = []
+            runner = _held_runner(index, calls, never, swallowed)
+            await index.schedule("g-stubborn", _now())
+            runner.start()
+            await _until(lambda: calls == ["g-stubborn"])
+            await asyncio.wait_for(runner.stop(), 10)
+            await asyncio.sleep(0.05)
+            left = _game_tasks()
+            score = await store.client.zscore(deadlines.bucket_key("g-stubborn"), "g-stubborn")
+            assert (swallowed, len(left)) == (["g-stubborn"], 0), f"{len(left)} task(s) still applying after stop()"
+            assert score is not None and score <= _now(), "the claim was not handed back due"
+        finally:
+            never.set()
+            await asyncio.sleep(0.05)
             await store.close()
 
     with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:

@@ -4,9 +4,6 @@
   the replay's end one by one, so a forged answer that differs in one of them only is refused,
   naming what differs. A real Redis and replica play a Stimmvieh game to its end; its answers are
   then changed as a server could change them, and checked with ``verify_log`` as the command does.
-- The deadline runner's stop cancels a game task again when a cancellation was swallowed (as a
-  Redis call may swallow one), so that no task is left applying a game after the replica stopped.
-  Real Redis (a server of the test's own), the runner on the index as the host builds it.
 - A wait for the thinking place that is given up costs nothing of the budget for tables nobody
   is at (a real replica on a Redis of the test's own).
 """
@@ -16,16 +13,12 @@ from __future__ import annotations
 import asyncio
 import pathlib
 import random
-import time
 
 import pytest
 
 from conftest import run
 from hustings.service import deadlines
 from hustings.service.embedded_redis import EmbeddedRedis
-from hustings.service.host import GameHost
-from hustings.service.notifier import Notifier
-from hustings.service.store import Store
 from hustings.v1 import game_pb2
 from hustings.verify import verify_log
 from service_helpers import new_game, play_to_end, replica_and_client
@@ -95,62 +88,6 @@ def test_a_result_that_is_not_the_replays_is_refused(
     assert forged.stimmvieh == view.stimmvieh and forged.outcome != view.outcome
     report = verify_log(forged, entries, commitment)
     assert not report.ok and "result" in report.message, report
-
-
-def _now() -> int:
-    return int(time.time() * 1000)
-
-
-def _game_tasks() -> list[asyncio.Task]:  # type: ignore[type-arg]
-    """The runner's tasks applying a game, still running."""
-    return [t for t in asyncio.all_tasks() if t.get_name() == f"{deadlines.DeadlineRunner.task_name}-game" and not t.done()]
-
-
-def test_stop_cancels_again_a_game_task_that_swallowed_its_cancellation(tmp_path: pathlib.Path) -> None:
-    """The game's applying swallows the first cancellation (as a Redis call caught mid-way may)
-    and holds on; ``stop`` cancels it again (bounded), so it ends, and its claim is handed back
-    due at once."""
-
-    async def scenario(server: EmbeddedRedis) -> None:
-        store = Store.from_url(server.url)
-        never = asyncio.Event()
-        try:
-            index = GameHost(store, Notifier(store.client)).deadlines
-            calls: list[str] = []
-            swallowed: list[str] = []
-
-            async def apply_due(game_id: str) -> tuple[int, int]:
-                calls.append(game_id)
-                try:
-                    await never.wait()
-                except asyncio.CancelledError:
-                    swallowed.append(game_id)  # swallowed once: holds on as before
-                    await never.wait()
-                return 0, 0
-
-            async def version_of(game_id: str) -> int:
-                return 0
-
-            runner = deadlines.DeadlineRunner(index, apply_due, version_of, poll_s=0.01, now_ms=_now)
-            await index.schedule("g-stubborn", _now())
-            runner.start()
-            ends = time.monotonic() + 5
-            while calls != ["g-stubborn"]:
-                assert time.monotonic() < ends, "the game was never claimed"
-                await asyncio.sleep(0.01)
-            await asyncio.wait_for(runner.stop(), 10)
-            await asyncio.sleep(0.05)
-            left = _game_tasks()
-            score = await store.client.zscore(deadlines.bucket_key("g-stubborn"), "g-stubborn")
-            assert (swallowed, len(left)) == (["g-stubborn"], 0), f"{len(left)} task(s) still applying after stop()"
-            assert score is not None and score <= _now(), "the claim was not handed back due"
-        finally:
-            never.set()
-            await asyncio.sleep(0.05)
-            await store.close()
-
-    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
-        run(scenario(server), 30)
 
 
 def test_a_wait_for_the_thinking_place_that_is_given_up_costs_no_budget(
