@@ -1,4 +1,4 @@
-"""Guards each of which holds one check on its own, that no other test caught when it was undone.
+"""Checks that each hold on their own, which no other test would notice missing.
 
 - ``hustings verify`` compares the version, the table and the result the finished game shows with
   the replay's end one by one, so a forged answer that differs in one of them only is refused,
