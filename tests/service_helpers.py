@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import pathlib
 import random
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterator
+
+import redis
+from conftest import run
 
 from hustings.client import Client, Joined
+from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.host import fill_state_view
 from hustings.service.replica import UNBOUNDED_CALL_RATE, Replica, ReplicaConfig
 from hustings.v1 import game_pb2, stimmvieh_pb2
@@ -164,3 +169,67 @@ class CommitReplyCutter:
             await asyncio.gather(forward, return_exceptions=True)
             writer.close()
             upstream_writer.close()
+
+
+def run_with_admin(
+    tmp_path: pathlib.Path, scenario: "Callable[[str, redis.Redis[bytes]], Awaitable[None]]", noeviction: bool = False
+) -> None:
+    """Run ``scenario(url, admin)`` on a Redis of the test's own, ``admin`` a plain client of it
+    that may change its settings (``maxmemory``) as an operator would; ``noeviction``: it refuses
+    writes past its ``maxmemory``, as deploy/redis.conf has it."""
+    extra = ["--maxmemory-policy", "noeviction"] if noeviction else []
+    with EmbeddedRedis(tmp_path / "redis", appendonly=False, extra_args=extra) as server:
+        admin = redis.Redis.from_url(server.url)
+        try:
+            run(scenario(server.url, admin))
+        finally:
+            admin.close()
+
+
+def random_play(kind: str, players: int, seed: bytes, chooser: bytes, steps: int) -> Iterator[tuple[Any, list[tuple[int, game_pb2.Move]]]]:
+    """Random play of ``kind`` in the engine alone, dealt from ``seed``: each seat to act and each
+    move drawn from ``chooser``'s stream. Yields, before each step, the state and the (seat, move)
+    steps played so far (the same list, growing), ``steps`` times at most or until the game is over."""
+    from hustings.engine import Rng, get_game
+
+    game = get_game(kind)
+    assert game is not None
+    rng, choices = Rng(seed), Rng(chooser)
+    state = game.setup(game.options_from_proto(game_pb2.GameOptions(players=players)), rng)
+    played: list[tuple[int, game_pb2.Move]] = []
+    for _ in range(steps):
+        if game.is_over(state):
+            return
+        yield state, played
+        mover = choices.choice(sorted(game.to_act(state)))
+        move = choices.choice(game.legal_moves(state, mover))
+        message = game_pb2.Move()
+        game.move_to_proto(move, message)
+        played.append((mover, message))
+        state, _ = game.apply(state, mover, move, rng)
+
+
+def held_runner(
+    index: Any, calls: list[str], hold: asyncio.Event, swallowed: list[str] | None = None, **settings: Any
+) -> Any:
+    """A deadline runner on ``index`` polling every 10 ms, on this machine's clock, whose applying
+    of a game notes it in ``calls`` and then holds until ``hold`` is set, as a strong bot still
+    thinking would; with ``swallowed`` it swallows its first cancellation (noting the game there),
+    as a Redis call caught mid-way may, and holds on. ``settings``: more of the runner's own."""
+    from hustings.service import deadlines
+
+    async def apply_due(game_id: str) -> tuple[int, int]:
+        calls.append(game_id)
+        try:
+            await hold.wait()
+        except asyncio.CancelledError:
+            if swallowed is None:
+                raise
+            swallowed.append(game_id)
+            await hold.wait()
+        return 0, 0
+
+    async def version_of(game_id: str) -> int:
+        return 0
+
+    return deadlines.DeadlineRunner(index, apply_due, version_of, poll_s=0.01, now_ms=deadlines.now_ms, **settings)

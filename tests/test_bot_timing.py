@@ -17,12 +17,12 @@ import pytest
 
 from conftest import run
 from hustings.client import Client
-from hustings.engine import Rng, get_game
+from hustings.engine import get_game
 from hustings.engine.wahlspiel.model import RUNOFF
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.replica import UNBOUNDED_CREATES
 from hustings.v1 import game_pb2
-from service_helpers import replica_and_client
+from service_helpers import random_play, replica_and_client
 
 ROUNDS = 5  # games per deal; the quickest answer of each deal is compared (3 left a loaded machine 6 ms apart once)
 STEP_LIMIT = 400  # engine steps searched for the run-off decision in one deal
@@ -56,21 +56,12 @@ def _runoff_point(deal: int, at_step: int, seat: int) -> RunoffPoint:
     game = get_game("wahlspiel")
     assert game is not None
     seed = bytes([deal]) * 32
-    rng, chooser = Rng(seed), Rng(b"chooser:" + seed)
-    state = game.setup(game.options_from_proto(game_pb2.GameOptions(players=3)), rng)
-    played: list[tuple[int, game_pb2.Move]] = []
-    for step in range(STEP_LIMIT):
-        acting = sorted(game.to_act(state))
+    for step, (state, played) in enumerate(random_play("wahlspiel", 3, seed, b"chooser:" + seed, STEP_LIMIT)):
         if step == at_step:
+            acting = sorted(game.to_act(state))
             assert state.step == RUNOFF and seat in acting and len(acting) > 1, "the deal no longer reaches the run-off"
             assert len(state.parties[seat].voters) == 1
             return RunoffPoint(seed, played, seat, len(game.legal_moves(state, seat)))
-        mover = chooser.choice(acting)
-        move = chooser.choice(game.legal_moves(state, mover))
-        message = game_pb2.Move()
-        game.move_to_proto(move, message)
-        played.append((mover, message))
-        state, _ = game.apply(state, mover, move, rng)
     raise AssertionError("step not reached")
 
 

@@ -16,6 +16,7 @@ from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.host import GameHost
 from hustings.service.notifier import Notifier
 from hustings.service.store import Store
+from service_helpers import held_runner
 
 IDLE_POLLS = 5
 FIGURE_POLLS = 400
@@ -141,19 +142,8 @@ def test_a_runner_applying_its_most_claims_no_more_until_one_is_done(tmp_path: p
             index = GameHost(store, Notifier(store.client)).deadlines
             release = asyncio.Event()
             applied: list[str] = []
-
-            async def apply_due(game_id: str) -> tuple[int, int]:
-                applied.append(game_id)
-                await release.wait()
-                return 0, 0
-
-            async def version_of(game_id: str) -> int:
-                return 0
-
-            def now() -> int:
-                return int(time.time() * 1000)
-
-            runner = deadlines.DeadlineRunner(index, apply_due, version_of, poll_s=0.01, now_ms=now, max_applying=2)
+            now = deadlines.now_ms
+            runner = held_runner(index, applied, release, max_applying=2)
             for game_id in ("g-a", "g-b"):
                 await index.schedule(game_id, now())
             runner.start()

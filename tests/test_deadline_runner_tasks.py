@@ -19,6 +19,7 @@ from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.host import GameHost
 from hustings.service.notifier import Notifier
 from hustings.service.store import Store
+from service_helpers import held_runner
 
 
 def _now() -> int:
@@ -37,31 +38,6 @@ def _game_tasks() -> list[asyncio.Task]:  # type: ignore[type-arg]
     return [t for t in asyncio.all_tasks() if t.get_name() == f"{deadlines.DeadlineRunner.task_name}-game" and not t.done()]
 
 
-def _held_runner(
-    index: deadlines.DeadlineIndex, calls: list[str], never: asyncio.Event, swallowed: list[str] | None = None
-) -> deadlines.DeadlineRunner:
-    """A runner on ``index`` polling every 10 ms whose applying notes each game in ``calls`` and
-    then holds until ``never`` is set, as a strong bot still thinking would; with ``swallowed``
-    it swallows its first cancellation (noting the game there), as a Redis call caught mid-way
-    may, and holds on."""
-
-    async def apply_due(game_id: str) -> tuple[int, int]:
-        calls.append(game_id)
-        try:
-            await never.wait()
-        except asyncio.CancelledError:
-            if swallowed is None:
-                raise
-            swallowed.append(game_id)
-            await never.wait()
-        return 0, 0
-
-    async def version_of(game_id: str) -> int:
-        return 0
-
-    return deadlines.DeadlineRunner(index, apply_due, version_of, poll_s=0.01, now_ms=_now)
-
-
 def test_stop_leaves_no_task_of_a_game_claimed_again_while_applied(tmp_path: pathlib.Path) -> None:
     """A game claimed again while its earlier claim is still being applied (a step made it due
     meanwhile) gets a second task that waits for the first. On stop the runner cancels both:
@@ -75,7 +51,7 @@ def test_stop_leaves_no_task_of_a_game_claimed_again_while_applied(tmp_path: pat
         try:
             index = GameHost(store, Notifier(store.client)).deadlines
             calls: list[str] = []
-            runner = _held_runner(index, calls, never)
+            runner = held_runner(index, calls, never)
             await index.schedule("g-twice", _now())
             runner.start()
             await _until(lambda: calls == ["g-twice"])
@@ -202,7 +178,7 @@ def test_a_runner_stopped_after_an_unexpected_poll_error_hands_its_games_back(tm
         try:
             index = _FailingIndex(store.client, store.lane)
             calls: list[str] = []
-            runner = _held_runner(index, calls, never)
+            runner = held_runner(index, calls, never)
             await index.schedule("g-held", _now())
             runner.start()
             await _until(lambda: calls == ["g-held"])
@@ -315,7 +291,7 @@ def test_stop_cancels_again_a_game_task_that_swallowed_its_cancellation(tmp_path
             index = GameHost(store, Notifier(store.client)).deadlines
             calls: list[str] = []
             swallowed: list[str] = []
-            runner = _held_runner(index, calls, never, swallowed)
+            runner = held_runner(index, calls, never, swallowed)
             await index.schedule("g-stubborn", _now())
             runner.start()
             await _until(lambda: calls == ["g-stubborn"])

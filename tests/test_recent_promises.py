@@ -16,7 +16,7 @@ import time
 import pytest
 import redis as sync_redis
 
-from conftest import free_ports, run
+from conftest import REPO, free_ports, run
 from hustings import bots
 from hustings.bots import BOT_RETRY, play_seat
 from hustings.client import CHANNEL_OPTIONS, ONE_ATTEMPT, Client, HustingsError
@@ -28,17 +28,9 @@ from hustings.service.seats import THINKING_FLOOR_S
 from hustings.service.store import Store, game_key
 from hustings.v1 import game_pb2
 from rest_helpers import LiveRest
-from service_helpers import game_exists, new_game, play_to_end, replica_and_client, stimmvieh_options
+from service_helpers import game_exists, held_runner, new_game, play_to_end, replica_and_client, stimmvieh_options
 
-README_BOTS = "README.md"
-
-
-def _readme() -> str:
-    return (pathlib.Path(__file__).resolve().parent.parent / README_BOTS).read_text(encoding="utf-8")
-
-
-def _flat(text: str) -> str:
-    return re.sub(r"\s+", " ", text)
+README_SAID = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())  # line breaks as spaces
 
 
 # --- The Python client: "tries to reconnect to a replica 100 ms after losing it and every 300 ms at
@@ -53,7 +45,7 @@ def test_the_python_client_is_answered_within_a_fraction_of_a_second_of_its_repl
 ) -> None:
     options = dict(CHANNEL_OPTIONS)
     assert (options["grpc.initial_reconnect_backoff_ms"], options["grpc.max_reconnect_backoff_ms"]) == (100, 300)
-    assert "100 ms after losing it and every 300 ms at most" in _flat(_readme())
+    assert "100 ms after losing it and every 300 ms at most" in README_SAID
     (port,) = free_ports(1)
     address = f"127.0.0.1:{port}"
 
@@ -96,7 +88,7 @@ def test_the_python_client_is_answered_within_a_fraction_of_a_second_of_its_repl
 
 
 def test_a_bots_stream_pauses_and_quiet_streams_are_the_readmes_figures() -> None:
-    readme = _flat(_readme())
+    readme = README_SAID
     assert "growing pauses (50 ms up to 1 s)" in readme and "after 120 streams in a row (5 s each)" in readme
     assert (BOT_RETRY.first_backoff_s, BOT_RETRY.max_backoff_s) == (0.05, 1.0)
     rng = random.Random(7)
@@ -192,7 +184,7 @@ class _Full:
 
 
 def test_the_room_makers_figures_are_the_readmes_and_it_keeps_what_they_keep(redis_server: EmbeddedRedis) -> None:
-    readme = _flat(_readme())
+    readme = README_SAID
     assert "a finished game an hour after its end at the earliest" in readme
     assert "once nobody has moved in it for a day and no seat's clock runs" in readme
     assert "looks at 256 games a second at most" in readme and "every 10 s" in readme and "up to 5,120 a round" in readme
@@ -237,24 +229,15 @@ EXTRA_DUE = 76
 
 
 def test_a_replica_applies_at_most_1024_claimed_games_at_once_and_claims_no_more(tmp_path: pathlib.Path) -> None:
-    assert "A replica applies at most 1,024 claimed games at once, and claims no more meanwhile" in _flat(_readme())
+    assert "A replica applies at most 1,024 claimed games at once, and claims no more meanwhile" in README_SAID
     assert deadlines.MAX_APPLYING == 1024
 
     async def scenario(server: EmbeddedRedis) -> None:
         store = Store.from_url(server.url)
-        never = asyncio.Event()
+        never = asyncio.Event()  # a bot still thinking: each game claimed stays being applied
         calls: list[str] = []
-
-        async def apply_due(game_id: str) -> tuple[int, int]:
-            calls.append(game_id)
-            await never.wait()  # a bot still thinking: the game stays being applied
-            return 0, 0
-
-        async def version_of(game_id: str) -> int:
-            return 0
-
         index = deadlines.DeadlineIndex(store.client, store.lane)
-        runner = deadlines.DeadlineRunner(index, apply_due, version_of, poll_s=0.01)  # its own room: the default
+        runner = held_runner(index, calls, never)  # its own room: the default
         try:
             now = int(time.time() * 1000)
             due = [f"g-due-{n:05d}" for n in range(deadlines.MAX_APPLYING + EXTRA_DUE)]
@@ -284,5 +267,5 @@ def test_a_replica_applies_at_most_1024_claimed_games_at_once_and_claims_no_more
 
 
 def test_the_thinking_floors_are_the_readmes_20_ms_and_0_2_s() -> None:
-    assert "no sooner than 20 ms (`greedy`) or 0.2 s (`strong`) after it began to think" in _flat(_readme())
+    assert "no sooner than 20 ms (`greedy`) or 0.2 s (`strong`) after it began to think" in README_SAID
     assert THINKING_FLOOR_S == {"greedy": 0.02, "strong": 0.2}

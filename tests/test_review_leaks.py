@@ -15,7 +15,7 @@ from hustings.client import Client
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.replica import UNBOUNDED_CREATES
 from hustings.v1 import game_pb2
-from service_helpers import replica_and_client
+from service_helpers import random_play, replica_and_client
 
 SEED = "5e" * 32  # a fixed deal, so that the same hands are dealt in every run
 
@@ -176,17 +176,12 @@ def _to_first_ballot() -> tuple[list[tuple[int, game_pb2.Move]], list[game_pb2.M
     """Random play (engine only, the deal of ``BALLOT_SEED``) up to the first ballot with two
     judges owing verdicts: the moves up to it, judge A's verdicts 'yes' and 'no' on one candidate,
     A and judge B."""
-    from hustings.engine import Rng, get_game
+    from hustings.engine import get_game
     from hustings.engine.wahlspiel.model import BALLOT, Judge
 
     game = get_game("wahlspiel")
     assert game is not None
-    rng, chooser = Rng(BALLOT_SEED), Rng(b"ballot chooser")
-    state = game.setup(game.options_from_proto(game_pb2.GameOptions(players=3)), rng)
-    played: list[tuple[int, game_pb2.Move]] = []
-    for _ in range(2000):
-        if game.is_over(state):
-            break
+    for state, played in random_play("wahlspiel", 3, BALLOT_SEED, b"ballot chooser", 2000):
         acting = sorted(game.to_act(state))
         if state.step == BALLOT and len(acting) >= 2:
             judge, other = acting[0], acting[1]
@@ -197,12 +192,6 @@ def _to_first_ballot() -> tuple[list[tuple[int, game_pb2.Move]], list[game_pb2.M
                 game.move_to_proto(Judge(politician, verdict), message)
                 verdicts.append(message)
             return played, verdicts, judge, other
-        seat = chooser.choice(acting)
-        move = chooser.choice(game.legal_moves(state, seat))
-        message = game_pb2.Move()
-        game.move_to_proto(move, message)
-        played.append((seat, message))
-        state, _ = game.apply(state, seat, move, rng)
     raise AssertionError("random play opened no ballot with two judges")
 
 

@@ -22,7 +22,7 @@ from hustings.service.room_maker import BUCKET_KEYS, RoomMaker, bucket_key
 from hustings.service.store import game_key, log_key, presence_key, requests_key
 from hustings.v1 import game_pb2
 from conftest import run
-from service_helpers import game_exists, new_game, play_to_end, replica_and_client, stimmvieh_options
+from service_helpers import game_exists, new_game, play_to_end, replica_and_client, run_with_admin, stimmvieh_options
 
 ROOM_CHECK_S = 0.02
 WAIT_S = 15.0
@@ -94,12 +94,7 @@ def test_finished_games_make_room_for_new_games(tmp_path: pathlib.Path) -> None:
             listed = await client.games(kind="stimmvieh", status=game_pb2.GAME_STATUS_FINISHED, page_size=50)
             assert not {summary.game_id for summary in listed.games} & set(gone)
 
-    with EmbeddedRedis(tmp_path / "redis", appendonly=False, extra_args=["--maxmemory-policy", "noeviction"]) as server:
-        admin = redis.Redis.from_url(server.url)
-        try:
-            run(scenario(server.url, admin))
-        finally:
-            admin.close()
+    run_with_admin(tmp_path, scenario, noeviction=True)
 
 
 def test_the_least_recently_finished_games_go_first_and_games_in_play_stay(tmp_path: pathlib.Path) -> None:

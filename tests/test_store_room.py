@@ -22,7 +22,7 @@ from hustings.service.store_room import memory_fill
 from hustings.v1 import game_pb2
 from conftest import run
 from hustings.service.replica import UNBOUNDED_CREATES
-from service_helpers import new_game, play_to_end, replica_and_client, stimmvieh_options
+from service_helpers import new_game, play_to_end, replica_and_client, run_with_admin, stimmvieh_options
 
 MAX_CREATES = 20_000  # the bound of the crowd's loop; a few hundred fill the room set below
 CROWD_SECONDS = 60.0
@@ -84,12 +84,7 @@ def test_a_crowd_of_creations_leaves_room_for_the_games_in_play(tmp_path: pathli
             created = await client.create_game("stimmvieh", 4, stimmvieh_options(4))
             assert created.game_id
 
-    with EmbeddedRedis(tmp_path / "redis", appendonly=False, extra_args=["--maxmemory-policy", "noeviction"]) as server:
-        admin = redis.Redis.from_url(server.url)
-        try:
-            run(scenario(server.url, admin))
-        finally:
-            admin.close()
+    run_with_admin(tmp_path, scenario, noeviction=True)
 
 
 def test_a_retried_create_is_answered_while_new_games_are_refused(tmp_path: pathlib.Path) -> None:
@@ -114,12 +109,7 @@ def test_a_retried_create_is_answered_while_new_games_are_refused(tmp_path: path
             made = await client.create_game("stimmvieh", 4, stimmvieh_options(4), request_id="crowd-create-2")
             assert made.game_id != first.game_id
 
-    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
-        admin = redis.Redis.from_url(server.url)
-        try:
-            run(scenario(server.url, admin))
-        finally:
-            admin.close()
+    run_with_admin(tmp_path, scenario)
 
 
 def test_a_redis_that_refuses_info_to_the_replica_refuses_no_game(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
