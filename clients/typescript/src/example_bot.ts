@@ -38,13 +38,16 @@ import { parseArgs } from "node:util";
 
 import { GameStatus, type GameView, type Move } from "./gen/hustings/v1/game_pb.js";
 import { GameService } from "./gen/hustings/v1/game_service_pb.js";
-import { HustingsError, HustingsRest, StreamBroken, newRequestId } from "./rest.js";
+import { HustingsError, HustingsRest, StreamBroken, backoffMs, hintedPauseMs, newRequestId } from "./rest.js";
 
 /** Streams opened at most: every break or silence costs one. */
 const MAX_WATCHES = 50;
 /** Decisions at most, so that a game that never ends cannot hold the bot for ever. */
 const MAX_DECISIONS = 10_000;
+/** The pause before watching again is drawn from zero up to a cap: this after a stream that
+ * brought an update, doubled for each stream in a row that brought none, up to 4 s. */
 const RECONNECT_PAUSE_MS = 500;
+const RECONNECT = { firstBackoffMs: RECONNECT_PAUSE_MS, maxBackoffMs: 4_000, multiplier: 2 };
 // gRPC codes (in an `event: error`) after which watching again may succeed: CANCELLED, UNKNOWN,
 // DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED (a replica's stream cap: try another), INTERNAL, UNAVAILABLE.
 const TRANSIENT_CODES = new Set([1, 2, 4, 8, 13, 14]);
@@ -96,14 +99,18 @@ export async function play(
   const watchedFrom: bigint[] = [];
   const decided: bigint[] = [];
   const returned: bigint[] = [];
+  let fruitless = 0; // streams in a row that brought no update (refused, or broken before one)
   for (let watch = 0; watch < MAX_WATCHES && decided.length < MAX_DECISIONS; watch++) {
     const api = servers[watch % servers.length]!;
     // One version back, so that the first update carries the current view.
     const from = seen > 0n ? seen - 1n : 0n;
     watchedFrom.push(from);
     log(`watching ${gameId} after version ${from} at ${api.baseUrl}`);
+    let hintMs: number | undefined;
+    fruitless += 1;
     try {
       for await (const update of api.watch(gameId, token, from)) {
+        fruitless = 0;
         const view = update.view;
         if (view === undefined) continue;
         if (view.version > seen) seen = view.version;
@@ -148,14 +155,24 @@ export async function play(
       log(`stream broken at version ${seen}: ${describe(error)}`);
       // A stream refused with a hint (the address at its rate of calls, which opening a stream
       // counts towards) comes back no sooner than the hint.
-      if (error instanceof HustingsError && error.retryAfterMs !== undefined) {
-        await sleep(Math.max(0, error.retryAfterMs - RECONNECT_PAUSE_MS));
-      }
+      if (error instanceof HustingsError) hintMs = error.retryAfterMs;
     }
-    await sleep(RECONNECT_PAUSE_MS);
+    await sleep(reconnectPauseMs(fruitless, hintMs, Math.random));
   }
   const view = await servers[0]!.view(gameId, token);
   return { view, watchedFrom, decided, returned };
+}
+
+/**
+ * The pause before watching again after `fruitless` streams in a row that brought no update:
+ * drawn from zero up to a cap that doubles with each of them (full jitter, as the client's own
+ * retries), and no shorter than the server's retry hint when the refusal carried one. Drawn with
+ * `Math.random`, apart from the seeded choices, so that `--seed` replays them however the
+ * connection fares.
+ */
+export function reconnectPauseMs(fruitless: number, retryAfterMs: number | undefined, random: () => number): number {
+  const pause = backoffMs(RECONNECT, fruitless, random);
+  return retryAfterMs === undefined ? pause : Math.max(pause, hintedPauseMs(retryAfterMs, random));
 }
 
 /** Whether watching again (on this or another replica) may get further. */

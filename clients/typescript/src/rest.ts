@@ -117,7 +117,11 @@ export const DEFAULT_RETRY: RetryPolicy = {
 const RETRY_HTTP_STATUSES = new Set([503, 504]);
 
 /** Full jitter: a pause drawn uniformly from zero to the capped exponential. */
-function backoffMs(policy: RetryPolicy, retry: number, random: () => number): number {
+export function backoffMs(
+  policy: Pick<RetryPolicy, "firstBackoffMs" | "maxBackoffMs" | "multiplier">,
+  retry: number,
+  random: () => number,
+): number {
   const cap = Math.min(policy.maxBackoffMs, policy.firstBackoffMs * policy.multiplier ** retry);
   return random() * cap;
 }
@@ -129,7 +133,7 @@ const HINT_JITTER = 0.25;
 const MIN_HINT_MS = 10;
 
 /** The pause before retrying a refusal hinted `retryAfterMs`: the hint, plus up to a quarter more. */
-function hintedPauseMs(retryAfterMs: number, random: () => number): number {
+export function hintedPauseMs(retryAfterMs: number, random: () => number): number {
   const hint = Math.max(MIN_HINT_MS, retryAfterMs);
   return hint + random() * HINT_JITTER * hint;
 }

@@ -26,7 +26,9 @@ What a bot may rely on:
 - A stream (WatchGame) may break (a replica restarts, a proxy times out) or go silent: resume it
   from one version before the last one seen, on any replica; no update is lost, and the first
   update carries the current view. With several ``--server`` addresses (replicas of one store,
-  comma-separated) each reconnection goes to the next one.
+  comma-separated) each reconnection goes to the next one, after a pause drawn at random (so that
+  the bots a replica's death cut off together do not all come back in the same instant), longer
+  after each stream in a row that brought nothing, and no shorter than the server's retry hint.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from typing import AsyncIterator, Callable, Sequence, TypeVar
 
 import grpc
 
-from hustings.client import Client, HustingsError, Joined, new_request_id
+from hustings.client import Client, HustingsError, Joined, RetryPolicy, hinted_pause_s, new_request_id
 from hustings.v1 import game_pb2
 
 # Codes after which watching again (on this or another replica) may get further.
@@ -54,7 +56,10 @@ MOVED_ON = (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION)
 # game moving on (its version advancing) starts the count again, however long the others take.
 MAX_WATCHES = 50
 MAX_DECISIONS = 10_000
+# The pause before watching again is drawn from zero up to a cap: RECONNECT_PAUSE_S after a stream
+# that brought an update, doubled for each stream in a row that brought none, up to RECONNECT_MAX_S.
 RECONNECT_PAUSE_S = 0.5
+RECONNECT_MAX_S = 4.0
 QUIET_S = 10.0  # a stream silent this long is given up and opened again
 Update = TypeVar("Update")
 
@@ -99,6 +104,7 @@ async def play(
     decided_at = -1  # the version our last move produced: older views are already answered
     pending: Decision | None = None  # a decision whose answer we have not had yet
     standing = 0  # streams opened since the game last moved on
+    fruitless = 0  # streams in a row that brought no update (refused, or broken before one)
     watch = -1
     while standing < MAX_WATCHES and len(played.decided) < MAX_DECISIONS:
         watch += 1
@@ -107,8 +113,11 @@ async def play(
         from_version = max(0, seen - 1)  # one version back, so that the first update carries the current view
         played.watched_from.append(from_version)
         log(f"watching {joined.game_id} after version {from_version} at {client.address}")
+        hint: float | None = None
+        fruitless += 1
         try:
             async for update in _quiet_guard(client.watch(joined.game_id, joined.token, from_version)):
+                fruitless = 0
                 view = update.view
                 if view.version > seen:
                     seen, standing = view.version, 0  # the game moved on: this stream counts no more
@@ -149,9 +158,23 @@ async def play(
             if broken.code not in RETRYABLE:
                 raise
             log(f"stream broken at version {seen}: {broken.code.name} {broken.reason}")
-        await asyncio.sleep(RECONNECT_PAUSE_S)
+            hint = broken.retry_after_s
+        await asyncio.sleep(reconnect_pause_s(fruitless, hint, _PAUSES))
     played.view = await clients[0].view(joined.game_id, joined.token)
     return played
+
+
+def reconnect_pause_s(fruitless: int, retry_after_s: float | None, rng: random.Random) -> float:
+    """The pause before watching again after ``fruitless`` streams in a row that brought no update:
+    drawn from zero up to a cap that doubles with each of them (full jitter, as ``Client``'s own
+    retries), and no shorter than the server's retry hint when the refusal carried one."""
+    pause = RetryPolicy(first_backoff_s=RECONNECT_PAUSE_S, max_backoff_s=RECONNECT_MAX_S).backoff_s(fruitless, rng)
+    return pause if retry_after_s is None else max(pause, hinted_pause_s(retry_after_s, rng))
+
+
+# Apart from the seeded generator of the choices, so that --seed replays them however the
+# connection fares.
+_PAUSES = random.Random()
 
 
 def _decision(
