@@ -487,29 +487,34 @@ class Store:
                 raise RedisTooOld(f"hustings needs Redis {wanted} or newer; the server at the Redis URL is {version}")
 
     async def note_presence(self, seen: dict[str, dict[int, int]], keep_s: int) -> None:
-        """Note when seats were seen ({game id: {seat: ms}}); a presence hash that this makes is
-        kept ``keep_s``, one that a game's step made keeps the game's own expiry
-        (``presence.lua``): ``FIELDS_BATCH`` games a script call on one server, pipelines (a
-        round trip per shard each) on a Cluster."""
+        """Note when seats were seen ({game id: {seat: ms}}) in the games that still exist; a
+        presence hash that this makes takes what is left of its game's expiry (``keep_s`` for a
+        game without one), one that a game's step made keeps the game's own (``presence.lua``):
+        ``FIELDS_BATCH`` games a script call on one server, pipelines (a round trip per shard
+        each) on a Cluster."""
         items = list(seen.items())
         if self.lane is None:
             async with self.client.pipeline(transaction=False) as pipe:
-                for game_id, seats in items:
-                    pipe.hset(presence_key(game_id), mapping={str(seat): at for seat, at in seats.items()})
+                for game_id, _ in items:
+                    pipe.pttl(game_key(game_id))
                     pipe.ttl(presence_key(game_id))
                 answers = await pipe.execute()
-            made = [game_id for (game_id, _), ttl in zip(items, answers[1::2]) if ttl == -1]
-            if made:
-                async with self.client.pipeline(transaction=False) as pipe:
-                    for game_id in made:
-                        pipe.expire(presence_key(game_id), keep_s)
-                    await pipe.execute()
+            # The game's existence is read a round trip before the write: a game removed in
+            # between may get a hash, kept no longer than the game's expiry was.
+            async with self.client.pipeline(transaction=False) as pipe:
+                for (game_id, seats), left, ttl in zip(items, answers[0::2], answers[1::2]):
+                    if left == -2:
+                        continue  # no such game
+                    pipe.hset(presence_key(game_id), mapping={str(seat): at for seat, at in seats.items()})
+                    if ttl < 0:
+                        pipe.pexpire(presence_key(game_id), left if left > 0 else keep_s * 1000)
+                await pipe.execute()
             return
         for start in range(0, len(items), FIELDS_BATCH):
             keys: list[str] = []
             args: list[int | str] = [keep_s]
             for game_id, seats in items[start : start + FIELDS_BATCH]:
-                keys.append(presence_key(game_id))
+                keys += [presence_key(game_id), game_key(game_id)]
                 args.append(len(seats))
                 for seat, at in seats.items():
                     args += [seat, at]

@@ -150,9 +150,10 @@ def test_seats_seen_together_are_written_in_one_call(tmp_path: pathlib.Path) -> 
     """Presence: 300 seats of 100 games seen within the flush window reach Redis in one script
     call (each was one pipelined round trip of its own, about 0.15 ms of the replica apiece,
     which 10,000 players' streams renewing every 10 s made 1,000 a second), every seat written,
-    every hash it made given its expiry; on a Cluster, in pipelines. A hash that a game's step
-    made keeps the game's expiry: renewed to a day, it outlived a game that expired within
-    seconds."""
+    every hash it made given what is left of its game's expiry; on a Cluster, in pipelines. A
+    hash that a game's step made keeps the game's expiry: renewed to a day, it outlived a game
+    that expired within seconds. A game that does not exist (it expired, or was removed for room,
+    just after its seat was seen) gets no hash: it lived a day after its game."""
     import asyncio
 
     from hustings.service import presence as presence_module
@@ -160,18 +161,25 @@ def test_seats_seen_together_are_written_in_one_call(tmp_path: pathlib.Path) -> 
     from hustings.service.store import presence_key
 
     games = [f"gpresence{i:015d}" for i in range(100)]
+    gone = [f"gpresencegone{i:011d}" for i in range(20)]
     GAME_EXPIRY_S = 60
+    GAME_LEFT_S = 3_600  # what is left of the expiry of a game whose hash this makes
 
     async def scenario(url: str, raw: "redis.Redis | redis.RedisCluster", one_server: bool) -> None:
         store = Store.from_url(url)
         try:
             seen = Presence(store)
             for game_id in games[::2]:  # as a game's join left them: the game's own expiry
+                raw.hset(game_key(game_id), "version", 2)
+                raw.expire(game_key(game_id), GAME_EXPIRY_S)
                 raw.hset(presence_key(game_id), "0", 1)
                 raw.expire(presence_key(game_id), GAME_EXPIRY_S)
+            for game_id in games[1::2]:
+                raw.hset(game_key(game_id), "version", 1)
+                raw.expire(game_key(game_id), GAME_LEFT_S)
             if one_server:
                 raw.config_resetstat()
-            for game_id in games:
+            for game_id in games + gone:
                 for seat in range(3):
                     seen.touch(game_id, seat)
             for _ in range(100):  # bounded wait for the flush (FLUSH_S, 0.2 s)
@@ -181,14 +189,15 @@ def test_seats_seen_together_are_written_in_one_call(tmp_path: pathlib.Path) -> 
             assert not seen._tasks
             if one_server:
                 assert _calls(raw, "evalsha") + _calls(raw, "eval") <= 2  # the script, loaded on first use
-                assert _calls(raw, "hset") == 300 and _calls(raw, "expire") == 50  # inside the script
+                assert _calls(raw, "hset") == 300 and _calls(raw, "pexpire") == 50  # inside the script
             for i, game_id in enumerate(games):
                 assert sorted(int(s) for s in raw.hgetall(presence_key(game_id))) == [0, 1, 2]
                 ttl = raw.ttl(presence_key(game_id))
                 if i % 2:
-                    assert GAME_EXPIRY_S < ttl <= presence_module.KEEP_S, ttl
+                    assert GAME_LEFT_S - 30 < ttl <= GAME_LEFT_S < presence_module.KEEP_S, ttl  # the game's, not a day
                 else:
                     assert 0 < ttl <= GAME_EXPIRY_S, ttl  # the game's, not renewed to a day
+            assert [game_id for game_id in gone if raw.exists(presence_key(game_id))] == []
         finally:
             await store.close()
 
@@ -215,6 +224,8 @@ def test_a_flush_cancelled_while_it_waits_does_not_stop_later_ones(redis_server:
         raw = redis.Redis.from_url(redis_server.url)
         try:
             seen = Presence(store)
+            for n in range(2):  # games that exist: a seat of a game that does not is not written
+                raw.hset(game_key(f"gcancelledflush000000000{n}"), "version", 1)
             seen.touch("gcancelledflush0000000000", 0)
             (first,) = seen._tasks
             first.cancel()
