@@ -20,6 +20,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, Iterator, 
 
 import grpc
 import structlog
+from redis.exceptions import RedisError
 
 from hustings.engine import EngineError, Game, Rng, Seat, games, get_game, seed_commitment, state_digest
 from hustings.engine.base import fill_outcome, is_side_move
@@ -384,6 +385,32 @@ class GameHost:
             await self._note_kept(landed.stored)
         self._kick_if_due(landed.stored)
 
+    def _after_cancelled_commit(self, new: Loaded, was: int) -> None:
+        """What follows a step whose call was cancelled (its client's deadline passed, its
+        connection dropped, PlayAgain's caller gone) while its commit was on its way: the commit
+        goes out all the same, and what follows it must not be lost with the call. Without this
+        a game started by a join given up mid-commit was never noted in the kept-games index
+        (so never removed to make room), and its bots waited for the next poll; a retry of the
+        join is answered from its record and writes nothing. In the background, once the
+        commits this replica sent before are answered, and only if the game reached the step's
+        version: its lobby summary, the kept-games index of a game the step started or
+        finished (``was``: its status before), its due decisions."""
+
+        async def follow() -> None:
+            try:
+                if await self.store.version_after_commits(new.stored.game_id) < new.version:
+                    return  # the step did not land (another came first), or the game is gone
+                await index_quietly(self.store, new.stored)
+                if new.stored.status != was and new.stored.status != game_pb2.GAME_STATUS_OPEN:
+                    await self._note_kept(new.stored)
+                self._kick_if_due(new.stored)
+            except RedisError as error:
+                log.warning("follow_up_lost", game_id=new.stored.game_id, version=new.version, cause=type(error).__name__)
+
+        task = asyncio.create_task(follow())
+        self._kicks.add(task)
+        task.add_done_callback(self._kicks.discard)
+
     async def _note_kept(self, stored: storage_pb2.StoredGame) -> None:
         """The step that started or finished ``stored`` gave its keys the retention time: the
         kept-games index notes the game at that expiry (service/room_maker.py), whatever becomes
@@ -596,7 +623,11 @@ class GameHost:
         await self._schedule(stored)
         expire_s = self._expiry(stored)
         creation.sent()  # from here the game may be made, whatever becomes of this call
-        result = await self.store.commit(stored, 0, entry, expire_s=expire_s)
+        try:
+            result = await self.store.commit(stored, 0, entry, expire_s=expire_s)
+        except asyncio.CancelledError:
+            self._after_cancelled_commit(Loaded(stored, game, state), game_pb2.GAME_STATUS_OPEN)
+            raise
         if result.status != "OK":
             # Another attempt with the same game id created it first: answer with that game.
             creation.replayed()
@@ -748,15 +779,19 @@ class GameHost:
                 # commit, as a move notes its mover).
                 seen_at = self._now_ms()
                 expire_s = self._step_expiry(new.stored)
-                result = await self.store.commit(
-                    new.stored,
-                    stored.version,
-                    entry,
-                    key,
-                    request_fingerprint,
-                    expire_s=expire_s,
-                    present=(seat, seen_at),
-                )
+                try:
+                    result = await self.store.commit(
+                        new.stored,
+                        stored.version,
+                        entry,
+                        key,
+                        request_fingerprint,
+                        expire_s=expire_s,
+                        present=(seat, seen_at),
+                    )
+                except asyncio.CancelledError:
+                    self._after_cancelled_commit(new, stored.status)
+                    raise
                 if result.status == "OK":
                     self.presence.noted(game_id, seat, seen_at)
                     joined = self._remember(new)
@@ -947,16 +982,20 @@ class GameHost:
                 listed = new.stored.status != loaded.stored.status or loaded.stored.seats[seat].absent
                 feed = self.watchers.committing(game_id)  # its announcement may come before its reply
                 try:
-                    result = await self.store.commit(
-                        new.stored,
-                        loaded.version,
-                        entry,
-                        key,
-                        request_fingerprint,
-                        expire_s=self._expiry(new.stored, loaded.stored),
-                        present=(seat, seen_at),
-                        listed=listed,
-                    )
+                    try:
+                        result = await self.store.commit(
+                            new.stored,
+                            loaded.version,
+                            entry,
+                            key,
+                            request_fingerprint,
+                            expire_s=self._expiry(new.stored, loaded.stored),
+                            present=(seat, seen_at),
+                            listed=listed,
+                        )
+                    except asyncio.CancelledError:
+                        self._after_cancelled_commit(new, loaded.stored.status)
+                        raise
                     if result.status == "OK":
                         self.presence.noted(game_id, seat, seen_at)
                         self._remember(new)

@@ -253,7 +253,7 @@ class SeatLifecycle:
         # the claim's lease, whose release indexes the next deadline; a replica that stops
         # meanwhile leaves the game to the next poll or to the lease's end.
         listed = listing_changed(loaded.stored, new.stored)
-        result = await self._commit(new, loaded.version, entry, listed=listed, index=False)
+        result = await self._commit(new, loaded, entry, listed=listed, index=False)
         if result:
             metrics.MOVES.labels(new.stored.kind).inc()
             log.info("due_decision_made", game_id=new.stored.game_id, seat=seat, timed_out=timed_out, version=new.version)
@@ -328,7 +328,7 @@ class SeatLifecycle:
                 _refuse_past_seat_changes(loaded.stored)
                 new, entry = self._table_step(loaded, seat, None if rules is None else rules(loaded, seat))
                 change(new.stored, seat, entry)
-                if await self._commit(new, loaded.version, entry, present=seat if returning else None):
+                if await self._commit(new, loaded, entry, present=seat if returning else None):
                     await host._after_commit(new)
                     return new, seat
         raise aborted("TOO_MUCH_CONTENTION", "the game changed too often; retry")
@@ -369,7 +369,7 @@ class SeatLifecycle:
                 place.absent = place.bot = False
                 place.timeouts = place.turn_started_ms = 0
                 table.changed_event(entry, request.seat, Change.CHANGE_TAKEN_OVER, name)
-                if await self._commit(new, loaded.version, entry, key, wanted, present=request.seat):
+                if await self._commit(new, loaded, entry, key, wanted, present=request.seat):
                     await host._after_commit(new)
                     log.info("seat_taken_over", game_id=game_id, seat=request.seat, version=new.version)
                     return game_service_pb2.TakeOverSeatResponse(
@@ -406,7 +406,7 @@ class SeatLifecycle:
                 table.changed_event(entry, seat, Change.CHANGE_BOT_ADDED, place.display_name)
                 charge = current_creation()
                 charge.sent()  # from here the bot may be seated, whatever becomes of this call
-                if await self._commit(new, loaded.version, entry, key):
+                if await self._commit(new, loaded, entry, key):
                     if new.stored.status == game_pb2.GAME_STATUS_ACTIVE:  # this bot started the game
                         await host._note_kept(new.stored)
                     await host._after_commit(new)
@@ -448,7 +448,7 @@ class SeatLifecycle:
     async def _commit(
         self,
         new: "Loaded",
-        base_version: int,
+        base: "Loaded",
         entry: storage_pb2.LogEntry,
         key: str = "",
         wanted: str = "",
@@ -456,9 +456,9 @@ class SeatLifecycle:
         present: Seat | None = None,
         index: bool = True,
     ) -> bool:
-        """Commit a table step or a due decision; ``listed``: it changes the game's listing;
-        ``present``: the seat whose player made the call, noted present with the commit;
-        ``index``: index the step's next deadline first (not for a due decision: see
+        """Commit a table step or a due decision made on ``base``; ``listed``: it changes the
+        game's listing; ``present``: the seat whose player made the call, noted present with the
+        commit; ``index``: index the step's next deadline first (not for a due decision: see
         ``_decide_for``)."""
         host = self.host
         if new.stored.status == game_pb2.GAME_STATUS_ACTIVE:
@@ -468,7 +468,11 @@ class SeatLifecycle:
         seen = None if present is None else (present, host._now_ms())
         # Table steps may start a game (AddBot) or free its last seat: set the expiry every time.
         expire_s = host._step_expiry(new.stored)
-        result = await host.store.commit(new.stored, base_version, entry, key, wanted, expire_s=expire_s, listed=listed, present=seen)
+        try:
+            result = await host.store.commit(new.stored, base.version, entry, key, wanted, expire_s=expire_s, listed=listed, present=seen)
+        except asyncio.CancelledError:
+            host._after_cancelled_commit(new, base.stored.status)
+            raise
         if result.status != "OK":
             metrics.CONFLICTS.inc()
             return False

@@ -332,6 +332,14 @@ class Store:
         stored.ParseFromString(data)
         return stored
 
+    async def version_after_commits(self, game_id: str) -> int:
+        """The game's version (0 when it is gone) as read after every commit this replica has
+        sent so far was run: on the lane, behind them; on a Cluster, where commits take the
+        client's pool, a plain read that may come before one still on its way."""
+        key = game_key(game_id)
+        version = await (self.lane.call("HGET", key, "version") if self.lane is not None else self.client.hget(key, "version"))
+        return int(version or 0)
+
     async def commit(
         self,
         stored: storage_pb2.StoredGame,
