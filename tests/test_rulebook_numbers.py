@@ -234,6 +234,24 @@ def test_stimmvieh_influence_range_is_validated(change: Callable[[dict[str, Any]
     assert "influence_range" in refused("stimmvieh", change)
 
 
+@pytest.mark.parametrize("field, value", [("topic", "economy"), ("group", "families"), ("turnout_change", 2)])
+def test_spin_doctors_a_scandal_with_a_news_cards_field_is_refused(field: str, value: object) -> None:
+    """A Scandal names a colour and nothing else; a topic, group or turnout change beside it was
+    loaded and ignored."""
+
+    def change(data: dict[str, Any]) -> None:
+        next(e for e in data["news_cards"] if "scandal" in e)[field] = value
+
+    assert f"a Scandal has no {field}" in refused("spin_doctors", change)
+
+
+@pytest.mark.parametrize("count", [9, 11, 0])
+def test_spin_doctors_topic_cards_on_board_is_one_per_locality(count: int) -> None:
+    """Setup: "Draw 10 cards and place them at random, one on each Topic card field" (printed),
+    one field on each of the ten Localities; the catalogue shows the figure, which was never checked."""
+    assert "topic_cards_on_board must be 10" in refused("spin_doctors", lambda d: d["start"].update(topic_cards_on_board=count))
+
+
 def test_a_shipped_content_file_is_never_edited_by_these_tests() -> None:
     for kind in KINDS:
         assert content_module(kind).parse_content(raw(kind)) is not None

@@ -117,6 +117,10 @@ class TopicCard:
     white_fields: int
 
 
+# What a News card other than a Scandal says.
+NEWS_FIELDS = frozenset({"topic", "group", "turnout_change"})
+
+
 @dataclass(frozen=True)
 class NewsCard:
     """A News card: topic, Voter Group and turnout change; or a Scandal of colour ``scandal``."""
@@ -311,6 +315,11 @@ def _cards(data: Mapping[str, Any], groups: tuple[str, ...], topics: tuple[str, 
     for entry, card_id in zip(news_entries, _ids(news_entries, "news_cards")):
         where = f"news card {card_id}"
         if "scandal" in entry:
+            news = sorted(NEWS_FIELDS & entry.keys())
+            if news:
+                # A Scandal names a Candidate's colour and nothing else: values here would load
+                # and be ignored, which reads as though they counted.
+                raise ContentError(f"{where}: a Scandal has no {', '.join(news)}")
             news_cards[card_id] = NewsCard(card_id, scandal=_index(colours, entry["scandal"], where))
         else:
             news_cards[card_id] = NewsCard(
@@ -413,6 +422,8 @@ def parse_content(data: Mapping[str, Any]) -> Content:
         _int(start, "turnout_marker_sum", "start", 0, 99),
         turnout_cards, topic_cards, news_cards, programme_cards, actions, staffers, staffs,
     )
+    if _int(start, "topic_cards_on_board", "start", 0, 99) != len(localities):
+        raise ContentError(f"start: topic_cards_on_board must be {len(localities)}, one on each Locality's Topic card field (printed)")
     if sum(loc.votes[0] for loc in localities) != content.turnout_marker_sum:
         raise ContentError("localities: the highest Votes of the ten Localities must sum to 31 (printed check)")
     return content
