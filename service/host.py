@@ -551,8 +551,21 @@ class GameHost:
             if existing is not None:
                 creation.replayed()  # a retry of a create that happened takes no game of the allowance
                 return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(self._adopt(existing), None))
+            await self._refuse_gone(key, game_id)
         loaded = await self._open(game_id, new, creation)
+        if request.request_id:
+            await self.store.note_create_made(key)
         return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(loaded, None))
+
+    async def _refuse_gone(self, key: str, game_id: str) -> None:
+        """Refuse a retried create whose game was made and is gone (it expired, or was removed
+        to make room): another game under its id would answer the retry with a game it never
+        asked for, and its id would name two games."""
+        if await self.store.create_made(key):
+            raise precondition(
+                "CREATED_GAME_GONE",
+                f"the game this request_id created ({game_id}) is gone: it expired or was removed; send a new request_id for a new game",
+            )
 
     async def _unless_refused(self, creation: CreationCharge, made: Callable[[], Awaitable[_T | None]]) -> _T | None:
         """None when a game may be created now. Else (the client's allowance is used up, or the
@@ -707,6 +720,7 @@ class GameHost:
         _same_request(first_fingerprint, request_fingerprint)
         existing = await self.store.load(game_id)
         if existing is None:
+            await self._refuse_gone(self.keys.request_key("create", request.request_id), game_id)
             return None  # reserved by an attempt that never committed: this one would create it
         return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(self._adopt(existing), None))
 

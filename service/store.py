@@ -172,6 +172,13 @@ def create_request_key(request_key: str) -> str:
     return f"hustings:create:{{{request_key}}}"
 
 
+def create_made_key(request_key: str) -> str:
+    """Set once the game a CreateGame request id reserved was made (same slot as its record): a
+    retry that finds that game gone is told so, instead of making another under its id. A key
+    of its own, so that replicas of earlier releases read the record as they always did."""
+    return f"hustings:create:{{{request_key}}}:made"
+
+
 def updates_channel(game_id: str) -> str:
     """The pub/sub channel announcing new versions."""
     return f"hustings:{{{game_id}}}:updates"
@@ -456,6 +463,14 @@ class Store:
             await self.client.set(key, value, ex=CREATE_REQUEST_TTL_S)
             return game_id, fingerprint
         return _recorded_create(first)
+
+    async def note_create_made(self, request_key: str) -> None:
+        """The game a CreateGame request id reserved was made (``create_made_key``)."""
+        await self.client.set(create_made_key(request_key), b"1", ex=CREATE_REQUEST_TTL_S)
+
+    async def create_made(self, request_key: str) -> bool:
+        """Whether the game a CreateGame request id reserved was made (it may be gone since)."""
+        return bool(await self.client.exists(create_made_key(request_key)))
 
     async def recorded_create(self, request_key: str) -> tuple[str, str] | None:
         """The (game id, fingerprint) a CreateGame request id recorded, or None; reads only."""

@@ -131,9 +131,12 @@ def test_a_create_request_id_is_kept_for_a_day(redis_server: EmbeddedRedis) -> N
             async with Client(f"127.0.0.1:{replica.port}") as client:  # type: ignore[attr-defined]
                 before = set(raw.scan_iter(match="hustings:create:*", count=1000))
                 created = await client.create_game("stimmvieh", 3, request_id=rid)
-                (record,) = set(raw.scan_iter(match="hustings:create:*", count=1000)) - before
-                assert rid.encode() not in record and rid.encode() not in (raw.get(record) or b"")
-                assert DAY_S - 60 < raw.ttl(record) <= DAY_S
+                # The record, and the note that its game was made.
+                records = set(raw.scan_iter(match="hustings:create:*", count=1000)) - before
+                assert len(records) == 2 and sum(r.endswith(b":made") for r in records) == 1, records
+                for record in records:
+                    assert rid.encode() not in record and rid.encode() not in (raw.get(record) or b"")
+                    assert DAY_S - 60 < raw.ttl(record) <= DAY_S
                 return created.game_id
 
     try:
