@@ -10,6 +10,7 @@ their decisions when their time runs out, and their seat's bot plays once they a
 from __future__ import annotations
 
 import asyncio
+import bisect
 import random
 import time
 from dataclasses import dataclass, field
@@ -363,6 +364,9 @@ async def play_game(
     return created.game_id
 
 
+SAMPLE_GAME_IDS = 3  # game ids in the summary line
+
+
 async def run_bots(
     address: str,
     kind: str,
@@ -390,20 +394,28 @@ async def run_bots(
         if move_seconds
         else None
     )
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
     stats = BotStats()
     rng = random.Random(seed)
-    limit = asyncio.Semaphore(concurrency)
     started = time.perf_counter()
-    game_ids: list[str] = []
+    sample_ids: list[str] = []  # the least few game ids (sorted), for the summary
+    taken = 0  # games handed to a worker so far
 
-    async def one(game_seed: int) -> None:
-        async with limit:
+    async def worker() -> None:
+        # ``concurrency`` workers take the games one by one: what is held does not grow with
+        # ``games``, and the i-th game still gets the i-th seed.
+        nonlocal taken
+        while taken < games:
+            taken += 1
+            game_seed = rng.getrandbits(64)
             try:
                 game_id = await asyncio.wait_for(
                     play_game(pool, kind, players, random.Random(game_seed), stats, options, table, absent_seats),
                     GAME_TIMEOUT_S,
                 )
-                game_ids.append(game_id)
+                bisect.insort(sample_ids, game_id)
+                del sample_ids[SAMPLE_GAME_IDS:]
             except HustingsError as error:
                 stats.error(error.reason or error.code.name)
             except asyncio.TimeoutError:
@@ -412,7 +424,7 @@ async def run_bots(
     clients = [Client(a.strip()) for a in address.split(",") if a.strip()]
     pool = Replicas(clients, random.Random(rng.getrandbits(64)))
     try:
-        await asyncio.gather(*(one(rng.getrandbits(64)) for _ in range(games)))
+        await asyncio.gather(*(worker() for _ in range(min(concurrency, games))))
     finally:
         for client in clients:
             await client.close()
@@ -431,5 +443,5 @@ async def run_bots(
         "move_seconds": move_seconds,
         "seconds": round(seconds, 2),
         "error_reasons": stats.error_reasons,
-        "sample_game_ids": sorted(game_ids)[:3],
+        "sample_game_ids": sample_ids,
     }

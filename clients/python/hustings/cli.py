@@ -10,7 +10,7 @@ import os
 import pathlib
 import signal
 import sys
-from typing import Any, NoReturn, Sequence
+from typing import Any, Coroutine, NoReturn, Sequence
 
 from hustings.service.defaults import DEFAULT_ADDRESS, DEFAULT_DATA_DIR
 
@@ -77,14 +77,37 @@ def _at_least_one(text: str) -> int:
     return value
 
 
-def _positive(text: str) -> float:
-    """A number above 0."""
+def _number(text: str) -> float:
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+
+
+def _positive(text: str) -> float:
+    """A number above 0."""
+    value = _number(text)
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError("a number above 0")
+    return value
+
+
+def _zero_or_more(text: str) -> float:
+    """A number of 0 or more (NaN and infinity are not)."""
+    value = _number(text)
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError("a number of 0 or more")
+    return value
+
+
+MAX_PORT = 65_535
+
+
+def _base_port(text: str) -> int:
+    """--base-port: 0 (free ports) or a TCP port."""
+    value = _whole_number(text)
+    if not 0 <= value <= MAX_PORT:
+        raise argparse.ArgumentTypeError(f"0 (free ports) or a port from 1 to {MAX_PORT:,}")
     return value
 
 
@@ -242,10 +265,10 @@ def _parser() -> argparse.ArgumentParser:
 
     bots = sub.add_parser("bots", help="play full games between random bots through a server")
     bots.add_argument("--kind", default="stimmvieh", choices=kinds, help=kind_help)
-    bots.add_argument("--games", type=int, default=10, help="games to play (default %(default)s)")
+    bots.add_argument("--games", type=_at_least_one, default=10, help="games to play (default %(default)s)")
     bots.add_argument("--players", type=int, default=4, help="seats per game, all bots (default %(default)s)")
     bots.add_argument("--server", default="", help="address of a running server; without it an embedded one is started")
-    bots.add_argument("--concurrency", type=int, default=8, help="games played at once (default %(default)s)")
+    bots.add_argument("--concurrency", type=_at_least_one, default=8, help="games played at once (default %(default)s)")
     bots.add_argument("--seed", type=int, default=None, help="seed of the bots' choices (default: a new one each run)")
     bots.add_argument("--absent-seats", type=int, default=0, help="seats per game that are joined but never answer: the server decides for them (needs --move-seconds; default %(default)s)")
     bots.add_argument("--move-seconds", type=int, default=0, help="seconds per decision on every table (default %(default)s: no clock)")
@@ -257,14 +280,14 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--server", default="", help="address of a running server; without it an embedded one is started")
 
     load = sub.add_parser("loadtest", help="measure SubmitMove through several replicas against a floor call")
-    load.add_argument("--replicas", type=int, default=3, help="replica processes started (default %(default)s)")
-    load.add_argument("--clients", type=int, default=16, help="concurrent clients, each with one move in flight (default %(default)s)")
-    load.add_argument("--seconds", type=float, default=15.0, help="length of each phase (floor, then moves); 0 skips both (default %(default)s)")
+    load.add_argument("--replicas", type=_at_least_one, default=3, help="replica processes started (default %(default)s)")
+    load.add_argument("--clients", type=_at_least_one, default=16, help="concurrent clients, each with one move in flight (default %(default)s)")
+    load.add_argument("--seconds", type=_zero_or_more, default=15.0, help="length of each phase (floor, then moves); 0 skips both (default %(default)s)")
     load.add_argument("--kind", default="stimmvieh", choices=kinds, help=kind_help)
     load.add_argument("--players", type=int, default=4, help="seats per game (default %(default)s)")
     load.add_argument("--redis-url", default="", help="external Redis; without it an embedded one is started, without an append-only file unless --aof asks for one")
     load.add_argument("--aof", choices=("no", "everysec", "always"), default="no", help="the embedded Redis's append-only file: no (default), or fsynced everysec as 'hustings serve' runs it, or always")
-    load.add_argument("--base-port", type=int, default=0, help="fixed ports: the embedded Redis on P, the replicas on P+1, P+2, ... (default: free ones)")
+    load.add_argument("--base-port", type=_base_port, default=0, help="fixed ports: the embedded Redis on P, the replicas on P+1, P+2, ... (default: free ones)")
     load.add_argument("--routing", choices=("game", "random"), default="game", help="moves of a game to one replica (a balancer hashing x-hustings-game) or to any (default %(default)s)")
     load.add_argument("--watchers", type=int, default=1_000, help="WatchGame streams held in the watcher phase, 0 skips it (default %(default)s)")
     load.add_argument("--watch-games", type=int, default=0, help="games the streams watch (default: one per 10 streams)")
@@ -273,9 +296,9 @@ def _parser() -> argparse.ArgumentParser:
     load.add_argument("--watch-processes", type=int, default=3, help="client processes reading the streams (default %(default)s)")
 
     clocks = sub.add_parser("clockbench", help="measure what table clocks cost: moves/s with clocks on and off, and applying due deadlines")
-    clocks.add_argument("--clients", type=int, default=8, help="concurrent clients playing games (default %(default)s)")
-    clocks.add_argument("--seconds", type=float, default=10.0, help="length of each throughput phase (default %(default)s)")
-    clocks.add_argument("--due-games", type=int, default=10_000, help="games whose first deadlines fall due together (default %(default)s)")
+    clocks.add_argument("--clients", type=_at_least_one, default=8, help="concurrent clients playing games (default %(default)s)")
+    clocks.add_argument("--seconds", type=_positive, default=10.0, help="length of each throughput phase (default %(default)s)")
+    clocks.add_argument("--due-games", type=_at_least_one, default=10_000, help="games whose first deadlines fall due together (default %(default)s)")
     clocks.add_argument("--redis-url", default="", help="external Redis; without it an embedded one is started")
 
     verify = sub.add_parser("verify", help="replay a finished game from its seed and check it")
@@ -437,18 +460,65 @@ async def _verify(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
-async def _arena(args: argparse.Namespace) -> int:
-    from hustings.ai.arena import command
+def _problem(args: argparse.Namespace) -> str | None:
+    """Why flags that each parsed do not go together (None when they do)."""
+    if args.command == "loadtest" and args.base_port and args.base_port + args.replicas > MAX_PORT:
+        return f"--base-port {args.base_port} leaves no room for {args.replicas} replicas on the ports after it (at most {MAX_PORT:,})"
+    if args.command == "arena":
+        from hustings.ai.arena import problem
 
-    return await command(args)
+        return problem(args)
+    return None
+
+
+# Commands that start processes of their own (an embedded Redis, replicas) and stop them when
+# they end: SIGTERM ends them as Ctrl-C does, through their cleanup.
+STOPPED_BY_SIGTERM = ("bots", "loadtest", "clockbench")
+SIGTERM_STATUS = 128 + signal.SIGTERM
+
+
+async def _until_sigterm(work: Coroutine[Any, Any, int]) -> int:
+    """``work``, cancelled by SIGTERM as asyncio.run cancels it on SIGINT, so that every
+    ``finally`` on its way runs; then SIGTERM_STATUS."""
+    task = asyncio.current_task()
+    assert task is not None
+    loop = asyncio.get_running_loop()
+    terminated: list[bool] = []
+
+    def on_sigterm() -> None:
+        terminated.append(True)
+        task.cancel()
+
+    loop.add_signal_handler(signal.SIGTERM, on_sigterm)
+    try:
+        return await work
+    except asyncio.CancelledError:
+        if terminated:
+            return SIGTERM_STATUS
+        raise
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``hustings`` command."""
     args = _parser().parse_args(argv)
-    command = {"serve": _serve, "bots": _bots, "play": _play, "loadtest": _loadtest, "clockbench": _clockbench, "verify": _verify, "arena": _arena}[args.command]
+    problem = _problem(args)
+    if problem is not None:
+        print(f"hustings {args.command}: error: {problem} (see hustings {args.command} --help)", file=sys.stderr)
+        return 2
+    if args.command == "arena":
+        from hustings.ai.arena import command as arena
+
+        try:
+            # Played in this thread, outside any event loop: Ctrl-C interrupts it at once.
+            return arena(args)
+        except KeyboardInterrupt:
+            return 130
+    command = {"serve": _serve, "bots": _bots, "play": _play, "loadtest": _loadtest, "clockbench": _clockbench, "verify": _verify}[args.command]
+    work = command(args)
     try:
-        return asyncio.run(command(args))
+        return asyncio.run(_until_sigterm(work) if args.command in STOPPED_BY_SIGTERM else work)
     except KeyboardInterrupt:
         return 130
     except Exception as error:  # noqa: BLE001 - the command line shows a clean message

@@ -123,29 +123,51 @@ def run_arena(kind: str, players: int, levels: Sequence[str], games: int, seed: 
     }
 
 
+def _levels(text: str) -> list[str]:
+    """--bots: bot levels, comma-separated, each one of LEVELS."""
+    levels = [level.strip() for level in text.split(",") if level.strip()]
+    unknown = sorted(set(levels) - set(LEVELS))
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown bot level {', '.join(unknown)}: one of {', '.join(LEVELS)}")
+    if not levels:
+        raise argparse.ArgumentTypeError(f"name one level per seat, of {', '.join(LEVELS)}")
+    return levels
+
+
 def add_parser(sub: Any, kinds: Sequence[str]) -> None:
     """The ``arena`` subcommand of ``hustings``."""
+    from hustings.cli import _at_least_one, _positive
+
     # "%%": argparse formats every help text with %, so a bare "95% i" broke `hustings --help`.
     arena = sub.add_parser("arena", help="bots of any level play each other in-process (no server): win shares with 95%% intervals")
     arena.add_argument("--kind", choices=list(kinds), default=kinds[0], help="game kind: %(choices)s (default %(default)s)")
     arena.add_argument("--players", type=int, default=4, help="seats per game (default %(default)s)")
-    arena.add_argument("--bots", default="strong,random,random,random", help=f"one level per seat, comma-separated, of {', '.join(LEVELS)} (default %(default)s)")
-    arena.add_argument("--games", type=int, default=20, help="games to play (default %(default)s)")
+    arena.add_argument("--bots", type=_levels, default="strong,random,random,random", help=f"one level per seat, comma-separated, of {', '.join(LEVELS)} (default %(default)s)")
+    arena.add_argument("--games", type=_at_least_one, default=20, help="games to play (default %(default)s)")
     arena.add_argument("--seed", type=int, default=1, help="seed of the games' chance and the bots' choices (default %(default)s)")
-    arena.add_argument("--iterations", type=int, default=Budget().iterations, help="strong bot: playouts per decision at most (default %(default)s)")
-    arena.add_argument("--seconds", type=float, default=Budget().seconds, help="strong bot: seconds per decision at most (default %(default)s)")
+    arena.add_argument("--iterations", type=_at_least_one, default=Budget().iterations, help="strong bot: playouts per decision at most (default %(default)s)")
+    arena.add_argument("--seconds", type=_positive, default=Budget().seconds, help="strong bot: seconds per decision at most (default %(default)s)")
     arena.add_argument("--progress", action="store_true", help="print a line after each game")
 
 
-async def command(args: argparse.Namespace) -> int:
-    """Run the arena for parsed ``args`` and print the figures, the JSON line last."""
-    levels = [level.strip() for level in args.bots.split(",") if level.strip()]
-    unknown = sorted(set(levels) - set(LEVELS))
-    if unknown:
-        raise ValueError(f"unknown bot level {', '.join(unknown)}: one of {', '.join(LEVELS)}")
-    if args.games < 1:
-        raise ValueError("--games must be at least 1")
-    summary = run_arena(args.kind, args.players, levels, args.games, args.seed, Budget(args.iterations, args.seconds), args.progress)
+def problem(args: argparse.Namespace) -> str | None:
+    """Why parsed ``args`` make no arena (None when they make one)."""
+    game = get_game(args.kind)
+    if game is None:
+        return f"unknown game kind {args.kind!r}"
+    try:
+        options_for(game, args.players)
+    except ValueError as error:
+        return f"--players {args.players}: {error}"
+    if len(args.bots) != args.players:
+        return f"--bots names {len(args.bots)} bots for {args.players} players: one per seat"
+    return None
+
+
+def command(args: argparse.Namespace) -> int:
+    """Run the arena for parsed ``args`` (checked by ``problem``) and print the figures, the JSON
+    line last."""
+    summary = run_arena(args.kind, args.players, args.bots, args.games, args.seed, Budget(args.iterations, args.seconds), args.progress)
     for index, bot in enumerate(summary["bots"]):
         low, high = bot["ci95"]
         print(f"{index}: {bot['bot']:<7} wins {bot['win_share']:.1%} (95% CI {low:.1%}-{high:.1%}), "

@@ -1,6 +1,8 @@
 """The ``hustings`` command as a user types it, with values it cannot use and signals in the
 middle: a one-line message naming the flag and a non-zero status, no Python traceback, a prompt
-exit on Ctrl-C or SIGTERM, and no process of its own left running."""
+exit on Ctrl-C or SIGTERM, no process of its own left running (an embedded Redis, loadtest's
+replicas), even when the command itself is killed, and memory that does not grow with the games
+asked for."""
 
 from __future__ import annotations
 
@@ -62,7 +64,6 @@ def _one_line_refusal(done: subprocess.CompletedProcess[str], flag: str) -> None
     assert len(lines) == 1 and flag in lines[0], lines[-5:]
 
 
-@pytest.mark.xfail(strict=True, reason="arena's own checks of its flags raise ValueError, which main() re-raises: a traceback")
 @pytest.mark.parametrize(
     ("argv", "flag"),
     [
@@ -76,7 +77,6 @@ def test_arena_refuses_flags_it_cannot_use_in_one_line(argv: list[str], flag: st
     _one_line_refusal(done, flag)
 
 
-@pytest.mark.xfail(strict=True, reason="arena plays synchronously inside asyncio.run, whose first SIGINT only cancels a task that never yields")
 def test_arena_stops_at_the_first_ctrl_c() -> None:
     with _command("arena", "--kind", "stimmvieh", "--bots", "random,random,random,random", "--games", "100000", "--progress") as process:
         assert process.stdout is not None
@@ -90,7 +90,6 @@ def test_arena_stops_at_the_first_ctrl_c() -> None:
         assert status == 130, "still playing 3 s after Ctrl-C" if status is None else status
 
 
-@pytest.mark.xfail(strict=True, reason="bots --concurrency is not checked: 0 waits forever on Semaphore(0), -1 is a ValueError traceback")
 @pytest.mark.parametrize("concurrency", ["0", "-1"])
 def test_bots_refuses_a_concurrency_below_one(concurrency: str) -> None:
     # No server is reached: a nonsense count is refused before anything starts.
@@ -102,7 +101,6 @@ def test_bots_refuses_a_concurrency_below_one(concurrency: str) -> None:
         _one_line_refusal(subprocess.CompletedProcess(process.args, process.returncode, out.decode(), err.decode()), "--concurrency")
 
 
-@pytest.mark.xfail(strict=True, reason="loadtest checks its watcher flags and a taken --base-port but not --replicas, --clients or the port range: tracebacks")
 @pytest.mark.parametrize(
     ("argv", "flag"),
     [
@@ -116,7 +114,105 @@ def test_loadtest_refuses_counts_and_ports_it_cannot_use_in_one_line(argv: list[
     _one_line_refusal(done, flag)
 
 
-@pytest.mark.xfail(strict=True, reason="bots has no SIGTERM handler: the process dies without its finally and its embedded Redis runs on, orphaned")
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [
+        (["bots", "--games", "0", "--server", "127.0.0.1:1"], "--games"),
+        (["loadtest", "--watchers", "0", "--seconds", "-1"], "--seconds"),
+        (["loadtest", "--watchers", "0", "--seconds", "nan"], "--seconds"),
+        (["loadtest", "--watchers", "0", "--replicas", "3", "--base-port", "65533", "--seconds", "0"], "--base-port"),
+        (["clockbench", "--clients", "0"], "--clients"),
+        (["clockbench", "--seconds", "nan"], "--seconds"),
+        (["clockbench", "--due-games", "0"], "--due-games"),
+        (["arena", "--iterations", "0"], "--iterations"),
+        (["arena", "--seconds", "0"], "--seconds"),
+        (["arena", "--kind", "stimmvieh", "--players", "9", "--bots", "random"], "--players"),
+    ],
+)
+def test_counts_and_lengths_that_make_no_run_are_refused_in_one_line(argv: list[str], flag: str) -> None:
+    # Refused before anything starts: --games 0 played nothing and said so with status 0, a
+    # negative or NaN --seconds skipped the phases, a replica past port 65,535 failed in bind.
+    done = subprocess.run([*CLI, *argv], capture_output=True, text=True, timeout=60)
+    _one_line_refusal(done, flag)
+
+
+def _descendants(pid: int) -> list[int]:
+    """The processes below ``pid``, children first."""
+    found, queue = [], [pid]
+    while queue and len(found) < 100:
+        children = _children(queue.pop(0))
+        found += children
+        queue += children
+    return found
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline") as cmdline:
+            return cmdline.read().replace("\0", " ")
+    except OSError:
+        return ""
+
+
+def _started(process: subprocess.Popen[bytes], wanted: tuple[str, ...]) -> list[int]:
+    """Once a descendant of ``process`` runs each of ``wanted`` (words of its command line), and
+    a moment more: all of its descendants."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and process.poll() is None:
+        below = _descendants(process.pid)
+        if all(any(word in _cmdline(pid) for pid in below) for word in wanted):
+            time.sleep(0.5)  # at work
+            return _descendants(process.pid)
+        time.sleep(0.1)
+    pytest.fail(f"{wanted} did not start: {process.stderr.read().decode()[-1500:] if process.stderr and process.poll() is not None else ''}")
+
+
+def _all_gone(pids: list[int], seconds: float = 10.0) -> list[int]:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and any(_alive(pid) for pid in pids):
+        time.sleep(0.1)
+    return [pid for pid in pids if _alive(pid)]
+
+
+@pytest.mark.parametrize(
+    ("argv", "wanted"),
+    [
+        (["loadtest", "--replicas", "1", "--clients", "2", "--seconds", "60", "--watchers", "0"], ("redis-server", "--benchmark-floor")),
+        (["clockbench", "--clients", "2", "--seconds", "60", "--due-games", "10"], ("redis-server",)),
+        (["bots", "--games", "100000", "--concurrency", "2"], ("redis-server",)),
+    ],
+    ids=["loadtest", "clockbench", "bots"],
+)
+def test_sigterm_ends_the_command_through_its_cleanup(argv: list[str], wanted: tuple[str, ...]) -> None:
+    # loadtest's replicas and Redis, clockbench's and bots' Redis: stopped as on Ctrl-C, status 128 + 15.
+    with _command(*argv) as process:
+        below = _started(process, wanted)
+        process.send_signal(signal.SIGTERM)
+        status = process.wait(timeout=30)
+        left = _all_gone(below)
+        assert not left, f"{[_cmdline(pid)[:80] for pid in left]} outlived `hustings {argv[0]}` after SIGTERM"
+        assert status == 128 + signal.SIGTERM, (status, process.stderr.read().decode()[-1500:] if process.stderr else "")
+
+
+@pytest.mark.parametrize(
+    ("argv", "wanted"),
+    [
+        (["bots", "--games", "100000", "--concurrency", "2"], ("redis-server",)),
+        (["loadtest", "--replicas", "1", "--clients", "2", "--seconds", "60", "--watchers", "0"], ("redis-server", "--benchmark-floor")),
+    ],
+    ids=["bots", "loadtest"],
+)
+def test_a_killed_command_takes_its_redis_and_replicas_with_it(argv: list[str], wanted: tuple[str, ...]) -> None:
+    # SIGKILL leaves no cleanup to run: the processes it started end with it (Linux's parent-death
+    # signal), as they would after SIGTERM.
+    with _command(*argv) as process:
+        below = _started(process, wanted)
+        process.kill()
+        process.wait(timeout=10)
+        left = _all_gone(below)
+        assert not left, f"{[_cmdline(pid)[:80] for pid in left]} outlived a killed `hustings {argv[0]}`"
+
+
 def test_sigterm_to_bots_stops_its_embedded_redis() -> None:
     with _command("bots", "--games", "100000", "--concurrency", "2") as process:
         redis_pid = None
@@ -151,7 +247,6 @@ def _rss_mb(pid: int) -> float:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="run_bots gathers one task per game up front: --games N holds N tasks (about 1.6 KB each) before a game is played")
 def test_bots_memory_does_not_grow_with_the_games_asked_for() -> None:
     # 200,000 games asked of a server that never answers: a handful are in play at once
     # (--concurrency 8), so the memory is that of a handful, not of 200,000 waiting games.
