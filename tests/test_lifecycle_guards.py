@@ -2,7 +2,7 @@
 of a seat's old token decided on a replica's stale copy after another replica handed the seat
 to a newcomer; leaving, returning and taking over in a finished game; taking over in an open
 game; a retried TakeOverSeat once the seat has been taken over again; the lobby's filing of a
-game that its bots finish. Real replicas on one real Redis, real gRPC."""
+game that its bots finish; a move decided on a stale copy, committed on the latest state. Real replicas on one real Redis, real gRPC."""
 
 from __future__ import annotations
 
@@ -177,3 +177,29 @@ def test_a_game_its_bots_finish_leaves_the_running_games_list(redis_server: Embe
             assert game_id in listed[game_pb2.GAME_STATUS_FINISHED], listed
 
     run(scenario(), timeout_s=60)
+
+
+def test_a_move_decided_on_a_stale_copy_commits_once_on_the_latest_state(redis_server: EmbeddedRedis) -> None:
+    """Ada, Bo and Cy choose at the same time. Bo's choice goes through replica B while replica
+    A still holds its copy of the game from before it; Ada's choice then goes through A, in one
+    call that the client does not repeat. A decides on its copy, the commit finds the game has
+    moved on, and A decides again on the latest state: one answer, at the version after Bo's,
+    and both choices are in the log once each."""
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url) as (_, a), replica_and_client(redis_server.url) as (_, b):
+            game_id = await _create(a)
+            ada, bo, _cy = [await a.join(game_id, name) for name in ("Ada", "Bo", "Cy")]
+            started = (await a.view(game_id)).version
+            bo_moved = await b.move(game_id, bo.token, choose_top_candidates(1, 2, 3, 4))
+            assert bo_moved.version == started + 1
+            request = game_service_pb2.SubmitMoveRequest(
+                game_id=game_id, move=choose_top_candidates(1, 2, 3, 4), request_id="stale-copy-4b7e1d0a9c2f"
+            )
+            answer = await a.stub.SubmitMove(request, metadata=(("authorization", f"Bearer {ada.token}"),), timeout=10)
+            assert answer.version == started + 2, answer
+            history = await b.history(game_id)
+            movers = [h.seat for h in history if h.version > started]
+            assert sorted(movers) == sorted([ada.seat, bo.seat]), movers
+
+    run(scenario(), timeout_s=30)
