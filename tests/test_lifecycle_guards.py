@@ -2,7 +2,8 @@
 of a seat's old token decided on a replica's stale copy after another replica handed the seat
 to a newcomer; leaving, returning and taking over in a finished game; taking over in an open
 game; a retried TakeOverSeat once the seat has been taken over again; the lobby's filing of a
-game that its bots finish; a move decided on a stale copy, committed on the latest state. Real replicas on one real Redis, real gRPC."""
+game that its bots finish; a move decided on a stale copy, committed on the latest state. Real
+replicas on one real Redis, real gRPC."""
 
 from __future__ import annotations
 
