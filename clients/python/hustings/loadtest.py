@@ -37,7 +37,7 @@ import grpc
 
 from hustings.client import Client, HustingsError
 from hustings.engine import Rng, get_game
-from hustings.service.embedded_redis import ends_with_this_process, free_port, port_is_free, wait_for_port
+from hustings.service.embedded_redis import free_port, port_is_free, wait_for_port
 from hustings.v1 import game_pb2, game_service_pb2
 
 if TYPE_CHECKING:
@@ -83,7 +83,6 @@ def replica_processes(redis_url: str, count: int, base_port: int = 0) -> Iterato
                      "--calls-per-client-per-second", "1000000", "--call-burst", "1000000"],
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
-                    preexec_fn=ends_with_this_process(),  # stopped with the load test, even a killed one
                 )
             )
             addresses.append(f"127.0.0.1:{port}")
@@ -305,9 +304,7 @@ async def _redis(url: str, aof: str, base_port: int) -> AsyncIterator[str]:
 
     port = fixed_port(base_port, "Redis") if base_port else 0
     with tempfile.TemporaryDirectory(prefix="hustings-load-") as folder:
-        server = EmbeddedRedis(
-            pathlib.Path(folder), port=port, appendonly=aof != "no", appendfsync=aof if aof != "no" else "everysec", ends_with_starter=True
-        ).start()
+        server = EmbeddedRedis(pathlib.Path(folder), port=port, appendonly=aof != "no", appendfsync=aof if aof != "no" else "everysec").start()
         try:
             yield server.url
         finally:
