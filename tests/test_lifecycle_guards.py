@@ -1,9 +1,10 @@
-"""Guards of the seat lifecycle that keep players from each other and a game consistent: a move
-of a seat's old token decided on a replica's stale copy after another replica handed the seat
-to a newcomer; leaving, returning and taking over in a finished game; taking over in an open
-game; a retried TakeOverSeat once the seat has been taken over again; the lobby's filing of a
-game that its bots finish; a move decided on a stale copy, committed on the latest state. Real
-replicas on one real Redis, real gRPC."""
+"""Guards of the seat lifecycle that keep players from each other and a game consistent: a move of
+a seat's old token decided on a replica's stale copy after another replica handed the seat to a
+newcomer; leaving an open game, and a retried join once its seat is another's; leaving,
+returning and taking over in a finished game; taking over in an open game; a retried
+TakeOverSeat once the seat has been taken over again; the lobby's filing of a game that its
+bots finish; a move decided on a stale copy, committed on the latest state. Real replicas on
+one real Redis, real gRPC."""
 
 from __future__ import annotations
 
@@ -202,5 +203,28 @@ def test_a_move_decided_on_a_stale_copy_commits_once_on_the_latest_state(redis_s
             history = await b.history(game_id)
             movers = [h.seat for h in history if h.version > started]
             assert sorted(movers) == sorted([ada.seat, bo.seat]), movers
+
+    run(scenario(), timeout_s=30)
+
+
+def test_leaving_an_open_game_frees_the_seat_and_a_retried_join_then_gives_no_token(redis_server: EmbeddedRedis) -> None:
+    """Ada joins an open table in seat 0 and leaves: her token stops working and the seat is
+    free, so Bo takes it. Ada's join sent again with its request id is not answered as if seat 0
+    were still hers: it is refused SEAT_TOKEN_REPLACED and Bo keeps the seat."""
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url) as (_, client):
+            game_id = await _create(client)
+            ada_request = "join-ada-2c9f4e7a1b0d6385"
+            ada = await client.join(game_id, "Ada", seat=0, request_id=ada_request)
+            await client.leave(game_id, ada.token)
+            error = await _refused(client.view(game_id, ada.token))
+            assert error.code == grpc.StatusCode.UNAUTHENTICATED and error.reason == "INVALID_SEAT_TOKEN", error
+            bo = await client.join(game_id, "Bo", seat=0)
+            version = (await client.view(game_id)).version
+            error = await _refused(client.join(game_id, "Ada", seat=0, request_id=ada_request))
+            assert error.code == grpc.StatusCode.FAILED_PRECONDITION and error.reason == "SEAT_TOKEN_REPLACED", error
+            view = await client.view(game_id, bo.token)
+            assert view.version == version and view.seats[0].display_name == "Bo" and view.seat == 0
 
     run(scenario(), timeout_s=30)
