@@ -121,6 +121,13 @@ class BoundedCluster(RedisCluster):
         finally:
             self._command_slots.release()
 
+    async def info(self, section: str | None = None, *args: str, **kwargs: Any) -> Any:  # type: ignore[override]
+        """INFO of every primary, by node ({node: answer}): a Cluster's memory and version are
+        its nodes', and redis-py asks only its default node (the one the URL names), so that the
+        store's room and the version check read one shard of several."""
+        kwargs.setdefault("target_nodes", RedisCluster.PRIMARIES)
+        return await super().info(section, *args, **kwargs)
+
     def pipeline(self, transaction: Any = None, shard_hint: Any = None) -> "ClusterPipeline":
         """A pipeline whose failure to reach the Cluster is a ConnectionError too."""
         if shard_hint:
