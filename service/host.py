@@ -385,21 +385,28 @@ class GameHost:
             await self._note_kept(landed.stored)
         self._kick_if_due(landed.stored)
 
-    def _after_cancelled_commit(self, new: Loaded, was: int) -> None:
+    def _after_cancelled_commit(
+        self, new: Loaded, entry: storage_pb2.LogEntry, was: int, made_key: str = ""
+    ) -> None:
         """What follows a step whose call was cancelled (its client's deadline passed, its
         connection dropped, PlayAgain's caller gone) while its commit was on its way: the commit
         goes out all the same, and what follows it must not be lost with the call. Without this
         a game started by a join given up mid-commit was never noted in the kept-games index
         (so never removed to make room), and its bots waited for the next poll; a retry of the
         join is answered from its record and writes nothing. In the background, once the
-        commits this replica sent before are answered, and only if the game reached the step's
-        version: its lobby summary, the kept-games index of a game the step started or
-        finished (``was``: its status before), its due decisions."""
+        commits this replica sent before are answered, and only if the log holds this step's
+        ``entry`` at its version (another step may have come first: its summary must not be
+        overwritten by this one's): its lobby summary, the kept-games index of a game the step
+        started or finished (``was``: its status before), its due decisions, and for a create
+        the note that its game was made (``made_key``: its request's)."""
+        sent = entry.SerializeToString()
 
         async def follow() -> None:
             try:
-                if await self.store.version_after_commits(new.stored.game_id) < new.version:
+                if await self.store.logged_after_commits(new.stored.game_id, new.version) != sent:
                     return  # the step did not land (another came first), or the game is gone
+                if made_key:
+                    await self.store.note_create_made(made_key)
                 await index_quietly(self.store, new.stored)
                 if new.stored.status != was and new.stored.status != game_pb2.GAME_STATUS_OPEN:
                     await self._note_kept(new.stored)
@@ -550,11 +557,11 @@ class GameHost:
             existing = await self.store.load(game_id)
             if existing is not None:
                 creation.replayed()  # a retry of a create that happened takes no game of the allowance
+                # Noted again: the attempt that made the game may have ended before it could.
+                await self.store.note_create_made(key)
                 return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(self._adopt(existing), None))
             await self._refuse_gone(key, game_id)
-        loaded = await self._open(game_id, new, creation)
-        if request.request_id:
-            await self.store.note_create_made(key)
+        loaded = await self._open(game_id, new, creation, key if request.request_id else "")
         return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(loaded, None))
 
     async def _refuse_gone(self, key: str, game_id: str) -> None:
@@ -593,10 +600,12 @@ class GameHost:
         table.validate(request.table, seats)
         return _NewGame(game, request, seats, seed, rng, state)
 
-    async def _open(self, game_id: str, new: _NewGame, creation: CreationCharge) -> Loaded:
+    async def _open(self, game_id: str, new: _NewGame, creation: CreationCharge, made_key: str = "") -> Loaded:
         """Store ``new`` as the open game ``game_id``, unless an attempt that chose the same id
         (a retry of one create, a PlayAgain of one game) made it first: only the first commit
-        at version 0 is written, and the others answer with its game, charged nothing."""
+        at version 0 is written, and the others answer with its game, charged nothing.
+        ``made_key``: the CreateGame request's, noted once the game is made (``_refuse_gone``),
+        also when the call is cancelled while its commit is on its way."""
         game, request, seats, state = new.game, new.request, new.seats, new.state
         stored = storage_pb2.StoredGame(
             game_id=game_id,
@@ -639,8 +648,10 @@ class GameHost:
         try:
             result = await self.store.commit(stored, 0, entry, expire_s=expire_s)
         except asyncio.CancelledError:
-            self._after_cancelled_commit(Loaded(stored, game, state), game_pb2.GAME_STATUS_OPEN)
+            self._after_cancelled_commit(Loaded(stored, game, state), entry, game_pb2.GAME_STATUS_OPEN, made_key)
             raise
+        if made_key:
+            await self.store.note_create_made(made_key)  # whichever attempt's commit made the game
         if result.status != "OK":
             # Another attempt with the same game id created it first: answer with that game.
             creation.replayed()
@@ -713,14 +724,15 @@ class GameHost:
     ) -> game_service_pb2.CreateGameResponse | None:
         """The answer of an earlier create under this request id, if its game exists; reads only."""
         request_fingerprint = _create_fingerprint(game, request)
-        recorded = await self.store.recorded_create(self.keys.request_key("create", request.request_id))
+        key = self.keys.request_key("create", request.request_id)
+        recorded = await self.store.recorded_create(key)
         if recorded is None:
             return None
         game_id, first_fingerprint = recorded
         _same_request(first_fingerprint, request_fingerprint)
         existing = await self.store.load(game_id)
         if existing is None:
-            await self._refuse_gone(self.keys.request_key("create", request.request_id), game_id)
+            await self._refuse_gone(key, game_id)
             return None  # reserved by an attempt that never committed: this one would create it
         return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(self._adopt(existing), None))
 
@@ -804,7 +816,7 @@ class GameHost:
                         present=(seat, seen_at),
                     )
                 except asyncio.CancelledError:
-                    self._after_cancelled_commit(new, stored.status)
+                    self._after_cancelled_commit(new, entry, stored.status)
                     raise
                 if result.status == "OK":
                     self.presence.noted(game_id, seat, seen_at)
@@ -1008,7 +1020,7 @@ class GameHost:
                             listed=listed,
                         )
                     except asyncio.CancelledError:
-                        self._after_cancelled_commit(new, loaded.stored.status)
+                        self._after_cancelled_commit(new, entry, loaded.stored.status)
                         raise
                     if result.status == "OK":
                         self.presence.noted(game_id, seat, seen_at)

@@ -471,7 +471,7 @@ class SeatLifecycle:
         try:
             result = await host.store.commit(new.stored, base.version, entry, key, wanted, expire_s=expire_s, listed=listed, present=seen)
         except asyncio.CancelledError:
-            host._after_cancelled_commit(new, base.stored.status)
+            host._after_cancelled_commit(new, entry, base.stored.status)
             raise
         if result.status != "OK":
             metrics.CONFLICTS.inc()

@@ -346,13 +346,17 @@ class Store:
         stored.ParseFromString(data)
         return stored
 
-    async def version_after_commits(self, game_id: str) -> int:
-        """The game's version (0 when it is gone) as read after every commit this replica has
-        sent so far was run: on the lane, behind them; on a Cluster, where commits take the
-        client's pool, a plain read that may come before one still on its way."""
-        key = game_key(game_id)
-        version = await (self.lane.call("HGET", key, "version") if self.lane is not None else self.client.hget(key, "version"))
-        return int(version or 0)
+    async def logged_after_commits(self, game_id: str, version: int) -> bytes | None:
+        """The log entry of ``version`` as stored (its bytes; None when there is none), read
+        after every commit this replica has sent so far was run: on the lane, behind them; on a
+        Cluster, where commits take the client's pool, a plain read that may come before one
+        still on its way."""
+        key, at = log_key(game_id), f"{version}-0"
+        if self.lane is not None:
+            raw = await self.lane.call("XRANGE", key, at, at)
+            return bytes(raw[0][1][1]) if raw else None
+        found = await self.client.xrange(key, min=at, max=at)
+        return found[0][1][b"e"] if found else None
 
     async def commit(
         self,

@@ -1,7 +1,14 @@
-"""Review of the follow-ups of cancelled commits, presence of existing games, CreateGame retried
-after its game is gone, and the command line, against real parts (a real Redis paused with
-``CLIENT PAUSE WRITE`` where a commit must wait, real replicas, real gRPC). Each test asserts the
-correct behaviour and is a strict xfail while the problem it names is there."""
+"""What follows a step whose call was cancelled while its commit waited, against real parts (a
+real Redis paused with ``CLIENT PAUSE WRITE``, or a loopback proxy that holds one commit, real
+replicas, real gRPC): it follows only the step that landed, and a create's follows it too.
+
+- A leave given up while its commit waited lost the race to another replica's move at the same
+  version; its follow-up still wrote the leave's summary (the seat absent) to the lobby, where no
+  repair replaced it. The follow-up now checks that the log holds this step's own entry.
+- A CreateGame given up while its commit waited made its game but never noted it made, so that
+  a retry after the game was gone made a second game under its id. The note now follows the
+  commit whichever way the call ends.
+"""
 
 from __future__ import annotations
 
@@ -49,10 +56,6 @@ async def _one_to_act(client: Client, seats: list) -> game_pb2.GameView:
     raise AssertionError("no position with one seat to act within the bound")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a cancelled step whose commit lost to another replica's step at the same version writes its own summary to the lobby",
-)
 def test_a_leave_given_up_mid_commit_that_lost_the_race_leaves_the_lobby_as_the_game_is(redis_server: EmbeddedRedis) -> None:
     """Seat 1 leaves through replica A while Redis holds writes and gives up (its deadline);
     meanwhile a move through replica B, sent first, lands at the version the leave aimed at, so
@@ -173,7 +176,6 @@ def _gone(admin: sync_redis.Redis, game_id: str) -> None:
     )
 
 
-@pytest.mark.xfail(strict=True, reason="a CreateGame given up while its commit waits never notes its game made: a retry after the game is gone makes another under its id")
 def test_a_create_given_up_mid_commit_is_refused_once_its_game_is_gone(redis_server: EmbeddedRedis) -> None:
     """A CreateGame gives up (its deadline) while its commit waits; the commit lands and makes
     the game. Once that game is gone (expired, or removed to make room) a retry under the same
