@@ -424,6 +424,20 @@ class GameHost:
         of the call. Open games are not in it: none is ever removed to make room."""
         await asyncio.shield(self.kept.note(stored.game_id, self._now_ms() + self.retention_s * 1000))
 
+    async def finish_background(self, within_s: float) -> None:
+        """At stop, once no call runs: the follow-ups of cancelled commits and the kicks of due
+        decisions started here get ``within_s`` to end (a follow-up writes what a landed commit
+        needs), then are cancelled (a due decision stays in the deadline index, for another
+        replica). Before, they ran on against a closed store, or were dropped with the loop."""
+        tasks = list(self._kicks)
+        if not tasks:
+            return
+        _, pending = await asyncio.wait(tasks, timeout=within_s)
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.wait(pending, timeout=within_s)
+
     def begin_shutdown(self) -> None:
         """Stop accepting new streams and end the open ones (they tell clients to reconnect)."""
         self.closing = True

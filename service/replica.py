@@ -45,6 +45,9 @@ if TYPE_CHECKING:
     from hustings.service.rest_connections import HttpSettings
 
 log = structlog.get_logger("hustings.replica")
+# At stop, what the host still does in the background (a cancelled call's follow-up, a kick of
+# due decisions) gets this long to end once the calls have, then is cancelled.
+BACKGROUND_GRACE_S = 1.0
 
 # Creation limits no tool reaches (a million games a minute, and at once), for a replica that only
 # its own tool calls: ``ReplicaConfig(..., **UNBOUNDED_CREATES)``.
@@ -308,6 +311,7 @@ class Replica:
         if rest is not None:
             stops.append(rest.stop())  # type: ignore[attr-defined]
         await asyncio.gather(*stops)
+        await self.host.finish_background(BACKGROUND_GRACE_S)
         store: Store = self._parts["store"]  # type: ignore[assignment]
         await store.close()
         metrics_server = self._parts.get("metrics")

@@ -73,3 +73,25 @@ def test_calls_in_flight_on_both_faces_finish_within_the_same_grace(tmp_path_fac
     finally:
         admin.close()
         server.stop()
+
+
+def test_a_stopped_replica_leaves_no_kick_or_follow_up_running(redis_server: EmbeddedRedis) -> None:
+    """A person's join starts a table of three strong bots, whose decisions are due at once: the
+    join kicks them, and they think in the background while the replica stops. The kick is given
+    a second, then cancelled before the store closes (a decision left stays in the deadline
+    index, for another replica), rather than run on against a closed store after the stop."""
+    from hustings.v1 import game_pb2
+
+    async def scenario() -> None:
+        config = ReplicaConfig(redis_url=redis_server.url, address="127.0.0.1:0", grace_s=0.5, **UNBOUNDED_CALL_RATE)  # type: ignore[arg-type]
+        replica = await Replica(config).start()
+        async with Client(f"127.0.0.1:{replica.port}") as client:
+            table = game_pb2.TableSettings(bot_seats=[1, 2, 3], bot_level="strong")
+            created = await client.create_game("stimmvieh", 4, table=table)
+            await client.join(created.game_id, "Ada")
+        kicks = list(replica.host._kicks)
+        assert kicks, "no kick of the bots' decisions was running"
+        await replica.stop()
+        assert all(task.done() for task in kicks), "a kick ran on after the replica stopped"
+
+    run(scenario(), timeout_s=60)
