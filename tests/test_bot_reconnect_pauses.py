@@ -10,15 +10,18 @@ import asyncio
 import json
 import pathlib
 import random
+import socket
 import subprocess
 import time
+
+import pytest
 
 from conftest import run
 from hustings.ai import example_bot
 from hustings.ai.example_bot import play, reconnect_pause_s
-from hustings.client import Client, Joined
+from hustings.client import ONE_ATTEMPT, Client, HustingsError, Joined
 from hustings.service.embedded_redis import EmbeddedRedis
-from hustings.service.replica import Replica, ReplicaConfig, UNBOUNDED_CREATES
+from hustings.service.replica import UNBOUNDED_CALL_RATE, UNBOUNDED_CREATES, Replica, ReplicaConfig
 from hustings.v1 import game_pb2
 
 BOTS = 30
@@ -119,3 +122,70 @@ def test_the_typescript_bots_pause_is_drawn_grows_and_keeps_the_hint(typescript_
     assert 1_800 < max(pauses["twice"]) <= 2_000
     assert 3_600 < max(pauses["many"]) <= 4_000
     assert min(pauses["hinted"]) >= 3_000 and max(pauses["hinted"]) > 3_300
+
+
+def test_the_python_bot_counts_fruitless_streams_and_passes_on_the_retry_hint(
+    redis_server: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``play`` itself hands ``reconnect_pause_s`` what it needs: its first watch goes to a
+    replica whose rate of calls this address has used up (refused RESOURCE_EXHAUSTED
+    ``CALL_RATE_EXCEEDED`` with a retry hint), the next to a dead address, then to a replica
+    that serves it. The pauses are asked for after one and two fruitless streams in a row, the
+    first with the refusal's hint, the second with none; after the serving replica's stream
+    brought updates and ended, with none fruitless."""
+    asked: list[tuple[int, float | None]] = []
+    real = example_bot.reconnect_pause_s
+
+    def noting(fruitless: int, retry_after_s: float | None, rng: random.Random) -> float:
+        asked.append((fruitless, retry_after_s))
+        return min(real(fruitless, retry_after_s, rng), 0.05)  # the test need not wait them out
+
+    monkeypatch.setattr(example_bot, "reconnect_pause_s", noting)
+
+    async def scenario() -> None:
+        config = dict(redis_url=redis_server.url, address="127.0.0.1:0", grace_s=0.5, **UNBOUNDED_CREATES)
+        open_ = await Replica(ReplicaConfig(**config, **UNBOUNDED_CALL_RATE)).start()
+        tight = await Replica(ReplicaConfig(**config, calls_per_client_per_second=0.5, call_burst=2)).start()
+        dead = socket.socket()
+        dead.bind(("127.0.0.1", 0))  # bound, never listening: connections are refused
+        served, limited = Client(f"127.0.0.1:{open_.port}"), Client(f"127.0.0.1:{tight.port}", retry=ONE_ATTEMPT)
+        nowhere = Client(f"127.0.0.1:{dead.getsockname()[1]}", retry=ONE_ATTEMPT)
+        bot: asyncio.Task[object] | None = None
+        try:
+            created = await served.create_game("stimmvieh", 3, table=game_pb2.TableSettings(bot_seats=[2]))
+            joined = await served.join(created.game_id, "Bot", seat=0)
+            await served.join(created.game_id, "Idle", seat=1)  # never decides: the game stands open
+            for _ in range(5):  # bounded: this address's calls at the tight replica used up
+                try:
+                    await limited.view(created.game_id)
+                except HustingsError as refused:
+                    assert refused.reason == "CALL_RATE_EXCEEDED" and refused.retry_after_s
+                    break
+            else:
+                raise AssertionError("the tight replica never refused a call")
+            bot = asyncio.create_task(play([limited, nowhere, served], joined, random.Random(1)))
+            for _ in range(100):  # bounded: 10 s
+                if len(asked) >= 2:
+                    break
+                await asyncio.sleep(0.1)
+            (first, hint), (second, no_hint) = asked[:2]
+            assert (first, second) == (1, 2), asked
+            assert hint is not None and hint > 0 and no_hint is None, asked
+            await asyncio.sleep(0.5)  # the stream at the serving replica brings the game
+            await open_.stop()  # and ends, after its updates
+            for _ in range(100):  # bounded: 10 s
+                if len(asked) >= 3:
+                    break
+                await asyncio.sleep(0.1)
+            assert len(asked) >= 3 and asked[2][0] == 0, asked  # counted afresh after a stream that brought updates
+        finally:
+            if bot is not None:
+                bot.cancel()
+                await asyncio.gather(bot, return_exceptions=True)
+            for client in (served, limited, nowhere):
+                await client.close()
+            dead.close()
+            await tight.stop()
+            await open_.stop()
+
+    run(scenario(), timeout_s=60)
