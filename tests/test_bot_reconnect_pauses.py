@@ -14,6 +14,7 @@ import socket
 import subprocess
 import time
 
+import aiohttp
 import pytest
 
 from conftest import run
@@ -189,3 +190,57 @@ def test_the_python_bot_counts_fruitless_streams_and_passes_on_the_retry_hint(
             await open_.stop()
 
     run(scenario(), timeout_s=60)
+
+
+TS_PLAY_LOGGED = """
+import { play } from "./example_bot.js";
+import { HustingsRest } from "./rest.js";
+const [tight, served, gameId, seat, token] = process.argv.slice(1);
+const t0 = Date.now();
+const lines = [];
+await play([new HustingsRest(tight), new HustingsRest(served)], gameId, Number(seat), token, Math.random,
+  (line) => lines.push([Date.now() - t0, line]));
+console.log(JSON.stringify(lines));
+"""
+
+
+def test_the_typescript_bot_waits_out_the_retry_hint_of_a_refused_stream(
+    redis_server: EmbeddedRedis, typescript_dist: pathlib.Path
+) -> None:
+    """The TypeScript example bot's first stream goes to a replica whose rate of calls this
+    address has used up (429 ``CALL_RATE_EXCEEDED`` with a hint of about two seconds): it
+    watches again, at the next replica, no sooner than the hint, not after its own short pause."""
+
+    async def scenario() -> None:
+        config = dict(redis_url=redis_server.url, address="127.0.0.1:0", http_address="127.0.0.1:0", grace_s=0.5, **UNBOUNDED_CREATES)
+        open_ = await Replica(ReplicaConfig(**config, **UNBOUNDED_CALL_RATE)).start()
+        tight = await Replica(ReplicaConfig(**config, calls_per_client_per_second=0.5, call_burst=1)).start()
+        served, limited = f"http://127.0.0.1:{open_.http_port}", f"http://127.0.0.1:{tight.http_port}"
+        try:
+            async with Client(f"127.0.0.1:{open_.port}") as client:
+                created = await client.create_game("stimmvieh", 3, table=game_pb2.TableSettings(bot_seats=[1, 2]))
+                joined = await client.join(created.game_id, "Bot", seat=0)
+            async with aiohttp.ClientSession() as http:
+                for _ in range(5):  # bounded: this address's calls at the tight replica used up
+                    async with http.get(f"{limited}/v1/games/{created.game_id}/view") as answer:
+                        if answer.status == 429:
+                            break
+                else:
+                    raise AssertionError("the tight replica never refused a call")
+            node = await asyncio.create_subprocess_exec(
+                "node", "--input-type=module", "-e", TS_PLAY_LOGGED, limited, served, created.game_id, "0", joined.token,
+                cwd=typescript_dist, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            )
+            out, err = await asyncio.wait_for(node.communicate(), 60)
+            assert node.returncode == 0, err.decode()[-2000:]
+            lines = json.loads(out.decode().strip().splitlines()[-1])
+            at_tight = next(ms for ms, line in lines if line.startswith("watching") and line.endswith(limited))
+            refused = next(line for _, line in lines if line.startswith("stream broken"))
+            at_served = next(ms for ms, line in lines if line.startswith("watching") and line.endswith(served))
+            assert "CALL_RATE_EXCEEDED" in refused or "429" in refused, refused
+            assert at_served - at_tight >= 1_000, lines[:4]  # the hint (about 2 s less the node's start), not a pause of at most 0.5 s
+        finally:
+            await tight.stop()
+            await open_.stop()
+
+    run(scenario(), timeout_s=90)
