@@ -155,45 +155,48 @@ async def lobby_page(
     store: Store, request: game_service_pb2.ListGamesRequest, size: int
 ) -> game_service_pb2.ListGamesResponse:
     """One ListGames page of at most ``size`` games, newest first, reading at most
-    ``PAGE_SCAN_LIMIT`` lobby entries."""
+    ``PAGE_SCAN_LIMIT`` lobby entries. A page's token is the lobby position of the last entry it
+    read: games created or dropped meanwhile neither repeat nor skip a game on the next page."""
     start = _parse_token(request.page_token)
-    if not request.kind and not request.status:
-        if isinstance(start, str):
-            raise _bad_token()  # a filtered page's token: this query never gave it out
-        return await _whole_lobby_page(store, start, size)
-    if not filterable(request.kind, request.status):
+    whole = not request.kind and not request.status
+    if not whole and not filterable(request.kind, request.status):
         return game_service_pb2.ListGamesResponse()  # no game is of such a kind or status
     if isinstance(start, int):
-        # A lobby offset, from a replica that scanned the whole lobby: go on after that entry.
+        # A lobby offset, from a replica of an earlier release: go on after that entry.
         passed = await store.lobby_entry(start - 1) if start else None
         if start and passed is None:
             return game_service_pb2.ListGamesResponse()  # it was past the end
         start = lobby_position(passed[1], passed[0]) if passed else ""
+    if whole:
+        return await _whole_lobby_page(store, start, size)
     return await _filtered_page(store, request, start, size)
 
 
-async def _whole_lobby_page(store: Store, offset: int, size: int) -> game_service_pb2.ListGamesResponse:
-    """A page of the whole lobby from the ``offset``-th entry; its token is an offset."""
+async def _whole_lobby_page(store: Store, after: str, size: int) -> game_service_pb2.ListGamesResponse:
+    """A page of the whole lobby from just after the lobby position ``after`` ("" from the
+    newest); its token is the last position read."""
     response = game_service_pb2.ListGamesResponse()
     scanned = 0
     count = min(size, PAGE_SCAN_LIMIT)
     while True:
-        ids = await store.lobby_ids(offset, count)
-        listed = await _listed(store, ids)
-        for used, (_game_id, summary) in enumerate(listed, 1):
-            offset += 1
+        # One entry more than the page reads, so that a page that reaches the end says so.
+        entries = await store.lobby_after(after, count + 1)
+        page, more = entries[:count], len(entries) > count
+        listed = await _listed(store, [game_id for game_id, _ in page])
+        for used, ((game_id, created), (_, summary)) in enumerate(zip(page, listed), 1):
+            after = lobby_position(created, game_id)
             scanned += 1
             if summary is None:
                 continue  # a game whose creation has not committed, or expired
             response.games.append(summary)
             if len(response.games) == size:
-                if used < len(ids) or len(ids) == count:  # more may follow
-                    response.next_page_token = str(offset)
+                if used < len(page) or more:
+                    response.next_page_token = after
                 return response
-        if len(ids) < count:
+        if not more:
             return response  # the end of the lobby: no token
         if scanned >= PAGE_SCAN_LIMIT:
-            response.next_page_token = str(offset)
+            response.next_page_token = after
             return response
         count = _rest_of_the_scan(scanned)
 
@@ -216,7 +219,9 @@ async def _filtered_page(
     scanned = 0
     count = min(size, PAGE_SCAN_LIMIT)
     while True:
-        positions = await store.filed_newest_first(key, after, count)
+        # One position more than the page reads, so that a page that reaches the end says so.
+        found = await store.filed_newest_first(key, after, count + 1)
+        positions, more = found[:count], len(found) > count
         listed = await _listed(store, [game_id_of_position(p) for p in positions])
         for used, (position, (_game_id, summary)) in enumerate(zip(positions, listed), 1):
             after = position
@@ -227,10 +232,10 @@ async def _filtered_page(
                 continue  # filed under the status it had a moment ago: its new one is written after its commit
             response.games.append(summary)
             if len(response.games) == size:
-                if used < len(positions) or len(positions) == count:  # more may follow
+                if used < len(positions) or more:
                     response.next_page_token = after
                 return response
-        if len(positions) < count:
+        if not more:
             return response
         if scanned >= PAGE_SCAN_LIMIT:
             response.next_page_token = after

@@ -59,6 +59,7 @@ _COMMIT_LUA = (pathlib.Path(__file__).parent / "lua" / "commit.lua").read_text()
 _INDEX_LUA = (pathlib.Path(__file__).parent / "lua" / "index.lua").read_text()
 _REFILE_LUA = (pathlib.Path(__file__).parent / "lua" / "refile.lua").read_text()
 _UNINDEX_LUA = (pathlib.Path(__file__).parent / "lua" / "unindex.lua").read_text()
+_LOBBY_AFTER_LUA = (pathlib.Path(__file__).parent / "lua" / "lobby_after.lua").read_text()
 _FIELDS_LUA = (pathlib.Path(__file__).parent / "lua" / "fields.lua").read_text()
 _PRESENCE_LUA = (pathlib.Path(__file__).parent / "lua" / "presence.lua").read_text()
 _KEEP_LUA = (pathlib.Path(__file__).parent / "lua" / "keep.lua").read_text()
@@ -286,6 +287,7 @@ class Store:
         self._index = client.register_script(_INDEX_LUA)
         self._refile = client.register_script(_REFILE_LUA)
         self._unindex = client.register_script(_UNINDEX_LUA)
+        self._lobby_after = client.register_script(_LOBBY_AFTER_LUA)
         self._fields = client.register_script(_FIELDS_LUA)
         self._presence = client.register_script(_PRESENCE_LUA)
         self._keep = client.register_script(_KEEP_LUA)
@@ -724,6 +726,16 @@ class Store:
     async def try_lock(self, name: str, ttl_ms: int) -> bool:
         """Take a short lease (for work one replica at a time should do); False if taken."""
         return bool(await self.client.set(f"hustings:{{lobby}}:lock:{name}", "1", nx=True, px=ttl_ms))
+
+    async def lobby_after(self, position: str, count: int) -> list[tuple[str, int]]:
+        """Up to ``count`` (game id, creation time) entries of the lobby, newest first, from just
+        after the lobby ``position`` ("" from the newest): ``lua/lobby_after.lua``."""
+        if not position:
+            found = await self.client.zrevrange(LOBBY_KEY, 0, count - 1, withscores=True)
+            return [(game_id.decode(), int(score)) for game_id, score in found]
+        created, _, game_id = position.partition(":")
+        flat = await self._lobby_after(keys=[LOBBY_KEY], args=[int(created), game_id, count])
+        return [(flat[i].decode(), int(flat[i + 1])) for i in range(0, len(flat), 2)]
 
     async def lobby_ids(self, offset: int, count: int) -> list[str]:
         """Game ids of the lobby, newest first."""
