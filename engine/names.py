@@ -68,3 +68,30 @@ def folded(name: str) -> str:
     trimmed and each run of them one space (a page shows them so), and case-folded: "Ｂｏｔ",
     "Bot" with a variation selector and "Bot " with one after the blank all read as "bot"."""
     return " ".join(unicodedata.normalize("NFKC", shown(name)).split()).casefold()
+
+
+# Letters of other scripts that read as a Latin letter, case-folded first (so that capitals are
+# covered by their small letters: Cyrillic Н folds to н, which reads as Latin H folded, h). A
+# player who wrote a server bot's name, or another player's, with a Cyrillic а or a Greek Ο for
+# the Latin letter passed for them on every page. The letters of Unicode's confusables (UTS #39)
+# that stand for a Latin letter alone; the page's copy (service/static/play/dom.js) is checked
+# against this one.
+LOOKALIKES = {
+    # Cyrillic
+    "а": "a", "в": "b", "е": "e", "ѕ": "s", "і": "i", "ј": "j", "к": "k", "м": "m", "н": "h",
+    "о": "o", "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "һ": "h", "ӏ": "l", "ԁ": "d",
+    "ԛ": "q", "ԝ": "w", "ү": "y",
+    # Latin letters of other forms
+    "ɡ": "g", "ı": "i",
+    # Greek
+    "α": "a", "β": "b", "ε": "e", "ζ": "z", "η": "h", "ι": "i", "κ": "k", "μ": "m", "ν": "v",
+    "ο": "o", "ρ": "p", "τ": "t", "υ": "y", "χ": "x",
+}
+_LOOKALIKES = str.maketrans(LOOKALIKES)
+
+
+def skeleton(name: str) -> str:
+    """``name`` as it reads: ``folded``, with each letter of another script that reads as a Latin
+    one (``LOOKALIKES``) taken for it, so that "Bоt" with a Cyrillic о and "Bot" compare equal."""
+    return folded(name).translate(_LOOKALIKES)
+

@@ -272,6 +272,7 @@ class SeatLifecycle:
                 place.display_name = ""
                 place.token_sha256 = ""
             else:
+                table.charge_bank(stored, place, self.host._now_ms())
                 place.absent = True
             table.changed_event(entry, seat, Change.CHANGE_LEFT, name)
 
@@ -325,7 +326,12 @@ class SeatLifecycle:
                     raise precondition("GAME_OVER", "the game is over")
                 if not allowed(loaded.stored.seats[seat]):
                     raise precondition(refusal, "the seat is not in a state for this")
-                _refuse_past_seat_changes(loaded.stored)
+                if not returning:
+                    # A return is always taken: it ends an absence that a leave (bounded here) or
+                    # two timeouts (each a decision of the game) began. Bounded too, one seat's
+                    # leaves and returns used the game's bound up, and every absent seat was then
+                    # locked out for the rest of the game.
+                    _refuse_past_seat_changes(loaded.stored)
                 new, entry = self._table_step(loaded, seat, None if rules is None else rules(loaded, seat))
                 change(new.stored, seat, entry)
                 if await self._commit(new, loaded, entry, present=seat if returning else None):
@@ -563,13 +569,13 @@ class _Place:
 
 
 def _refuse_past_seat_changes(stored: storage_pb2.StoredGame) -> None:
-    """RESOURCE_EXHAUSTED ``TOO_MANY_SEAT_CHANGES`` for a leave or a return in a game whose log
-    has reached the bound for its status (``MAX_OPEN_GAME_STEPS``, an active game's
+    """RESOURCE_EXHAUSTED ``TOO_MANY_SEAT_CHANGES`` for a leave in a game whose log has reached
+    the bound for its status (``MAX_OPEN_GAME_STEPS``, an active game's
     ``MAX_ACTIVE_GAME_SEAT_CHANGES_UP_TO``)."""
     bound = MAX_OPEN_GAME_STEPS if stored.status == game_pb2.GAME_STATUS_OPEN else MAX_ACTIVE_GAME_SEAT_CHANGES_UP_TO
     if stored.version >= bound:
         raise exhausted(
-            "TOO_MANY_SEAT_CHANGES", f"this game has {stored.version} steps: its seats can no longer be left or returned to"
+            "TOO_MANY_SEAT_CHANGES", f"this game has {stored.version} steps: its seats can no longer be left"
         )
 
 
@@ -582,8 +588,9 @@ def _hash(token: str) -> str:
 def display_name(sent: str) -> str:
     """The name a player sits under (JoinGame, TakeOverSeat): ``sent`` without the spaces
     around it, 1 to ``MAX_DISPLAY_NAME`` printable characters that show something, no more
-    marks on one letter than ``names.stacked_too_high`` allows, and not a server bot's name once
-    folded (``names.folded``); else INVALID_ARGUMENT ``BAD_DISPLAY_NAME``. Every seat and
+    marks on one letter than ``names.stacked_too_high`` allows, and not a server bot's name as
+    it reads (``names.skeleton``: folded, letters of other scripts that look Latin taken for
+    them); else INVALID_ARGUMENT ``BAD_DISPLAY_NAME``. Every seat and
     spectator sees the name: forty stacked marks drew over the whole table, and "Bot (strong)"
     passed a player off as the server's bot."""
     name = sent.strip()
@@ -597,8 +604,8 @@ def display_name(sent: str) -> str:
             f"display_name may stack at most {names.MAX_MARKS_ON_A_LETTER} marks on a letter"
             f" ({names.MAX_CLASSED_MARKS_IN_A_ROW} of a combining class in a row)",
         )
-    folded = names.folded(name)
-    if any(folded == table.bot_name(level).casefold() for level in table.BOT_LEVELS):
+    read = names.skeleton(name)
+    if any(read == names.skeleton(table.bot_name(level)) for level in table.BOT_LEVELS):
         raise invalid("BAD_DISPLAY_NAME", "display_name may not be a server bot's name")
     return name
 

@@ -135,6 +135,20 @@ def settle(
     return earliest
 
 
+def charge_bank(stored: storage_pb2.StoredGame, seat: storage_pb2.StoredSeat, now_ms: int) -> None:
+    """A seat that leaves mid-decision pays its bank for the time it used so far (no increment:
+    the decision is not made), and the decision runs on from now, to the same deadline. Its bot
+    then decides uncharged; were the time not taken here, a seat that left once per decision
+    could spend a whole bank on every decision while the table waited. At a table that also
+    times each decision (``decision_seconds``) the decision keeps its start, which that limit
+    counts from, and the bank is not charged: the limit bounds each decision's wait there."""
+    started = seat.turn_started_ms
+    table = stored.table
+    if started and table.bank_seconds and not table.decision_seconds and not bot_decides(seat):
+        seat.bank_ms = max(0, seat.bank_ms - max(0, now_ms - started))
+        seat.turn_started_ms = now_ms
+
+
 def all_bots(stored: storage_pb2.StoredGame) -> bool:
     """True when bots decide for every seat (bot seats and absent players): nobody is at the
     table to wait for, and its bots are paced (``BOT_ONLY_STEP_MS``)."""

@@ -22,7 +22,6 @@ from rest_helpers import LiveRest
 from service_helpers import replica_and_client
 
 
-@pytest.mark.xfail(strict=True, reason="leaving mid-decision spares the bank the time used: the bot decides for an absent seat uncharged (service/table.py settle)")
 def test_leaving_mid_decision_does_not_spare_the_bank_the_time_used(redis_server: EmbeddedRedis) -> None:
     """On a chess clock (``bank_seconds``) the time a seat spends on a decision comes off its bank,
     so that the bank bounds how long the seat can hold the table over the whole game. A seat that
@@ -62,7 +61,6 @@ def test_leaving_mid_decision_does_not_spare_the_bank_the_time_used(redis_server
     run(scenario(), 30)
 
 
-@pytest.mark.xfail(strict=True, reason="the bound on seat changes is the game's, so one seat's leaves and returns lock every absent seat out for good")
 def test_one_seats_leaves_and_returns_do_not_use_up_the_others_returns(
     redis_server: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -98,7 +96,6 @@ def test_one_seats_leaves_and_returns_do_not_use_up_the_others_returns(
     run(scenario(), 60)
 
 
-@pytest.mark.xfail(strict=True, reason="a server bot's name spelt with Cyrillic or Greek look-alike letters is taken as a display name")
 def test_a_display_name_may_not_pass_for_a_server_bot_through_letters_of_another_script(live: LiveRest) -> None:
     """A player may not sit under a server bot's name: "Bot (strong)" passed a player off as the
     server's bot, and is refused BAD_DISPLAY_NAME. With a Cyrillic o
@@ -123,7 +120,6 @@ console.log(JSON.stringify(seatLabels(JSON.parse(process.argv[3]))));
 """
 
 
-@pytest.mark.xfail(strict=True, reason="/play gives no seat numbers to names that differ only in look-alike letters of another script")
 def test_the_page_tells_apart_seats_whose_names_differ_only_in_letters_of_another_script(tmp_path: pathlib.Path) -> None:
     """The server seats two players under one name, and /play tells such seats apart by their
     numbers (``seatLabels`` in service/static/play/dom.js), "so that one player never passes for
@@ -142,3 +138,25 @@ def test_the_page_tells_apart_seats_whose_names_differ_only_in_letters_of_anothe
     assert done.returncode == 0, done.stderr
     labels = json.loads(done.stdout.strip().splitlines()[-1])
     assert labels == {"0": "Ada (seat 0)", "1": "\u0410da (seat 1)", "2": "Otto (seat 2)", "3": "\u039ftto (seat 3)", "4": "Cy"}, ascii(labels)
+
+
+LOOKALIKES_OF_THE_PAGE = """
+const { LOOKALIKES } = await import(process.argv[2]);
+console.log(JSON.stringify(LOOKALIKES));
+"""
+
+
+def test_the_page_reads_look_alike_letters_as_the_server_does(tmp_path: pathlib.Path) -> None:
+    """/play's table of letters that read as Latin ones is the server's (engine/names.py)."""
+    from hustings.engine import names
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("Node.js is needed to check the /play modules")
+    dom = pathlib.Path(__file__).resolve().parent.parent / "service" / "static" / "play" / "dom.js"
+    script = tmp_path / "lookalikes.mjs"
+    script.write_text(LOOKALIKES_OF_THE_PAGE)
+    done = subprocess.run([node, str(script), dom.as_uri()], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    page = json.loads(done.stdout.strip().splitlines()[-1])
+    assert page == "".join(letter + latin for letter, latin in names.LOOKALIKES.items())
