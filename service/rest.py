@@ -453,7 +453,7 @@ class RestServer:
                     response[OUTCOME] = CANCELLED
                     break
                 if kind == "update":
-                    event = self.events.event(item)
+                    event = await self.events.event_in_steps(item)
                     if first:
                         # Its steps were counted when the stream opened; writing them as JSON
                         # costs several times as much, and counts as a REST answer's JSON does.
