@@ -70,28 +70,93 @@ def folded(name: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", shown(name)).split()).casefold()
 
 
-# Letters of other scripts that read as a Latin letter, case-folded first (so that capitals are
-# covered by their small letters: Cyrillic Н folds to н, which reads as Latin H folded, h). A
-# player who wrote a server bot's name, or another player's, with a Cyrillic а or a Greek Ο for
-# the Latin letter passed for them on every page. The letters of Unicode's confusables (UTS #39)
-# that stand for a Latin letter alone; the page's copy (service/static/play/dom.js) is checked
-# against this one.
-LOOKALIKES = {
+# Characters that read as one Latin letter or a parenthesis, and are not it: letters of other
+# scripts (Cyrillic, Greek, Armenian, Cherokee, Lisu) and Latin's own small capitals and IPA
+# letters, from Unicode's confusables (UTS #39). A player who wrote a server bot's name, or
+# another player's, with a Cyrillic а or a Cherokee Ᏼ for the Latin letter passed for them on
+# every page. Each letter stands with its other case too (``_BOTH_CASES``), as the page and the
+# server fold case apart (Python's casefold leaves Cherokee capitals as they are, JavaScript's
+# toLowerCase makes them small); the page's copy (service/static/play/dom.js) is checked against
+# this one. A word that mixes Latin letters with another script's is refused anyway
+# (``mixes_scripts``): the table is for names written wholly in look-alikes.
+_READS_AS = {
     # Cyrillic
-    "а": "a", "в": "b", "е": "e", "ѕ": "s", "і": "i", "ј": "j", "к": "k", "м": "m", "н": "h",
-    "о": "o", "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "һ": "h", "ӏ": "l", "ԁ": "d",
-    "ԛ": "q", "ԝ": "w", "ү": "y",
-    # Latin letters of other forms
-    "ɡ": "g", "ı": "i",
+    "а": "a", "в": "b", "г": "r", "е": "e", "ѕ": "s", "і": "i", "ј": "j", "к": "k", "м": "m",
+    "н": "h", "о": "o", "п": "n", "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "ѵ": "v",
+    "һ": "h", "ӏ": "l", "ԁ": "d", "ԛ": "q", "ԝ": "w", "ү": "y",
     # Greek
     "α": "a", "β": "b", "ε": "e", "ζ": "z", "η": "h", "ι": "i", "κ": "k", "μ": "m", "ν": "v",
     "ο": "o", "ρ": "p", "τ": "t", "υ": "y", "χ": "x",
+    # Armenian
+    "օ": "o", "ո": "n", "ց": "g", "հ": "h", "ս": "u", "զ": "q",
+    # Latin small capitals and letters of the phonetic alphabet
+    "ᴀ": "a", "ʙ": "b", "ᴄ": "c", "ᴅ": "d", "ᴇ": "e", "ꜰ": "f", "ɢ": "g", "ʜ": "h", "ɪ": "i",
+    "ᴊ": "j", "ᴋ": "k", "ʟ": "l", "ᴍ": "m", "ɴ": "n", "ᴏ": "o", "ᴘ": "p", "ʀ": "r", "ꜱ": "s",
+    "ᴛ": "t", "ᴜ": "u", "ᴠ": "v", "ᴡ": "w", "ʏ": "y", "ᴢ": "z", "ɑ": "a", "ɡ": "g", "ı": "i",
+    "ɩ": "i",
+    # Cherokee
+    "Ꭺ": "a", "Ᏼ": "b", "Ꮯ": "c", "Ꭰ": "d", "Ꭼ": "e", "Ꮐ": "g", "Ꮋ": "h", "Ꭵ": "i", "Ꭻ": "j",
+    "Ꮶ": "k", "Ꮮ": "l", "Ꮇ": "m", "Ꮲ": "p", "Ꭱ": "r", "Ꮢ": "r", "Ꮪ": "s", "Ꭲ": "t", "Ꮩ": "v",
+    "Ꮃ": "w", "Ꮓ": "z",
+    # Lisu
+    "ꓮ": "a", "ꓐ": "b", "ꓚ": "c", "ꓓ": "d", "ꓰ": "e", "ꓝ": "f", "ꓖ": "g", "ꓧ": "h", "ꓲ": "i",
+    "ꓙ": "j", "ꓗ": "k", "ꓡ": "l", "ꓟ": "m", "ꓠ": "n", "ꓳ": "o", "ꓑ": "p", "ꓣ": "r", "ꓢ": "s",
+    "ꓔ": "t", "ꓴ": "u", "ꓦ": "v", "ꓪ": "w", "ꓫ": "x", "ꓬ": "y", "ꓜ": "z",
+    # Parentheses
+    "❨": "(", "❩": ")", "❪": "(", "❫": ")", "⟮": "(", "⟯": ")",
 }
+
+
+def _both_cases(table: dict[str, str]) -> dict[str, str]:
+    both = dict(table)
+    for letter, latin in table.items():
+        for other in (letter.lower(), letter.upper()):
+            if len(other) == 1 and other != letter and not other.isascii():
+                both.setdefault(other, latin)
+    return both
+
+
+LOOKALIKES = _both_cases(_READS_AS)
 _LOOKALIKES = str.maketrans(LOOKALIKES)
 
 
 def skeleton(name: str) -> str:
-    """``name`` as it reads: ``folded``, with each letter of another script that reads as a Latin
-    one (``LOOKALIKES``) taken for it, so that "Bоt" with a Cyrillic о and "Bot" compare equal."""
-    return folded(name).translate(_LOOKALIKES)
+    """``name`` as it reads: ``folded``, each character that reads as a Latin letter or a
+    parenthesis (``LOOKALIKES``) taken for it, before case is folded and after, so that "Bоt"
+    with a Cyrillic о and "Bot" compare equal."""
+    return folded(name.translate(_LOOKALIKES)).translate(_LOOKALIKES)
 
+
+# Scripts that may share a word with Latin letters: Japanese and Chinese writing mixes them
+# (UTS #39's "highly restrictive" level). Any other mix is taken for letters passing for others.
+_MIXES_ALLOWED = (
+    frozenset({"LATIN", "CJK", "HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA"}),
+    frozenset({"LATIN", "CJK", "BOPOMOFO"}),
+    frozenset({"LATIN", "CJK", "HANGUL"}),
+)
+# Letters whose names do not begin with their script's, and belong to none in particular.
+_NO_SCRIPT = frozenset({"MODIFIER", "IDEOGRAPHIC"})
+
+
+def _script(letter: str) -> str | None:
+    """The script of a letter, as the first word of its Unicode name (LATIN, CYRILLIC, CJK, ...)."""
+    first = unicodedata.name(letter, "").split(" ", 1)[0]
+    return None if not first or first in _NO_SCRIPT else first
+
+
+def mixes_scripts(name: str) -> bool:
+    """Whether a word of ``name`` (a run of letters and marks) holds letters of several scripts
+    other than a mix that writing uses (``_MIXES_ALLOWED``): "Bоt" with a Cyrillic о, "ꓐot"
+    with a Lisu letter, but not "Tokyo東京" or "Zoë"."""
+    word: set[str] = set()
+    for character in unicodedata.normalize("NFKC", shown(name)) + " ":
+        category = unicodedata.category(character)
+        if category[0] == "L":
+            script = _script(character)
+            if script is not None:
+                word.add(script)
+        elif category[0] != "M":
+            if len(word) > 1 and not any(word <= allowed for allowed in _MIXES_ALLOWED):
+                return True
+            word = set()
+    return False

@@ -588,9 +588,9 @@ def _hash(token: str) -> str:
 def display_name(sent: str) -> str:
     """The name a player sits under (JoinGame, TakeOverSeat): ``sent`` without the spaces
     around it, 1 to ``MAX_DISPLAY_NAME`` printable characters that show something, no more
-    marks on one letter than ``names.stacked_too_high`` allows, and not a server bot's name as
-    it reads (``names.skeleton``: folded, letters of other scripts that look Latin taken for
-    them); else INVALID_ARGUMENT ``BAD_DISPLAY_NAME``. Every seat and
+    marks on one letter than ``names.stacked_too_high`` allows, no word mixing the letters of
+    several scripts (``names.mixes_scripts``), and not a server bot's name as it reads
+    (``names.skeleton``: folded, letters that read as Latin ones taken for them); else INVALID_ARGUMENT ``BAD_DISPLAY_NAME``. Every seat and
     spectator sees the name: forty stacked marks drew over the whole table, and "Bot (strong)"
     passed a player off as the server's bot."""
     name = sent.strip()
@@ -603,6 +603,10 @@ def display_name(sent: str) -> str:
             "BAD_DISPLAY_NAME",
             f"display_name may stack at most {names.MAX_MARKS_ON_A_LETTER} marks on a letter"
             f" ({names.MAX_CLASSED_MARKS_IN_A_ROW} of a combining class in a row)",
+        )
+    if names.mixes_scripts(name):
+        raise invalid(
+            "BAD_DISPLAY_NAME", "display_name may not mix the letters of several scripts in one word: they pass for each other"
         )
     read = names.skeleton(name)
     if any(read == names.skeleton(table.bot_name(level)) for level in table.BOT_LEVELS):

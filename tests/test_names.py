@@ -110,3 +110,18 @@ def test_the_same_name_twice_at_a_table_is_allowed(live: LiveRest) -> None:
     for _ in range(3):
         assert _refused(live, game_id, {"displayName": "Copy"}) == (200, "")
     assert _taken(live, game_id) == ["Copy", "Copy", "Copy"]
+
+
+def test_a_word_may_not_mix_latin_letters_with_another_scripts_but_names_of_every_script_sit(live: LiveRest) -> None:
+    """A word of Latin letters with one of another script passes for another name ("\u0410da" with a
+    Cyrillic A beside Ada): refused. Words wholly of one script sit, and so do Japanese, Chinese
+    and Korean names written with Latin letters beside their own, as that writing does."""
+    game_id = _game(live, "wahlspiel", players=6)
+    for name in ("\u0410da", "B\u043eb", "Z\u03bfe", "\u13aada", "\ua4d0ob", "Bo\u0585"):
+        assert _refused(live, game_id, {"displayName": name}) == (400, "BAD_DISPLAY_NAME"), ascii(name)
+    assert _taken(live, game_id) == []
+    names = ["\u0412\u043b\u0430\u0434\u0438\u043c\u0438\u0440", "\u039d\u03af\u03ba\u03b7", "Tokyo\u6771\u4eac",
+             "\u7530\u4e2d\u3055\u3093", "\uae40\ubbfcJun", "Zo\u00eb \u00c1d\u00e1m"]
+    for name in names:  # Vladimir, Niki (Greek), Tokyo, Tanaka-san, Kim Min Jun, Zoë Ádám
+        assert _refused(live, game_id, {"displayName": name}) == (200, ""), ascii(name)
+    assert _taken(live, game_id) == names

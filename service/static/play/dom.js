@@ -53,9 +53,10 @@ export function stat(label, value, attrs = {}) {
 // names are compared.
 const SHOWING_NOTHING = /[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2800\u3164\ufe00-\ufe0f\uffa0\u{e0100}-\u{e01ef}]/gu;
 
-// Letters of other scripts that read as a Latin letter (each pair: the letter, then the Latin one),
-// as the server's names check takes them (LOOKALIKES in engine/names.py, which a test compares).
-export const LOOKALIKES = "аaвbеeѕsіiјjкkмmнhоoрpсcтtуyхxһhӏlԁdԛqԝwүyɡgıiαaβbεeζzηhιiκkμmνvοoρpτtυyχx";
+// Characters that read as a Latin letter or a parenthesis (each pair: the character, then what it
+// reads as), as the server's names check takes them (LOOKALIKES in engine/names.py, which a test
+// compares): taken for it before case is folded and after.
+export const LOOKALIKES = "аaвbгrеeѕsіiјjкkмmнhоoпnрpсcтtуyхxѵvһhӏlԁdԛqԝwүyαaβbεeζzηhιiκkμmνvοoρpτtυyχxօoոnցgհhսuզqᴀaʙbᴄcᴅdᴇeꜰfɢgʜhɪiᴊjᴋkʟlᴍmɴnᴏoᴘpʀrꜱsᴛtᴜuᴠvᴡwʏyᴢzɑaɡgıiɩiᎪaᏴbᏟcᎠdᎬeᏀgᎻhᎥiᎫjᏦkᏞlᎷmᏢpᎡrᏒrᏚsᎢtᏙvᎳwᏃzꓮaꓐbꓚcꓓdꓰeꓝfꓖgꓧhꓲiꓙjꓗkꓡlꓟmꓠnꓳoꓑpꓣrꓢsꓔtꓴuꓦvꓪwꓫxꓬyꓜz❨(❩)❪(❫)⟮(⟯)АaВbГrЕeЅsІiЈjКkМmНhОoПnРpСcТtУyХxѴvҺhӀlԀdԚqԜwҮyΑaΒbΕeΖzΗhΙiΚkΜmΝvΟoΡpΤtΥyΧxՕoՈnՑgՀhՍuԶqꞮiƦrⱭaꞬgƖiꭺaᏼbꮯcꭰdꭼeꮐgꮋhꭵiꭻjꮶkꮮlꮇmꮲpꭱrꮢrꮪsꭲtꮩvꮃwꮓz";
 const LATIN_FOR = new Map([...LOOKALIKES.matchAll(/(.)(.)/gsu)].map(([, letter, latin]) => [letter, latin]));
 
 /** Each taken seat's name as the table shows it: a name that several seats share (bots of one
@@ -63,8 +64,8 @@ const LATIN_FOR = new Map([...LOOKALIKES.matchAll(/(.)(.)/gsu)].map(([, letter, 
  * letters) carries its seat's number, so that one seat never passes for another. Seats: the
  * view's or the lobby's (seat, displayName). */
 export function seatLabels(seats) {
-  const fold = (name) => [...name.replace(SHOWING_NOTHING, "").normalize("NFKC").split(/\s+/).filter(Boolean).join(" ").toLowerCase()]
-    .map((letter) => LATIN_FOR.get(letter) ?? letter).join("");
+  const read = (text) => [...text].map((letter) => LATIN_FOR.get(letter) ?? letter).join("");
+  const fold = (name) => read(read(name).replace(SHOWING_NOTHING, "").normalize("NFKC").split(/\s+/).filter(Boolean).join(" ").toLowerCase());
   const count = new Map();
   for (const s of seats) if (s.displayName) count.set(fold(s.displayName), (count.get(fold(s.displayName)) ?? 0) + 1);
   return Object.fromEntries(seats.map((s) => {

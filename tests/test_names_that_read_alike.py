@@ -1,7 +1,8 @@
-"""Names that read as another's: what the look-alike letters of engine/names.py (``LOOKALIKES``,
-``skeleton``) and their copy in /play (``seatLabels`` in service/static/play/dom.js) leave out.
-Each test runs the real parts (a replica's REST face on a real Redis, the page's module in
-Node.js) and states the behaviour wanted."""
+"""Names that read as another's, in letters beyond Cyrillic and Greek: Lisu, Cherokee and Armenian
+letters and Latin's own phonetic letters may not pass a player off as a server bot, and /play
+numbers seats whose names read alike in them (``LOOKALIKES``, ``skeleton`` and ``mixes_scripts``
+in engine/names.py, ``seatLabels`` in service/static/play/dom.js). Each test runs the real parts
+(a replica's REST face on a real Redis, the page's module in Node.js)."""
 
 from __future__ import annotations
 
@@ -24,10 +25,6 @@ ARMENIAN_OH = "\u0585"  # reads as o
 LATIN_ALPHA = "\u0251"  # reads as a
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="look-alike letters outside names.LOOKALIKES (Lisu, Cherokee, Armenian, Latin alpha) pass a player off as a server bot",
-)
 def test_a_display_name_may_not_pass_for_a_server_bot_through_letters_missing_from_the_table(live: LiveRest) -> None:
     """A player may not sit under a server bot's name as it reads ("Bot (random)" with a Cyrillic
     o is refused BAD_DISPLAY_NAME). With a Lisu or Cherokee letter for the B, an Armenian oh for
@@ -52,10 +49,6 @@ console.log(JSON.stringify(seatLabels(JSON.parse(process.argv[3]))));
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="/play's seatLabels gives no seat numbers to names that differ only in look-alike letters missing from its table",
-)
 def test_the_page_tells_apart_seats_whose_names_differ_only_in_letters_missing_from_the_table(tmp_path: pathlib.Path) -> None:
     """/play numbers the seats of names that read alike "in whatever script's look-alike letters",
     so that one player never passes for another. A Cherokee A (U+13AA) or an Armenian oh (U+0585)
