@@ -406,7 +406,7 @@ class GameHost:
                 if await self.store.logged_after_commits(new.stored.game_id, new.version) != sent:
                     return  # the step did not land (another came first), or the game is gone
                 if made_key:
-                    await self.store.note_create_made(made_key)
+                    await self.store.note_create_made(made_key, new.stored.game_id)
                 await index_quietly(self.store, new.stored)
                 if new.stored.status != was and new.stored.status != game_pb2.GAME_STATUS_OPEN:
                     await self._note_kept(new.stored)
@@ -429,10 +429,12 @@ class GameHost:
         decisions started here get ``within_s`` to end (a follow-up writes what a landed commit
         needs), then are cancelled (a due decision stays in the deadline index, for another
         replica). Before, they ran on against a closed store, or were dropped with the loop."""
-        tasks = list(self._kicks)
-        if not tasks:
-            return
-        _, pending = await asyncio.wait(tasks, timeout=within_s)
+        loop = asyncio.get_running_loop()
+        until = loop.time() + within_s
+        # Again while some remain: a follow-up that ends may start a kick of its game.
+        while self._kicks and (left := until - loop.time()) > 0:
+            await asyncio.wait(list(self._kicks), timeout=left)
+        pending = list(self._kicks)
         for task in pending:
             task.cancel()
         if pending:
@@ -572,7 +574,7 @@ class GameHost:
             if existing is not None:
                 creation.replayed()  # a retry of a create that happened takes no game of the allowance
                 # Noted again: the attempt that made the game may have ended before it could.
-                await self.store.note_create_made(key)
+                await self.store.note_create_made(key, game_id)
                 return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(self._adopt(existing), None))
             await self._refuse_gone(key, game_id)
         loaded = await self._open(game_id, new, creation, key if request.request_id else "")
@@ -582,7 +584,7 @@ class GameHost:
         """Refuse a retried create whose game was made and is gone (it expired, or was removed
         to make room): another game under its id would answer the retry with a game it never
         asked for, and its id would name two games."""
-        if await self.store.create_made(key):
+        if await self.store.create_made(key, game_id):
             raise precondition(
                 "CREATED_GAME_GONE",
                 f"the game this request_id created ({game_id}) is gone: it expired or was removed; send a new request_id for a new game",
@@ -665,7 +667,7 @@ class GameHost:
             self._after_cancelled_commit(Loaded(stored, game, state), entry, game_pb2.GAME_STATUS_OPEN, made_key)
             raise
         if made_key:
-            await self.store.note_create_made(made_key)  # whichever attempt's commit made the game
+            await self.store.note_create_made(made_key, game_id)  # whichever attempt's commit made the game
         if result.status != "OK":
             # Another attempt with the same game id created it first: answer with that game.
             creation.replayed()

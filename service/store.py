@@ -477,13 +477,15 @@ class Store:
             return game_id, fingerprint
         return _recorded_create(first)
 
-    async def note_create_made(self, request_key: str) -> None:
-        """The game a CreateGame request id reserved was made (``create_made_key``)."""
-        await self.client.set(create_made_key(request_key), b"1", ex=CREATE_REQUEST_TTL_S)
+    async def note_create_made(self, request_key: str, game_id: str) -> None:
+        """The game ``game_id`` a CreateGame request id reserved was made (``create_made_key``)."""
+        await self.client.set(create_made_key(request_key), game_id, ex=CREATE_REQUEST_TTL_S)
 
-    async def create_made(self, request_key: str) -> bool:
-        """Whether the game a CreateGame request id reserved was made (it may be gone since)."""
-        return bool(await self.client.exists(create_made_key(request_key)))
+    async def create_made(self, request_key: str, game_id: str) -> bool:
+        """Whether the game ``game_id`` a CreateGame request id reserved was made (it may be gone
+        since). The note names its game: a retry may renew it past the request's record, and a
+        request id sent again after that reserves another game, which no note says was made."""
+        return await self.client.get(create_made_key(request_key)) == game_id.encode()
 
     async def recorded_create(self, request_key: str) -> tuple[str, str] | None:
         """The (game id, fingerprint) a CreateGame request id recorded, or None; reads only."""

@@ -1,13 +1,10 @@
-"""CreateGame's note that a request id's game was made (``hustings:create:{…}:made``) against the
-request's record (``hustings:create:{…}``), whose day it must not outlive.
-
-The record is written once, by the first attempt, and kept a day; the note is written again, with
-a day of its own, by every retry that finds the game (and by every attempt whose commit answers).
-So a request id retried while its game stood keeps the note after the record has gone: the same
-request id sent once the record's day is over reserves a fresh game id, finds no game under it and
-is refused ``CREATED_GAME_GONE``, naming that fresh id, while the game it made first is still
-there, for up to a day after the last retry. Real Redis, real gRPC; the day's passing is made by
-taking the same time off both keys' expiries.
+"""A CreateGame request id sent again after its record's day makes a new game, however often it
+was retried while its first game stood. The note that a request id's game was made
+(``hustings:create:{…}:made``) is written again, with a day of its own, by every retry that finds
+the game, and so outlives the request's record (``hustings:create:{…}``); it names its game, so
+that the same request id sent once the record is gone, which reserves a fresh game id, is not
+refused ``CREATED_GAME_GONE`` for a game it never made. Real Redis, real gRPC; the day's passing
+is made by taking the same time off both keys' expiries.
 """
 
 from __future__ import annotations
@@ -27,10 +24,6 @@ from hustings.service.store import create_made_key, create_request_key, game_key
 RECORD_LEFT_MS = 50  # what the record keeps of its day once the day is made to pass
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a retry renews the made note's day but not the record's: once the record has gone, the same request id is refused CREATED_GAME_GONE while its game stands",
-)
 def test_a_request_id_sent_after_its_record_went_makes_a_game_rather_than_a_gone_refusal(redis_server: EmbeddedRedis) -> None:
     raw = redis.Redis.from_url(redis_server.url)
 
