@@ -95,3 +95,34 @@ def test_a_stopped_replica_leaves_no_kick_or_follow_up_running(redis_server: Emb
         assert all(task.done() for task in kicks), "a kick ran on after the replica stopped"
 
     run(scenario(), timeout_s=60)
+
+
+def test_a_kick_started_by_a_follow_up_during_the_stop_is_waited_for_or_cancelled_too(redis_server: EmbeddedRedis) -> None:
+    """``GameHost.finish_background`` looks at its tasks again until none is left or its time is
+    up: a follow-up that ends within the grace may kick its game, and that kick is the host's
+    too (before, only the tasks there when the stop began were waited for or cancelled)."""
+
+    async def scenario() -> None:
+        config = ReplicaConfig(redis_url=redis_server.url, address="127.0.0.1:0", grace_s=0.5, **UNBOUNDED_CALL_RATE)  # type: ignore[arg-type]
+        replica = await Replica(config).start()
+        host = replica.host
+        started: list[asyncio.Task[None]] = []
+
+        def keep(task: asyncio.Task[None]) -> None:
+            host._kicks.add(task)
+            task.add_done_callback(host._kicks.discard)
+
+        async def kick() -> None:
+            await asyncio.sleep(30)  # a long think
+
+        async def follow_up() -> None:
+            await asyncio.sleep(0.05)
+            started.append(asyncio.create_task(kick()))
+            keep(started[-1])
+
+        keep(asyncio.create_task(follow_up()))
+        await host.finish_background(0.5)
+        assert started and all(task.done() for task in started), "a kick started during the stop ran on"
+        await replica.stop()
+
+    run(scenario(), timeout_s=30)
