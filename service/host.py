@@ -1001,7 +1001,7 @@ class GameHost:
                 try:
                     self._check_expected(loaded, request)
                     self._check_in_time(loaded, seat, arrived)
-                    new, entry, due, events = self._advance(loaded, seat, move, request.move)
+                    new, entry, due, events = self._advance(loaded, seat, move, request.move, arrived=arrived)
                 except ServiceError as error:
                     if error.reason == "TIME_RUN_OUT":
                         self._kick_if_due(loaded.stored)  # the bot decides now, not at the next poll
@@ -1088,13 +1088,14 @@ class GameHost:
             )
 
     def _advance(
-        self, loaded: Loaded, seat: Seat, move: Any, move_proto: game_pb2.Move, by_bot: bool = False
+        self, loaded: Loaded, seat: Seat, move: Any, move_proto: game_pb2.Move, by_bot: bool = False, arrived: int = 0
     ) -> tuple[Loaded, storage_pb2.LogEntry, int, list[storage_pb2.StoredEvent]]:
         """The game after ``seat``'s move, its log entry, its earliest pending deadline (0 for
         none), which the table's clocks work out anyway, and the entry's events as a list: the
         answer to the move filters them, and a list is cheaper to walk than a repeated field.
         A player's move from an absent seat brings it back: the entry's first event says so
-        (CHANGE_RETURNED), as ReturnToGame's would."""
+        (CHANGE_RETURNED), as ReturnToGame's would. ``arrived``: when the move came, at a table
+        with a clock (its decision's time ends then, not after a wait for the game)."""
         stored, game = loaded.stored, loaded.game
         if stored.status == game_pb2.GAME_STATUS_OPEN:
             raise precondition("GAME_NOT_STARTED", "the game starts when every seat is taken")
@@ -1119,7 +1120,7 @@ class GameHost:
             place.timeouts = 0
             if place.absent:  # a player who moves is at the table again, as ReturnToGame says
                 place.absent, returned = False, True
-        due = table.settle(new, game.to_act(state), seat, self._now_ms(), is_side_move(game, move, loaded.state))
+        due = table.settle(new, game.to_act(state), seat, self._now_ms(), is_side_move(game, move, loaded.state), arrived)
         # Fields set one by one: the keyword constructor costs a third more.
         entry = storage_pb2.LogEntry()
         entry.version = version

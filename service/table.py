@@ -88,7 +88,12 @@ def bot_decides(seat: storage_pb2.StoredSeat) -> bool:
 
 
 def settle(
-    stored: storage_pb2.StoredGame, acting: AbstractSet[Seat], mover: Seat | None, now_ms: int, side_move: bool = False
+    stored: storage_pb2.StoredGame,
+    acting: AbstractSet[Seat],
+    mover: Seat | None,
+    now_ms: int,
+    side_move: bool = False,
+    decided_ms: int = 0,
 ) -> int:
     """Bring every seat's clock in line with who owes a decision after a step by ``mover``.
 
@@ -96,7 +101,10 @@ def settle(
     a step of composing it), which is still pending; its clock runs on from when that decision
     began, with no increment and no charge to the bank until the decision is made or times out.
     Otherwise a step by a seat that owed a decision ends it: the bank pays for the time used and
-    gets the increment, and a seat that owes another one starts it now.
+    gets the increment, and a seat that owes another one starts it now. The time used ends when
+    the decision was made (``decided_ms``: when the move came, if not now) and never after its
+    deadline: a timeout applied late, or a move that waited for the game behind a bot's
+    thinking, charged the bank for time the seat could not use.
 
     Returns the game's earliest pending deadline now, what ``next_due`` would find (0 for none),
     so that a caller need not walk the seats again."""
@@ -114,7 +122,10 @@ def settle(
     for seat in stored.seats:
         number, started = seat.seat, seat.turn_started_ms
         if number == decided and started and bank_seconds and not bot_decides(seat):
-            used = max(0, now_ms - started)
+            ended = decided_ms or now_ms
+            if seat.deadline_ms:
+                ended = min(ended, seat.deadline_ms)
+            used = max(0, ended - started - paid(seat))
             seat.bank_ms = max(0, seat.bank_ms - used) + table.increment_seconds * 1000
         if number not in acting:
             seat.turn_started_ms = 0
@@ -137,16 +148,21 @@ def settle(
 
 def charge_bank(stored: storage_pb2.StoredGame, seat: storage_pb2.StoredSeat, now_ms: int) -> None:
     """A seat that leaves mid-decision pays its bank for the time it used so far (no increment:
-    the decision is not made), and the decision runs on from now, to the same deadline. Its bot
-    then decides uncharged; were the time not taken here, a seat that left once per decision
-    could spend a whole bank on every decision while the table waited. At a table that also
-    times each decision (``decision_seconds``) the decision keeps its start, which that limit
-    counts from, and the bank is not charged: the limit bounds each decision's wait there."""
+    the decision is not made), noted as paid (``bank_paid_ms``) so that the decision's end
+    charges only the rest; the decision keeps its start and its deadline. Its bot then decides
+    uncharged; were the time not taken here, a seat that left once per decision could spend a
+    whole bank on every decision while the table waited (a per-decision limit bounds each
+    decision, not the game)."""
     started = seat.turn_started_ms
-    table = stored.table
-    if started and table.bank_seconds and not table.decision_seconds and not bot_decides(seat):
-        seat.bank_ms = max(0, seat.bank_ms - max(0, now_ms - started))
-        seat.turn_started_ms = now_ms
+    if started and stored.table.bank_seconds and not bot_decides(seat):
+        used = max(0, min(now_ms, seat.deadline_ms or now_ms) - started)
+        seat.bank_ms = max(0, seat.bank_ms - max(0, used - paid(seat)))
+        seat.bank_paid_ms, seat.bank_paid_turn_ms = used, started
+
+
+def paid(seat: storage_pb2.StoredSeat) -> int:
+    """What the bank has paid of the seat's pending decision already (``charge_bank``)."""
+    return seat.bank_paid_ms if seat.turn_started_ms and seat.bank_paid_turn_ms == seat.turn_started_ms else 0
 
 
 def all_bots(stored: storage_pb2.StoredGame) -> bool:
@@ -168,7 +184,8 @@ def _deadline(table: game_pb2.TableSettings, seat: storage_pb2.StoredSeat) -> in
     if table.decision_seconds:
         limits.append(seat.turn_started_ms + table.decision_seconds * 1000)
     if table.bank_seconds:
-        limits.append(seat.turn_started_ms + seat.bank_ms)
+        # What the bank paid of this decision at a leave is time used: the same deadline.
+        limits.append(seat.turn_started_ms + paid(seat) + seat.bank_ms)
     return min(limits) if limits else 0
 
 

@@ -8,7 +8,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class StoredSeat(_message.Message):
-    __slots__ = ("seat", "display_name", "token_sha256", "bot", "absent", "deadline_ms", "bank_ms", "turn_started_ms", "timeouts", "bot_played", "bot_level")
+    __slots__ = ("seat", "display_name", "token_sha256", "bot", "absent", "deadline_ms", "bank_ms", "turn_started_ms", "timeouts", "bot_played", "bot_level", "bank_paid_ms", "bank_paid_turn_ms")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     TOKEN_SHA256_FIELD_NUMBER: _ClassVar[int]
@@ -20,6 +20,8 @@ class StoredSeat(_message.Message):
     TIMEOUTS_FIELD_NUMBER: _ClassVar[int]
     BOT_PLAYED_FIELD_NUMBER: _ClassVar[int]
     BOT_LEVEL_FIELD_NUMBER: _ClassVar[int]
+    BANK_PAID_MS_FIELD_NUMBER: _ClassVar[int]
+    BANK_PAID_TURN_MS_FIELD_NUMBER: _ClassVar[int]
     seat: int
     display_name: str
     token_sha256: str
@@ -31,7 +33,9 @@ class StoredSeat(_message.Message):
     timeouts: int
     bot_played: bool
     bot_level: str
-    def __init__(self, seat: _Optional[int] = ..., display_name: _Optional[str] = ..., token_sha256: _Optional[str] = ..., bot: _Optional[bool] = ..., absent: _Optional[bool] = ..., deadline_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., turn_started_ms: _Optional[int] = ..., timeouts: _Optional[int] = ..., bot_played: _Optional[bool] = ..., bot_level: _Optional[str] = ...) -> None: ...
+    bank_paid_ms: int
+    bank_paid_turn_ms: int
+    def __init__(self, seat: _Optional[int] = ..., display_name: _Optional[str] = ..., token_sha256: _Optional[str] = ..., bot: _Optional[bool] = ..., absent: _Optional[bool] = ..., deadline_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., turn_started_ms: _Optional[int] = ..., timeouts: _Optional[int] = ..., bot_played: _Optional[bool] = ..., bot_level: _Optional[str] = ..., bank_paid_ms: _Optional[int] = ..., bank_paid_turn_ms: _Optional[int] = ...) -> None: ...
 
 class StoredGame(_message.Message):
     __slots__ = ("game_id", "kind", "options", "version", "status", "seats", "seed", "rng_counter", "engine_state", "created_at", "content_version", "table", "seed_from_client", "seed_nonce", "rules_version", "open_since")
