@@ -160,3 +160,15 @@ def mixes_scripts(name: str) -> bool:
                 return True
             word = set()
     return False
+
+
+# Digits that read as letters, in a name's letters alone (``letters``): "B0t" reads as "Bot".
+_DIGITS_READ_AS = str.maketrans({"0": "o", "1": "l", "3": "e", "5": "s", "8": "b"})
+
+
+def letters(name: str) -> str:
+    """What ``name`` reads as in Latin letters alone (``skeleton``, digits that read as letters
+    taken for them, everything else dropped): "Bot(random)", "Bot ( random )", "B0t [rand0m]."
+    all read as "botrandom"."""
+    return "".join(c for c in skeleton(name).translate(_DIGITS_READ_AS) if "a" <= c <= "z")
+

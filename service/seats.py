@@ -14,6 +14,7 @@ import contextlib
 import hmac
 import math
 import random
+import re
 import secrets
 import time
 from dataclasses import dataclass
@@ -585,12 +586,17 @@ def _hash(token: str) -> str:
     return token_hash(token)
 
 
+# How /play tells apart seats whose names read alike ("Ada (seat 2)"): no name may end so.
+SEAT_LABEL_RE = re.compile(r"[(\[{]\s*seat\s*\d+\s*[)\]}]\W*$")
+
+
 def display_name(sent: str) -> str:
     """The name a player sits under (JoinGame, TakeOverSeat): ``sent`` without the spaces
     around it, 1 to ``MAX_DISPLAY_NAME`` printable characters that show something, no more
     marks on one letter than ``names.stacked_too_high`` allows, no word mixing the letters of
-    several scripts (``names.mixes_scripts``), and not a server bot's name as it reads
-    (``names.skeleton``: folded, letters that read as Latin ones taken for them); else INVALID_ARGUMENT ``BAD_DISPLAY_NAME``. Every seat and
+    several scripts (``names.mixes_scripts``), not beginning with a server bot's name as it
+    reads in letters alone (``names.letters``: "Bot(random)", "B0t (rand0m)", "Bot (random)
+    (seat 2)") and not ending as the page's seat numbers do; else INVALID_ARGUMENT ``BAD_DISPLAY_NAME``. Every seat and
     spectator sees the name: forty stacked marks drew over the whole table, and "Bot (strong)"
     passed a player off as the server's bot."""
     name = sent.strip()
@@ -608,9 +614,11 @@ def display_name(sent: str) -> str:
         raise invalid(
             "BAD_DISPLAY_NAME", "display_name may not mix the letters of several scripts in one word: they pass for each other"
         )
-    read = names.skeleton(name)
-    if any(read == names.skeleton(table.bot_name(level)) for level in table.BOT_LEVELS):
+    read = names.letters(name)
+    if any(read.startswith(names.letters(table.bot_name(level))) for level in table.BOT_LEVELS):
         raise invalid("BAD_DISPLAY_NAME", "display_name may not be a server bot's name")
+    if SEAT_LABEL_RE.search(names.skeleton(name)):
+        raise invalid("BAD_DISPLAY_NAME", "display_name may not end as a seat's number does on the page, \"(seat 2)\"")
     return name
 
 

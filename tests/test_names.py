@@ -125,3 +125,16 @@ def test_a_word_may_not_mix_latin_letters_with_another_scripts_but_names_of_ever
     for name in names:  # Vladimir, Niki (Greek), Tokyo, Tanaka-san, Kim Min Jun, Zoë Ádám
         assert _refused(live, game_id, {"displayName": name}) == (200, ""), ascii(name)
     assert _taken(live, game_id) == names
+
+
+def test_a_name_may_not_begin_as_a_bot_s_or_end_as_a_seat_number_however_written(live: LiveRest) -> None:
+    """Read in its letters alone, a server bot's name is one ("Bot(random)", "B0t [rand0m].",
+    "Bot (random) (seat 2)"), and a name may not end as the page's seat numbers do ("Ada (seat
+    2)"): both passed for another seat. Names that only begin with "Bot" or hold "seat" sit."""
+    game_id = _game(live, "wahlspiel", players=6)
+    for name in ("Bot(random)", "B0t [rand0m].", "Bot ( strong )", "Bot (random) (seat 2)", "Ada (seat 2)", "Ada [Seat 12]!"):
+        assert _refused(live, game_id, {"displayName": name}) == (400, "BAD_DISPLAY_NAME"), ascii(name)
+    assert _taken(live, game_id) == []
+    for name in ("Botany", "Bot", "Robot (strong)", "Seat 2 Ada"):
+        assert _refused(live, game_id, {"displayName": name}) == (200, ""), ascii(name)
+    assert _taken(live, game_id) == ["Botany", "Bot", "Robot (strong)", "Seat 2 Ada"]

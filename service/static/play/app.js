@@ -72,6 +72,8 @@ async function renderLobby(app) {
   if (mine !== routes) return;
   const titles = Object.fromEntries(kinds.map((k) => [k.kind, k.title || k.kind]));
   const name = h("input", { id: "player-name", placeholder: "your name", maxlength: 40, value: playerName(), autocomplete: "nickname" });
+  // What is typed here is the name the table pages offer (their join forms); a seat's name is the
+  // one the server took (Play again sits the player under it).
   name.addEventListener("change", () => setPlayerName(name.value.trim()));
   const kind = h("select", { id: "new-kind" }, kinds.map((k) => h("option", { value: k.kind }, k.title || k.kind)));
   const players = h("input", { id: "new-players", type: "number", inputmode: "numeric", value: kinds[0]?.minPlayers ?? 3, min: 1, max: 12 });
@@ -108,7 +110,6 @@ async function renderLobby(app) {
   const needName = () => {
     const displayName = name.value.trim();
     if (!displayName) throw new Error("Enter your name first.");
-    setPlayerName(displayName);
     return displayName;
   };
   const create = async (botSeats) => {
@@ -125,6 +126,7 @@ async function renderLobby(app) {
       table: { ...CLOCKS[clock.value], botSeats, ...(unlisted.checked ? { unlisted: true } : {}) },
     });
   };
+  let refusedAt = null; // { settings, gameId } of a table made for a refused join
   // One lobby action at a time: a double click makes one table or takes one seat.
   const once = oneAtATime();
   const lastSeats = (n, count) => Array.from({ length: Math.max(0, Math.min(count, n - 1)) }, (_, i) => n - 1 - i).reverse();
@@ -140,16 +142,34 @@ async function renderLobby(app) {
     onclick: () => once(() => guarded(async () => {
       const displayName = needName();
       const n = Number(players.value);
-      const created = await create(lastSeats(n, n - 1));
-      const joined = await api("POST", `/v1/games/${encodeURIComponent(created.gameId)}:join`, { displayName, requestId: crypto.randomUUID() });
-      rememberSeat(created.gameId, joined);
-      location.hash = `#/game/${created.gameId}`;
+      // A table made for a join the server refused (a name it does not take) is joined on the
+      // next try with the same settings, rather than another made beside it, seat 0 free.
+      const settings = JSON.stringify([kind.value, n, clock.value, unlisted.checked, [...variants.querySelectorAll("input.option")].map((i) => i.value + i.checked)]);
+      const sit = (gameId) => api("POST", `/v1/games/${encodeURIComponent(gameId)}:join`, { displayName, requestId: crypto.randomUUID() });
+      let gameId = refusedAt?.settings === settings ? refusedAt.gameId : "";
+      let joined;
+      if (gameId) {
+        joined = await sit(gameId).catch((error) => {
+          if (error instanceof ApiError && error.reason === "BAD_DISPLAY_NAME") throw error;
+          return null;  // taken meanwhile, or gone: a new table
+        });
+      }
+      if (!joined) {
+        gameId = (await create(lastSeats(n, n - 1))).gameId;
+        refusedAt = { settings, gameId };
+        joined = await sit(gameId);
+      }
+      refusedAt = null;
+      setPlayerName(displayName);
+      rememberSeat(gameId, joined);
+      location.hash = `#/game/${gameId}`;
     })),
   }, "Play against bots");
 
   const join = (gameId) => once(() => guarded(async () => {
     const displayName = needName();
     const joined = await api("POST", `/v1/games/${encodeURIComponent(gameId)}:join`, { displayName, requestId: crypto.randomUUID() });
+    setPlayerName(displayName);
     rememberSeat(gameId, joined);
     location.hash = `#/game/${gameId}`;
   }));
@@ -273,10 +293,10 @@ function renderGame(app, gameId) {
   const join = (input, seat) => once(() => guarded(async () => {
     const displayName = input.value.trim();
     if (!displayName) throw new Error("Enter your name first.");
-    setPlayerName(displayName);
     const body = { displayName, requestId: crypto.randomUUID() };
     if (seat !== undefined) body.seat = seat;
     const joined = await api("POST", `/v1/games/${encodeURIComponent(gameId)}:join`, body);
+    setPlayerName(displayName);
     rememberSeat(gameId, joined);
     stopGame();
     renderGame(app, gameId);
@@ -285,8 +305,8 @@ function renderGame(app, gameId) {
   const takeOver = (input, seat) => once(() => guarded(async () => {
     const displayName = input.value.trim();
     if (!displayName) throw new Error("Enter your name first.");
-    setPlayerName(displayName);
     const joined = await api("POST", `/v1/games/${encodeURIComponent(gameId)}:takeOver`, { seat, displayName, requestId: crypto.randomUUID() });
+    setPlayerName(displayName);
     rememberSeat(gameId, joined);
     stopGame();
     renderGame(app, gameId);
@@ -308,7 +328,7 @@ function renderGame(app, gameId) {
       });
     }
     if (!mySeat(nextId) && next.view?.status === "GAME_STATUS_OPEN") {
-      const displayName = playerName() || name;
+      const displayName = name || playerName();  // the name the seat played under, which the server took
       const sit = (body) => api("POST", `/v1/games/${encodeURIComponent(nextId)}:join`, { displayName, requestId: crypto.randomUUID(), ...body });
       const free = (next.view.seats ?? []).some((s) => s.seat === seat && !s.taken);
       try {
@@ -442,7 +462,12 @@ function renderGame(app, gameId) {
     const [kind, detail] = Object.entries(body)[0] ?? ["", {}];
     if (kind === "seatTaken") return `${detail.displayName || `seat ${detail.seat}`} took seat ${detail.seat ?? 0}${detail.gameStarted ? "; the game begins" : ""}`;
     if (kind === "seatChanged") {
-      const who = detail.displayName || ctx.seatName(detail.seat ?? 0);
+      // The seat as the table names it (its number beside a name another seat's reads as), or,
+      // for a name the seat no longer has (before a take-over), that name with the seat's number.
+      const at = detail.seat ?? 0;
+      const current = ctx.seatName(at);
+      const who = !detail.displayName || current === detail.displayName || current.startsWith(`${detail.displayName} (seat `)
+        ? current : `${detail.displayName} (seat ${at})`;
       const change = {
         CHANGE_LEFT: "left the table", CHANGE_RETURNED: "is back", CHANGE_TIMED_OUT: "ran out of time (a default decision was taken)",
         CHANGE_ABSENT: "is marked absent", CHANGE_TAKEN_OVER: "took over the seat", CHANGE_BOT_ADDED: "(a bot) sat down",

@@ -1,8 +1,9 @@
-"""/play as a player meets this round's server checks, in headless Chromium (Debian's, as
-tests/test_browser.py) against a real replica: a display name the server refuses (BAD_DISPLAY_NAME)
-on "Play against bots" and on "Play again", seats whose names read alike in the table's log, and a
-name written as another seat's label. Each test states the right behaviour and is a strict
-expected failure until the page or the server gives it."""
+"""/play as a player meets the server's name checks, in headless Chromium (Debian's, as
+tests/test_browser.py) against a real replica: a display name the server refuses
+(BAD_DISPLAY_NAME) on "Play against bots" makes one table, not one per try; "Play again" sits the
+player under the name the seat played under, not a refused one typed since; the log names seats
+whose names read alike as the seat strip does; and no name passes for another seat's label.
+"""
 
 from __future__ import annotations
 
@@ -54,7 +55,6 @@ def _play_to_end(live: LiveRest, game_id: str, token: str) -> None:
     raise AssertionError("the game did not end within the poll bound")
 
 
-@pytest.mark.xfail(strict=True, reason="“Play against bots” creates its table before the join is refused BAD_DISPLAY_NAME: each try leaves a table of bots behind")
 def test_play_against_bots_with_a_refused_name_leaves_no_table_behind(page: Any, live: LiveRest) -> None:
     """A player types a name the server refuses and presses "Play against bots", reads the
     refusal, corrects the name and presses again: one table of theirs in the lobby, not also
@@ -75,7 +75,6 @@ def test_play_against_bots_with_a_refused_name_leaves_no_table_behind(page: Any,
     assert len(made) == 1, f"two presses of “Play against bots”, one refused, left {len(made)} tables in the lobby"
 
 
-@pytest.mark.xfail(strict=True, reason="a display name may be written as another seat's label (“Bot (random) (seat 2)”): the page shows two seats alike")
 def test_a_name_written_as_another_seats_label_does_not_pass_for_that_seat(page: Any, live: LiveRest) -> None:
     """Two server bots share a name, so the page numbers them: "Bot (random) (seat 1)" and
     "Bot (random) (seat 2)". A player who sits as "Bot (random) (seat 2)" should not show as the
@@ -92,7 +91,6 @@ def test_a_name_written_as_another_seats_label_does_not_pass_for_that_seat(page:
     assert len(set(labels)) == 3, f"two seats show as one: {labels}"
 
 
-@pytest.mark.xfail(strict=True, reason="the log's seat changes (left, back, timed out, absent) show the bare name, without the seat number that tells alike names apart")
 def test_the_log_tells_which_of_two_alike_named_seats_left(page: Any, live: LiveRest) -> None:
     """"Ada" sits at seat 0 and "Аԁа" (Cyrillic letters) at seat 1: the seat strip numbers them,
     and the log's line for seat 1 leaving should too, not read "Ada left the table" while Ada is
@@ -110,7 +108,6 @@ def test_the_log_tells_which_of_two_alike_named_seats_left(page: Any, live: Live
     assert "seat 1" in left.inner_text(), f"the log reads {left.inner_text()!r}"
 
 
-@pytest.mark.xfail(strict=True, reason="“Play again” joins under the name last typed, even one the server refused, never the seat's own: the player cannot reach the next game")
 def test_play_again_after_a_refused_name_sits_the_player_under_the_name_it_had(page: Any, live: LiveRest) -> None:
     """Ada finishes a game against bots, tries a name the server refuses at another table
     (the page keeps it as her name), comes back and presses "Play again": she should sit in
@@ -140,7 +137,6 @@ def test_play_again_after_a_refused_name_sits_the_player_under_the_name_it_had(p
     expect(page.locator("#you")).to_contain_text("seat 0")
 
 
-@pytest.mark.xfail(strict=True, reason="a server bot's name written without its blank (“Bot(random)”) is not taken for it")
 def test_a_server_bots_name_without_its_blank_is_refused(live: LiveRest) -> None:
     """proto JoinGameRequest.display_name: not a server bot's name ("Bot (random)", however
     written). On /play "Bot(random)" at a table of bots reads as one more of them."""
