@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import socket
 import threading
 import time
@@ -140,3 +141,26 @@ def raw_head(port: int, data: bytes) -> dict[str, str]:
         name, _, value = line.partition(":")
         head[name.strip().lower()] = value.strip()
     return head
+
+
+PLAY_POLLS = 3000  # views a seat's play to the end reads at most
+
+
+def play_seat_to_end(live: LiveRest, game_id: str, token: str, seed: int, timeout_s: float = 60.0) -> None:
+    """Random legal moves for the seat of ``token`` over REST until the game is over (the bots
+    play theirs), bounded in views read and in time."""
+    rng = random.Random(seed)
+    deadline = time.monotonic() + timeout_s
+    for _ in range(PLAY_POLLS):
+        assert time.monotonic() < deadline, "the game did not end in time"
+        view = live.ok("GET", f"/v1/games/{game_id}/view", token=token)["view"]
+        if view["status"] == "GAME_STATUS_FINISHED":
+            return
+        if not view.get("legalMoves"):
+            time.sleep(0.01)  # the bots decide
+            continue
+        body = {"move": rng.choice(view["legalMoves"]), "expectedVersion": view["version"], "requestId": f"m{view['version']}-{rng.random()}"}
+        answer = live.call("POST", f"/v1/games/{game_id}/moves", body, token=token)
+        assert answer.status_code in (200, 400, 409), answer.text  # a bot may have stepped in between
+    raise AssertionError("the game did not end within the poll bound")
+

@@ -107,20 +107,18 @@ async def game_exists(client: Client, game_id: str) -> bool:
     return True
 
 
-class CommitReplyCutter:
-    """A loopback TCP proxy to Redis that forwards everything, except that the reply to the
-    first request carrying ``marker`` (a commit, whose snapshot holds it) is not forwarded: the
-    connection is closed instead. The command ran in Redis; its answer is lost on the way."""
+class RedisProxy:
+    """A loopback TCP proxy to the Redis on ``target_port`` that forwards everything; a subclass
+    holds or drops what it looks for (``request``: before a request goes on; ``reply``: whether
+    a reply goes on, False closing the connection instead)."""
 
-    def __init__(self, target_port: int, marker: bytes) -> None:
+    def __init__(self, target_port: int) -> None:
         self.target = target_port
-        self.marker = marker
-        self.cut = 0
         self.port = 0
         self._tasks: set[asyncio.Task[None]] = set()
 
     @contextlib.asynccontextmanager
-    async def running(self) -> AsyncIterator["CommitReplyCutter"]:
+    async def running(self) -> "AsyncIterator[Any]":
         server = await asyncio.start_server(self._accepted, "127.0.0.1", 0)
         self.port = server.sockets[0].getsockname()[1]
         try:
@@ -131,31 +129,36 @@ class CommitReplyCutter:
                 task.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    async def request(self, data: bytes, connection: dict[str, Any]) -> None:
+        """Before ``data`` goes on to Redis (``connection``: this connection's own notes)."""
+
+    def reply(self, data: bytes, connection: dict[str, Any]) -> bool:
+        """Whether ``data`` goes on to the client; False ends the connection."""
+        return True
+
     def _accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.ensure_future(self._serve(reader, writer))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         upstream_reader, upstream_writer = await asyncio.open_connection("127.0.0.1", self.target)
-        armed = asyncio.Event()
+        connection: dict[str, Any] = {}
 
         async def requests() -> None:
             while data := await reader.read(65536):
-                if not self.cut and self.marker in data:
-                    self.cut += 1  # once only: the resend goes through
-                    armed.set()
+                await self.request(data, connection)
                 upstream_writer.write(data)
                 await upstream_writer.drain()
 
         async def replies() -> None:
             while data := await upstream_reader.read(65536):
-                if armed.is_set():
-                    return  # the marked command's reply (and the connection) is lost
+                if not self.reply(data, connection):
+                    return
                 writer.write(data)
                 await writer.drain()
 
@@ -169,6 +172,25 @@ class CommitReplyCutter:
             await asyncio.gather(forward, return_exceptions=True)
             writer.close()
             upstream_writer.close()
+
+
+class CommitReplyCutter(RedisProxy):
+    """A proxy (``RedisProxy``) that does not forward the reply to the first request carrying
+    ``marker`` (a commit, whose snapshot holds it): the connection is closed instead. The command
+    ran in Redis; its answer is lost on the way."""
+
+    def __init__(self, target_port: int, marker: bytes) -> None:
+        super().__init__(target_port)
+        self.marker = marker
+        self.cut = 0
+
+    async def request(self, data: bytes, connection: dict[str, Any]) -> None:
+        if not self.cut and self.marker in data:
+            self.cut += 1  # once only: the resend goes through
+            connection["cut"] = True
+
+    def reply(self, data: bytes, connection: dict[str, Any]) -> bool:
+        return not connection.get("cut")  # the marked command's reply (and the connection) is lost
 
 
 def run_with_admin(

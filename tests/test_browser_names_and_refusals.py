@@ -7,20 +7,17 @@ whose names read alike as the seat strip does; and no name passes for another se
 
 from __future__ import annotations
 
-import random
-import time
 from typing import Any
 
 import pytest
 
-from rest_helpers import LiveRest
+from rest_helpers import LiveRest, play_seat_to_end
 
 pytestmark = pytest.mark.slow
 
 MIXED = "B\u043eb"  # Latin B and b around a Cyrillic о: refused BAD_DISPLAY_NAME
 ALIKE = "\u0410\u0501\u0430"  # "Ada" wholly in Cyrillic letters: sits, and reads as "Ada"
 GAME_TIMEOUT_S = 30.0
-MAX_POLLS = 3000
 SETTLE_MS = 5000  # how long a page may take to show the answer of a click it was given
 
 
@@ -35,24 +32,6 @@ def _lobby_ids(live: LiveRest) -> set[str]:
         if not token:
             return ids
     raise AssertionError("the lobby's pages did not end")
-
-
-def _play_to_end(live: LiveRest, game_id: str, token: str) -> None:
-    """Random legal moves for the seat of ``token`` until the game is over (the bots play theirs)."""
-    rng = random.Random(5)
-    deadline = time.monotonic() + GAME_TIMEOUT_S
-    for _ in range(MAX_POLLS):
-        assert time.monotonic() < deadline, "the game did not end in time"
-        view = live.ok("GET", f"/v1/games/{game_id}/view", token=token)["view"]
-        if view["status"] == "GAME_STATUS_FINISHED":
-            return
-        if not view.get("legalMoves"):
-            time.sleep(0.01)
-            continue
-        body = {"move": rng.choice(view["legalMoves"]), "expectedVersion": view["version"], "requestId": f"m{view['version']}-{rng.random()}"}
-        answer = live.call("POST", f"/v1/games/{game_id}/moves", body, token=token)
-        assert answer.status_code in (200, 400, 409), answer.text
-    raise AssertionError("the game did not end within the poll bound")
 
 
 def test_play_against_bots_with_a_refused_name_leaves_no_table_behind(page: Any, live: LiveRest) -> None:
@@ -122,7 +101,7 @@ def test_play_again_after_a_refused_name_sits_the_player_under_the_name_it_had(p
     page.click("#join-game")
     expect(page.locator("#you")).to_contain_text("seat 0")
     token = page.evaluate("(id) => JSON.parse(localStorage.getItem(`hustings.seat.${id}`)).token", game_id)
-    _play_to_end(live, game_id, token)
+    play_seat_to_end(live, game_id, token, seed=5, timeout_s=GAME_TIMEOUT_S)
     expect(page.locator("#play-again")).to_be_visible()
     page.evaluate("() => { location.hash = ''; }")
     page.fill("#player-name", MIXED)

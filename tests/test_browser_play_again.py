@@ -5,35 +5,14 @@ game itself is played to its end over REST with the page's own seat token."""
 
 from __future__ import annotations
 
-import random
-import time
 from typing import Any
 
 import pytest
 
-from rest_helpers import LiveRest
+from rest_helpers import LiveRest, play_seat_to_end
 
 pytestmark = pytest.mark.slow
-MAX_POLLS = 3000
 GAME_TIMEOUT_S = 60.0
-
-
-def _play_to_end(live: LiveRest, game_id: str, token: str) -> None:
-    """Random legal moves for the seat of ``token`` until the game is over (the bots play theirs)."""
-    rng = random.Random(3)
-    deadline = time.monotonic() + GAME_TIMEOUT_S
-    for _ in range(MAX_POLLS):
-        assert time.monotonic() < deadline, "the game did not end in time"
-        view = live.ok("GET", f"/v1/games/{game_id}/view", token=token)["view"]
-        if view["status"] == "GAME_STATUS_FINISHED":
-            return
-        if not view.get("legalMoves"):
-            time.sleep(0.01)  # the bots decide
-            continue
-        body = {"move": rng.choice(view["legalMoves"]), "expectedVersion": view["version"], "requestId": f"m{view['version']}-{rng.random()}"}
-        answer = live.call("POST", f"/v1/games/{game_id}/moves", body, token=token)
-        assert answer.status_code in (200, 400, 409), answer.text  # a bot may have stepped in between
-    raise AssertionError("the game did not end within the poll bound")
 
 
 def test_a_player_plays_again_from_the_finished_table(page: Any, live: LiveRest) -> None:
@@ -48,7 +27,7 @@ def test_a_player_plays_again_from_the_finished_table(page: Any, live: LiveRest)
     token = page.evaluate("(id) => JSON.parse(localStorage.getItem(`hustings.seat.${id}`)).token", game_id)
     assert page.locator("#play-again").count() == 0  # not while the game is in play
 
-    _play_to_end(live, game_id, token)
+    play_seat_to_end(live, game_id, token, seed=3, timeout_s=GAME_TIMEOUT_S)
     expect(page.locator("#play-again")).to_be_visible()
     page.click("#play-again")
     page.wait_for_url(lambda url: game_id not in url)

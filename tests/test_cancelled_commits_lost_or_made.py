@@ -13,10 +13,9 @@ replicas, real gRPC): it follows only the step that landed, and a create's follo
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import uuid
-from typing import AsyncIterator
+from typing import Any
 
 import grpc
 import pytest
@@ -27,7 +26,7 @@ from hustings.client import Client
 from hustings.service import store as store_module
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.v1 import game_pb2, game_service_pb2 as gs
-from service_helpers import new_game, replica_and_client
+from service_helpers import RedisProxy, new_game, replica_and_client
 
 TIMEOUT_S = 30.0
 PAUSE_MS = 800  # Redis holds writes this long; a call with GIVE_UP_S gives up long before
@@ -102,68 +101,23 @@ def test_a_leave_given_up_mid_commit_that_lost_the_race_leaves_the_lobby_as_the_
 COMMIT_SHA = hashlib.sha1(store_module._COMMIT_LUA.encode()).hexdigest().encode()
 
 
-class CommitHolder:
-    """A loopback TCP proxy to Redis that forwards everything, except that once ``armed`` the
-    first request carrying a commit (the commit script's hash) waits ``hold_s`` before it goes
-    on: the commit runs in Redis after its call has been given up, and nothing sent before it on
-    the same call (a reservation, a lobby entry) is held."""
+class CommitHolder(RedisProxy):
+    """A proxy (``RedisProxy``) that, once ``armed``, holds the first request carrying a commit
+    (the commit script's hash) ``hold_s`` before it goes on: the commit runs in Redis after its
+    call has been given up, and nothing sent before it on the same call (a reservation, a lobby
+    entry) is held."""
 
     def __init__(self, target_port: int, hold_s: float) -> None:
-        self.target = target_port
+        super().__init__(target_port)
         self.hold_s = hold_s
         self.armed = False
         self.held = 0
-        self.port = 0
-        self._tasks: set[asyncio.Task[None]] = set()
 
-    @contextlib.asynccontextmanager
-    async def running(self) -> AsyncIterator["CommitHolder"]:
-        server = await asyncio.start_server(self._accepted, "127.0.0.1", 0)
-        self.port = server.sockets[0].getsockname()[1]
-        try:
-            yield self
-        finally:
-            server.close()
-            for task in self._tasks:
-                task.cancel()
-            await asyncio.gather(*self._tasks, return_exceptions=True)
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def _accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.ensure_future(self._serve(reader, writer))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        upstream_reader, upstream_writer = await asyncio.open_connection("127.0.0.1", self.target)
-
-        async def requests() -> None:
-            while data := await reader.read(65536):
-                if self.armed and COMMIT_SHA in data:
-                    self.armed = False
-                    self.held += 1
-                    await asyncio.sleep(self.hold_s)
-                upstream_writer.write(data)
-                await upstream_writer.drain()
-
-        async def replies() -> None:
-            while data := await upstream_reader.read(65536):
-                writer.write(data)
-                await writer.drain()
-
-        forward = asyncio.ensure_future(requests())
-        try:
-            await replies()
-        except (ConnectionError, OSError):
-            pass
-        finally:
-            forward.cancel()
-            await asyncio.gather(forward, return_exceptions=True)
-            writer.close()
-            upstream_writer.close()
+    async def request(self, data: bytes, connection: dict[str, Any]) -> None:
+        if self.armed and COMMIT_SHA in data:
+            self.armed = False
+            self.held += 1
+            await asyncio.sleep(self.hold_s)
 
 
 def _gone(admin: sync_redis.Redis, game_id: str) -> None:
