@@ -141,23 +141,26 @@ def _deciding(bank_seconds: int, decision_seconds: int) -> tuple[storage_pb2.Sto
     return stored, seat
 
 
-def test_a_leave_charges_the_bank_and_keeps_the_decisions_deadline() -> None:
-    """3 s into a decision on a 20 s bank: the bank pays 3 s, the decision runs on from now, and
-    its deadline stays where it was (were its start kept, the time used would be charged again
-    when the seat, back, makes the decision, and the deadline would come 3 s early)."""
+def test_a_leave_charges_the_bank_once_per_time_used_and_keeps_the_decisions_deadline() -> None:
+    """3 s into a decision on a 20 s bank the seat leaves: the bank pays 3 s, the decision keeps
+    its start and its deadline. Back, it leaves again 2 s later: only those 2 s are charged (the
+    3 s paid are not charged twice), and the deadline still stands where it was."""
     stored, seat = _deciding(20, 0)
     deadline = table._deadline(stored.table, seat)
+    seat.deadline_ms = deadline
     table.charge_bank(stored, seat, 4_000)
-    assert (seat.bank_ms, seat.turn_started_ms) == (17_000, 4_000)
-    assert table._deadline(stored.table, seat) == deadline == 21_000
+    assert (seat.bank_ms, seat.turn_started_ms, table._deadline(stored.table, seat)) == (17_000, 1_000, deadline)
+    table.charge_bank(stored, seat, 6_000)
+    assert (seat.bank_ms, table._deadline(stored.table, seat)) == (15_000, deadline) and deadline == 21_000
 
 
-def test_a_leave_at_a_table_that_times_each_decision_leaves_the_bank_and_the_start() -> None:
-    """With ``decision_seconds`` too, the decision's limit counts from its start: the leave
-    charges nothing and keeps the start."""
+def test_a_leave_at_a_table_that_also_times_each_decision_charges_the_bank_too() -> None:
+    """With ``decision_seconds`` too the leave pays the bank (the per-decision limit bounds each
+    decision, not the game) and the decision keeps its start, which that limit counts from."""
     stored, seat = _deciding(20, 10)
+    seat.deadline_ms = deadline = table._deadline(stored.table, seat)
     table.charge_bank(stored, seat, 4_000)
-    assert (seat.bank_ms, seat.turn_started_ms) == (20_000, 1_000)
+    assert (seat.bank_ms, seat.turn_started_ms, table._deadline(stored.table, seat)) == (17_000, 1_000, deadline)
 
 
 # --- a stop's wait for kicks that follow-ups start -------------------------------------------
