@@ -32,9 +32,13 @@ from hustings.v1 import game_service_pb2
 PROBE_S = 0.005
 READ_DEADLINE_S = 30.0
 REPEATS = 5
-# Steps of the long game: four of the replica's catch-up chunks, all of them seat changes
-# (a leave and a return are a step each, as any seated player may make them).
-LONG_GAME_STEPS = 4 * CATCH_UP_CHUNK
+# Steps of the long game: eight of the replica's catch-up chunks, all of them seat changes
+# (a leave and a return are a step each, as any seated player may make them). Rendered whole, the
+# catch-up from version 0 held the loop about eight times as long as the last chunk's; rendered in
+# steps, about as long: the test allows three times, which a shared, loaded machine's noise
+# stays inside (at four chunks and twice, it failed once in a loaded run).
+LONG_GAME_STEPS = 8 * CATCH_UP_CHUNK
+ALLOWED_RATIO = 3
 
 
 class LoopLag:
@@ -97,12 +101,14 @@ async def seat_changes(port: int, steps: int) -> tuple[str, int]:
         return created.game_id, version
 
 
+@pytest.mark.slow
 def test_an_event_streams_catch_up_holds_the_loop_no_longer_than_one_chunk_of_it(redis_server: EmbeddedRedis) -> None:
     # The replica builds a stream's catch-up from the log CATCH_UP_CHUNK steps at a time and lets
     # the loop's other work in between (service/watch.py: whole, one catch-up held the loop 0.1-0.2
-    # s). Over Server-Sent Events that update is then rendered to JSON whole: from version 0 of a
-    # game four chunks long the loop stands still four times as long as for the last chunk alone,
-    # and a game of 20,000 seat changes makes it about 0.3 s, for every other player's call.
+    # s), and over Server-Sent Events renders it to JSON RENDER_CHUNK entries at a time: rendered
+    # whole, from version 0 of a game eight chunks long the loop stood still about eight times as
+    # long as for the last chunk alone (a game of 20,000 seat changes: about 0.3 s, for every
+    # other player's call).
     with LiveRest(redis_server.url) as live:
         assert live.replica is not None
         lag = LoopLag()
@@ -121,7 +127,7 @@ def test_an_event_streams_catch_up_holds_the_loop_no_longer_than_one_chunk_of_it
             lag.stopping = True
             probe.result(READ_DEADLINE_S)
     figures = f"quiet {quiet * 1e3:.1f} ms, last {CATCH_UP_CHUNK} steps {one_chunk * 1e3:.1f} ms, all {version} steps {whole * 1e3:.1f} ms"
-    assert whole <= 2 * max(one_chunk, quiet), f"the loop stood still longest: {figures}"
+    assert whole <= ALLOWED_RATIO * max(one_chunk, quiet), f"the loop stood still longest: {figures}"
 
 
 @pytest.mark.parametrize("entries, with_view", [(3, True), (RENDER_CHUNK + 1, False), (2 * RENDER_CHUNK + 3, True), (4 * RENDER_CHUNK, True)])
