@@ -167,8 +167,9 @@ _DIGITS_READ_AS = str.maketrans({"0": "o", "1": "l", "3": "e", "5": "s", "8": "b
 
 
 def letters(name: str) -> str:
-    """What ``name`` reads as in Latin letters alone (``skeleton``, digits that read as letters
-    taken for them, everything else dropped): "Bot(random)", "Bot ( random )", "B0t [rand0m]."
-    all read as "botrandom"."""
-    return "".join(c for c in skeleton(name).translate(_DIGITS_READ_AS) if "a" <= c <= "z")
+    """What ``name`` reads as in Latin letters alone (``skeleton``, its letters' accents and dots
+    dropped, digits that read as letters taken for them, everything else dropped): "Bot(random)",
+    "Bot ( random )", "B0t [rand0m]." and "Bọt (randọm)" all read as "botrandom"."""
+    bare = "".join(c for c in unicodedata.normalize("NFKD", skeleton(name)) if not unicodedata.combining(c))
+    return "".join(c for c in bare.translate(_DIGITS_READ_AS) if "a" <= c <= "z")
 

@@ -123,8 +123,11 @@ def settle(
         number, started = seat.seat, seat.turn_started_ms
         if number == decided and started and bank_seconds and not bot_decides(seat):
             ended = decided_ms or now_ms
-            if seat.deadline_ms:
-                ended = min(ended, seat.deadline_ms)
+            # The player's own deadline, not the stored one: a seat that comes back by moving
+            # from absence had its bot's deadline stored (due at once).
+            limit = _deadline(table, seat)
+            if limit:
+                ended = min(ended, limit)
             used = max(0, ended - started - paid(seat))
             seat.bank_ms = max(0, seat.bank_ms - used) + table.increment_seconds * 1000
         if number not in acting:
@@ -155,7 +158,7 @@ def charge_bank(stored: storage_pb2.StoredGame, seat: storage_pb2.StoredSeat, no
     decision, not the game)."""
     started = seat.turn_started_ms
     if started and stored.table.bank_seconds and not bot_decides(seat):
-        used = max(0, min(now_ms, seat.deadline_ms or now_ms) - started)
+        used = max(0, min(now_ms, _deadline(stored.table, seat) or now_ms) - started)
         seat.bank_ms = max(0, seat.bank_ms - max(0, used - paid(seat)))
         seat.bank_paid_ms, seat.bank_paid_turn_ms = used, started
 

@@ -273,9 +273,14 @@ async def play_seat(
                         continue
                     if error.reason == "STALE_VERSION":
                         stats.stale += 1  # another seat acted first (several decide at once, a timeout)
-                    else:
-                        stats.rejected += 1
-                    break  # look again from a fresh stream
+                        break  # look again from a fresh stream
+                    # Refused for a reason of the move's own (a bot that chose wrongly): the same
+                    # table would bring the same choice and the same refusal, at once and again
+                    # (976 in 3 s). Wait on this stream for the table to move on; if it never
+                    # does, the seat falls quiet and is given up.
+                    stats.rejected += 1
+                    moved_at = last.version + 1
+                    continue
                 moved_at = answer.version
                 stats.moves += 1
         except HustingsError as error:

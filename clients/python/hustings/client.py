@@ -138,6 +138,20 @@ def hinted_pause_s(retry_after_s: float, rng: random.Random) -> float:
     return hint + rng.uniform(0.0, HINT_JITTER * hint)
 
 
+def checked_display_name(name: str) -> str:
+    """``name`` as JoinGame takes it, or the refusal JoinGame would give (HustingsError
+    INVALID_ARGUMENT ``BAD_DISPLAY_NAME``), without a call: a program that makes a table for its
+    player checks the name first, so that a refused name leaves no open table behind. The
+    server's own check (this release's rules) decides in the end."""
+    from hustings.service.errors import ServiceError
+    from hustings.service.seats import display_name
+
+    try:
+        return display_name(name)
+    except ServiceError as refused:
+        raise HustingsError(refused.code, refused.reason, str(refused)) from None
+
+
 def new_request_id() -> str:
     """A fresh request id for one logical call (random, so that nobody can guess a join's)."""
     return uuid.uuid4().hex

@@ -19,7 +19,7 @@ from typing import Awaitable, Callable, TextIO
 import grpc
 
 from hustings.bots import BotStats, RandomBot, play_seat
-from hustings.client import Client, HustingsError, Joined
+from hustings.client import Client, HustingsError, Joined, checked_display_name
 from hustings.move_entry import AnswerError, Menu, move_text
 from hustings.tables import fallback_tell, game_text, seat_name, wrap
 from hustings.v1 import game_pb2, game_service_pb2
@@ -256,6 +256,7 @@ async def play_in_terminal(
     """Create a game, take seat 0, fill the other seats with random bots, and play until it ends."""
     out = out or sys.stdout
     rng = random.Random(bot_seed)
+    checked_display_name(name)  # before the table is made: a refused name leaves none behind
     async with Client(address) as client:
         created = await client.create_game(kind, players)
         me = await client.join(created.game_id, name)

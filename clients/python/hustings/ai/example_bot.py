@@ -44,7 +44,7 @@ from typing import AsyncIterator, Callable, Sequence, TypeVar
 
 import grpc
 
-from hustings.client import Client, HustingsError, Joined, RetryPolicy, hinted_pause_s, new_request_id
+from hustings.client import Client, HustingsError, Joined, RetryPolicy, checked_display_name, hinted_pause_s, new_request_id
 from hustings.v1 import game_pb2
 
 # Codes after which watching again (on this or another replica) may get further.
@@ -225,6 +225,7 @@ async def main(args: argparse.Namespace) -> int:
         clients = [await stack.enter_async_context(Client(a.strip())) for a in address.split(",")]
         game_id = args.game
         if not game_id:
+            checked_display_name(args.name)  # before the table is made: a refused name leaves none behind
             table = game_pb2.TableSettings(bot_seats=range(1, args.players), bot_level=args.bot_level)
             game_id = (await clients[0].create_game(args.kind, args.players, table=table)).game_id
             log(f"created {args.kind} game {game_id} with server-side bots in seats 1 to {args.players - 1}")

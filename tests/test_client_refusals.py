@@ -32,10 +32,6 @@ class WrongPhaseBot:
         return play_politician(1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="play_seat answers a refused move by opening a new stream and sending a move at once, with no pause and no limit but 10,000 steps",
-)
 def test_play_seat_does_not_hammer_the_replica_with_a_move_it_is_refused_again_and_again(redis_server: EmbeddedRedis) -> None:
     """A move refused for a reason that does not go away (here the bot's own bug) is not sent
     again hundreds of times a second: ``play_seat`` gives the seat up with the reason, or waits
@@ -67,10 +63,6 @@ async def _lobby_ids(client: Client) -> set[str]:
     return {game.game_id for game in (await client.games(page_size=100)).games}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hustings play creates its game before the server judges the player's name: a refused name leaves an empty open table in the lobby for a day",
-)
 def test_play_with_a_refused_name_leaves_no_table_in_the_lobby(redis_server: EmbeddedRedis) -> None:
     """``hustings play --name "Bot (random)"`` is refused BAD_DISPLAY_NAME, reason intact, and
     the game it made for that player is not left open in everybody's lobby (open tables wait a
@@ -92,10 +84,6 @@ def test_play_with_a_refused_name_leaves_no_table_in_the_lobby(redis_server: Emb
     run(scenario(), 30)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the example bot creates its game (bots seated) before the server judges its --name: a refused name leaves an open table in the lobby for a day",
-)
 def test_example_bot_with_a_refused_name_leaves_no_table_in_the_lobby(redis_server: EmbeddedRedis) -> None:
     """``python -m hustings.ai.example_bot --name "Bot (random)"`` is refused BAD_DISPLAY_NAME,
     and leaves no open table, its server bots seated, in everybody's lobby."""

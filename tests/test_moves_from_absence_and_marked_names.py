@@ -1,14 +1,9 @@
-"""Expected failures (strict xfail) in the newest clock and name rules, each run against a real
-replica on a Redis of its own.
-
-- A decision's time is capped at the seat's deadline (service/table.py settle), but an absent
-  seat's deadline is its bot's (due at once, or one pace on at a table of bots alone), not its
-  player's: a player who comes back by moving from the absent seat pays nothing for the time
-  since, where ReturnToGame and then the move pays all of it.
-- A server bot's name written with a Latin letter that carries a mark ("Bọt (random)") passes:
-  the name rules read a name in the letters a to z alone (engine/names.py ``letters``), dropping
-  a marked letter rather than reading it as its letter, and the page shows such a seat beside the
-  bot without seat numbers.
+"""A player who comes back by moving from an absent seat pays the bank for the decision's time,
+as ReturnToGame and then the move does (a decision's time is capped at the player's own deadline,
+not at the bot's, which an absent seat has stored: due at once); and a server bot's name written
+with a Latin letter that carries a mark ("Bọt (random)") is refused, a name being read in its
+letters with their accents and dots dropped (engine/names.py ``letters``). Each runs against a
+real replica on a Redis of its own.
 """
 
 from __future__ import annotations
@@ -30,10 +25,6 @@ POLLS = 200  # 0.02 s apart: bounded waits
 SLOW_UNATTENDED = 0.001
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a move from an absent seat is charged only up to its bot's deadline, not its player's: the time since is free",
-)
 def test_a_move_from_an_absent_seat_pays_its_bank_for_the_decisions_time(tmp_path: pathlib.Path) -> None:
     """A table of a 100 s bank. Three players make their opening choice or leave owing it, so the
     table has nobody at it: Cy's bot chooses, and the campaign's first decision then waits for the
@@ -78,7 +69,6 @@ def test_a_move_from_an_absent_seat_pays_its_bank_for_the_decisions_time(tmp_pat
         run(scenario(server.url), 60)
 
 
-@pytest.mark.xfail(strict=True, reason="a server bot's name with a mark on a Latin letter ('Bọt (random)') is taken")
 @pytest.mark.parametrize("name", ["Bọt (random)", "Bot (randọm)", "Bot (stróng)", "Bot (greedẏ)"])
 def test_a_bot_name_with_marked_letters_is_refused(tmp_path: pathlib.Path, name: str) -> None:
     """A player joins a table with a random bot as "Bọt (random)" (a dot below the o): every seat
