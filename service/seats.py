@@ -596,9 +596,9 @@ def display_name(sent: str) -> str:
     marks on one letter than ``names.stacked_too_high`` allows, no word mixing the letters of
     several scripts (``names.mixes_scripts``), not beginning with a server bot's name as it
     reads in letters alone (``names.letters``: "Bot(random)", "B0t (rand0m)", "Bot (random)
-    (seat 2)") and not ending as the page's seat numbers do; else INVALID_ARGUMENT ``BAD_DISPLAY_NAME``. Every seat and
-    spectator sees the name: forty stacked marks drew over the whole table, and "Bot (strong)"
-    passed a player off as the server's bot."""
+    (seat 2)") and not ending as the page's seat numbers do; else INVALID_ARGUMENT
+    ``BAD_DISPLAY_NAME``. Every seat and spectator sees the name: forty stacked marks drew over
+    the whole table, and "Bot (strong)" passed a player off as the server's bot."""
     name = sent.strip()
     if not name or len(name) > MAX_DISPLAY_NAME or not name.isprintable():
         raise invalid("BAD_DISPLAY_NAME", f"display_name must be 1 to {MAX_DISPLAY_NAME} printable characters")
