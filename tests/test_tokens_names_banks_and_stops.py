@@ -1,8 +1,7 @@
-"""Guards of the latest fixes that their own tests left open: the whole lobby's page tokens when
-the game a token names shares its second with others or was filed again, names whose look-alike
-letters read as Latin only once folded (server) or only before they are composed (/play), a
-leave's charge to the bank, a stop's wait for kicks that follow-ups start, and the made-note a
-retried create writes again."""
+"""The whole lobby's page tokens when the game a token names shares its second with others or was
+filed again, names whose look-alike letters read as Latin only once folded (server) or only
+before they are composed (/play), a leave's charge to the bank, a stop's wait for kicks that
+follow-ups start, and the made-note a retried create writes again."""
 
 from __future__ import annotations
 
