@@ -127,13 +127,14 @@ def test_a_state_holding_awkward_strings_dumps_to_the_canonical_json(text: str) 
 
 
 def _settle_as_first_written(stored: storage_pb2.StoredGame, acting: frozenset[int], mover: int | None, now_ms: int) -> None:
-    """``table.settle`` as it was first written (every field read where it is used), with the
-    pace of a table where bots decide for every seat added since."""
+    """``table.settle`` as it was first written (every field read where it is used), with what
+    was added since: the pace of a table where bots decide for every seat, and a decision's time
+    ending no later than the seat's own deadline."""
     settings = stored.table
     active = set(acting) if stored.status == game_pb2.GAME_STATUS_ACTIVE else set()
     for seat in stored.seats:
         if seat.seat == mover and seat.turn_started_ms and settings.bank_seconds and not table.bot_decides(seat):
-            used = max(0, now_ms - seat.turn_started_ms)
+            used = max(0, min(now_ms, table._deadline(settings, seat) or now_ms) - seat.turn_started_ms)
             seat.bank_ms = max(0, seat.bank_ms - used) + settings.increment_seconds * 1000
         if seat.seat not in active:
             seat.turn_started_ms = 0
