@@ -46,10 +46,27 @@ def _alive(pid: int) -> bool:
 
 
 @contextlib.contextmanager
+def _ctrl_c_passed_on() -> Iterator[None]:
+    """Children started meanwhile take Ctrl-C as from a terminal. A process that ignores SIGINT
+    (a shell's background job, a CI runner, and the test run under it) passes that on across
+    exec, and Python then raises no KeyboardInterrupt at all: the arena's Ctrl-C test failed so
+    in every fresh-clone run started in the background, never from a terminal."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextlib.contextmanager
 def _command(*argv: str) -> Iterator[subprocess.Popen[bytes]]:
     """``hustings argv`` in a process group of its own, which is killed whole afterwards (with
     any child the command left behind, which is remembered before the command exits)."""
-    process = subprocess.Popen([*CLI, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, start_new_session=True)
+    with _ctrl_c_passed_on():
+        process = subprocess.Popen([*CLI, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, start_new_session=True)
     try:
         yield process
     finally:
