@@ -107,6 +107,26 @@ async def game_exists(client: Client, game_id: str) -> bool:
     return True
 
 
+def remove_game(raw: Any, game_id: str) -> None:
+    """A game's keys deleted, as its expiry or the room maker deletes them (``raw``: a
+    synchronous Redis client)."""
+    from hustings.service.store import game_key, log_key, presence_key, requests_key
+
+    raw.delete(*(key(game_id) for key in (game_key, log_key, requests_key, presence_key)))
+
+
+async def lobby_pages_after(client: Client, token: str, size: int, pages: int = 50) -> list[str]:
+    """The games of every lobby page after ``token``, following the tokens (at most ``pages``)."""
+    seen: list[str] = []
+    for _ in range(pages):
+        page = await client.games(page_size=size, page_token=token)
+        seen += [g.game_id for g in page.games]
+        if not page.next_page_token:
+            return seen
+        token = page.next_page_token
+    raise AssertionError("the pages did not end")
+
+
 class RedisProxy:
     """A loopback TCP proxy to the Redis on ``target_port`` that forwards everything; a subclass
     holds or drops what it looks for (``request``: before a request goes on; ``reply``: whether

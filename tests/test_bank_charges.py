@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import pathlib
 
-import pytest
 
 from conftest import HeldClock, run
 from hustings.client import Client, HustingsError, Joined

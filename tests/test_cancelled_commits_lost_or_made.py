@@ -26,7 +26,7 @@ from hustings.client import Client
 from hustings.service import store as store_module
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.v1 import game_pb2, game_service_pb2 as gs
-from service_helpers import RedisProxy, new_game, replica_and_client
+from service_helpers import RedisProxy, new_game, remove_game, replica_and_client
 
 TIMEOUT_S = 30.0
 PAUSE_MS = 800  # Redis holds writes this long; a call with GIVE_UP_S gives up long before
@@ -120,17 +120,7 @@ class CommitHolder(RedisProxy):
             await asyncio.sleep(self.hold_s)
 
 
-def _gone(admin: sync_redis.Redis, game_id: str) -> None:
-    """The game's keys removed, as their expiry (or the room maker) removes them."""
-    admin.delete(
-        store_module.game_key(game_id),
-        store_module.log_key(game_id),
-        store_module.requests_key(game_id),
-        store_module.presence_key(game_id),
-    )
-
-
-def test_a_create_given_up_mid_commit_is_refused_once_its_game_is_gone(redis_server: EmbeddedRedis) -> None:
+def test_a_create_given_up_mid_commit_is_refused_once_its_game_isremove_game(redis_server: EmbeddedRedis) -> None:
     """A CreateGame gives up (its deadline) while its commit waits; the commit lands and makes
     the game. Once that game is gone (expired, or removed to make room) a retry under the same
     request id must be refused CREATED_GAME_GONE, as for a create that was answered: instead it
@@ -153,7 +143,7 @@ def test_a_create_given_up_mid_commit_is_refused_once_its_game_is_gone(redis_ser
                 assert reserved is not None
                 first = await client.view(reserved.split()[0].decode())
                 assert first.version == 1
-                _gone(admin, first.game_id)
+                remove_game(admin, first.game_id)
                 with pytest.raises(grpc.aio.AioRpcError) as refused:
                     again = await client.stub.CreateGame(request, timeout=TIMEOUT_S)
                     raise AssertionError(f"a second game under the first one's id: {again.game_id} (first {first.game_id})")

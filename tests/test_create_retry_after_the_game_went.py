@@ -13,15 +13,10 @@ import pytest
 import redis
 
 from conftest import run
-from service_helpers import replica_and_client
+from service_helpers import remove_game, replica_and_client
 from hustings.client import HustingsError
 from hustings.service.embedded_redis import EmbeddedRedis
-from hustings.service.store import create_made_key, create_request_key, game_key, log_key, presence_key, requests_key
-
-
-def _remove(raw: redis.Redis, game_id: str) -> None:
-    """The game's keys deleted, as its expiry or the room maker deletes them."""
-    raw.delete(*(key(game_id) for key in (game_key, log_key, requests_key, presence_key)))
+from hustings.service.store import create_made_key, create_request_key, game_key
 
 
 @pytest.mark.parametrize("allowance_left", [True, False])
@@ -34,7 +29,7 @@ def test_a_create_retried_after_its_game_went_is_refused_and_makes_none(redis_se
         async with replica_and_client(redis_server.url, **limits) as (_, client):
             first = await client.create_game("stimmvieh", 3, request_id=request_id)
             assert (await client.create_game("stimmvieh", 3, request_id=request_id)).game_id == first.game_id
-            _remove(raw, first.game_id)
+            remove_game(raw, first.game_id)
             with pytest.raises(HustingsError) as refused:
                 await client.create_game("stimmvieh", 3, request_id=request_id)
             assert (refused.value.code, refused.value.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "CREATED_GAME_GONE")
@@ -60,7 +55,7 @@ def test_a_create_whose_first_attempt_reserved_its_id_but_never_committed_is_mad
             made = await client.create_game("stimmvieh", 3, request_id=request_id)
             # What an attempt that died between its reservation and its commit leaves: the
             # reservation, and neither the game nor the note that it was made.
-            _remove(raw, made.game_id)
+            remove_game(raw, made.game_id)
             raw.delete(create_made_key(key))
             assert raw.exists(create_request_key(key))
             again = await client.create_game("stimmvieh", 3, request_id=request_id)

@@ -22,9 +22,9 @@ from hustings.client import Client
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.replica import Replica
 from hustings.service.room_maker import bucket_key
-from hustings.service.store import LOBBY_VERSIONS_KEY, game_key, log_key, presence_key, requests_key
+from hustings.service.store import LOBBY_VERSIONS_KEY, game_key
 from hustings.v1 import game_service_pb2 as gs
-from service_helpers import choose_top_candidates, replica_and_client
+from service_helpers import choose_top_candidates, remove_game, replica_and_client
 
 TIMEOUT_S = 30.0
 PAUSE_MS = 800  # Redis holds writes this long; the call gives up long before
@@ -67,6 +67,12 @@ async def _lobby_reaches(admin: sync_redis.Redis, game_id: str, version: int) ->
     return False
 
 
+async def _move_given_up(admin: sync_redis.Redis, client: Client, game_id: str, token: str) -> None:
+    """A Stimmvieh opening choice by the seat of ``token``, given up while its commit waits."""
+    request = gs.SubmitMoveRequest(game_id=game_id, request_id=uuid.uuid4().hex, move=choose_top_candidates(1, 2, 3, 4))
+    await _given_up(admin, client.stub.SubmitMove(request, timeout=GIVE_UP_S, metadata=(("authorization", f"Bearer {token}"),)))
+
+
 def test_an_add_bot_given_up_mid_commit_is_shown_in_the_lobby_and_its_open_game_not_kept(redis_server: EmbeddedRedis) -> None:
     async def scenario() -> None:
         admin = sync_redis.Redis.from_url(redis_server.url)
@@ -96,9 +102,7 @@ def test_a_move_given_up_mid_commit_is_shown_in_the_lobby_at_its_version(redis_s
                 game_id = (await client.create_game("stimmvieh", 3)).game_id
                 seats = [await client.join(game_id, name) for name in ("Ada", "Bo", "Cy")]
                 before = (await client.view(game_id)).version
-                request = gs.SubmitMoveRequest(game_id=game_id, request_id=uuid.uuid4().hex, move=choose_top_candidates(1, 2, 3, 4))
-                metadata = (("authorization", f"Bearer {seats[0].token}"),)
-                await _given_up(admin, client.stub.SubmitMove(request, timeout=GIVE_UP_S, metadata=metadata))
+                await _move_given_up(admin, client, game_id, seats[0].token)
                 view = await client.view(game_id)
                 assert view.version == before + 1, "the move's commit did not land"
                 assert await _lobby_reaches(admin, game_id, view.version), (
@@ -120,10 +124,8 @@ def test_a_move_given_up_mid_commit_on_a_removed_game_writes_no_lobby_summary(re
                 before = (await client.view(game_id)).version
                 assert _lobby_version(admin, game_id) == before
                 # Removed as its expiry or the room maker removes it; the replica still holds it.
-                admin.delete(*(key(game_id) for key in (game_key, log_key, requests_key, presence_key)))
-                request = gs.SubmitMoveRequest(game_id=game_id, request_id=uuid.uuid4().hex, move=choose_top_candidates(1, 2, 3, 4))
-                metadata = (("authorization", f"Bearer {seats[0].token}"),)
-                await _given_up(admin, client.stub.SubmitMove(request, timeout=GIVE_UP_S, metadata=metadata))
+                remove_game(admin, game_id)
+                await _move_given_up(admin, client, game_id, seats[0].token)
                 assert not admin.exists(game_key(game_id))
                 assert not await _lobby_reaches(admin, game_id, before + 1), "a step that never landed written to the lobby"
         finally:

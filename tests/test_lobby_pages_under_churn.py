@@ -13,10 +13,9 @@ import pathlib
 import time
 
 import grpc
-import pytest
 
 from conftest import run
-from service_helpers import replica_and_client
+from service_helpers import lobby_pages_after, replica_and_client
 from hustings.client import Client, HustingsError
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.lobby import LobbyRepair
@@ -33,18 +32,6 @@ async def _next_second() -> None:
 
 async def _make(client: Client, count: int, table: game_pb2.TableSettings | None = None) -> list[str]:
     return [(await client.create_game("stimmvieh", 3, table=table)).game_id for _ in range(count)]
-
-
-async def _walk_on(client: Client, token: str, size: int) -> list[str]:
-    """The games of every page after ``token``, following the tokens (bounded)."""
-    seen: list[str] = []
-    for _ in range(50):
-        page = await client.games(page_size=size, page_token=token)
-        seen += [g.game_id for g in page.games]
-        if not page.next_page_token:
-            return seen
-        token = page.next_page_token
-    raise AssertionError("the pages did not end")
 
 
 def _run_alone(tmp_path: pathlib.Path, scenario) -> None:  # type: ignore[no-untyped-def]
@@ -67,7 +54,7 @@ def test_a_game_created_while_paging_repeats_no_game_of_the_pages_already_read(t
             await _next_second()
             newcomer = (await client.create_game("stimmvieh", 3)).game_id
             assert (await client.games(page_size=1)).games[0].game_id == newcomer  # the newest: before the token's place
-            rest = await _walk_on(client, first.next_page_token, 2)
+            rest = await lobby_pages_after(client, first.next_page_token, 2)
             walked = first_ids + rest
             assert sorted(walked) == sorted(made), f"first page {first_ids}, then {rest}: listed twice {set(first_ids) & set(rest)}"
 
@@ -100,7 +87,7 @@ def test_a_newer_game_leaving_the_lobby_skips_no_game_listed_all_along(tmp_path:
             else:
                 raise AssertionError("the one-second table did not expire in 3 s")
             assert await LobbyRepair(store).repair_once() >= 1  # drops its entry
-            rest = await _walk_on(client, first.next_page_token, 2)
+            rest = await lobby_pages_after(client, first.next_page_token, 2)
             missing = set(made) - set(first_ids) - set(rest)
             assert not missing, f"first page {first_ids}, then {rest}: never listed {missing}"
 

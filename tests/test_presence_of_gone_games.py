@@ -11,11 +11,11 @@ import pytest
 import redis
 
 from conftest import run
-from service_helpers import choose_top_candidates, new_game, replica_and_client
+from service_helpers import choose_top_candidates, new_game, remove_game, replica_and_client
 from hustings.client import HustingsError
 from hustings.service import presence
 from hustings.service.embedded_redis import EmbeddedRedis
-from hustings.service.store import game_key, log_key, presence_key, requests_key
+from hustings.service.store import presence_key
 
 
 def test_a_move_and_a_view_of_a_gone_game_leave_no_presence_behind(redis_server: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -29,7 +29,7 @@ def test_a_move_and_a_view_of_a_gone_game_leave_no_presence_behind(redis_server:
             await client.move(game_id, seats[0].token, choose_top_candidates(1, 2, 3, 4))  # the replica holds the game
             await asyncio.sleep(presence.FLUSH_S * 3)
             assert raw.exists(presence_key(game_id))
-            raw.delete(*(key(game_id) for key in (game_key, log_key, requests_key, presence_key)))  # as the room maker does
+            remove_game(raw, game_id)  # as the room maker does
             for seat in seats[1:]:
                 try:
                     await client.move(game_id, seat.token, choose_top_candidates(1, 2, 3, 4))

@@ -17,13 +17,13 @@ import pytest
 import redis
 
 from conftest import run
-from service_helpers import replica_and_client
+from service_helpers import lobby_pages_after, remove_game, replica_and_client
 from hustings.client import Client, HustingsError
 from hustings.service import seats, table
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.errors import ServiceError
 from hustings.service.replica import SOLE_CLIENT, UNBOUNDED_CALL_RATE, Replica, ReplicaConfig
-from hustings.service.store import LOBBY_KEY, create_made_key, game_key, log_key, presence_key, requests_key
+from hustings.service.store import LOBBY_KEY, create_made_key
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2
 
@@ -47,17 +47,6 @@ async def _five_games_in_one_second(replica, client: Client) -> list[str]:  # ty
     return order
 
 
-async def _walk_on(client: Client, token: str, size: int) -> list[str]:
-    seen: list[str] = []
-    for _ in range(20):
-        page = await client.games(page_size=size, page_token=token)
-        seen += [g.game_id for g in page.games]
-        if not page.next_page_token:
-            return seen
-        token = page.next_page_token
-    raise AssertionError("the pages did not end")
-
-
 def _alone(tmp_path: pathlib.Path, scenario) -> None:  # type: ignore[no-untyped-def]
     with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
         run(scenario(server.url), 30)
@@ -74,7 +63,7 @@ def test_a_token_whose_game_left_goes_on_after_it_among_the_games_of_its_second(
             first = await client.games(page_size=2)
             assert [g.game_id for g in first.games] == order[:2] and first.next_page_token
             await replica.host.store.client.zrem(LOBBY_KEY, order[1])  # as its expiry's unindexing does
-            assert await _walk_on(client, first.next_page_token, 2) == order[2:]
+            assert await lobby_pages_after(client, first.next_page_token, 2) == order[2:]
 
     _alone(tmp_path, scenario)
 
@@ -91,7 +80,7 @@ def test_a_token_whose_game_was_filed_again_under_another_time_keeps_its_place(t
             assert first.next_page_token
             raw = replica.host.store.client
             await raw.zadd(LOBBY_KEY, {order[1]: int(await raw.zscore(LOBBY_KEY, order[1])) + 100})
-            assert await _walk_on(client, first.next_page_token, 2) == order[2:]
+            assert await lobby_pages_after(client, first.next_page_token, 2) == order[2:]
 
     _alone(tmp_path, scenario)
 
@@ -216,7 +205,7 @@ def test_a_retry_of_a_made_create_notes_it_again_so_that_its_game_gone_is_refuse
             made = await client.create_game("stimmvieh", 3, request_id=request_id)
             raw.delete(create_made_key(key))
             assert (await client.create_game("stimmvieh", 3, request_id=request_id)).game_id == made.game_id
-            raw.delete(*(k(made.game_id) for k in (game_key, log_key, requests_key, presence_key)))
+            remove_game(raw, made.game_id)
             with pytest.raises(HustingsError) as refused:
                 await client.create_game("stimmvieh", 3, request_id=request_id)
             assert (refused.value.code, refused.value.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "CREATED_GAME_GONE")
