@@ -41,7 +41,7 @@ from hustings.service.client_limits import CreationCharge, current_creation, gam
 from hustings.service.legal_moves import fill_legal_moves
 from hustings.service.lobby import LobbyRepair, in_lobby, index_quietly, lobby_page, summary_of
 from hustings.service.presence import Presence
-from hustings.service.seats import SeatLifecycle, display_name
+from hustings.service.seats import SeatLifecycle, check_party_name, display_name
 from hustings.service.limits import (
     DEFAULT_MAX_STREAMS,
     DEFAULT_MAX_STREAMS_PER_ADDRESS,
@@ -146,9 +146,13 @@ def _found_party(game: Game[Any, Any, Any], state: Any, seat: Seat, name: str, c
     if name_party is None:
         raise invalid("PARTY_NAME_UNSUPPORTED", "parties of this game cannot be named at joining")
     try:
-        return name_party(state, seat, name, colour)
+        founded = name_party(state, seat, name, colour)
     except EngineError as error:
         raise ServiceError.from_engine(error) from None
+    in_use = getattr(game, "party_names_in_use", None)
+    if name.strip() and in_use is not None:
+        check_party_name(name, in_use(state, seat))
+    return founded
 
 
 def _same_request(recorded: str, current: str) -> None:

@@ -622,6 +622,21 @@ def display_name(sent: str) -> str:
     return name
 
 
+def check_party_name(sent: str, in_use: frozenset[str]) -> None:
+    """The rules a party's name is held to when its player joins, beyond the engine's (length,
+    marks, blanks), which replays of stored games check: no word mixing the letters of several
+    scripts (INVALID_ARGUMENT ``BAD_PARTY_NAME``), and not reading as a name another party shows
+    or falls back to, ``in_use`` (FAILED_PRECONDITION ``PARTY_NAME_TAKEN``, as a colour taken
+    is). Every seat sees every party's name on the board, in each coalition and each result:
+    "Grüne" beside "Grüne" with a Cyrillic е, or beside "grüne ", passed one party off as the
+    other."""
+    if names.mixes_scripts(sent):
+        raise invalid("BAD_PARTY_NAME", "a party name may not mix the letters of several scripts in one word: they pass for each other")
+    read = names.skeleton(sent)
+    if any(names.skeleton(other) == read for other in in_use):
+        raise precondition("PARTY_NAME_TAKEN", "another party has this name, or one that reads the same: choose another")
+
+
 @dataclass(frozen=True)
 class _Decided:
     """A due decision made by ``SeatLifecycle._decide_for``: the step committed (None when

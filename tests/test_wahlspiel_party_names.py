@@ -95,3 +95,44 @@ def test_a_party_named_by_a_seat_left_before_the_start_replays_freed(redis_serve
                 assert result.ok, result
 
     run(scenario(), timeout_s=180)
+
+
+def test_a_party_name_that_reads_as_another_partys_is_refused(redis_server: EmbeddedRedis) -> None:
+    """A party's name is on the board, in every coalition and every result: a second party may
+    not read as the first (blanks and case aside, letters of another script standing in for
+    Latin ones), nor as another seat's default, which its party shows until it chooses (and
+    again once its seat is freed). A word mixing scripts is refused outright. Each refusal
+    changes nothing; a name of its own, and the party's own default, are taken."""
+    cyrillic_e = "\u0435"
+
+    async def scenario() -> None:
+        async with running_replica(redis_server.url) as replica:
+            async with Client(f"127.0.0.1:{replica.port}") as client:
+                game_id = await _three_seats_one_bot(client)
+                await client.join(game_id, "Ada", seat=0, party_name="Grüne Liste")
+                before = await client.view(game_id)
+                refusals = {
+                    "  grüne   LISTE ": (grpc.StatusCode.FAILED_PRECONDITION, "PARTY_NAME_TAKEN"),
+                    f"Grün{cyrillic_e} Liste": (grpc.StatusCode.INVALID_ARGUMENT, "BAD_PARTY_NAME"),
+                    f"Gr\u00fcn{cyrillic_e}".replace("G", "\u0413").replace("r", "\u0433") + " Liste": (
+                        grpc.StatusCode.INVALID_ARGUMENT,
+                        "BAD_PARTY_NAME",
+                    ),
+                    # Seat 2's default (its bot's party) and seat 0's, which Ada's party would show
+                    # again were her seat freed.
+                    "farmers', workers' and employers' party (bau)": (grpc.StatusCode.FAILED_PRECONDITION, "PARTY_NAME_TAKEN"),
+                    "Free Christian People's Party": (grpc.StatusCode.FAILED_PRECONDITION, "PARTY_NAME_TAKEN"),
+                }
+                seen = {}
+                for party, _expected in refusals.items():
+                    with pytest.raises(HustingsError) as refused:
+                        await client.join(game_id, "Bo", seat=1, party_name=party)
+                    seen[party] = (refused.value.code, refused.value.reason)
+                    assert "Grüne" not in refused.value.message
+                assert seen == refusals
+                assert (await client.view(game_id)).version == before.version  # nothing changed
+                bo = await client.join(game_id, "Bo", seat=1, party_name="Party of the Open Centre")  # its own default
+                parties = {p.party: p.name for p in (await client.view(game_id, bo.token)).wahlspiel.parties}
+                assert parties == {0: "Grüne Liste", 1: "Party of the Open Centre", 2: "Farmers', Workers' and Employers' Party (BAU)"}
+
+    run(scenario(), timeout_s=60)

@@ -22,6 +22,16 @@ def party_names(state: WahlspielState) -> tuple[str, ...]:
     return tuple(p.name or CONTENT.party_names[i] for i, p in enumerate(state.parties))
 
 
+def names_in_use(state: WahlspielState, party: int) -> frozenset[str]:
+    """The names the other parties of ``state`` show, and their defaults: a party that names
+    itself may not read as one of them (the service's rule at joining). A default counts while a
+    party shows another name too, since a seat freed before the game starts shows its default
+    again."""
+    shown = party_names(state)
+    others = [i for i in range(len(state.parties)) if i != party]
+    return frozenset(shown[i] for i in others) | frozenset(CONTENT.party_names[i] for i in others)
+
+
 def party_colours(state: WahlspielState) -> tuple[str, ...]:
     """Each party's colour: its own choice, else the first colour nobody chose, starting from the
     content's default for its seat."""

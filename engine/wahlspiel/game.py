@@ -121,6 +121,11 @@ class WahlspielGame:
         COLOUR_TAKEN) and changes nothing when refused."""
         return founding.found_party(state, seat, name, colour)
 
+    def party_names_in_use(self, state: WahlspielState, seat: Seat) -> frozenset[str]:
+        """The names the other parties show or fall back to, which the party of ``seat`` may not
+        read as when it names itself (held by the service at joining, not by replays)."""
+        return founding.names_in_use(state, seat)
+
     def free_party(self, state: WahlspielState, seat: Seat) -> WahlspielState:
         """The party of ``seat`` as a new seat finds it (name and colour as at setup), when its
         player leaves the game before it starts and the seat is freed for the next."""
