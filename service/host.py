@@ -140,6 +140,10 @@ def _attempts(limit: int = MAX_COMMIT_ATTEMPTS, budget_s: float = COMMIT_BUDGET_
         yield None if n == 0 else asyncio.sleep(0 if n < 2 else random.uniform(0, min(0.1, 0.002 * 2**n)))
 
 
+# Refusals of a party's name or colour that a join's own earlier attempt may have caused.
+TAKEN_BY_A_PARTY = frozenset({"COLOUR_TAKEN", "PARTY_NAME_TAKEN"})
+
+
 def _found_party(game: Game[Any, Any, Any], state: Any, seat: Seat, name: str, colour: str) -> Any:
     """The state after the joining player names its party (where the game lets parties be named)."""
     name_party = getattr(game, "name_party", None)
@@ -819,7 +823,16 @@ class GameHost:
                         if recorded is not None:
                             return await self._rejoin(loaded, recorded, request_fingerprint, token)
                     raise
-                new, entry = self._seated(loaded, seat, name, token, request.party_name, request.party_colour)
+                try:
+                    new, entry = self._seated(loaded, seat, name, token, request.party_name, request.party_colour)
+                except ServiceError as error:
+                    # A retry of a join that landed (its answer lost) finds its own party's
+                    # name or colour taken, by itself, at the next free seat.
+                    if request.request_id and error.reason in TAKEN_BY_A_PARTY:
+                        recorded = await self.store.recorded(game_id, key)
+                        if recorded is not None:
+                            return await self._rejoin(loaded, recorded, request_fingerprint, token)
+                    raise
                 await self._schedule(new.stored)
                 # A join is the player's first call: its seat is present from it (noted with the
                 # commit, as a move notes its mover).

@@ -136,3 +136,29 @@ def test_a_party_name_that_reads_as_another_partys_is_refused(redis_server: Embe
                 assert parties == {0: "Grüne Liste", 1: "Party of the Open Centre", 2: "Farmers', Workers' and Employers' Party (BAU)"}
 
     run(scenario(), timeout_s=60)
+
+
+@pytest.mark.parametrize("party_name, party_colour", [("Grüne Liste", ""), ("", "blue"), ("Grüne Liste", "blue")])
+def test_a_join_retried_after_it_named_its_party_gets_its_seat(
+    redis_server: EmbeddedRedis, party_name: str, party_colour: str
+) -> None:
+    """JoinGame's promise: every attempt with one request_id returns the same seat and token. A
+    retry of a join that landed (its answer lost) without a seat asked for came to the next free
+    seat and found its own party's name or colour taken there: refused COLOUR_TAKEN, or
+    PARTY_NAME_TAKEN, where the first answer was due, and the client never learnt its token."""
+
+    async def scenario() -> None:
+        async with running_replica(redis_server.url) as replica:
+            async with Client(f"127.0.0.1:{replica.port}") as client:
+                game_id = await _three_seats_one_bot(client)
+                request_id = "retried-party-join-" + party_colour + str(len(party_name))
+                first = await client.join(game_id, "Ada", request_id=request_id, party_name=party_name, party_colour=party_colour)
+                version = (await client.view(game_id)).version
+                again = await client.join(game_id, "Ada", request_id=request_id, party_name=party_name, party_colour=party_colour)
+                assert (again.seat, again.token) == (first.seat, first.token)
+                assert (await client.view(game_id)).version == version  # the retry wrote nothing
+                with pytest.raises(HustingsError) as taken:  # another player's join is still refused
+                    await client.join(game_id, "Bo", party_name=party_name, party_colour=party_colour)
+                assert taken.value.reason in {"PARTY_NAME_TAKEN", "COLOUR_TAKEN"}
+
+    run(scenario(), timeout_s=60)
