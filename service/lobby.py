@@ -28,7 +28,7 @@ import asyncio
 import random
 import re
 import time
-from typing import Callable
+from typing import Awaitable, Callable
 
 import structlog
 from redis.exceptions import RedisError
@@ -175,28 +175,74 @@ async def lobby_page(
 async def _whole_lobby_page(store: Store, after: str, size: int) -> game_service_pb2.ListGamesResponse:
     """A page of the whole lobby from just after the lobby position ``after`` ("" from the
     newest); its token is the last position read."""
+
+    async def read(after: str, count: int) -> list[tuple[str, str]]:
+        return [(lobby_position(created, game_id), game_id) for game_id, created in await store.lobby_after(after, count)]
+
+    return await _page(store, read, lambda summary: True, after, size)
+
+
+async def _filtered_page(
+    store: Store, request: game_service_pb2.ListGamesRequest, after: str, size: int
+) -> game_service_pb2.ListGamesResponse:
+    """A page of the filter set of the request's kind and status, from just after the lobby
+    position ``after`` ("" from the newest); its token is the last position read."""
+    key = lobby_filter_key(request.kind, request.status)
+
+    async def read(after: str, count: int) -> list[tuple[str, str]]:
+        return [(position, game_id_of_position(position)) for position in await store.filed_newest_first(key, after, count)]
+
+    def matches(summary: game_pb2.GameSummary) -> bool:
+        # A game filed under the status it had a moment ago is passed over: its new one is
+        # written after its commit.
+        return (not request.kind or summary.kind == request.kind) and (not request.status or summary.status == request.status)
+
+    return await _page(store, read, matches, after, size)
+
+
+async def _page(
+    store: Store,
+    read: Callable[[str, int], Awaitable[list[tuple[str, str]]]],
+    matches: Callable[[game_pb2.GameSummary], bool],
+    after: str,
+    size: int,
+) -> game_service_pb2.ListGamesResponse:
+    """A page of at most ``size`` listed games that ``matches`` takes, from the (lobby position,
+    game id) entries ``read`` gives from just after a position on, reading at most
+    ``PAGE_SCAN_LIMIT`` of them. Its token is the position of the last entry it passed (of a full
+    page, its last game's), and only a page that found a game after its last one, or stopped at
+    the limit, carries one: a full page followed only by entries that list nothing (games expired
+    but not yet dropped by the repair) reads on over them, within the limit, rather than send the
+    client for an empty page.
+    """
     response = game_service_pb2.ListGamesResponse()
     scanned = 0
-    count = min(size, PAGE_SCAN_LIMIT)
+    # A full page's token is its last game's position, not that of an entry it passed over after
+    # it and does not show (an unlisted table's, written by an earlier release): the next page
+    # reads those again rather than a token naming a game no page shows.
+    last_shown = after
+    # The page, and one entry more: a page followed by a game it does not hold (the usual case)
+    # knows it at once, without a batch more.
+    count = min(size + 1, PAGE_SCAN_LIMIT)
     while True:
-        # One entry more than the page reads, so that a page that reaches the end says so.
-        entries = await store.lobby_after(after, count + 1)
-        page, more = entries[:count], len(entries) > count
-        listed = await _listed(store, [game_id for game_id, _ in page])
-        for used, ((game_id, created), (_, summary)) in enumerate(zip(page, listed), 1):
-            after = lobby_position(created, game_id)
+        # One entry more than the batch lists, so that a batch that reaches the end says so.
+        found = await read(after, count + 1)
+        batch, more = found[:count], len(found) > count
+        listed = await _listed(store, [game_id for _, game_id in batch])
+        for (position, _), (_, summary) in zip(batch, listed):
+            if summary is not None and matches(summary):
+                if len(response.games) == size:
+                    response.next_page_token = last_shown  # a game follows the page
+                    return response
+                response.games.append(summary)
+                last_shown = position
+            after = position
             scanned += 1
-            if summary is None:
-                continue  # a game whose creation has not committed, or expired
-            response.games.append(summary)
-            if len(response.games) == size:
-                if used < len(page) or more:
-                    response.next_page_token = after
-                return response
         if not more:
-            return response  # the end of the lobby: no token
+            return response  # the end: no token
         if scanned >= PAGE_SCAN_LIMIT:
-            response.next_page_token = after
+            # The limit: what follows is not known.
+            response.next_page_token = last_shown if len(response.games) == size else after
             return response
         count = _rest_of_the_scan(scanned)
 
@@ -207,40 +253,6 @@ def _rest_of_the_scan(scanned: int) -> int:
     expired, or not yet committed) cost a round trip each: a page of 1 over 200 of them took 600
     round trips to Redis and 71 ms of the replica, as one call."""
     return PAGE_SCAN_LIMIT - scanned
-
-
-async def _filtered_page(
-    store: Store, request: game_service_pb2.ListGamesRequest, after: str, size: int
-) -> game_service_pb2.ListGamesResponse:
-    """A page of the filter set of the request's kind and status, from just after the lobby
-    position ``after`` ("" from the newest); its token is the last position read."""
-    key = lobby_filter_key(request.kind, request.status)
-    response = game_service_pb2.ListGamesResponse()
-    scanned = 0
-    count = min(size, PAGE_SCAN_LIMIT)
-    while True:
-        # One position more than the page reads, so that a page that reaches the end says so.
-        found = await store.filed_newest_first(key, after, count + 1)
-        positions, more = found[:count], len(found) > count
-        listed = await _listed(store, [game_id_of_position(p) for p in positions])
-        for used, (position, (_game_id, summary)) in enumerate(zip(positions, listed), 1):
-            after = position
-            scanned += 1
-            if summary is None or (request.kind and summary.kind != request.kind):
-                continue
-            if request.status and summary.status != request.status:
-                continue  # filed under the status it had a moment ago: its new one is written after its commit
-            response.games.append(summary)
-            if len(response.games) == size:
-                if used < len(positions) or more:
-                    response.next_page_token = after
-                return response
-        if not more:
-            return response
-        if scanned >= PAGE_SCAN_LIMIT:
-            response.next_page_token = after
-            return response
-        count = _rest_of_the_scan(scanned)
 
 
 async def index_quietly(store: Store, stored: storage_pb2.StoredGame) -> None:

@@ -193,15 +193,38 @@ async function renderLobby(app) {
   const shown = new Set(games.map((game) => game.gameId));
   const body = h("tbody", {}, games.map(row));
   let next = nextPageToken;
+  // What the last "More tables" came to, when the list alone does not tell.
+  const said = h("p", { id: "lobby-status", class: "muted small", role: "status", hidden: true });
+  const say = (text) => {
+    said.textContent = text;
+    said.hidden = !text;
+  };
   const more = h("button", {
     id: "more-games", type: "button", hidden: !next,
     onclick: () => once(() => guarded(async () => {
-      const page = await api("GET", `/v1/games?pageSize=${LOBBY_PAGE}&pageToken=${encodeURIComponent(next)}`);
+      say("");
+      let page;
+      let restarted = false;
+      try {
+        page = await api("GET", `/v1/games?pageSize=${LOBBY_PAGE}&pageToken=${encodeURIComponent(next)}`);
+      } catch (error) {
+        if (!(error instanceof ApiError && error.reason === "BAD_PAGE_TOKEN")) throw error;
+        // A replica of another release does not take the token (while a deployment is upgraded):
+        // kept, it would be refused on every later click. The list starts over.
+        next = "";
+        more.hidden = true;
+        page = await api("GET", `/v1/games?pageSize=${LOBBY_PAGE}`);
+        shown.clear();
+        body.replaceChildren();
+        restarted = true;
+      }
       const fresh = (page.games ?? []).filter((game) => !shown.has(game.gameId));
       for (const game of fresh) shown.add(game.gameId);
       body.append(...fresh.map(row));
       next = page.nextPageToken ?? "";
       more.hidden = !next;
+      if (restarted) say("The server could not go on from where the list was: it starts again from the newest tables.");
+      else if (!fresh.length) say(next ? "No more tables on this page; more may follow." : "No more tables.");
     })),
   }, "More tables");
   app.replaceChildren(
@@ -216,7 +239,7 @@ async function renderLobby(app) {
     section("lobby", null,
       h("h2", {}, "Tables ", h("button", { id: "refresh", type: "button", onclick: () => guarded(() => renderLobby(app)) }, "Refresh")),
       games.length || next ? h("table", { id: "games" }, body) : h("p", { class: "muted" }, "No tables yet."),
-      more),
+      more, said),
   );
 }
 

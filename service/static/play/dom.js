@@ -59,13 +59,21 @@ const SHOWING_NOTHING = /[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2800\u316
 export const LOOKALIKES = "аaвbгrеeѕsіiјjкkмmнhоoпnрpсcтtуyхxѵvһhӏlԁdԛqԝwүyαaβbεeζzηhιiκkμmνvοoρpτtυyχxօoոnցgհhսuզqᴀaʙbᴄcᴅdᴇeꜰfɢgʜhɪiᴊjᴋkʟlᴍmɴnᴏoᴘpʀrꜱsᴛtᴜuᴠvᴡwʏyᴢzɑaɡgıiɩiᎪaᏴbᏟcᎠdᎬeᏀgᎻhᎥiᎫjᏦkᏞlᎷmᏢpᎡrᏒrᏚsᎢtᏙvᎳwᏃzꓮaꓐbꓚcꓓdꓰeꓝfꓖgꓧhꓲiꓙjꓗkꓡlꓟmꓠnꓳoꓑpꓣrꓢsꓔtꓴuꓦvꓪwꓫxꓬyꓜz❨(❩)❪(❫)⟮(⟯)АaВbГrЕeЅsІiЈjКkМmНhОoПnРpСcТtУyХxѴvҺhӀlԀdԚqԜwҮyΑaΒbΕeΖzΗhΙiΚkΜmΝvΟoΡpΤtΥyΧxՕoՈnՑgՀhՍuԶqꞮiƦrⱭaꞬgƖiꭺaᏼbꮯcꭰdꭼeꮐgꮋhꭵiꭻjꮶkꮮlꮇmꮲpꭱrꮢrꮪsꭲtꮩvꮃwꮓz";
 const LATIN_FOR = new Map([...LOOKALIKES.matchAll(/(.)(.)/gsu)].map(([, letter, latin]) => [letter, latin]));
 
+/** Whether a character has a non-zero canonical combining class (Python's
+ * ``unicodedata.combining``, which the server's names check drops), told by canonical ordering:
+ * NFD moves such a mark before a following mark of a lower class (U+0334, class 1) and after a
+ * preceding one of a higher class (U+0301, class 230); a character of class 0 stays put. */
+const combining = (c) => /\p{M}/u.test(c) && (`${c}\u0334`.normalize("NFD") !== `${c}\u0334` || `\u0301${c}`.normalize("NFD") !== `\u0301${c}`);
+
 /** Each taken seat's name as the table shows it: a name that several seats share (bots of one
  * level, or two players who chose one name, however written, in whatever script's look-alike
  * letters) carries its seat's number, so that one seat never passes for another. Seats: the
  * view's or the lobby's (seat, displayName). */
 export function seatLabels(seats) {
   const read = (text) => [...text].map((letter) => LATIN_FOR.get(letter) ?? letter).join("");
-  const fold = (name) => read(read(name).replace(SHOWING_NOTHING, "").normalize("NFKC").split(/\s+/).filter(Boolean).join(" ").toLowerCase());
+  const folded = (name) => read(read(name).replace(SHOWING_NOTHING, "").normalize("NFKC").split(/\s+/).filter(Boolean).join(" ").toLowerCase());
+  // Accents and dots dropped (as the server's ``letters`` drops them): "José" reads as "Jose".
+  const fold = (name) => read([...folded(name).normalize("NFD")].filter((c) => !combining(c)).join(""));
   const count = new Map();
   for (const s of seats) if (s.displayName) count.set(fold(s.displayName), (count.get(fold(s.displayName)) ?? 0) + 1);
   return Object.fromEntries(seats.map((s) => {
