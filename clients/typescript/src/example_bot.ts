@@ -38,6 +38,7 @@ import { parseArgs } from "node:util";
 
 import { GameStatus, type GameView, type Move } from "./gen/hustings/v1/game_pb.js";
 import { GameService } from "./gen/hustings/v1/game_service_pb.js";
+import { checkedDisplayName } from "./display_names.js";
 import { HustingsError, HustingsRest, StreamBroken, backoffMs, hintedPauseMs, newRequestId } from "./rest.js";
 
 /** Streams opened at most: every break or silence costs one. */
@@ -55,6 +56,25 @@ const TRANSIENT_CODES = new Set([1, 2, 4, 8, 13, 14]);
 const TRANSIENT_STATUSES = new Set([429, 500, 502, 503, 504]);
 // Refusals of a move that only say the table moved on (ABORTED, FAILED_PRECONDITION).
 const MOVED_ON_CODES = new Set([9, 10]);
+// A move refused RESOURCE_EXHAUSTED (a limit such as the address's rate of calls) is sent again,
+// unchanged, after the server's retry hint (or a growing pause without one), this many times in
+// a row at most; the stream is not broken by it. Any other refusal of a move (INTERNAL, say) ends
+// the bot with its reason.
+const RESOURCE_EXHAUSTED = 8;
+// Errors of a move that say no replica answered it (CANCELLED, UNKNOWN, DEADLINE_EXCEEDED, UNAVAILABLE).
+const UNANSWERED_CODES = new Set([1, 2, 4, 14]);
+const MAX_MOVE_PACES = 20;
+
+/** A move refused for good: the bot ends with its reason rather than watch again. */
+export class MoveRefused extends Error {
+  override name = "MoveRefused";
+  constructor(
+    readonly version: bigint,
+    readonly refusal: HustingsError,
+  ) {
+    super(`move at version ${version} refused: ${refusal.message}`);
+  }
+}
 
 /** The decision: one of the listed legal moves. This one picks at random; yours can look at
  * `view` (the table as your seat sees it, in the game's member of `view.game`) and do better. */
@@ -133,19 +153,32 @@ export async function play(
         if (pending === undefined || pending.version !== view.version) {
           pending = { version: view.version, requestId: newRequestId(), move: choose(view, random) };
         }
-        try {
-          const answer = await api.call(
-            GameService.method.submitMove,
-            { gameId, move: pending.move, requestId: pending.requestId, expectedVersion: pending.version },
-            token,
-          );
-          decidedAt = answer.version;
-          decided.push(answer.version);
-        } catch (error) {
-          // The table moved on, or the move is no longer ours to make: the stream brings the
-          // newer view. Anything else is not ours to shrug off.
-          if (!(error instanceof HustingsError && MOVED_ON_CODES.has(error.code))) throw error;
-          log(`move at version ${pending.version} refused: ${error.reason}`);
+        for (let paced = 0; ; paced++) {
+          try {
+            const answer = await api.call(
+              GameService.method.submitMove,
+              { gameId, move: pending.move, requestId: pending.requestId, expectedVersion: pending.version },
+              token,
+            );
+            decidedAt = answer.version;
+            decided.push(answer.version);
+          } catch (error) {
+            // The network, or no replica answered (the client's retries included): the stream
+            // is watched again, and the decision kept.
+            if (!(error instanceof HustingsError) || UNANSWERED_CODES.has(error.code)) throw error;
+            if (error.code === RESOURCE_EXHAUSTED && paced < MAX_MOVE_PACES) {
+              // A limit asks us to slow down: the same decision (move and id) again after the
+              // server's hint, or a growing pause without one.
+              log(`move at version ${pending.version} refused: ${error.reason}; sending it again`);
+              await sleep(reconnectPauseMs(paced, error.retryAfterMs, Math.random));
+              continue;
+            }
+            // The table moved on, or the move is no longer ours to make: the stream brings the
+            // newer view. Anything else ends the bot with its reason.
+            if (!MOVED_ON_CODES.has(error.code)) throw new MoveRefused(pending.version, error);
+            log(`move at version ${pending.version} refused: ${error.reason}`);
+          }
+          break;
         }
         pending = undefined;
       }
@@ -223,6 +256,7 @@ async function main(): Promise<void> {
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
   let gameId = values.game;
   if (!gameId) {
+    checkedDisplayName(values.name); // before the table is made: a refused name leaves none behind
     const players = Number(values.players);
     const botSeats = Array.from({ length: players - 1 }, (_, i) => i + 1);
     gameId = (await api.createGame(values.kind, { players }, { botSeats, botLevel: values["bot-level"] })).gameId;
@@ -246,7 +280,8 @@ async function main(): Promise<void> {
 // Run as a program, not when imported by another module.
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   main().catch((error: unknown) => {
-    console.error(error);
+    // A refusal (a name, a move) is told by its reason and message; anything else in full.
+    console.error(error instanceof HustingsError || error instanceof MoveRefused ? `${error.name}: ${error.message}` : error);
     process.exit(1);
   });
 }

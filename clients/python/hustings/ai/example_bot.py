@@ -50,6 +50,8 @@ from hustings.v1 import game_pb2
 # Codes after which watching again (on this or another replica) may get further.
 RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.INTERNAL,
              grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.UNKNOWN, grpc.StatusCode.CANCELLED)
+# Errors of a move that say no replica answered it: the bot watches again and sends it again.
+UNANSWERED = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNKNOWN, grpc.StatusCode.CANCELLED)
 # Refusals of a move that only say the table moved on, or that the move is no longer ours.
 MOVED_ON = (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION)
 # Streams opened in a row while the game stands still: every break or silence costs one, and the
@@ -61,6 +63,11 @@ MAX_DECISIONS = 10_000
 RECONNECT_PAUSE_S = 0.5
 RECONNECT_MAX_S = 4.0
 QUIET_S = 10.0  # a stream silent this long is given up and opened again
+# A move refused RESOURCE_EXHAUSTED (a limit such as the address's rate of calls, past what the
+# client's own retries wait for) is sent again, unchanged, after the server's retry hint (or a
+# growing pause without one), this many times in a row at most; the stream is not broken by it.
+# Any other refusal of a move (INTERNAL, say) ends the bot with its reason.
+MAX_MOVE_PACES = 20
 Update = TypeVar("Update")
 
 
@@ -77,6 +84,15 @@ class Decision:
     version: int
     move: game_pb2.Move
     request_id: str = field(default_factory=new_request_id)
+
+
+class MoveRefused(Exception):
+    """A move refused for good: the bot ends with its reason rather than watch again."""
+
+    def __init__(self, version: int, refusal: HustingsError) -> None:
+        super().__init__(f"move at version {version} refused: {refusal.code.name} {refusal.reason}: {refusal.message}")
+        self.version = version
+        self.refusal = refusal
 
 
 @dataclass
@@ -142,16 +158,26 @@ async def play(
                 # One decision per version; the same one again (move and id) if its answer was lost.
                 if pending is None or pending.version != view.version:
                     pending = Decision(view.version, _decision(view, rng, decide, log))
-                try:
-                    answer = await client.move(joined.game_id, joined.token, pending.move,
-                                               expected_version=pending.version, request_id=pending.request_id)
-                    decided_at = answer.version
-                    played.decided.append(answer.version)
-                except HustingsError as refused:
-                    if refused.code not in MOVED_ON:
-                        raise
-                    # The stream brings the newer view.
-                    log(f"move at version {pending.version} refused: {refused.reason}")
+                for paced in range(MAX_MOVE_PACES + 1):
+                    try:
+                        answer = await client.move(joined.game_id, joined.token, pending.move,
+                                                   expected_version=pending.version, request_id=pending.request_id)
+                        decided_at = answer.version
+                        played.decided.append(answer.version)
+                    except HustingsError as refused:
+                        if refused.code in UNANSWERED:
+                            raise  # the server did not answer (the client's retries included): watch again, keep the decision
+                        if refused.code == grpc.StatusCode.RESOURCE_EXHAUSTED and paced < MAX_MOVE_PACES:
+                            # A limit asks us to slow down: the same decision (move and id) again
+                            # after the server's hint, or a growing pause without one.
+                            log(f"move at version {pending.version} refused: {refused.reason}; sending it again")
+                            await asyncio.sleep(reconnect_pause_s(paced, refused.retry_after_s, _PAUSES))
+                            continue
+                        if refused.code not in MOVED_ON:
+                            raise MoveRefused(pending.version, refused) from None
+                        # The stream brings the newer view.
+                        log(f"move at version {pending.version} refused: {refused.reason}")
+                    break
                 pending = None
             log(f"stream ended or went quiet at version {seen}")
         except HustingsError as broken:
@@ -237,7 +263,11 @@ async def main(args: argparse.Namespace) -> int:
 
             seed = None if args.seed is None else f"example-bot/{args.seed}".encode()
             decide = NetworkBot(make_bot(args.engine_bot), seed).choose
-        final = (await play(clients, joined, rng, log, decide)).view
+        try:
+            final = (await play(clients, joined, rng, log, decide)).view
+        except MoveRefused as refused:
+            log(str(refused))
+            return 1
         placing = next((p for p in final.outcome.placings if p.HasField("seat") and p.seat == joined.seat), None)
         print(json.dumps({"game_id": game_id, "seat": joined.seat, "finished": final.status == game_pb2.GAME_STATUS_FINISHED,
                           "rank": placing.rank if placing else None}))
