@@ -136,18 +136,24 @@ def _parse_token(token: str) -> int | str:
     return offset
 
 
-async def _listed(store: Store, game_ids: list[str]) -> list[tuple[str, game_pb2.GameSummary | None]]:
+async def _listed(
+    store: Store, game_ids: list[str], unlisted: dict[str, str] | None = None
+) -> list[tuple[str, game_pb2.GameSummary | None]]:
     """Each game's indexed summary with its version and status from the game itself (exact,
     whatever the index says); None for a game that does not exist (not yet, or no longer) or
-    is an unlisted table's (``Store.lobby_heads``)."""
+    is an unlisted table's (``Store.lobby_heads``). The unlisted tables' ids, with the kind
+    their entries name, go into ``unlisted`` when it is given."""
     # Two reads of keys apart (the lobby's, the games'): at once, not one after the other.
-    summaries, heads = await asyncio.gather(store.lobby_summaries(game_ids), store.lobby_heads(game_ids))
+    marked: set[str] = set()
+    summaries, heads = await asyncio.gather(store.lobby_summaries(game_ids), store.lobby_heads(game_ids, marked))
     listed: list[tuple[str, game_pb2.GameSummary | None]] = []
     for game_id in game_ids:
         summary, head = summaries.get(game_id), heads.get(game_id)
         if summary is not None and head is not None:
             summary.version, summary.status = head[0], head[1] or summary.status
         listed.append((game_id, summary if head is not None else None))
+        if game_id in marked and unlisted is not None:
+            unlisted[game_id] = summary.kind if summary is not None else ""
     return listed
 
 
@@ -221,29 +227,41 @@ async def _page(
     # it and does not show (an unlisted table's, written by an earlier release): the next page
     # reads those again rather than a token naming a game no page shows.
     last_shown = after
+    # Of a page that stops at the limit, the last entry read that is no unlisted table's: the
+    # entries of such tables that the page met are dropped from the lobby (their games are
+    # marked unlisted for good) and never go out in a token, since a table's id is its key.
+    last_named = after
+    unlisted: dict[str, str] = {}
     # The page, and one entry more: a page followed by a game it does not hold (the usual case)
     # knows it at once, without a batch more.
     count = min(size + 1, PAGE_SCAN_LIMIT)
+
+    async def answer(token: str = "") -> game_service_pb2.ListGamesResponse:
+        response.next_page_token = token
+        if unlisted:
+            await store.unindex_many([(game_id, (kind,) if kind else ()) for game_id, kind in unlisted.items()])
+        return response
+
     while True:
         # One entry more than the batch lists, so that a batch that reaches the end says so.
         found = await read(after, count + 1)
         batch, more = found[:count], len(found) > count
-        listed = await _listed(store, [game_id for _, game_id in batch])
-        for (position, _), (_, summary) in zip(batch, listed):
+        listed = await _listed(store, [game_id for _, game_id in batch], unlisted)
+        for (position, game_id), (_, summary) in zip(batch, listed):
             if summary is not None and matches(summary):
                 if len(response.games) == size:
-                    response.next_page_token = last_shown  # a game follows the page
-                    return response
+                    return await answer(last_shown)  # a game follows the page
                 response.games.append(summary)
                 last_shown = position
             after = position
+            if game_id not in unlisted:
+                last_named = position
             scanned += 1
         if not more:
-            return response  # the end: no token
+            return await answer()  # the end: no token
         if scanned >= PAGE_SCAN_LIMIT:
             # The limit: what follows is not known.
-            response.next_page_token = last_shown if len(response.games) == size else after
-            return response
+            return await answer(last_shown if len(response.games) == size else last_named)
         count = _rest_of_the_scan(scanned)
 
 

@@ -568,26 +568,33 @@ class Store:
                 heads[game_id] = (int(version), int(status) if status is not None else 0)
         return heads
 
-    async def lobby_heads(self, game_ids: list[str]) -> dict[str, tuple[int, int]]:
+    async def lobby_heads(self, game_ids: list[str], unlisted: set[str] | None = None) -> dict[str, tuple[int, int]]:
         """The current (version, status) of each existing game the lobby may list: a game whose
         hash is marked unlisted (by its creating commit) is left out as if it did not exist, so
         that an entry a replica of an earlier release wrote for it is never shown, and is dropped
-        by the lobby repair (``listing_heads`` without the listing's version)."""
-        listing = await self.listing_heads(game_ids)
+        by the lobby repair (``listing_heads`` without the listing's version). Such games' ids
+        are added to ``unlisted`` when it is given."""
+        listing = await self.listing_heads(game_ids, unlisted)
         return {game_id: (version, status) for game_id, (version, status, _listed) in listing.items()}
 
-    async def listing_heads(self, game_ids: list[str]) -> dict[str, tuple[int, int, int | None]]:
+    async def listing_heads(
+        self, game_ids: list[str], unlisted: set[str] | None = None
+    ) -> dict[str, tuple[int, int, int | None]]:
         """The (version, status, listed) of each existing game the lobby may list (a game whose
-        hash is marked unlisted is left out): ``listed`` is the version of its last
-        step that changed its lobby listing (None for a game whose steps were all committed by
-        an earlier release, which did not note it)."""
+        hash is marked unlisted is left out, its id added to ``unlisted`` when it is given):
+        ``listed`` is the version of its last step that changed its lobby listing (None for a
+        game whose steps were all committed by an earlier release, which did not note it)."""
         if not game_ids:
             return {}
         heads = {}
         fields = await self._game_fields(game_ids, ["version", "status", "listed", "unlisted"])
-        for game_id, (version, status, listed, unlisted) in zip(game_ids, fields):
-            if version is not None and unlisted is None:
+        for game_id, (version, status, listed, marked) in zip(game_ids, fields):
+            if version is None:
+                continue
+            if marked is None:
                 heads[game_id] = (int(version), int(status or 0), int(listed) if listed is not None else None)
+            elif unlisted is not None:
+                unlisted.add(game_id)
         return heads
 
     async def log_entries(
