@@ -394,7 +394,7 @@ class GameHost:
         self._kick_if_due(landed.stored)
 
     def _after_cancelled_commit(
-        self, new: Loaded, entry: storage_pb2.LogEntry, was: int, made_key: str = ""
+        self, new: Loaded, entry: storage_pb2.LogEntry, was: int, made_key: str = "", moved: bool = False
     ) -> None:
         """What follows a step whose call was cancelled (its client's deadline passed, its
         connection dropped, PlayAgain's caller gone) while its commit was on its way: the commit
@@ -406,13 +406,17 @@ class GameHost:
         ``entry`` at its version (another step may have come first: its summary must not be
         overwritten by this one's): its lobby summary, the kept-games index of a game the step
         started or finished (``was``: its status before), its due decisions, and for a create
-        the note that its game was made (``made_key``: its request's)."""
+        the note that its game was made (``made_key``: its request's); a move (``moved``) is
+        counted and logged as a move answered is."""
         sent = entry.SerializeToString()
 
         async def follow() -> None:
             try:
                 if await self.store.logged_after_commits(new.stored.game_id, new.version) != sent:
                     return  # the step did not land (another came first), or the game is gone
+                if moved:
+                    metrics.move_applied(new.stored.kind)
+                    log.info("move_applied", version=new.version, answered=False)
                 if made_key:
                     await self.store.note_create_made(made_key, new.stored.game_id)
                 await index_quietly(self.store, new.stored)
@@ -1053,7 +1057,7 @@ class GameHost:
                             listed=listed,
                         )
                     except asyncio.CancelledError:
-                        self._after_cancelled_commit(new, entry, loaded.stored.status)
+                        self._after_cancelled_commit(new, entry, loaded.stored.status, moved=True)
                         raise
                     if result.status == "OK":
                         self.presence.noted(game_id, seat, seen_at)

@@ -517,12 +517,16 @@ def _too_large() -> web.Response:
 
 
 def _counted(
-    rule: HttpRule, handler: Callable[[web.Request], Awaitable[web.StreamResponse]], refusals: SparseRefusals
+    rule: HttpRule,
+    handler: Callable[[web.Request], Awaitable[web.StreamResponse]],
+    refusals: SparseRefusals,
+    address_of: Callable[[web.Request], str],
 ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
     """``handler`` counted in the same RPC metrics as the gRPC face, by method and gRPC code.
 
     Like gRPC's, a WatchGame stream is counted when it ends but not timed (its length is the
-    client's choice). A stream refused before it starts is logged here, sparsely (``refusals``);
+    client's choice). A stream refused before it starts is logged here, sparsely (``refusals``),
+    with the client address its limits count (``address_of``);
     one that ends in error after it started is logged where streams are served
     (``service/watch.py``), for both faces."""
 
@@ -546,7 +550,8 @@ def _counted(
             if not rule.streaming:
                 metrics.RPC_SECONDS.labels(rule.name).observe(time.perf_counter() - started)
             elif outcome is not None and response is not None and not response.prepared:
-                refusals.note(outcome)  # any client causes these at will: logged sparsely
+                address = address_of(request)
+                refusals.note(outcome, client=_stream_client(address), address=address)  # any client causes these at will: logged sparsely
 
     return handle
 
@@ -671,7 +676,7 @@ def build_app(server: RestServer) -> web.Application:
             handler = server._watch_handler(rule)
         else:
             raise RuntimeError(f"no REST handler for {rule.name}")
-        counted = _counted(rule, handler, server.refusals)
+        counted = _counted(rule, handler, server.refusals, server.limits.addresses.of_http)
         unmetered.add(counted)
         app.router.add_route(rule.verb.upper(), rule.aiohttp_path, counted)
         if rule.verb == "get":

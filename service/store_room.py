@@ -18,7 +18,7 @@ from typing import Any
 
 import grpc
 import structlog
-from redis.exceptions import ResponseError
+from redis.exceptions import NoPermissionError, ResponseError
 
 from hustings.service import metrics
 from hustings.service.background import BackgroundLoop
@@ -47,6 +47,13 @@ def memory_fill(info: dict[str, Any]) -> float | None:
     nodes = [info] if "used_memory" in info else [node for node in info.values() if isinstance(node, dict)]
     fills = [int(node["used_memory"]) / int(node["maxmemory"]) for node in nodes if int(node.get("maxmemory", 0) or 0) > 0]
     return max(fills) if fills else None
+
+
+def refused_for_good(refused: ResponseError) -> bool:
+    """Whether Redis refused a command to this user for good: not permitted by its ACL
+    (``NOPERM``), or unknown (renamed away, as managed services do), rather than for now (``BUSY``
+    running a slow script, ``LOADING`` its data)."""
+    return isinstance(refused, NoPermissionError) or str(refused).lower().startswith(("unknown command", "err unknown command"))
 
 
 class StoreRoom(BackgroundLoop):
@@ -79,8 +86,12 @@ class StoreRoom(BackgroundLoop):
         except asyncio.CancelledError:
             raise
         except ResponseError as refused:
-            # A Redis that does not let this user run INFO (an ACL, a managed service): no
-            # reading will come, so no new game is ever refused; said once.
+            if not refused_for_good(refused):
+                # BUSY (a script past its time limit), LOADING, ...: Redis answers again soon.
+                self.failed(log, "store_memory_unread", refused)
+                return
+            # A Redis that does not let this user run INFO (an ACL, a managed service that
+            # renamed the command): no reading will come, so no new game is ever refused; said once.
             log.warning("store_memory_unreadable", cause=type(refused).__name__, new_games="never refused")
             self.unreadable = True
             return

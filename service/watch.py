@@ -315,18 +315,22 @@ class Watchers:
                     started = True
                     yield update
         except ServiceError as error:
-            self._ended(error, client, started)
+            self._ended(error, client, address, started)
             raise
         except RedisError as failure:
             error = store_error(failure)  # logs the cause
-            self._ended(error, client, started)
+            self._ended(error, client, address, started)
             raise error from None
 
-    def _ended(self, error: ServiceError, client: str, started: bool) -> None:
+    def _ended(self, error: ServiceError, client: str, address: str | None, started: bool) -> None:
+        """The ``stream_ended`` line of a stream that ends in ``error``: its client (the
+        connection) and the address its limits count (behind a trusted proxy, the forwarded one,
+        not the proxy's)."""
+        who = {"client": client} if address is None else {"client": client, "address": address}
         if started:
-            log.info("stream_ended", code=error.code.name, reason=error.reason, client=client)
+            log.info("stream_ended", code=error.code.name, reason=error.reason, **who)
         else:
-            self.refusals.note(error, client=client)
+            self.refusals.note(error, **who)
 
     async def _watch(
         self, game_id: str, token: str | None, from_version: int, client: str, address: str | None, opening_counted: bool = False
