@@ -7,28 +7,42 @@
   pause, on the same stream; one refused INTERNAL ends the bot with the reason. Both were taken
   for a broken stream: the bot watched again, quietly, until its limit.
 - play_seat counts a return refused GAME_OVER (the game ended first) as the game being over.
+- Both example bots answer a refused return to an absent seat as a refused move: GAME_OVER ends
+  the bot with the final view, RESOURCE_EXHAUSTED is asked again after the hint on the same
+  stream, anything else (INTERNAL) ends the bot with its reason. All of them were taken for a
+  broken stream (the TypeScript bot) or ended the bot with a traceback (the Python one).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import http.server
 import json
+import os
 import pathlib
 import random
 import subprocess
 import sys
-from typing import Any
+import threading
+import time
+from typing import Any, Awaitable, Callable, Iterator, Sequence
 
 import grpc
 import pytest
+import requests
+from google.protobuf import json_format
 
 from conftest import run
 from rest_helpers import LiveRest
 from service_helpers import replica_and_client
-from hustings.ai.example_bot import MoveRefused, play
-from hustings.client import Client
-from hustings.service.embedded_redis import EmbeddedRedis
-from hustings.service.errors import ServiceError
+from hustings.ai.example_bot import MoveRefused, Refused, play
+from hustings.bots import BotStats, RandomBot, play_seat
+from hustings.client import Client, HustingsError, Joined
+from hustings.service.client_limits import call_rate_exceeded
+from hustings.service.embedded_redis import EmbeddedRedis, free_port
+from hustings.service.errors import RetryLater, ServiceError
+from hustings.service.rest import HTTP_STATUS
 from hustings.service.seats import display_name
 from hustings.v1 import game_pb2, game_service_pb2
 
@@ -89,14 +103,29 @@ def test_the_typescript_bot_refuses_a_bad_name_before_it_makes_a_table(
         assert _games(live) == before  # no table left open in the lobby
 
 
+Hook = Callable[[], Awaitable[None]]
+
+
 class RefusingProxy(grpc.GenericRpcHandler):
     """A loopback gRPC proxy in front of a replica that passes every call through, except the
-    first SubmitMoves, which it refuses with ``refusals`` (in order) without passing them on."""
+    first SubmitMoves, which it refuses with ``refusals`` (in order) without passing them on,
+    and the first ReturnToGames, refused with ``return_refusals``; ``before_return`` and
+    ``after_return`` are awaited around each ReturnToGame it passes on."""
 
-    def __init__(self, target: str, refusals: list[ServiceError]) -> None:
+    def __init__(
+        self,
+        target: str,
+        refusals: list[ServiceError],
+        return_refusals: Sequence[ServiceError] = (),
+        before_return: Hook | None = None,
+        after_return: Hook | None = None,
+    ) -> None:
         self.target = target
         self.refusals = list(refusals)
+        self.return_refusals = list(return_refusals)
+        self.before_return, self.after_return = before_return, after_return
         self.moves: list[game_service_pb2.SubmitMoveRequest] = []
+        self.returns = 0
         self.watches = 0
         self.port = 0
 
@@ -120,12 +149,23 @@ class RefusingProxy(grpc.GenericRpcHandler):
             if self.refusals:
                 status = self.refusals.pop(0).to_status()
                 await context.abort(status.code, status.details, status.trailing_metadata)
+        returning = method.endswith("/ReturnToGame")
+        if returning:
+            self.returns += 1
+            if self.return_refusals:
+                status = self.return_refusals.pop(0).to_status()
+                await context.abort(status.code, status.details, status.trailing_metadata)
+            if self.before_return is not None:
+                await self.before_return()
         call = self.channel.unary_unary(method)
         try:
-            return await call(request, metadata=context.invocation_metadata(), timeout=10)
+            answer: bytes = await call(request, metadata=context.invocation_metadata(), timeout=10)
         except grpc.aio.AioRpcError as error:
-            await context.abort(error.code(), error.details() or "", error.trailing_metadata())
+            await context.abort(error.code(), error.details() or "", tuple(error.trailing_metadata() or ()))
             raise
+        if returning and self.after_return is not None:
+            await self.after_return()
+        return answer
 
     async def _stream(self, method: str, request: bytes, context: grpc.aio.ServicerContext) -> Any:
         self.watches += 1
@@ -133,7 +173,7 @@ class RefusingProxy(grpc.GenericRpcHandler):
             async for update in self.channel.unary_stream(method)(request, metadata=context.invocation_metadata()):
                 yield update
         except grpc.aio.AioRpcError as error:
-            await context.abort(error.code(), error.details() or "", error.trailing_metadata())
+            await context.abort(error.code(), error.details() or "", tuple(error.trailing_metadata() or ()))
 
     async def __aenter__(self) -> "RefusingProxy":
         self.channel = grpc.aio.insecure_channel(self.target)
@@ -178,3 +218,324 @@ def test_the_python_bot_ends_with_the_reason_of_a_move_refused_internal(redis_se
 
     internal = ServiceError(grpc.StatusCode.INTERNAL, "INTERNAL", "internal error")
     run(_seat_behind_proxy(redis_server.url, [internal], scenario), timeout_s=60)
+
+
+# A seat away from a running game: Ada (seat 0) has left, so her seat's bot decides for her at
+# once, and the game waits on Bea (seat 1), who is present and never moves; seats 2 and 3 are the
+# server's. Bea leaving hands her seat to its bot too, and the game then runs to its end.
+RETURN_TIMEOUT_S = 30
+FINISH_POLLS = 1000  # the bound on the looks (each a move, or a pause of FINISH_POLL_S) of a game played out
+FINISH_POLL_S = 0.02
+INTERNAL = ServiceError(grpc.StatusCode.INTERNAL, "INTERNAL", "internal error")
+STORE_FULL = ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED, "STORE_FULL", "the store is full")
+
+
+async def _away_from_a_running_game(client: Client) -> tuple[Joined, Joined]:
+    table = game_pb2.TableSettings(bot_seats=[2, 3], bot_level="random")
+    game_id = (await client.create_game("stimmvieh", 4, table=table)).game_id
+    ada = await client.join(game_id, "Ada")
+    bea = await client.join(game_id, "Bea")
+    await client.leave(game_id, ada.token)
+    view = await client.view(game_id, ada.token)
+    assert view.status == game_pb2.GAME_STATUS_ACTIVE and view.seats[0].absent
+    return ada, bea
+
+
+async def _bea_leaves(client: Client, bea: Joined) -> None:
+    """Bea leaves: her seat's bot plays on for her."""
+    await client.leave(bea.game_id, bea.token)
+
+
+async def _played_out(client: Client, bea: Joined) -> None:
+    """Bea plays the game to its end, at random, the other seats' bots deciding at once (a table
+    nobody is at is paced: 4 s for a game)."""
+    rng = random.Random(9)
+    for _ in range(FINISH_POLLS):
+        view = await client.view(bea.game_id, bea.token)
+        if view.status == game_pb2.GAME_STATUS_FINISHED:
+            return
+        if bea.seat not in view.to_act or not view.legal_moves:
+            await asyncio.sleep(FINISH_POLL_S)
+            continue
+        with contextlib.suppress(HustingsError):  # the table moved on meanwhile: look again
+            await client.move(bea.game_id, bea.token, rng.choice(list(view.legal_moves)), expected_version=view.version)
+    raise AssertionError("the game did not end")
+
+
+async def _away_behind_proxy(redis_url: str, scenario: Any, **proxy: Any) -> None:
+    """``scenario(proxy, through, ada)`` with Ada away (see above); ``proxy``'s hooks are called
+    with the direct client and Bea's seat."""
+    async with replica_and_client(redis_url) as (replica, client):
+        ada, bea = await _away_from_a_running_game(client)
+        hooks = {name: (lambda hook=hook: hook(client, bea)) for name, hook in proxy.pop("hooks", {}).items()}
+        async with RefusingProxy(f"127.0.0.1:{replica.port}", [], **proxy, **hooks) as through_proxy, \
+                Client(f"127.0.0.1:{through_proxy.port}") as through:
+            await scenario(through_proxy, through, ada)
+
+
+def test_play_seat_ends_with_the_final_view_when_its_return_meets_the_end_of_the_game(redis_server: EmbeddedRedis) -> None:
+    # The return reaches the server only once the game is over: refused GAME_OVER, which is the
+    # end of the game, not an error of the seat.
+    async def scenario(proxy: RefusingProxy, through: Client, ada: Joined) -> None:
+        stats = BotStats()
+        final = await asyncio.wait_for(play_seat(through, ada, RandomBot(random.Random(5)), stats), RETURN_TIMEOUT_S)
+        assert final is not None and final.status == game_pb2.GAME_STATUS_FINISHED
+        assert proxy.returns == 1 and stats.errors == 0 and stats.error_reasons == {} and stats.returns == 0
+
+    run(_away_behind_proxy(redis_server.url, scenario, hooks={"before_return": _played_out}), timeout_s=60)
+
+
+def test_the_python_bot_ends_with_the_final_view_when_its_return_meets_the_end_of_the_game(redis_server: EmbeddedRedis) -> None:
+    async def scenario(proxy: RefusingProxy, through: Client, ada: Joined) -> None:
+        played = await asyncio.wait_for(play([through], ada, random.Random(5)), RETURN_TIMEOUT_S)
+        assert played.view.status == game_pb2.GAME_STATUS_FINISHED and played.returned == []
+        assert proxy.returns == 1 and proxy.watches == 1
+
+    run(_away_behind_proxy(redis_server.url, scenario, hooks={"before_return": _played_out}), timeout_s=60)
+
+
+def test_the_python_bot_asks_again_after_a_return_refused_resource_exhausted(redis_server: EmbeddedRedis) -> None:
+    async def scenario(proxy: RefusingProxy, through: Client, ada: Joined) -> None:
+        played = await asyncio.wait_for(play([through], ada, random.Random(5)), RETURN_TIMEOUT_S)
+        assert played.view.status == game_pb2.GAME_STATUS_FINISHED and len(played.returned) == 1
+        assert proxy.returns == 2 and proxy.watches == 1  # asked again on the same stream
+
+    run(_away_behind_proxy(redis_server.url, scenario, return_refusals=[STORE_FULL], hooks={"after_return": _bea_leaves}),
+        timeout_s=60)
+
+
+def test_the_python_bot_ends_with_the_reason_of_a_return_refused_internal(redis_server: EmbeddedRedis) -> None:
+    async def scenario(proxy: RefusingProxy, through: Client, ada: Joined) -> None:
+        with pytest.raises(Refused) as refused:
+            await asyncio.wait_for(play([through], ada, random.Random(5)), RETURN_TIMEOUT_S)
+        assert refused.value.call == "return" and refused.value.refusal.code == grpc.StatusCode.INTERNAL
+        assert "INTERNAL" in str(refused.value) and ada.token not in str(refused.value)
+        assert proxy.returns == 1 and proxy.watches == 1
+
+    run(_away_behind_proxy(redis_server.url, scenario, return_refusals=[INTERNAL]), timeout_s=60)
+
+
+# The TypeScript bot's play() behind a loopback HTTP proxy in front of a replica's REST face. The
+# bot's client makes one attempt per call ({...DEFAULT_RETRY, maxAttempts: 1}, a caller that
+# paces itself), so a hinted refusal reaches the bot as one past the client's budget does.
+PLAY_SCRIPT = """
+const [botUrl, restUrl, base, gameId, seat] = process.argv.slice(1);
+const token = process.env.SEAT_TOKEN;
+const bot = await import(botUrl);
+const rest = await import(restUrl);
+const api = new rest.HustingsRest(base, fetch, { ...rest.DEFAULT_RETRY, maxAttempts: 1 });
+let state = 7;
+const random = () => ((state = (state * 48271) % 2147483647) / 2147483647);
+try {
+  const played = await bot.play([api], gameId, Number(seat), token, random, (line) => process.stderr.write(line + "\\n"));
+  console.log(JSON.stringify({ status: played.view.status, watchedFrom: played.watchedFrom.map(String),
+                               decided: played.decided.length, returned: played.returned.map(String) }));
+} catch (error) {
+  console.log(JSON.stringify({ error: error.name, call: error.call, code: error.refusal?.code,
+                               reason: error.refusal?.reason, message: error.message }));
+}
+"""
+HINT_S = 0.5
+Answer = tuple[int, dict[str, str], bytes]  # HTTP status, headers, body
+RestHook = Callable[[LiveRest, dict[str, Any]], None]
+
+
+def _refusal(error: ServiceError) -> Answer:
+    """The server's own answer to a refused request (service/rest.py's error_response)."""
+    headers = {"Content-Type": "application/json"}
+    if isinstance(error, RetryLater):
+        headers["Retry-After"] = error.retry_after_header()
+    return HTTP_STATUS[error.code], headers, json.dumps(json_format.MessageToDict(error.status_proto())).encode()
+
+
+class RestRefusingProxy(http.server.ThreadingHTTPServer):
+    """A loopback HTTP proxy in front of one replica's REST face that passes every request
+    through (event streams event by event), except the first SubmitMoves and ReturnToGames,
+    answered with ``move_refusals`` and ``return_refusals`` (in order) without passing them on;
+    ``before_return`` and ``after_return`` are called around each ReturnToGame it passes on."""
+
+    daemon_threads = True
+
+    def __init__(self, live: LiveRest, move_refusals: Sequence[Answer] = (), return_refusals: Sequence[Answer] = (),
+                 before_return: Callable[[], None] | None = None, after_return: Callable[[], None] | None = None) -> None:
+        super().__init__(("127.0.0.1", free_port()), _RestProxyHandler)
+        self.target = live.base_url
+        self.move_refusals, self.return_refusals = list(move_refusals), list(return_refusals)
+        self.before_return, self.after_return = before_return, after_return
+        self.lock = threading.Lock()
+        self.moves: list[tuple[float, dict[str, Any]]] = []  # when each SubmitMove came, and its body
+        self.returns = 0
+        self.watches = 0
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+class _RestProxyHandler(http.server.BaseHTTPRequestHandler):
+    server: RestRefusingProxy
+    protocol_version = "HTTP/1.0"  # a stream's body runs until the connection closes
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        self._proxy()
+
+    def do_POST(self) -> None:  # noqa: N802
+        self._proxy()
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet: the test reads the proxy's counts instead."""
+
+    def _answer(self, answer: Answer) -> None:
+        status, headers, body = answer
+        self.send_response(status)
+        for name, value in {**headers, "Content-Length": str(len(body))}.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _proxy(self) -> None:
+        proxy = self.server
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        path = self.path.split("?")[0]
+        refusal: Answer | None = None
+        returning = self.command == "POST" and path.endswith(":return")
+        with proxy.lock:
+            if self.command == "POST" and path.endswith("/moves"):
+                proxy.moves.append((time.monotonic(), json.loads(raw)))
+                refusal = proxy.move_refusals.pop(0) if proxy.move_refusals else None
+            elif returning:
+                proxy.returns += 1
+                refusal = proxy.return_refusals.pop(0) if proxy.return_refusals else None
+            elif path.endswith(":watch"):
+                proxy.watches += 1
+        if refusal is not None:
+            self._answer(refusal)
+            return
+        if returning and proxy.before_return is not None:
+            proxy.before_return()
+        headers = {k: v for k, v in self.headers.items() if k in ("Authorization", "Content-Type", "Accept", "Last-Event-ID")}
+        streaming = path.endswith(":watch")
+        upstream = requests.request(self.command, proxy.target + self.path, data=raw or None, headers=headers,
+                                    stream=streaming, timeout=NODE_TIMEOUT_S)
+        if returning and proxy.after_return is not None:
+            proxy.after_return()
+        if not streaming or upstream.status_code != 200:
+            self._answer((upstream.status_code, {"Content-Type": upstream.headers.get("Content-Type", "application/json")},
+                          upstream.content))
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", upstream.headers.get("Content-Type", "text/event-stream"))
+        self.end_headers()
+        with contextlib.suppress(requests.RequestException, OSError, ValueError), contextlib.closing(upstream):
+            for line in iter(upstream.raw.readline, b""):
+                self.wfile.write(line)
+                if not line.strip():
+                    self.wfile.flush()
+
+
+@contextlib.contextmanager
+def _serving(proxy: RestRefusingProxy) -> Iterator[RestRefusingProxy]:
+    thread = threading.Thread(target=proxy.serve_forever, name="rest-refusing-proxy", daemon=True)
+    thread.start()
+    try:
+        yield proxy
+    finally:
+        proxy.shutdown()
+        proxy.server_close()
+        thread.join(NODE_TIMEOUT_S)
+
+
+def _ts_play(dist: pathlib.Path, proxy: RestRefusingProxy, seat: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """What the TypeScript bot's play() came to for ``seat`` (a JoinGame answer), through ``proxy``."""
+    done = subprocess.run(
+        ["node", "--input-type=module", "-e", PLAY_SCRIPT, (dist / "example_bot.js").as_uri(), (dist / "rest.js").as_uri(),
+         proxy.base_url, game_id, str(seat["seat"])],
+        capture_output=True, text=True, timeout=NODE_TIMEOUT_S, env={**os.environ, "SEAT_TOKEN": seat["seatToken"]},
+    )
+    assert done.returncode == 0 and done.stdout.strip(), done.stderr[-3000:]
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seat["seatToken"] not in done.stdout + done.stderr
+    return result
+
+
+def _rest_game(live: LiveRest, bot_seats: list[int], names: list[str]) -> tuple[str, list[dict[str, Any]]]:
+    table = {"botSeats": bot_seats, "botLevel": "random"}
+    game_id = live.ok("POST", "/v1/games", {"kind": "stimmvieh", "options": {"players": 4}, "table": table})["gameId"]
+    return game_id, [live.ok("POST", f"/v1/games/{game_id}:join", {"displayName": name}) for name in names]
+
+
+RATE_HINTED = _refusal(call_rate_exceeded(HINT_S))  # 429, RetryInfo "0.500s", Retry-After: 1
+
+
+@pytest.mark.parametrize("refusal", [
+    pytest.param(RATE_HINTED, id="CALL_RATE_EXCEEDED"),
+    pytest.param(_refusal(STORE_FULL), id="STORE_FULL", marks=pytest.mark.slow),  # no hint: a growing pause
+])
+def test_the_typescript_bot_sends_a_move_refused_resource_exhausted_again_on_the_same_stream(
+    typescript_dist: pathlib.Path, redis_server: EmbeddedRedis, refusal: Answer
+) -> None:
+    with LiveRest(redis_server.url) as live:
+        game_id, (ada,) = _rest_game(live, [1, 2, 3], ["Ada"])
+        with _serving(RestRefusingProxy(live, move_refusals=[refusal])) as proxy:
+            played = _ts_play(typescript_dist, proxy, ada, game_id)
+        assert played.get("status") == game_pb2.GAME_STATUS_FINISHED, played
+        assert played["watchedFrom"] == ["0"] and proxy.watches == 1  # the stream was never taken for broken
+        (first_at, first), (again_at, again) = proxy.moves[:2]
+        assert again == first  # the same decision: move, version and request id
+        if refusal is RATE_HINTED:
+            assert again_at - first_at >= HINT_S  # not before the server's hint
+
+
+def test_the_typescript_bot_ends_with_the_reason_of_a_move_refused_internal(
+    typescript_dist: pathlib.Path, redis_server: EmbeddedRedis
+) -> None:
+    with LiveRest(redis_server.url) as live:
+        game_id, (ada,) = _rest_game(live, [1, 2, 3], ["Ada"])
+        with _serving(RestRefusingProxy(live, move_refusals=[_refusal(INTERNAL)])) as proxy:
+            played = _ts_play(typescript_dist, proxy, ada, game_id)
+        assert played.get("error") == "Refused" and played["call"] == "move", played
+        assert played["code"] == grpc.StatusCode.INTERNAL.value[0] and played["reason"] == "INTERNAL"
+        assert proxy.watches == 1 and len(proxy.moves) == 1  # no stream opened again, no move sent again
+
+
+def _bea_plays_out(live: LiveRest, game_id: str, bea: dict[str, Any]) -> None:
+    """Bea plays the game to its end, at random, as _played_out does over gRPC."""
+    rng = random.Random(9)
+    for _ in range(FINISH_POLLS):
+        view = live.ok("GET", f"/v1/games/{game_id}/view", token=bea["seatToken"])["view"]
+        if view["status"] == "GAME_STATUS_FINISHED":
+            return
+        if bea["seat"] not in view.get("toAct", []) or not view.get("legalMoves"):
+            time.sleep(FINISH_POLL_S)
+            continue
+        move = {"move": rng.choice(view["legalMoves"]), "expectedVersion": view["version"], "requestId": f"bea-{view['version']}"}
+        live.call("POST", f"/v1/games/{game_id}/moves", move, token=bea["seatToken"])  # refused when the table moved on
+    raise AssertionError("the game did not end")
+
+
+@pytest.mark.parametrize("case", ["GAME_OVER", "CALL_RATE_EXCEEDED", "INTERNAL"])
+def test_the_typescript_bot_answers_a_refused_return(typescript_dist: pathlib.Path, redis_server: EmbeddedRedis, case: str) -> None:
+    # Ada is away from a running game that waits on Bea (see _away_from_a_running_game). GAME_OVER:
+    # the return reaches the server once Bea has played the game out. CALL_RATE_EXCEEDED: the
+    # first return is refused with the hint, the next one passes and Bea leaves. INTERNAL: the
+    # first return is refused.
+    with LiveRest(redis_server.url) as live:
+        game_id, (ada, bea) = _rest_game(live, [2, 3], ["Ada", "Bea"])
+        live.ok("POST", f"/v1/games/{game_id}:leave", {}, token=ada["seatToken"])
+        out = lambda: _bea_plays_out(live, game_id, bea)  # noqa: E731
+        leaves = lambda: live.ok("POST", f"/v1/games/{game_id}:leave", {}, token=bea["seatToken"])  # noqa: E731
+        proxy = {
+            "GAME_OVER": RestRefusingProxy(live, before_return=out),
+            "CALL_RATE_EXCEEDED": RestRefusingProxy(live, return_refusals=[RATE_HINTED], after_return=leaves),
+            "INTERNAL": RestRefusingProxy(live, return_refusals=[_refusal(INTERNAL)]),
+        }[case]
+        with _serving(proxy):
+            played = _ts_play(typescript_dist, proxy, ada, game_id)
+        assert proxy.watches == 1, played  # a refused return never broke the stream
+        if case == "INTERNAL":
+            assert played.get("error") == "Refused" and played["call"] == "return" and played["reason"] == "INTERNAL", played
+            assert proxy.returns == 1
+            return
+        assert played.get("status") == game_pb2.GAME_STATUS_FINISHED, played
+        assert proxy.returns == (1 if case == "GAME_OVER" else 2)
+        assert len(played["returned"]) == (0 if case == "GAME_OVER" else 1)

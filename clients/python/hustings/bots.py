@@ -146,6 +146,10 @@ class Replicas:
         """The caller's history of the game, from whichever replica answers."""
         return await self._failing_over(lambda c: c.history(game_id, token))
 
+    async def view(self, game_id: str, token: str | None = None) -> game_pb2.GameView:
+        """The caller's view of the game, from whichever replica answers."""
+        return await self._failing_over(lambda c: c.view(game_id, token))
+
     async def join(self, game_id: str, display_name: str) -> Joined:
         """Take one seat, whichever replicas the attempts reach (the last answer's token)."""
         request_id = new_request_id()
@@ -203,7 +207,8 @@ async def play_seat(
     same request id, so none is applied twice, and carry the version of the view they were
     chosen on: one whose table moved on meanwhile is refused and the seat looks again.
     A seat found absent (it timed out too often, or left) is taken back first (ReturnToGame),
-    since its server-side bot would otherwise decide every one of its decisions at once.
+    since its server-side bot would otherwise decide every one of its decisions at once; a
+    return refused GAME_OVER (the game ended first) ends the seat with its final view.
     Steps made by others, the server's timeouts and bots included, arrive on the same stream;
     a stream quiet for ``idle_s`` is given up and the view read again from a new one, so a
     wake-up that never comes cannot stall the seat. The seat is given up only once more than
@@ -253,6 +258,12 @@ async def play_seat(
                         moved_at = (await pool.return_to_game(joined.game_id, joined.token)).view.version
                         stats.returns += 1
                     except HustingsError as error:
+                        if error.reason == "GAME_OVER":
+                            # The game ended before the return reached it: the seat's final view.
+                            final = await pool.view(joined.game_id, joined.token)
+                            if final.status == game_pb2.GAME_STATUS_FINISHED:
+                                return final
+                            raise
                         if error.reason != "NOT_ABSENT":  # back already: another program of this seat came back
                             raise
                     continue

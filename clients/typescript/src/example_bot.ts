@@ -26,6 +26,10 @@
 // - A seat whose time ran out too often in a row (or that left) is absent: its server-side bot
 //   then makes each of its decisions at once, ahead of anything this bot sends. The view says so
 //   (`view.seats[seat].absent`), and this bot calls ReturnToGame to decide for itself again.
+// - A move or a return refused 429 RESOURCE_EXHAUSTED past the client's own retries is sent again
+//   after the server's retry hint, on the same stream; a return refused GAME_OVER (the game ended
+//   first) ends the bot with the final view; any other refusal (500 INTERNAL, say) ends it with
+//   the reason, and exit status 1.
 // - The stream (`GET /v1/games/{id}:watch`) may break (a replica restarts, a proxy cuts it) or go
 //   silent (a connection that died without a word): reopen it with `Last-Event-ID` one version
 //   before the last one seen, on any replica; nothing is lost, and the first update carries the
@@ -56,25 +60,31 @@ const TRANSIENT_CODES = new Set([1, 2, 4, 8, 13, 14]);
 const TRANSIENT_STATUSES = new Set([429, 500, 502, 503, 504]);
 // Refusals of a move that only say the table moved on (ABORTED, FAILED_PRECONDITION).
 const MOVED_ON_CODES = new Set([9, 10]);
-// A move refused RESOURCE_EXHAUSTED (a limit such as the address's rate of calls) is sent again,
-// unchanged, after the server's retry hint (or a growing pause without one), this many times in
-// a row at most; the stream is not broken by it. Any other refusal of a move (INTERNAL, say) ends
-// the bot with its reason.
+// A move (or a return to an absent seat) refused RESOURCE_EXHAUSTED (a limit such as the
+// address's rate of calls, past what the client's own retries wait for) is sent again, unchanged,
+// after the server's retry hint (or a growing pause without one), this many times in a row at
+// most; the stream is not broken by it. Any other refusal (INTERNAL, say) ends the bot with its
+// reason, but for those that say the table moved on (a move) or the seat is back (a return).
 const RESOURCE_EXHAUSTED = 8;
 // Errors of a move that say no replica answered it (CANCELLED, UNKNOWN, DEADLINE_EXCEEDED, UNAVAILABLE).
 const UNANSWERED_CODES = new Set([1, 2, 4, 14]);
 const MAX_MOVE_PACES = 20;
 
-/** A move refused for good: the bot ends with its reason rather than watch again. */
-export class MoveRefused extends Error {
-  override name = "MoveRefused";
+/** A move, or a return to an absent seat, refused for good: the bot ends with its reason
+ * rather than watch again. */
+export class Refused extends Error {
+  override name = "Refused";
   constructor(
+    readonly call: "move" | "return",
     readonly version: bigint,
     readonly refusal: HustingsError,
   ) {
-    super(`move at version ${version} refused: ${refusal.message}`);
+    super(`${call} at version ${version} refused: ${refusal.message}`);
   }
 }
+
+/** The name `Refused` had when only a move could end the bot. */
+export const MoveRefused = Refused;
 
 /** The decision: one of the listed legal moves. This one picks at random; yours can look at
  * `view` (the table as your seat sees it, in the game's member of `view.game`) and do better. */
@@ -140,11 +150,27 @@ export async function play(
           // Our seat's bot decides at once while we are away: come back first. The return is a
           // step of its own, and the stream brings the view after it.
           log(`seat ${seat} absent at version ${view.version}: returning`);
-          try {
-            decidedAt = (await api.returnToGame(gameId, token)).view?.version ?? decidedAt;
-            returned.push(view.version);
-          } catch (error) {
-            if (!(error instanceof HustingsError && error.reason === "NOT_ABSENT")) throw error;
+          for (let paced = 0; ; paced++) {
+            try {
+              decidedAt = (await api.returnToGame(gameId, token)).view?.version ?? decidedAt;
+              returned.push(view.version);
+            } catch (error) {
+              // The network, or no replica answered: the stream is watched again.
+              if (!(error instanceof HustingsError) || UNANSWERED_CODES.has(error.code)) throw error;
+              if (error.code === RESOURCE_EXHAUSTED && paced < MAX_MOVE_PACES) {
+                log(`return at version ${view.version} refused: ${error.reason}; asking again`);
+                await sleep(reconnectPauseMs(paced, error.retryAfterMs, Math.random));
+                continue;
+              }
+              if (error.reason === "GAME_OVER") {
+                // The game ended before the return reached it: its final view.
+                const final = await api.view(gameId, token);
+                if (final.status === GameStatus.FINISHED) return { view: final, watchedFrom, decided, returned };
+              }
+              // NOT_ABSENT: back already, by another program of this seat.
+              if (error.reason !== "NOT_ABSENT") throw new Refused("return", view.version, error);
+            }
+            break;
           }
           continue;
         }
@@ -175,7 +201,7 @@ export async function play(
             }
             // The table moved on, or the move is no longer ours to make: the stream brings the
             // newer view. Anything else ends the bot with its reason.
-            if (!MOVED_ON_CODES.has(error.code)) throw new MoveRefused(pending.version, error);
+            if (!MOVED_ON_CODES.has(error.code)) throw new Refused("move", pending.version, error);
             log(`move at version ${pending.version} refused: ${error.reason}`);
           }
           break;
@@ -281,7 +307,7 @@ async function main(): Promise<void> {
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   main().catch((error: unknown) => {
     // A refusal (a name, a move) is told by its reason and message; anything else in full.
-    console.error(error instanceof HustingsError || error instanceof MoveRefused ? `${error.name}: ${error.message}` : error);
+    console.error(error instanceof HustingsError || error instanceof Refused ? `${error.name}: ${error.message}` : error);
     process.exit(1);
   });
 }

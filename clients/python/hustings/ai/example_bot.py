@@ -23,6 +23,9 @@ What a bot may rely on:
 - A seat whose time ran out too often in a row (or that left) is absent: its server-side bot
   then makes each of its decisions at once, ahead of anything this bot sends. The view says so
   (``view.seats[seat].absent``), and this bot calls ReturnToGame to decide for itself again.
+- A move or a return refused RESOURCE_EXHAUSTED is sent again after the server's retry hint, on
+  the same stream; a return refused GAME_OVER (the game ended first) ends the bot with the final
+  view; any other refusal (INTERNAL, say) ends it with the reason, and exit status 1.
 - A stream (WatchGame) may break (a replica restarts, a proxy times out) or go silent: resume it
   from one version before the last one seen, on any replica; no update is lost, and the first
   update carries the current view. With several ``--server`` addresses (replicas of one store,
@@ -63,10 +66,11 @@ MAX_DECISIONS = 10_000
 RECONNECT_PAUSE_S = 0.5
 RECONNECT_MAX_S = 4.0
 QUIET_S = 10.0  # a stream silent this long is given up and opened again
-# A move refused RESOURCE_EXHAUSTED (a limit such as the address's rate of calls, past what the
-# client's own retries wait for) is sent again, unchanged, after the server's retry hint (or a
-# growing pause without one), this many times in a row at most; the stream is not broken by it.
-# Any other refusal of a move (INTERNAL, say) ends the bot with its reason.
+# A move (or a return to an absent seat) refused RESOURCE_EXHAUSTED (a limit such as the
+# address's rate of calls, past what the client's own retries wait for) is sent again, unchanged,
+# after the server's retry hint (or a growing pause without one), this many times in a row at
+# most; the stream is not broken by it. Any other refusal (INTERNAL, say) ends the bot with its
+# reason, but for those that say the table moved on (a move) or the seat is back (a return).
 MAX_MOVE_PACES = 20
 Update = TypeVar("Update")
 
@@ -86,13 +90,18 @@ class Decision:
     request_id: str = field(default_factory=new_request_id)
 
 
-class MoveRefused(Exception):
-    """A move refused for good: the bot ends with its reason rather than watch again."""
+class Refused(Exception):
+    """A move, or a return to an absent seat, refused for good: the bot ends with its reason
+    rather than watch again."""
 
-    def __init__(self, version: int, refusal: HustingsError) -> None:
-        super().__init__(f"move at version {version} refused: {refusal.code.name} {refusal.reason}: {refusal.message}")
+    def __init__(self, call: str, version: int, refusal: HustingsError) -> None:
+        super().__init__(f"{call} at version {version} refused: {refusal.code.name} {refusal.reason}: {refusal.message}")
+        self.call = call
         self.version = version
         self.refusal = refusal
+
+
+MoveRefused = Refused  # the name this exception had when only a move could end the bot
 
 
 @dataclass
@@ -145,13 +154,26 @@ async def play(
                 if _absent(view, joined.seat):
                     # Our seat's bot decides at once while we are away: come back first.
                     log(f"seat {joined.seat} absent at version {view.version}: returning")
-                    try:
-                        back = await client.return_to_game(joined.game_id, joined.token)
-                        decided_at = back.view.version
-                        played.returned.append(view.version)
-                    except HustingsError as refused:
-                        if refused.reason != "NOT_ABSENT":
-                            raise
+                    for paced in range(MAX_MOVE_PACES + 1):
+                        try:
+                            back = await client.return_to_game(joined.game_id, joined.token)
+                            decided_at = back.view.version
+                            played.returned.append(view.version)
+                        except HustingsError as refused:
+                            if refused.code in UNANSWERED:
+                                raise  # the server did not answer: watch again, and return again if still absent
+                            if refused.code == grpc.StatusCode.RESOURCE_EXHAUSTED and paced < MAX_MOVE_PACES:
+                                log(f"return at version {view.version} refused: {refused.reason}; asking again")
+                                await asyncio.sleep(reconnect_pause_s(paced, refused.retry_after_s, _PAUSES))
+                                continue
+                            if refused.reason == "GAME_OVER":
+                                # The game ended before the return reached it: its final view.
+                                played.view = await client.view(joined.game_id, joined.token)
+                                if played.view.status == game_pb2.GAME_STATUS_FINISHED:
+                                    return played
+                            if refused.reason != "NOT_ABSENT":  # NOT_ABSENT: back already, by another program of the seat
+                                raise Refused("return", view.version, refused) from None
+                        break
                     continue  # the return is a step of its own: the stream brings the view after it
                 if joined.seat not in view.to_act or not view.legal_moves:
                     continue
@@ -174,7 +196,7 @@ async def play(
                             await asyncio.sleep(reconnect_pause_s(paced, refused.retry_after_s, _PAUSES))
                             continue
                         if refused.code not in MOVED_ON:
-                            raise MoveRefused(pending.version, refused) from None
+                            raise Refused("move", pending.version, refused) from None
                         # The stream brings the newer view.
                         log(f"move at version {pending.version} refused: {refused.reason}")
                     break
@@ -265,7 +287,7 @@ async def main(args: argparse.Namespace) -> int:
             decide = NetworkBot(make_bot(args.engine_bot), seed).choose
         try:
             final = (await play(clients, joined, rng, log, decide)).view
-        except MoveRefused as refused:
+        except Refused as refused:
             log(str(refused))
             return 1
         placing = next((p for p in final.outcome.placings if p.HasField("seat") and p.seat == joined.seat), None)
