@@ -27,6 +27,7 @@ from service_helpers import random_play, replica_and_client
 ROUNDS = 5  # games per deal; the quickest answer of each deal is compared (3 left a loaded machine 6 ms apart once)
 STEP_LIMIT = 400  # engine steps searched for the run-off decision in one deal
 WAIT_S = 10.0  # longest wait for the bot's step after the seat left
+GAP_MS = 10.0  # the quickest answers of the two deals differ by less (a leak showed 24 ms)
 
 
 @pytest.fixture
@@ -94,7 +95,7 @@ def test_a_server_bots_speed_shows_nothing_of_its_hand(own_redis: EmbeddedRedis)
     sends no voter: the table sees the same in both (one card held, none sent). In the first the
     card is a matter of opinion, so sending none is the seat's only legal move; in the second it
     could have been sent. How long the bot takes must not tell the two apart (the quickest of a
-    few games each, within 5 ms)."""
+    few games each, within ``GAP_MS``)."""
     forced = _runoff_point(34, 86, 2)
     chosen = _runoff_point(1, 71, 0)
     assert forced.choices == 1 and chosen.choices == 2
@@ -102,8 +103,9 @@ def test_a_server_bots_speed_shows_nothing_of_its_hand(own_redis: EmbeddedRedis)
     async def scenario() -> dict[str, float]:
         quickest: dict[str, float] = {}
         async with replica_and_client(own_redis.url, allow_client_seed=True, **UNBOUNDED_CREATES) as (_replica, client):
-            for name, point in (("forced", forced), ("chosen", chosen)):
-                for _ in range(ROUNDS):
+            # The deals in turn, so that a machine loaded for a while weighs on both alike.
+            for _ in range(ROUNDS):
+                for name, point in (("forced", forced), ("chosen", chosen)):
                     answered, voters = await _bot_answer_s(client, point)
                     assert voters == 1, f"the bot sent its voter in the {name} run-off: the table saw a difference"
                     quickest[name] = min(quickest.get(name, answered), answered)
@@ -111,7 +113,8 @@ def test_a_server_bots_speed_shows_nothing_of_its_hand(own_redis: EmbeddedRedis)
 
     quickest = run(scenario())
     gap_ms = (quickest["chosen"] - quickest["forced"]) * 1000
-    assert abs(gap_ms) < 5, (
+    # Without the floor the two were 3 ms and 27-29 ms apart; a loaded machine left 5.4 ms once.
+    assert abs(gap_ms) < GAP_MS, (
         f"the bot answered the forced run-off in {quickest['forced'] * 1000:.1f} ms and the one with a choice in"
         f" {quickest['chosen'] * 1000:.1f} ms: its speed tells whether its one voter card is a matter of opinion"
     )
