@@ -39,6 +39,7 @@ from hustings.service.limits import (
     DEFAULT_CALLS_PER_CLIENT_PER_SECOND,
     DEFAULT_MAX_CALLS,
     DEFAULT_MAX_CALLS_PER_CLIENT,
+    DIRECT_CONNECTION,
     CallLimit,
     calls_for_steps,
 )
@@ -229,6 +230,16 @@ class ClientAddresses:
         values = (v.decode() if isinstance(v, bytes) else v for k, v in context.invocation_metadata() or () if k == FORWARDED_FOR)
         forwarded = forwarded_address(values)
         return client_of(forwarded) if forwarded else known.address  # type: ignore[union-attr]
+
+    def connection_of(self, context: grpc.aio.ServicerContext) -> str:
+        """The client key of a gRPC call's connection, for the caps on streams: ``grpc:`` and
+        its peer for a connection from no trusted proxy, whose streams the connection's room
+        caps (``StreamLimits.max_per_direct_connection``), else ``grpc-proxy:`` and its peer."""
+        peer = context.peer()
+        known = self._known.get(peer)
+        if known is None:
+            known = self._learn(peer, grpc_peer_address(peer))
+        return f"{'grpc-proxy:' if isinstance(known, _Proxy) else DIRECT_CONNECTION}{peer}"
 
     def of_http(self, request: Any) -> str:
         """The client of an HTTP request (an aiohttp ``web.Request``)."""

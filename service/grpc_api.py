@@ -333,7 +333,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             # The client is the connection (a gRPC channel): its streams share the per-client cap.
             # Its address (a trusted proxy's forwarded one) shares the per-address cap with the
             # address's other connections and event streams: many connections get no more.
-            client = f"grpc:{context.peer()}"
+            client = self.limits.addresses.connection_of(context)
             address = self.client_of(context)
             updates = self.host.watchers.watch_encoded(request.game_id, self._token(context), request.from_version, client, address)
             async with contextlib.aclosing(updates):
@@ -399,8 +399,9 @@ def build_server(
     connections are kept)."""
     servicer = GameServicer(host, max_calls, limits)
     max_rpcs = host.max_watchers + servicer.calls.max_calls + RPC_BACKSTOP_HEADROOM
-    streams_per_connection = (
-        host.watchers.limits.max_per_client + servicer.calls.max_per_client + STREAM_HEADROOM_PER_CONNECTION
+    streams = host.watchers.limits
+    streams_per_connection = min(
+        streams.max_per_client + servicer.calls.max_per_client + STREAM_HEADROOM_PER_CONNECTION, streams.max_per_connection
     )
     # Requests still arriving hold places among max_rpcs before any handler runs: each client
     # may have as many arriving as it may have calls, and each must arrive within seconds.
@@ -411,7 +412,7 @@ def build_server(
         options=server_options(connections, max_rpcs, streams_per_connection),
     )
     server.add_generic_rpc_handlers((service_handler(servicer),))
-    health_servicer = HealthService(host.watchers.limits, servicer.client_of)
+    health_servicer = HealthService(host.watchers.limits, servicer.client_of, servicer.limits.addresses.connection_of)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection_pb2_grpc.add_ServerReflectionServicer_to_server(
         ReflectionService(
@@ -419,6 +420,7 @@ def build_server(
             public_descriptors(),
             host.watchers.limits,
             servicer.client_of,
+            servicer.limits.addresses.connection_of,
         ),
         server,
     )

@@ -46,6 +46,7 @@ from hustings.service.limits import (
     DEFAULT_MAX_STREAMS,
     DEFAULT_MAX_STREAMS_PER_ADDRESS,
     DEFAULT_MAX_STREAMS_PER_CLIENT,
+    DEFAULT_MAX_STREAMS_PER_CONNECTION,
     DEFAULT_MAX_STREAMS_PER_GAME,
     DEFAULT_MAX_STREAMS_PER_SEAT,
     StreamLimits,
@@ -268,6 +269,7 @@ class GameHost:
         max_streams_per_seat: int = DEFAULT_MAX_STREAMS_PER_SEAT,
         max_streams_per_address: int = DEFAULT_MAX_STREAMS_PER_ADDRESS,
         max_streams_per_game: int = DEFAULT_MAX_STREAMS_PER_GAME,
+        max_streams_per_connection: int = DEFAULT_MAX_STREAMS_PER_CONNECTION,
         clock: Callable[[], float] = time.time,
         keys: Keys | None = None,
         retention_s: int = DEFAULT_RETENTION_S,
@@ -302,7 +304,12 @@ class GameHost:
             seat_of=self.seat_of,
             closing=lambda: self.closing,
             limits=StreamLimits(
-                max_watchers, max_streams_per_client, max_streams_per_seat, max_streams_per_address, max_streams_per_game
+                max_watchers,
+                max_streams_per_client,
+                max_streams_per_seat,
+                max_streams_per_address,
+                max_streams_per_game,
+                max_streams_per_connection,
             ),
             seen=lambda game_id, seat: self.presence.touch(game_id, seat),
         )

@@ -31,6 +31,7 @@ import contextlib
 import hashlib
 from typing import Iterator, Protocol
 
+from hustings.service.defaults import CALL_ROOM_PER_CONNECTION, DEFAULT_MAX_STREAMS_PER_CONNECTION
 from hustings.service.errors import exhausted
 
 # The largest request answered, over gRPC and REST alike; a larger one is RESOURCE_EXHAUSTED
@@ -45,6 +46,10 @@ DEFAULT_MAX_STREAMS_PER_CLIENT = 1_000
 # still holds its thousands.
 DEFAULT_MAX_STREAMS_PER_ADDRESS = 2_000
 DEFAULT_MAX_STREAMS_PER_SEAT = 32
+# The client key of a gRPC connection (``ClientAddresses.connection_of``) from a peer that is no trusted
+# proxy: its streams are capped by the connection's room as well as by the per-client cap. A
+# trusted proxy's connections carry many clients; it opens another connection at the cap.
+DIRECT_CONNECTION = "grpc:"
 # Streams of one game from one client address: every player of a table and the spectators of a
 # household, an office or a classroom behind one address, while a step's writes to them (about
 # 50 µs each) stay within a few calls' worth of the replica.
@@ -100,11 +105,17 @@ class StreamLimits:
         max_per_seat: int = DEFAULT_MAX_STREAMS_PER_SEAT,
         max_per_address: int = DEFAULT_MAX_STREAMS_PER_ADDRESS,
         max_per_game: int = DEFAULT_MAX_STREAMS_PER_GAME,
+        max_per_connection: int = DEFAULT_MAX_STREAMS_PER_CONNECTION,
     ) -> None:
         if min(max_streams, max_per_client, max_per_seat, max_per_address, max_per_game) < 1:
             raise ValueError("stream limits must be at least 1")
+        if max_per_connection <= CALL_ROOM_PER_CONNECTION:
+            raise ValueError(f"streams per connection must be more than {CALL_ROOM_PER_CONNECTION}")
         self.max_streams = max_streams
         self.max_per_client = max_per_client
+        self.max_per_connection = max_per_connection  # HTTP/2 streams of a gRPC connection, calls included
+        # The streams a gRPC connection from no trusted proxy may hold.
+        self.max_per_direct_connection = min(max_per_client, max_per_connection - CALL_ROOM_PER_CONNECTION)
         self.max_per_seat = max_per_seat
         self.max_per_address = max_per_address
         self.max_per_game = max_per_game
@@ -152,7 +163,14 @@ class StreamLimits:
                 "TOO_MANY_STREAMS_FOR_ADDRESS",
                 f"this client address holds its maximum of {self.max_per_address} streams on this replica; close one first",
             )
-        if self._by_client.get(client, 0) >= self.max_per_client:
+        held = self._by_client.get(client, 0)
+        if client.startswith(DIRECT_CONNECTION) and held >= self.max_per_direct_connection:
+            raise exhausted(
+                "TOO_MANY_STREAMS_FOR_CLIENT",
+                f"this connection holds its maximum of {self.max_per_direct_connection} streams"
+                f" (the rest of its {self.max_per_connection} are kept for calls); close one, or open another connection",
+            )
+        if held >= self.max_per_client:
             raise exhausted(
                 "TOO_MANY_STREAMS_FOR_CLIENT",
                 f"this client holds its maximum of {self.max_per_client} streams; close one first",

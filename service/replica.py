@@ -36,6 +36,7 @@ from hustings.service.limits import (
     DEFAULT_MAX_STREAMS_PER_ADDRESS,
     DEFAULT_MAX_STREAMS_PER_CLIENT,
     DEFAULT_MAX_STREAMS_PER_GAME,
+    DEFAULT_MAX_STREAMS_PER_CONNECTION,
     DEFAULT_MAX_STREAMS_PER_SEAT,
 )
 from hustings.service.store import DEFAULT_MAX_CONNECTIONS, DEFAULT_POOL_TIMEOUT_S, Store
@@ -115,6 +116,7 @@ class ReplicaConfig:
     max_streams_per_address: int = DEFAULT_MAX_STREAMS_PER_ADDRESS  # per client address, gRPC and SSE together
     max_streams_per_seat: int = DEFAULT_MAX_STREAMS_PER_SEAT  # per seat token
     max_streams_per_game: int = DEFAULT_MAX_STREAMS_PER_GAME  # of one game per client address
+    max_streams_per_connection: int = DEFAULT_MAX_STREAMS_PER_CONNECTION  # HTTP/2 streams of a gRPC connection
     max_calls: int = DEFAULT_MAX_CALLS  # unary calls in flight on this replica
     max_calls_per_client: int = DEFAULT_MAX_CALLS_PER_CLIENT  # ... from one client address
     calls_per_client_per_second: float = DEFAULT_CALLS_PER_CLIENT_PER_SECOND  # unary calls, sustained, per client address
@@ -184,6 +186,7 @@ class Replica:
                 max_streams_per_client=self.config.max_streams_per_client,
                 max_streams_per_seat=self.config.max_streams_per_seat,
                 max_streams_per_game=self.config.max_streams_per_game,
+                max_streams_per_connection=self.config.max_streams_per_connection,
                 max_streams_per_address=self.config.max_streams_per_address,
                 keys=keys,
                 retention_s=self.config.retention_s,

@@ -33,12 +33,19 @@ MAX_SERVICE_NAME = 256
 
 class HealthService(health.aio.HealthServicer):
     """The health servicer, with ``Watch`` streams held within ``streams`` as a stream of the
-    client address that ``client_of`` gives for a call (and of its connection)."""
+    client address that ``client_of`` gives for a call, and of the connection ``connection_of``
+    gives."""
 
-    def __init__(self, streams: StreamLimits, client_of: Callable[[grpc.aio.ServicerContext], str]) -> None:
+    def __init__(
+        self,
+        streams: StreamLimits,
+        client_of: Callable[[grpc.aio.ServicerContext], str],
+        connection_of: Callable[[grpc.aio.ServicerContext], str],
+    ) -> None:
         super().__init__()
         self._streams = streams
         self._client_of = client_of
+        self._connection_of = connection_of
 
     async def Check(self, request: health_pb2.HealthCheckRequest, context: grpc.aio.ServicerContext) -> Any:
         """The service's status now; INVALID_ARGUMENT ``BAD_SERVICE_NAME`` for a name too long."""
@@ -50,7 +57,7 @@ class HealthService(health.aio.HealthServicer):
         on streams (RESOURCE_EXHAUSTED with the cap's reason past one)."""
         await _check_name(request, context)
         try:
-            with self._streams.hold(f"grpc:{context.peer()}", None, self._client_of(context)):
+            with self._streams.hold(self._connection_of(context), None, self._client_of(context)):
                 await super().Watch(request, context)
         except ServiceError as error:  # a cap reached: the stream was refused, nothing held
             await _abort(context, error)
@@ -58,7 +65,8 @@ class HealthService(health.aio.HealthServicer):
 
 class ReflectionService(reflection.aio.ReflectionServicer):  # type: ignore[misc]
     """The reflection servicer for ``service_names`` from ``pool``, each stream held within
-    ``streams`` as a stream of the client address that ``client_of`` gives for a call."""
+    ``streams`` as a stream of the client address that ``client_of`` gives for a call, and of
+    the connection ``connection_of`` gives."""
 
     def __init__(
         self,
@@ -66,10 +74,12 @@ class ReflectionService(reflection.aio.ReflectionServicer):  # type: ignore[misc
         pool: descriptor_pool.DescriptorPool,
         streams: StreamLimits,
         client_of: Callable[[grpc.aio.ServicerContext], str],
+        connection_of: Callable[[grpc.aio.ServicerContext], str],
     ) -> None:
         super().__init__(tuple(service_names), pool=pool)
         self._streams = streams
         self._client_of = client_of
+        self._connection_of = connection_of
 
     async def ServerReflectionInfo(
         self, request_iterator: Any, context: grpc.aio.ServicerContext
@@ -78,7 +88,7 @@ class ReflectionService(reflection.aio.ReflectionServicer):  # type: ignore[misc
         held within the caps on streams; the stream ends at the first refusal."""
         address = self._client_of(context)
         try:
-            with self._streams.hold(f"grpc:{context.peer()}", None, address):
+            with self._streams.hold(self._connection_of(context), None, address):
                 async for response in super().ServerReflectionInfo(self._paced(request_iterator, address), context):
                     yield response
         except ServiceError as error:  # a cap reached, or the rate: refused with its reason

@@ -71,6 +71,10 @@ def test_compose_runs_redis_three_replicas_and_a_grpc_balancer() -> None:
 
         parsed = _parser().parse_args(["serve", *command])
         assert parsed.trusted_proxy == [str(n) for n in trusted] and parsed.redis_url == "redis://redis:6379/0"
+        # Envoy puts no more streams on one connection than a replica takes (it does not read the
+        # figure a replica advertises): past it, calls would wait inside Envoy.
+        upstream = cluster["typed_extension_protocol_options"]["envoy.extensions.upstreams.http.v3.HttpProtocolOptions"]
+        assert upstream["explicit_http_config"]["http2_protocol_options"]["max_concurrent_streams"] == parsed.max_streams_per_connection
 
 
 def _seconds(text: str) -> float:

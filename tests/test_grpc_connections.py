@@ -20,6 +20,7 @@ import grpc
 import pytest
 
 from conftest import run
+from hustings.client import HustingsError
 from hustings.service import grpc_api, grpc_arrivals, presence, watch
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.grpc_api import ConnectionPolicy
@@ -491,5 +492,64 @@ def test_requests_that_never_finish_arriving_are_capped_and_ended(
             assert statuses == [DEADLINE_EXCEEDED] * per_client + [RESOURCE_EXHAUSTED] * 2
             assert took <= receipt_s + 3.0
             assert (await client.create_game("stimmvieh", 3)).game_id  # places free again
+
+    run(scenario(), timeout_s=60)
+
+
+async def _open_watches(channel: grpc.aio.Channel, game_id: str, count: int) -> tuple[list[grpc.aio.Call], str | None]:
+    """``count`` WatchGame streams of ``game_id`` on ``channel``, each past its first update; the
+    reason of the first refused, if one is."""
+    stub = game_service_pb2_grpc.GameServiceStub(channel)
+    calls: list[grpc.aio.Call] = []
+    for _ in range(count):
+        call = stub.WatchGame(game_service_pb2.WatchGameRequest(game_id=game_id), timeout=WAIT_S)
+        try:
+            await asyncio.wait_for(call.read(), WAIT_S)
+        except grpc.aio.AioRpcError as refused:
+            return calls, HustingsError.from_rpc_error(refused).reason
+        calls.append(call)
+    return calls, None
+
+
+@pytest.mark.parametrize("proxied", [False, True], ids=["direct", "behind_a_trusted_proxy"])
+def test_a_connections_streams_leave_room_for_its_calls(redis_server: EmbeddedRedis, proxied: bool) -> None:
+    """README gRPC connections: a connection carries at most `--max-streams-per-connection`
+    HTTP/2 streams (advertised as MAX_CONCURRENT_STREAMS), and of them a connection from a
+    client, not a trusted proxy, holds at most that less 32 as streams
+    (`TOO_MANY_STREAMS_FOR_CLIENT`), so that its calls always find a stream (past the HTTP/2 cap
+    they would be refused). A trusted proxy's connection carries many clients and is held to the
+    per-client cap alone (the proxy opens another connection at the HTTP/2 cap)."""
+    per_connection = 40  # 8 streams for a client's own connection
+    extra = {"trusted_proxies": ("127.0.0.0/8",)} if proxied else {}
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url, max_streams_per_connection=per_connection, **extra) as (replica, client):
+            game_id = (await new_game(client))[0].game_id
+            h2 = await RawHttp2.open(replica.port)
+            advertised = None
+            async for frame in h2.frames(WAIT_S):
+                if frame.kind == SETTINGS and not frame.flags & ACK:
+                    advertised = frame.settings().get(SETTINGS_MAX_CONCURRENT_STREAMS)
+                    break
+            h2.close()
+            assert advertised == per_connection
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{replica.port}") as channel:
+                wanted = 12 if proxied else 9
+                calls, refused = await _open_watches(channel, game_id, wanted)
+                try:
+                    if proxied:
+                        assert refused is None and len(calls) == wanted
+                    else:
+                        assert len(calls) == per_connection - 32 and refused == "TOO_MANY_STREAMS_FOR_CLIENT", refused
+                    # Calls on the same connection are still answered, at once.
+                    stub = game_service_pb2_grpc.GameServiceStub(channel)
+                    views = await asyncio.wait_for(
+                        asyncio.gather(*(stub.GetView(game_service_pb2.GetViewRequest(game_id=game_id)) for _ in range(20))),
+                        WAIT_S,
+                    )
+                    assert {v.view.game_id for v in views} == {game_id}
+                finally:
+                    for call in calls:
+                        call.cancel()
 
     run(scenario(), timeout_s=60)

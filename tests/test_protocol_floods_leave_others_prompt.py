@@ -127,7 +127,7 @@ def test_one_address_flooding_one_connection_leaves_other_clients_calls_prompt(
     connection at what one client may use (1,528), each connection queued that many ahead of
     everyone's calls: at 10,000 resets a second the replica used a whole core and the other
     client's calls took a mean of 240-520 ms instead of 2 ms, at 3,000 refused calls a second
-    130 ms. A connection now has 96 streams (``--max-streams-per-connection``): 6-8 ms and 2 ms."""
+    130 ms. A connection now has 128 streams (``--max-streams-per-connection``): 10 ms and 2 ms."""
 
     async def scenario() -> None:
         async with replica_and_client(

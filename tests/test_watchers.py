@@ -115,10 +115,14 @@ def test_a_burst_waits_for_the_bounded_pool_instead_of_failing(tmp_path: pathlib
         async with replica(server.url, redis_max_connections=4) as one:
             async with Client(f"127.0.0.1:{one.port}") as client:
                 seats = await new_game(client, 4)
-                stub = game_service_pb2_grpc.GameServiceStub(client.channel)
+                # Three connections of 100 calls each: a connection carries 128 streams at once.
+                channels = [own_channel(f"127.0.0.1:{one.port}") for _ in range(3)]
+                stubs = [game_service_pb2_grpc.GameServiceStub(c) for c in channels]
                 raw.execute_command("CLIENT", "PAUSE", "5500", "ALL")
                 request = game_service_pb2.GetViewRequest(game_id=seats[0].game_id)
-                results = await asyncio.gather(*(stub.GetView(request, timeout=30) for _ in range(300)), return_exceptions=True)
+                results = await asyncio.gather(*(stubs[i % 3].GetView(request, timeout=30) for i in range(300)), return_exceptions=True)
+                for channel in channels:
+                    await channel.close()
                 failures = [r for r in results if isinstance(r, BaseException)]
                 assert failures == []
                 assert all(r.view.game_id == seats[0].game_id for r in results)  # type: ignore[union-attr]
@@ -370,21 +374,22 @@ def test_reflection_serves_only_the_public_api(redis_server: EmbeddedRedis) -> N
 
 
 # --- acceptance: the bounded load test -----------------------------------------------------------
-CLIENTS = 30
-STREAMS_PER_CLIENT = 100
+CLIENTS = 40
+STREAMS_PER_CLIENT = 75  # within a connection's room for streams (--max-streams-per-connection less 32)
 GAMES = 10
 MOVES = 3
 VIEW_CALLS = 500
 
 
-def test_three_thousand_streams_from_thirty_clients_and_five_hundred_views(redis_server: EmbeddedRedis) -> None:
-    """One replica: 3,000 WatchGame streams from 30 clients and 500 concurrent GetView calls while
-    the games move: no UNAVAILABLE, every stream sees every step of its game; a client past its
-    stream cap is refused while another client's calls all succeed."""
+def test_three_thousand_streams_from_forty_clients_and_five_hundred_views(redis_server: EmbeddedRedis) -> None:
+    """One replica: 3,000 WatchGame streams from 40 clients and 500 concurrent GetView calls (from
+    five connections: a connection carries 128 streams at once) while the games move: no
+    UNAVAILABLE, every stream sees every step of its game; a client past its stream cap is refused
+    while another client's calls all succeed."""
     with serve_process(
         "--redis-url", redis_server.url, "--max-streams-per-client", str(STREAMS_PER_CLIENT), "--redis-max-connections", "16",
-        # The 30 clients are connections from one loopback address: its caps on streams and on
-        # calls (each stream opened counts one) are those of 30 addresses.
+        # The 40 clients are connections from one loopback address: its caps on streams and on
+        # calls (each stream opened counts one) are those of 40 addresses.
         "--max-streams-per-address", "10000", "--max-streams-per-game", "10000", "--call-burst", "18000",
     ) as (process, port):
         address = f"127.0.0.1:{port}"
@@ -404,8 +409,10 @@ def test_three_thousand_streams_from_thirty_clients_and_five_hundred_views(redis
                 assert [f.error.code() for f in followers if f.error] == []
                 over = Follower(stubs[0], games[0][0].game_id, start - 1)
                 viewer_stub = game_service_pb2_grpc.GameServiceStub(viewer)
+                view_channels = [own_channel(address) for _ in range(4)]
+                viewers = [viewer_stub, *(game_service_pb2_grpc.GameServiceStub(c) for c in view_channels)]
                 views = [
-                    viewer_stub.GetView(game_service_pb2.GetViewRequest(game_id=games[i % GAMES][0].game_id), timeout=30)
+                    viewers[i % len(viewers)].GetView(game_service_pb2.GetViewRequest(game_id=games[i % GAMES][0].game_id), timeout=30)
                     for i in range(VIEW_CALLS)
                 ]
                 moving = [asyncio.ensure_future(_moves(host_client, seats)) for seats in games]
@@ -421,7 +428,7 @@ def test_three_thousand_streams_from_thirty_clients_and_five_hundred_views(redis
                 assert [f.error for f in followers if f.error] == []
                 for f in [*followers, mine]:
                     await f.close()
-                for c in channels:
+                for c in [*channels, *view_channels]:
                     await c.close()
 
         run(scenario(), timeout_s=300)

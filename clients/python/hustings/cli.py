@@ -12,7 +12,7 @@ import signal
 import sys
 from typing import Any, Coroutine, NoReturn, Sequence
 
-from hustings.service.defaults import DEFAULT_ADDRESS, DEFAULT_DATA_DIR
+from hustings.service.defaults import CALL_ROOM_PER_CONNECTION, DEFAULT_ADDRESS, DEFAULT_DATA_DIR, DEFAULT_MAX_STREAMS_PER_CONNECTION
 
 DEFAULT_HTTP_ADDRESS = "127.0.0.1:8080"
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")  # as hustings.service.logs.LEVELS
@@ -74,6 +74,14 @@ def _at_least_one(text: str) -> int:
     value = _whole_number(text)
     if value < 1:
         raise argparse.ArgumentTypeError("at least 1")
+    return value
+
+
+def _more_than_call_room(text: str) -> int:
+    """Streams of a gRPC connection: more than the room kept for its calls."""
+    value = _whole_number(text)
+    if value <= CALL_ROOM_PER_CONNECTION:
+        raise argparse.ArgumentTypeError(f"more than {CALL_ROOM_PER_CONNECTION} (the streams kept for calls)")
     return value
 
 
@@ -230,6 +238,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-streams-per-address", type=_at_least_one, default=2_000, help="streams of one client address over all its connections, gRPC and SSE together (default %(default)s: a fifth of the default --max-watchers, so that four busy addresses leave streams to everyone else)")
     serve.add_argument("--max-streams-per-seat", type=_at_least_one, default=32, help="streams with one seat token (default %(default)s)")
     serve.add_argument("--max-streams-per-game", type=_at_least_one, default=64, help="streams of one game from one client address: each step of a game is written to every stream of it (default %(default)s)")
+    serve.add_argument("--max-streams-per-connection", type=_more_than_call_room, default=DEFAULT_MAX_STREAMS_PER_CONNECTION, help=f"HTTP/2 streams a gRPC connection may have open at once, calls and streams together; of them {CALL_ROOM_PER_CONNECTION} are kept for calls (default %(default)s: a connection's streams reset at once queue in the replica's one event loop)")
     serve.add_argument("--max-http-connections", type=_at_least_one, default=10_000, help="open HTTP connections of the REST face on this replica; lowered to half the open-files limit less 256 (default %(default)s)")
     serve.add_argument("--max-http-connections-per-address", type=_at_least_one, default=2_500, help="open HTTP connections from one client address: its event streams and calls beside them; a trusted proxy is not capped (default %(default)s)")
     serve.add_argument("--max-calls-per-client", type=_at_least_one, default=512, help="unary calls in flight from one client address (default %(default)s)")
@@ -370,6 +379,7 @@ async def _serve(args: argparse.Namespace) -> int:
             max_streams_per_address=args.max_streams_per_address,
             max_streams_per_seat=args.max_streams_per_seat,
             max_streams_per_game=args.max_streams_per_game,
+            max_streams_per_connection=args.max_streams_per_connection,
             max_calls_per_client=args.max_calls_per_client,
             calls_per_client_per_second=args.calls_per_client_per_second,
             call_burst=args.call_burst,

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import math
 import multiprocessing
 import multiprocessing.connection
 import random
@@ -44,7 +45,9 @@ from hustings.v1 import game_pb2, game_service_pb2
 
 WATCH_METHOD = f"/{game_service_pb2.DESCRIPTOR.services_by_name['GameService'].full_name}/WatchGame"
 
-CHANNELS_PER_PROCESS = 8  # connections of one reader: the replicas cap streams per connection
+# Streams of a reader on one connection: the replicas cap a connection's streams
+# (``--max-streams-per-connection``, less the room kept for calls).
+STREAMS_PER_CHANNEL = 60
 PREPARE_AT_ONCE = 32  # games created and seated at once before the phase
 WAIT_S = 120.0  # bound on waiting for streams to open or for the last steps to arrive
 
@@ -183,7 +186,7 @@ async def _reader(conn: multiprocessing.connection.Connection, addresses: list[s
     # to one address), as clients on other machines would be.
     channels = [
         grpc.aio.insecure_channel(addresses[i % len(addresses)], options=[("grpc.use_local_subchannel_pool", 1)])
-        for i in range(CHANNELS_PER_PROCESS)
+        for i in range(max(1, math.ceil(len(streams) / STREAMS_PER_CHANNEL)))
     ]
     # The updates as they come (no deserialiser), parsed for their steps' versions only.
     watch_calls = [
