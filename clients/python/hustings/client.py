@@ -36,6 +36,11 @@ from google.rpc import error_details_pb2, status_pb2
 from hustings.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
 
 DEFAULT_TIMEOUT_S = 30.0
+# Unary calls a client sends at once on its channel; more wait here for one to end. A replica
+# gives a connection 128 HTTP/2 streams (``--max-streams-per-connection``), of which its streams
+# may take 96 and its calls always find these 32; a burst past the 128 is refused REFUSED_STREAM
+# (UNAVAILABLE), and 200 moves at once on one channel lost 146 of them so.
+CALLS_AT_ONCE = 32
 
 # The codes after which the same request may still succeed: the replica or the store could not
 # answer (or the answer was lost), which says nothing about the request itself.
@@ -228,6 +233,7 @@ class Client:
         self.rng = random.Random()
         self.channel = grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
         self.stub = game_service_pb2_grpc.GameServiceStub(self.channel)
+        self._at_once = asyncio.Semaphore(CALLS_AT_ONCE)  # shared by ``with_retry``'s copies
 
     async def __aenter__(self) -> "Client":
         return self
@@ -269,8 +275,10 @@ class Client:
 
         async def attempt(_number: int, timeout_s: float) -> object:
             nonlocal possibly_applied
+            began = time.monotonic()
             try:
-                return await rpc(request, metadata=metadata, timeout=timeout_s)
+                async with self._at_once:  # the wait for a place counts towards the attempt's time
+                    return await rpc(request, metadata=metadata, timeout=max(0.001, timeout_s - (time.monotonic() - began)))
             except grpc.aio.AioRpcError as error:
                 refused = HustingsError.from_rpc_error(error)
             if refused.code in RETRY_CODES:
