@@ -6,16 +6,19 @@ import asyncio
 import contextlib
 import pathlib
 import random
-from typing import Any, AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterator, Sequence
+
+import grpc
 
 import redis
 from conftest import run
 
 from hustings.client import Client, Joined
 from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.service.errors import ServiceError
 from hustings.service.host import fill_state_view
 from hustings.service.replica import UNBOUNDED_CALL_RATE, Replica, ReplicaConfig
-from hustings.v1 import game_pb2, stimmvieh_pb2
+from hustings.v1 import game_pb2, game_service_pb2, stimmvieh_pb2
 
 MAX_MOVES = 2000
 
@@ -275,3 +278,102 @@ def held_runner(
         return 0
 
     return deadlines.DeadlineRunner(index, apply_due, version_of, poll_s=0.01, now_ms=deadlines.now_ms, **settings)
+
+
+Hook = Callable[[], Awaitable[None]]
+
+
+class RefusingProxy(grpc.GenericRpcHandler):
+    """A loopback gRPC proxy in front of a replica that passes every call through, except the
+    first SubmitMoves, which it refuses with ``refusals`` (in order) without passing them on,
+    and the first ReturnToGames, refused with ``return_refusals``; ``before_return`` and
+    ``after_return`` are awaited around each ReturnToGame it passes on."""
+
+    def __init__(
+        self,
+        target: str,
+        refusals: list[ServiceError],
+        return_refusals: Sequence[ServiceError] = (),
+        before_return: Hook | None = None,
+        after_return: Hook | None = None,
+    ) -> None:
+        self.target = target
+        self.refusals = list(refusals)
+        self.return_refusals = list(return_refusals)
+        self.before_return, self.after_return = before_return, after_return
+        self.moves: list[game_service_pb2.SubmitMoveRequest] = []
+        self.returns = 0
+        self.watches = 0
+        self.port = 0
+
+    def service(self, details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler:
+        method = details.method
+        if method.endswith("/WatchGame"):
+            async def stream(request: bytes, context: grpc.aio.ServicerContext) -> Any:
+                async for update in self._stream(method, request, context):
+                    yield update
+
+            return grpc.unary_stream_rpc_method_handler(stream)
+
+        async def unary(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+            return await self._unary(method, request, context)
+
+        return grpc.unary_unary_rpc_method_handler(unary)
+
+    async def _unary(self, method: str, request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        if method.endswith("/SubmitMove"):
+            self.moves.append(game_service_pb2.SubmitMoveRequest.FromString(request))
+            if self.refusals:
+                status = self.refusals.pop(0).to_status()
+                await context.abort(status.code, status.details, status.trailing_metadata)
+        returning = method.endswith("/ReturnToGame")
+        if returning:
+            self.returns += 1
+            if self.return_refusals:
+                status = self.return_refusals.pop(0).to_status()
+                await context.abort(status.code, status.details, status.trailing_metadata)
+            if self.before_return is not None:
+                await self.before_return()
+        call = self.channel.unary_unary(method)
+        try:
+            answer: bytes = await call(request, metadata=context.invocation_metadata(), timeout=10)
+        except grpc.aio.AioRpcError as error:
+            await context.abort(error.code(), error.details() or "", tuple(error.trailing_metadata() or ()))
+            raise
+        if returning and self.after_return is not None:
+            await self.after_return()
+        return answer
+
+    async def _stream(self, method: str, request: bytes, context: grpc.aio.ServicerContext) -> Any:
+        self.watches += 1
+        try:
+            async for update in self.channel.unary_stream(method)(request, metadata=context.invocation_metadata()):
+                yield update
+        except grpc.aio.AioRpcError as error:
+            await context.abort(error.code(), error.details() or "", tuple(error.trailing_metadata() or ()))
+
+    async def __aenter__(self) -> "RefusingProxy":
+        self.channel = grpc.aio.insecure_channel(self.target)
+        self.server = grpc.aio.server()
+        self.server.add_generic_rpc_handlers([self])
+        self.port = self.server.add_insecure_port("127.0.0.1:0")
+        await self.server.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.server.stop(0)
+        await self.channel.close()
+
+
+async def away_from_a_running_game(client: Client) -> tuple[Joined, Joined]:
+    """A running Stimmvieh game of four in which Ada (seat 0) has left, so her seat's bot decides
+    for her, and Bea (seat 1), present, owes the next decision; seats 2 and 3 are the server's
+    bots. Their seats."""
+    table = game_pb2.TableSettings(bot_seats=[2, 3], bot_level="random")
+    game_id = (await client.create_game("stimmvieh", 4, table=table)).game_id
+    ada = await client.join(game_id, "Ada")
+    bea = await client.join(game_id, "Bea")
+    await client.leave(game_id, ada.token)
+    view = await client.view(game_id, ada.token)
+    assert view.status == game_pb2.GAME_STATUS_ACTIVE and view.seats[0].absent
+    return ada, bea

@@ -27,7 +27,7 @@ import sys
 import threading
 import time
 import unicodedata
-from typing import Any, Awaitable, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import grpc
 import pytest
@@ -36,7 +36,7 @@ from google.protobuf import json_format
 
 from conftest import run
 from rest_helpers import LiveRest
-from service_helpers import replica_and_client
+from service_helpers import RefusingProxy, away_from_a_running_game, replica_and_client
 from hustings.ai.example_bot import MoveRefused, Refused, play
 from hustings.bots import BotStats, RandomBot, play_seat
 from hustings.client import Client, HustingsError, Joined
@@ -45,7 +45,7 @@ from hustings.service.embedded_redis import EmbeddedRedis, free_port
 from hustings.service.errors import RetryLater, ServiceError
 from hustings.service.rest import HTTP_STATUS
 from hustings.service.seats import display_name
-from hustings.v1 import game_pb2, game_service_pb2
+from hustings.v1 import game_pb2
 
 TS_DIR = pathlib.Path(__file__).resolve().parent.parent / "clients" / "typescript"
 NODE_TIMEOUT_S = 60
@@ -111,91 +111,6 @@ def test_the_typescript_bot_refuses_a_bad_name_before_it_makes_a_table(
         assert _games(live) == before  # no table left open in the lobby
 
 
-Hook = Callable[[], Awaitable[None]]
-
-
-class RefusingProxy(grpc.GenericRpcHandler):
-    """A loopback gRPC proxy in front of a replica that passes every call through, except the
-    first SubmitMoves, which it refuses with ``refusals`` (in order) without passing them on,
-    and the first ReturnToGames, refused with ``return_refusals``; ``before_return`` and
-    ``after_return`` are awaited around each ReturnToGame it passes on."""
-
-    def __init__(
-        self,
-        target: str,
-        refusals: list[ServiceError],
-        return_refusals: Sequence[ServiceError] = (),
-        before_return: Hook | None = None,
-        after_return: Hook | None = None,
-    ) -> None:
-        self.target = target
-        self.refusals = list(refusals)
-        self.return_refusals = list(return_refusals)
-        self.before_return, self.after_return = before_return, after_return
-        self.moves: list[game_service_pb2.SubmitMoveRequest] = []
-        self.returns = 0
-        self.watches = 0
-        self.port = 0
-
-    def service(self, details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler:
-        method = details.method
-        if method.endswith("/WatchGame"):
-            async def stream(request: bytes, context: grpc.aio.ServicerContext) -> Any:
-                async for update in self._stream(method, request, context):
-                    yield update
-
-            return grpc.unary_stream_rpc_method_handler(stream)
-
-        async def unary(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
-            return await self._unary(method, request, context)
-
-        return grpc.unary_unary_rpc_method_handler(unary)
-
-    async def _unary(self, method: str, request: bytes, context: grpc.aio.ServicerContext) -> bytes:
-        if method.endswith("/SubmitMove"):
-            self.moves.append(game_service_pb2.SubmitMoveRequest.FromString(request))
-            if self.refusals:
-                status = self.refusals.pop(0).to_status()
-                await context.abort(status.code, status.details, status.trailing_metadata)
-        returning = method.endswith("/ReturnToGame")
-        if returning:
-            self.returns += 1
-            if self.return_refusals:
-                status = self.return_refusals.pop(0).to_status()
-                await context.abort(status.code, status.details, status.trailing_metadata)
-            if self.before_return is not None:
-                await self.before_return()
-        call = self.channel.unary_unary(method)
-        try:
-            answer: bytes = await call(request, metadata=context.invocation_metadata(), timeout=10)
-        except grpc.aio.AioRpcError as error:
-            await context.abort(error.code(), error.details() or "", tuple(error.trailing_metadata() or ()))
-            raise
-        if returning and self.after_return is not None:
-            await self.after_return()
-        return answer
-
-    async def _stream(self, method: str, request: bytes, context: grpc.aio.ServicerContext) -> Any:
-        self.watches += 1
-        try:
-            async for update in self.channel.unary_stream(method)(request, metadata=context.invocation_metadata()):
-                yield update
-        except grpc.aio.AioRpcError as error:
-            await context.abort(error.code(), error.details() or "", tuple(error.trailing_metadata() or ()))
-
-    async def __aenter__(self) -> "RefusingProxy":
-        self.channel = grpc.aio.insecure_channel(self.target)
-        self.server = grpc.aio.server()
-        self.server.add_generic_rpc_handlers([self])
-        self.port = self.server.add_insecure_port("127.0.0.1:0")
-        await self.server.start()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.server.stop(0)
-        await self.channel.close()
-
-
 async def _seat_behind_proxy(redis_url: str, refusals: list[ServiceError], scenario: Any) -> None:
     async with replica_and_client(redis_url) as (replica, client):
         table = game_pb2.TableSettings(bot_seats=[1, 2, 3], bot_level="random")
@@ -238,17 +153,6 @@ INTERNAL = ServiceError(grpc.StatusCode.INTERNAL, "INTERNAL", "internal error")
 STORE_FULL = ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED, "STORE_FULL", "the store is full")
 
 
-async def _away_from_a_running_game(client: Client) -> tuple[Joined, Joined]:
-    table = game_pb2.TableSettings(bot_seats=[2, 3], bot_level="random")
-    game_id = (await client.create_game("stimmvieh", 4, table=table)).game_id
-    ada = await client.join(game_id, "Ada")
-    bea = await client.join(game_id, "Bea")
-    await client.leave(game_id, ada.token)
-    view = await client.view(game_id, ada.token)
-    assert view.status == game_pb2.GAME_STATUS_ACTIVE and view.seats[0].absent
-    return ada, bea
-
-
 async def _bea_leaves(client: Client, bea: Joined) -> None:
     """Bea leaves: her seat's bot plays on for her."""
     await client.leave(bea.game_id, bea.token)
@@ -274,7 +178,7 @@ async def _away_behind_proxy(redis_url: str, scenario: Any, **proxy: Any) -> Non
     """``scenario(proxy, through, ada)`` with Ada away (see above); ``proxy``'s hooks are called
     with the direct client and Bea's seat."""
     async with replica_and_client(redis_url) as (replica, client):
-        ada, bea = await _away_from_a_running_game(client)
+        ada, bea = await away_from_a_running_game(client)
         hooks = {name: (lambda hook=hook: hook(client, bea)) for name, hook in proxy.pop("hooks", {}).items()}
         async with RefusingProxy(f"127.0.0.1:{replica.port}", [], **proxy, **hooks) as through_proxy, \
                 Client(f"127.0.0.1:{through_proxy.port}") as through:

@@ -28,13 +28,12 @@ import pytest
 import redis
 
 from conftest import run
-from service_helpers import replica_and_client
+from service_helpers import RefusingProxy, away_from_a_running_game, replica_and_client
 from hustings.ai.example_bot import play
 from hustings.client import Client
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.store_room import refused_for_good
 from hustings.v1 import game_pb2
-from test_example_bots_refusals import RefusingProxy, _away_from_a_running_game
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "clients" / "typescript" / "scripts" / "display_names.py"
@@ -151,7 +150,7 @@ def test_the_python_bot_plays_on_after_a_return_refused_not_absent(redis_server:
 
     async def scenario() -> None:
         async with replica_and_client(redis_server.url) as (replica, client):
-            ada, bea = await _away_from_a_running_game(client)
+            ada, bea = await away_from_a_running_game(client)
 
             async def another_program_comes_back() -> None:
                 await client.return_to_game(ada.game_id, ada.token)

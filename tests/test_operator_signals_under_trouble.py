@@ -180,7 +180,7 @@ def test_a_move_that_lands_after_its_call_was_given_up_is_counted(tmp_path: Any)
     import os
     import signal
 
-    async def scenario(server: EmbeddedRedis) -> None:
+    async def scenario(server: EmbeddedRedis, stack: contextlib.ExitStack) -> None:
         async with replica_and_client(server.url) as (replica, client):
             created = await client.create_game("stimmvieh", 3, stimmvieh_options(3))
             seats = [await client.join(created.game_id, name) for name in ("Ada", "Bo", "Cy")]
@@ -188,6 +188,7 @@ def test_a_move_that_lands_after_its_call_was_given_up_is_counted(tmp_path: Any)
             mover = next(seat for seat in seats if seat.seat in view.to_act)
             mine = await client.view(created.game_id, mover.token)
             before = _moves_applied("stimmvieh")
+            logged = stack.enter_context(structlog.testing.capture_logs())
             async with grpc.aio.insecure_channel(f"127.0.0.1:{replica.port}") as channel:
                 stub = game_service_pb2_grpc.GameServiceStub(channel)
                 request = game_service_pb2.SubmitMoveRequest(
@@ -210,6 +211,8 @@ def test_a_move_that_lands_after_its_call_was_given_up_is_counted(tmp_path: Any)
             while _moves_applied("stimmvieh") == before and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)
             assert _moves_applied("stimmvieh") == before + 1
+            applied = [line for line in logged if line.get("event") == "move_applied"]
+            assert [line.get("answered") for line in applied] == [False], applied
 
-    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
-        run(scenario(server), 60)
+    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server, contextlib.ExitStack() as stack:
+        run(scenario(server, stack), 60)
