@@ -143,6 +143,33 @@ def test_the_python_bot_ends_with_the_reason_of_a_move_refused_internal(redis_se
     run(_seat_behind_proxy(redis_server.url, [internal], scenario), timeout_s=60)
 
 
+def test_the_python_bot_command_exits_1_with_the_reason_of_a_move_refused_internal(redis_server: EmbeddedRedis) -> None:
+    """README: a move refused INTERNAL ends the example bot with the reason, exit status 1 (the
+    command, not only its ``play``): it joins a game whose other seats are the server's bots,
+    through a proxy that refuses its first move."""
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url) as (replica, client):
+            table = game_pb2.TableSettings(bot_seats=[1, 2, 3], bot_level="random")
+            game_id = (await client.create_game("stimmvieh", 4, table=table)).game_id
+            async with RefusingProxy(f"127.0.0.1:{replica.port}", [INTERNAL]) as proxy:
+                bot = await asyncio.create_subprocess_exec(
+                    sys.executable, "-m", "hustings.ai.example_bot", "--server", f"127.0.0.1:{proxy.port}", "--game", game_id,
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                )
+                try:
+                    out, err = await asyncio.wait_for(bot.communicate(), 60)
+                finally:
+                    if bot.returncode is None:
+                        bot.kill()
+                        await bot.wait()
+            assert bot.returncode == 1, (bot.returncode, err.decode()[-2000:])
+            assert "refused: INTERNAL" in err.decode() and not out.strip(), err.decode()[-2000:]
+            assert len(proxy.moves) == 1
+
+    run(scenario(), timeout_s=90)
+
+
 # A seat away from a running game: Ada (seat 0) has left, so her seat's bot decides for her at
 # once, and the game waits on Bea (seat 1), who is present and never moves; seats 2 and 3 are the
 # server's. Bea leaving hands her seat to its bot too, and the game then runs to its end.
