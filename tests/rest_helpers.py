@@ -10,7 +10,9 @@ import socket
 import threading
 import time
 import uuid
-from typing import Any
+import contextlib
+import socketserver
+from typing import Any, Iterator, TypeVar
 
 import requests
 
@@ -164,3 +166,19 @@ def play_seat_to_end(live: LiveRest, game_id: str, token: str, seed: int, timeou
         assert answer.status_code in (200, 400, 409), answer.text  # a bot may have stepped in between
     raise AssertionError("the game did not end within the poll bound")
 
+
+_Server = TypeVar("_Server", bound=socketserver.BaseServer)
+
+
+@contextlib.contextmanager
+def serving_in_background(server: _Server, name: str, join_s: float) -> Iterator[_Server]:
+    """``server`` (an ``http.server`` proxy of a test) serving from a background thread while
+    the block runs, then shut down, closed and its thread joined (within ``join_s``)."""
+    thread = threading.Thread(target=server.serve_forever, name=name, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(join_s)

@@ -27,7 +27,7 @@ import sys
 import threading
 import time
 import unicodedata
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Sequence
 
 import grpc
 import pytest
@@ -35,7 +35,7 @@ import requests
 from google.protobuf import json_format
 
 from conftest import run
-from rest_helpers import LiveRest
+from rest_helpers import LiveRest, serving_in_background
 from service_helpers import RefusingProxy, away_from_a_running_game, replica_and_client
 from hustings.ai.example_bot import MoveRefused, Refused, play
 from hustings.bots import BotStats, RandomBot, play_seat
@@ -372,16 +372,8 @@ class _RestProxyHandler(http.server.BaseHTTPRequestHandler):
                     self.wfile.flush()
 
 
-@contextlib.contextmanager
-def _serving(proxy: RestRefusingProxy) -> Iterator[RestRefusingProxy]:
-    thread = threading.Thread(target=proxy.serve_forever, name="rest-refusing-proxy", daemon=True)
-    thread.start()
-    try:
-        yield proxy
-    finally:
-        proxy.shutdown()
-        proxy.server_close()
-        thread.join(NODE_TIMEOUT_S)
+def _serving(proxy: RestRefusingProxy) -> contextlib.AbstractContextManager[RestRefusingProxy]:
+    return serving_in_background(proxy, "rest-refusing-proxy", NODE_TIMEOUT_S)
 
 
 def _ts_play(dist: pathlib.Path, proxy: RestRefusingProxy, seat: dict[str, Any], game_id: str) -> dict[str, Any]:

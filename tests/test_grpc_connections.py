@@ -314,6 +314,14 @@ def test_a_peer_that_stops_answering_pings_loses_its_stream_and_then_its_presenc
     run(scenario(), timeout_s=90)
 
 
+async def _advertised_streams(h2: "RawHttp2") -> int | None:
+    """The MAX_CONCURRENT_STREAMS of the server's first SETTINGS on ``h2``."""
+    async for frame in h2.frames(WAIT_S):
+        if frame.kind == SETTINGS and not frame.flags & ACK:
+            return frame.settings().get(SETTINGS_MAX_CONCURRENT_STREAMS)
+    return None
+
+
 def test_streams_past_the_connections_cap_are_refused(redis_server: EmbeddedRedis) -> None:
     """A connection may hold its client's streams and calls and a little more (health,
     reflection); HEADERS past MAX_CONCURRENT_STREAMS get RST_STREAM REFUSED_STREAM."""
@@ -324,12 +332,7 @@ def test_streams_past_the_connections_cap_are_refused(redis_server: EmbeddedRedi
         ) as (replica, _):
             cap = 3 + 2 + grpc_api.STREAM_HEADROOM_PER_CONNECTION
             h2 = await RawHttp2.open(replica.port)
-            advertised = None
-            async for frame in h2.frames(WAIT_S):
-                if frame.kind == SETTINGS and not frame.flags & ACK:
-                    advertised = frame.settings().get(SETTINGS_MAX_CONCURRENT_STREAMS)
-                    break
-            assert advertised == cap
+            assert await _advertised_streams(h2) == cap
             extra = 4
             # Calls that announce a message and never send it: each holds its stream open.
             streams = [1 + 2 * i for i in range(cap + extra)]
@@ -526,11 +529,7 @@ def test_a_connections_streams_leave_room_for_its_calls(redis_server: EmbeddedRe
         async with replica_and_client(redis_server.url, max_streams_per_connection=per_connection, **extra) as (replica, client):
             game_id = (await new_game(client))[0].game_id
             h2 = await RawHttp2.open(replica.port)
-            advertised = None
-            async for frame in h2.frames(WAIT_S):
-                if frame.kind == SETTINGS and not frame.flags & ACK:
-                    advertised = frame.settings().get(SETTINGS_MAX_CONCURRENT_STREAMS)
-                    break
+            advertised = await _advertised_streams(h2)
             h2.close()
             assert advertised == per_connection
             async with grpc.aio.insecure_channel(f"127.0.0.1:{replica.port}") as channel:

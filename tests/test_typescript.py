@@ -23,7 +23,7 @@ from typing import Any, Iterator
 import pytest
 import requests
 
-from rest_helpers import LiveRest
+from rest_helpers import LiveRest, serving_in_background
 from hustings.service.embedded_redis import EmbeddedRedis, free_port
 
 TS_DIR = pathlib.Path(__file__).resolve().parent.parent / "clients" / "typescript"
@@ -178,18 +178,9 @@ class _ProxyHandler(http.server.BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-@contextlib.contextmanager
-def faulty_proxy(target: str, plan: dict[str, list[str]]) -> Iterator[FaultyHttpProxy]:
+def faulty_proxy(target: str, plan: dict[str, list[str]]) -> contextlib.AbstractContextManager[FaultyHttpProxy]:
     """The proxy, serving from a background thread while the block runs."""
-    proxy = FaultyHttpProxy(target, plan)
-    thread = threading.Thread(target=proxy.serve_forever, name="faulty-proxy", daemon=True)
-    thread.start()
-    try:
-        yield proxy
-    finally:
-        proxy.shutdown()
-        proxy.server_close()
-        thread.join(PROXY_TIMEOUT_S)
+    return serving_in_background(FaultyHttpProxy(target, plan), "faulty-proxy", PROXY_TIMEOUT_S)
 
 
 def _request_ids(calls: list[tuple[Any, int]]) -> list[str]:

@@ -20,12 +20,12 @@ import shutil
 import socket
 import subprocess
 import threading
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 import requests
 
-from rest_helpers import LiveRest
+from rest_helpers import LiveRest, serving_in_background
 from hustings.service.embedded_redis import EmbeddedRedis, free_port
 
 TS_DIR = pathlib.Path(__file__).resolve().parent.parent / "clients" / "typescript"
@@ -198,17 +198,9 @@ class _ProxyHandler(http.server.BaseHTTPRequestHandler):
             self.connection.shutdown(socket.SHUT_RDWR)
 
 
-@contextlib.contextmanager
-def serving(proxy: RecordingProxy) -> Iterator[RecordingProxy]:
+def serving(proxy: RecordingProxy) -> contextlib.AbstractContextManager[RecordingProxy]:
     """The proxy, serving from a background thread while the block runs."""
-    thread = threading.Thread(target=proxy.serve_forever, name="bot-proxy", daemon=True)
-    thread.start()
-    try:
-        yield proxy
-    finally:
-        proxy.shutdown()
-        proxy.server_close()
-        thread.join(UPSTREAM_TIMEOUT_S)
+    return serving_in_background(proxy, "bot-proxy", UPSTREAM_TIMEOUT_S)
 
 
 def test_the_typescript_bot_resumes_on_another_replica_when_its_replica_dies(
