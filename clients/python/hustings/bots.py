@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import math
 import random
 import time
 from dataclasses import dataclass, field
@@ -381,6 +382,9 @@ async def play_game(
 
 
 SAMPLE_GAME_IDS = 3  # game ids in the summary line
+# Seats (each following its game on a stream) per connection to a replica, on average: a replica
+# lets a connection from a client hold 96 streams, and the seats are spread at random.
+STREAMS_PER_CONNECTION = 60
 
 
 async def run_bots(
@@ -437,10 +441,16 @@ async def run_bots(
             except asyncio.TimeoutError:
                 stats.error("GAME_TIMEOUT")
 
-    clients = [Client(a.strip()) for a in address.split(",") if a.strip()]
+    workers = min(concurrency, games)
+    # Each seat follows its game on a stream, on a connection drawn at random: a replica lets a
+    # connection hold 96 streams (past them TOO_MANY_STREAMS_FOR_CLIENT), so the seats at play
+    # are spread over connections of about STREAMS_PER_CONNECTION each.
+    connections = max(1, math.ceil(workers * players / STREAMS_PER_CONNECTION))
+    addresses = [a.strip() for a in address.split(",") if a.strip()]
+    clients = [Client(a, own_connection=connections > 1) for a in addresses for _ in range(connections)]
     pool = Replicas(clients, random.Random(rng.getrandbits(64)))
     try:
-        await asyncio.gather(*(worker() for _ in range(min(concurrency, games))))
+        await asyncio.gather(*(worker() for _ in range(workers)))
     finally:
         for client in clients:
             await client.close()

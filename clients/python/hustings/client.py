@@ -225,13 +225,21 @@ class Client:
     """
 
     def __init__(
-        self, address: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, retry: RetryPolicy = RetryPolicy()
+        self,
+        address: str,
+        *,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        retry: RetryPolicy = RetryPolicy(),
+        own_connection: bool = False,
     ) -> None:
         self.address = address
         self.timeout_s = timeout_s
         self.retry = retry
         self.rng = random.Random()
-        self.channel = grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
+        # gRPC shares one connection among a process's channels to one address; ``own_connection``
+        # gives this client one of its own (a replica caps the streams of a connection).
+        options = CHANNEL_OPTIONS + ((("grpc.use_local_subchannel_pool", 1),) if own_connection else ())
+        self.channel = grpc.aio.insecure_channel(address, options=options)
         self.stub = game_service_pb2_grpc.GameServiceStub(self.channel)
         self._at_once = asyncio.Semaphore(CALLS_AT_ONCE)  # shared by ``with_retry``'s copies
 

@@ -46,6 +46,11 @@ if TYPE_CHECKING:
 FLOOR_METHOD = "/hustings.bench.Floor/RoundTrip"
 SUBMIT_MOVE_METHOD = "/hustings.v1.GameService/SubmitMove"
 CALL_TIMEOUT_S = 10.0  # each timed call's deadline, in both phases
+# Load clients (one call in flight each) per connection to a replica, which refuses a
+# connection's streams past 128; each connection is one of its own (gRPC would otherwise share
+# one among the process's channels to an address).
+CLIENTS_PER_CONNECTION = 100
+OWN_CONNECTION = (("grpc.use_local_subchannel_pool", 1),)
 START_TIMEOUT_S = 30.0
 
 
@@ -134,14 +139,27 @@ class Sampler:
         self.error_reasons[reason] = self.error_reasons.get(reason, 0) + 1
 
 
+def _connections(addresses: list[str], clients: int) -> list[list[grpc.aio.Channel]]:
+    """Channels for ``clients`` load clients with one call in flight each: for each address,
+    enough connections of their own that none carries more than ``CLIENTS_PER_CONNECTION`` (a
+    replica refuses a connection's streams past 128)."""
+    per_address = max(1, -(-clients // CLIENTS_PER_CONNECTION))
+    return [[grpc.aio.insecure_channel(a, options=OWN_CONNECTION) for _ in range(per_address)] for a in addresses]
+
+
+def _client_channels(groups: list[list[grpc.aio.Channel]], client: int) -> list[grpc.aio.Channel]:
+    """The channels of load client number ``client``: one to each address."""
+    return [group[client % len(group)] for group in groups]
+
+
 async def _floor_phase(addresses: list[str], clients: int, seconds: float, pids: list[int]) -> tuple[Sampler, float, float | None]:
-    channels = [grpc.aio.insecure_channel(a) for a in addresses]
-    calls = [c.unary_unary(FLOOR_METHOD) for c in channels]
+    groups = _connections(addresses, clients)
     sampler = Sampler()
     rng = random.Random(1)
     deadline = time.perf_counter() + seconds
 
-    async def loop() -> None:
+    async def loop(client: int) -> None:
+        calls = [c.unary_unary(FLOOR_METHOD) for c in _client_channels(groups, client)]
         while time.perf_counter() < deadline:
             started = time.perf_counter()
             try:
@@ -152,10 +170,10 @@ async def _floor_phase(addresses: list[str], clients: int, seconds: float, pids:
 
     cpu_before = cpu_seconds(pids)
     begun = time.perf_counter()
-    await asyncio.gather(*(loop() for _ in range(clients)))
+    await asyncio.gather(*(loop(i) for i in range(clients)))
     elapsed = time.perf_counter() - begun
     cpu_after = cpu_seconds(pids)
-    for channel in channels:
+    for channel in (c for group in groups for c in group):
         await channel.close()
     cpu = cpu_after - cpu_before if cpu_before is not None and cpu_after is not None else None
     return sampler, elapsed, cpu
@@ -264,16 +282,16 @@ async def _move_phase(
     for client in pool:
         await client.close()
     built = [[(prepared, _requests(prepared)) for prepared in table] for table in tables]
-    channels = [grpc.aio.insecure_channel(a) for a in addresses]
+    groups = _connections(addresses, clients)
     cpu_before = cpu_seconds(pids)
     deadline = time.perf_counter() + seconds
     begun = time.perf_counter()
     results = await asyncio.gather(
-        *(_table(channels, t, random.Random(i), sampler, deadline, routing) for i, t in enumerate(built))
+        *(_table(_client_channels(groups, i), t, random.Random(i), sampler, deadline, routing) for i, t in enumerate(built))
     )
     elapsed = time.perf_counter() - begun
     cpu_after = cpu_seconds(pids)
-    for channel in channels:
+    for channel in (c for group in groups for c in group):
         await channel.close()
     cpu = cpu_after - cpu_before if cpu_before is not None and cpu_after is not None else None
     return sampler, elapsed, sum(m for m, _ in results), sum(f for _, f in results), cpu

@@ -1,5 +1,6 @@
-"""Checks of the gRPC per-connection stream cap against the project's own tools: each of them
-holds one connection per server address, as it did before the cap."""
+"""The project's own tools within a replica's caps on a gRPC connection's streams (128, of which
+a client's streams may take 96): `hustings bots` and `hustings loadtest` spread their seats and
+load clients over connections of their own, where each had held one connection per address."""
 
 from __future__ import annotations
 
@@ -14,24 +15,20 @@ from hustings.bots import run_bots
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.replica import SOLE_CLIENT, UNBOUNDED_CREATES
 
-# Games played at once by `hustings bots`: 26 tables of 4 seats follow 104 WatchGame streams over
-# the tool's one connection, past the 96 a connection from a client may now hold.
+# Games played at once by `hustings bots`: 26 tables of 4 seats follow 104 WatchGame streams,
+# past the 96 a connection from a client may hold.
 BOT_GAMES = 26
 # They finish in about 4 s on 2 cores; a game with a seat refused waits for it up to the bots'
 # GAME_TIMEOUT_S (10 minutes).
 BOTS_WAIT_S = 15.0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hustings bots follows every seat over its one connection: past 24 four-seat games at once seats are refused TOO_MANY_STREAMS_FOR_CLIENT",
-)
 def test_bots_at_a_concurrency_past_the_connections_room_finish_every_game(redis_server: EmbeddedRedis) -> None:
     """`hustings bots --games 26 --concurrency 26 --players 4`, against the embedded server's
     limits (``SOLE_CLIENT``, as ``server_at`` starts it): every game finishes, promptly, and no
-    seat is refused. Today the seats past the 96th stream of the tool's one gRPC connection are
-    refused: a game with all its seats refused is given up, one with some of them waits for
-    them until the tool's 10-minute game timeout."""
+    seat is refused. On the tool's one connection the seats past the 96th stream were refused: a
+    game with all its seats refused was given up, one with some of them waited for them until
+    the tool's 10-minute game timeout."""
 
     async def scenario() -> None:
         async with replica_and_client(redis_server.url, **SOLE_CLIENT) as (replica, _client):
@@ -46,20 +43,15 @@ def test_bots_at_a_concurrency_past_the_connections_room_finish_every_game(redis
     run(scenario(), timeout_s=90)
 
 
-# Tables of `hustings loadtest --replicas 1 --clients 200`, one move in flight each, over the
-# tool's one raw channel to the replica.
+# Tables of `hustings loadtest --replicas 1 --clients 200`, one move in flight each.
 LOAD_CLIENTS = 200
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hustings loadtest sends --clients moves at once over one channel per replica: past 128 they are refused REFUSED_STREAM (UNAVAILABLE) and counted as errors",
-)
 def test_loadtest_moves_from_more_clients_than_a_connections_streams_are_not_refused(redis_server: EmbeddedRedis) -> None:
     """The load test's move phase with 200 clients against one replica with the limits the
-    load test gives its replicas (``loadtest._replicas``): every move is answered. Today the
-    tool's one channel carries 200 calls at once, the replica refuses those past its 128
-    streams, and each refused table stops with an UNAVAILABLE error."""
+    load test gives its replicas (``loadtest._replicas``): every move is answered. Over the
+    tool's one channel, 200 calls at once, the replica refused those past its 128 streams, and
+    each refused table stopped with an UNAVAILABLE error."""
     config = {
         **UNBOUNDED_CREATES,
         "allow_client_seed": True,
