@@ -212,6 +212,7 @@ async def _page(
     matches: Callable[[game_pb2.GameSummary], bool],
     after: str,
     size: int,
+    again: bool = True,
 ) -> game_service_pb2.ListGamesResponse:
     """A page of at most ``size`` listed games that ``matches`` takes, from the (lobby position,
     game id) entries ``read`` gives from just after a position on, reading at most
@@ -230,7 +231,7 @@ async def _page(
     # Of a page that stops at the limit, the last entry read that is no unlisted table's: the
     # entries of such tables that the page met are dropped from the lobby (their games are
     # marked unlisted for good) and never go out in a token, since a table's id is its key.
-    last_named = after
+    last_named = start = after
     unlisted: dict[str, str] = {}
     # The page, and one entry more: a page followed by a game it does not hold (the usual case)
     # knows it at once, without a batch more.
@@ -261,6 +262,11 @@ async def _page(
             return await answer()  # the end: no token
         if scanned >= PAGE_SCAN_LIMIT:
             # The limit: what follows is not known.
+            if last_named == start and not response.games and again:
+                # Nothing but unlisted tables' entries (or none of them named): a token would not
+                # move on, and "" would read as the end. They are dropped; the page reads again.
+                await answer()
+                return await _page(store, read, matches, start, size, again=False)
             return await answer(last_shown if len(response.games) == size else last_named)
         count = _rest_of_the_scan(scanned)
 

@@ -72,3 +72,29 @@ def test_a_page_token_never_names_an_unlisted_table(own_redis: EmbeddedRedis) ->
             assert all(g.game_id != unlisted for g in page.games) and not page.next_page_token  # every game on it
 
     run(scenario())
+
+
+def test_a_first_page_behind_a_scan_of_unlisted_entries_still_finds_the_listed_games(own_redis: EmbeddedRedis) -> None:
+    """A first page whose whole scan meets only entries an earlier release wrote for unlisted
+    tables can name none of them in a token, and an empty token reads as the end of the lobby:
+    the page drops them and reads again, and finds the listed game behind them."""
+
+    async def scenario() -> None:
+        async with replica_and_client(own_redis.url, **UNBOUNDED_CREATES) as (replica, client):
+            options = stimmvieh_options(PLAYERS)
+            store = replica.host.store
+            listed = (await client.create_game("stimmvieh", PLAYERS, options)).game_id
+            older = await store.load(listed)
+            assert older is not None
+            await asyncio.sleep(max(0.0, older.created_at + 1.05 - time.time()))  # the tables are newer
+            hidden = []
+            for _ in range(PAGE_SCAN_LIMIT):
+                game_id = (await client.create_game("stimmvieh", PLAYERS, options, table=game_pb2.TableSettings(unlisted=True))).game_id
+                stored = await store.load(game_id)
+                assert stored is not None and await store.index(summary_of(stored))  # as the earlier release's join does
+                hidden.append(game_id)
+            page = await client.games(page_size=50)
+            assert [g.game_id for g in page.games] == [listed] and not page.next_page_token
+            assert await store.in_lobby(hidden) == [False] * len(hidden)
+
+    run(scenario())
