@@ -123,3 +123,24 @@ def test_a_server_bots_name_without_its_blank_is_refused(live: LiveRest) -> None
     answer = live.call("POST", f"/v1/games/{game_id}:join", {"displayName": "Bot(random)"})
     assert answer.status_code == 400, f"“Bot(random)” sat: HTTP {answer.status_code}"  # (the answer holds a seat token)
     assert answer.json()["details"][0]["reason"] == "BAD_DISPLAY_NAME"
+
+
+def test_the_log_names_a_seats_earlier_moves_by_the_player_who_made_them(page: Any, live: LiveRest) -> None:
+    """Ada chooses her top candidates, leaves, and Dee takes her seat over: the log tells Ada's
+    choice as Ada's (with her seat's number, as a name the seat no longer has), not as Dee's,
+    and what Dee does after as Dee's."""
+    from playwright.sync_api import expect
+
+    table = {"decisionSeconds": 600, "absentAfterTimeouts": 3, "allowTakeover": True}
+    game_id = live.ok("POST", "/v1/games", {"kind": "stimmvieh", "options": {"players": 3}, "table": table})["gameId"]
+    tokens = {n: live.ok("POST", f"/v1/games/{game_id}:join", {"displayName": n, "requestId": f"{game_id}-{n}"})["seatToken"] for n in ("Ada", "Bo", "Cy")}
+    view = live.ok("GET", f"/v1/games/{game_id}/view", token=tokens["Ada"])["view"]
+    live.ok("POST", f"/v1/games/{game_id}/moves", {"move": view["legalMoves"][0], "expectedVersion": view["version"], "requestId": f"{game_id}-ada-move"}, token=tokens["Ada"])
+    live.ok("POST", f"/v1/games/{game_id}:leave", {}, token=tokens["Ada"])
+    live.ok("POST", f"/v1/games/{game_id}:takeOver", {"seat": 0, "displayName": "Dee", "requestId": f"{game_id}-takeover-dee"})
+    page.goto(f"{live.base_url}/play#/game/{game_id}")
+    expect(page.locator("#log li").first).to_contain_text("Dee", timeout=SETTLE_MS)
+    lines = page.locator("#log li").all_inner_texts()
+    chose = [line for line in lines if "top candidates" in line.lower()]
+    assert len(chose) == 1 and "Ada (seat 0)" in chose[0] and "Dee" not in chose[0], lines
+    assert any("Dee" in line and "took over" in line for line in lines), lines

@@ -507,13 +507,59 @@ function renderGame(app, gameId) {
     return `${ctx.seatName(seat) || "table"}: ${words(what ?? kind)}`;
   }
 
+  // The name each take-over ended, from the seats taken and taken over before it in the log
+  // (undefined: the log held no earlier name for that seat).
+  function namesBeforeTakeOvers() {
+    const held = new Map();
+    const before = new Map();
+    for (const entry of page.entries) {
+      for (const event of entry.events ?? []) {
+        const taken = event.seatTaken;
+        const changed = event.seatChanged;
+        if (taken) held.set(taken.seat ?? 0, taken.displayName ?? "");
+        if (changed && (changed.change === "CHANGE_TAKEN_OVER" || changed.change === "CHANGE_BOT_ADDED")) {
+          before.set(event, held.get(changed.seat ?? 0));
+          held.set(changed.seat ?? 0, changed.displayName ?? "");
+        }
+      }
+    }
+    return before;
+  }
+
+  // ``ctx`` as of an event before a take-over of some seats: ``holders`` names who held each
+  // then (null: a player the log does not name), so that their moves are not told as the
+  // present holder's.
+  function asOf(ctx, holders) {
+    if (!holders.size) return ctx;
+    return {
+      ...ctx,
+      seatName: (seat) => {
+        if (!holders.has(seat)) return ctx.seatName(seat);
+        const name = holders.get(seat);
+        return name ? `${name} (seat ${seat})` : `seat ${seat} (before a take-over)`;
+      },
+    };
+  }
+
   function relabelLog(ctx) {
     // Names can arrive after the events (a seat joins): the log is told again from its entries.
+    // Told from the newest back: past a take-over, the seat's events are its earlier holder's.
     const items = [];
+    const before = namesBeforeTakeOvers();
+    const holders = new Map();
+    let told = ctx;
     for (let i = page.entries.length - 1; i >= 0 && items.length < MAX_LOG; i -= 1) {
       const events = page.entries[i].events ?? [];
       for (let j = events.length - 1; j >= 0 && items.length < MAX_LOG; j -= 1) {
-        const text = tellEvent(events[j], ctx);
+        const text = tellEvent(events[j], told);
+        if (before.has(events[j])) {
+          const seat = events[j].seatChanged.seat ?? 0;
+          const name = before.get(events[j]);
+          const holder = (ctx.view.seats ?? []).find((s) => (s.seat ?? 0) === seat)?.displayName;
+          if (name !== undefined && name === holder) holders.delete(seat);
+          else holders.set(seat, name ?? null);
+          told = asOf(ctx, holders);
+        }
         if (text) items.push(h("li", { dataset: { version: events[j].version } }, h("span", { class: "muted small" }, `${events[j].version} `), text));
       }
     }
