@@ -141,10 +141,6 @@ def _attempts(limit: int = MAX_COMMIT_ATTEMPTS, budget_s: float = COMMIT_BUDGET_
         yield None if n == 0 else asyncio.sleep(0 if n < 2 else random.uniform(0, min(0.1, 0.002 * 2**n)))
 
 
-# Refusals of a party's name or colour that a join's own earlier attempt may have caused.
-TAKEN_BY_A_PARTY = frozenset({"COLOUR_TAKEN", "PARTY_NAME_TAKEN"})
-
-
 def _found_party(game: Game[Any, Any, Any], state: Any, seat: Seat, name: str, colour: str) -> Any:
     """The state after the joining player names its party (where the game lets parties be named)."""
     name_party = getattr(game, "name_party", None)
@@ -836,10 +832,12 @@ class GameHost:
                     raise
                 try:
                     new, entry = self._seated(loaded, seat, name, token, request.party_name, request.party_colour)
-                except ServiceError as error:
-                    # A retry of a join that landed (its answer lost) finds its own party's
-                    # name or colour taken, by itself, at the next free seat.
-                    if request.request_id and error.reason in TAKEN_BY_A_PARTY:
+                except ServiceError:
+                    # A retry of a join that landed (its answer lost) finds its own party's name
+                    # or colour taken, by itself, at the next free seat; or, landed on a replica
+                    # of an earlier release, its party's name refused by a rule that release did
+                    # not have. Its record answers it.
+                    if request.request_id:
                         recorded = await self.store.recorded(game_id, key)
                         if recorded is not None:
                             return await self._rejoin(loaded, recorded, request_fingerprint, token)

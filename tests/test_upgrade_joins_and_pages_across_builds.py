@@ -5,11 +5,10 @@ commit (its own ``PYTHONPATH``, nothing installed), one of this tree in-process;
 module's own, real gRPC.
 
 - A JoinGame that landed on the earlier build with a Wahlspiel party name this tree refuses
-  (a word mixing scripts) is refused ``BAD_PARTY_NAME`` when retried on this tree, instead of
-  answered with the seat it took and its token: the seat is taken by nobody who holds its token
-  (strict xfail).
-- What goes well across the two: a retried join whose name or colour reads as taken is answered
-  from its record, and lobby page tokens of either build page on with the other.
+  (a word mixing scripts) is answered with the seat it took and its token when retried on this
+  tree; it was refused ``BAD_PARTY_NAME``, and the seat was taken by nobody who held its token.
+- A retried join whose name or colour reads as taken is answered from its record, and lobby page
+  tokens of either build page on with the other.
 """
 
 from __future__ import annotations
@@ -86,10 +85,6 @@ async def _wahlspiel(client: Client) -> str:
     return str((await client.stub.CreateGame(request)).game_id)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a join that landed on the earlier build with a party name this build refuses is refused BAD_PARTY_NAME when retried here, not answered with its seat",
-)
 def test_a_join_landed_on_the_earlier_build_is_answered_with_its_seat_when_retried_on_this_one(
     store: EmbeddedRedis, earlier_port: int
 ) -> None:
