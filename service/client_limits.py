@@ -218,6 +218,10 @@ class ClientAddresses:
             return False  # a unix socket's peer: no address to trust
         return any(ip in network for network in self.trusted_proxies)
 
+    def trusted(self, address: str) -> bool:
+        """Whether the peer address ``address`` is within ``trusted_proxies``."""
+        return bool(self.trusted_proxies) and self._trusted(address)
+
     def of_grpc(self, context: grpc.aio.ServicerContext) -> str:
         """The client of a gRPC call (every unary call asks: one dict look-up once its
         connection is known)."""
@@ -371,7 +375,11 @@ class CallRate(ClientBuckets):
     be let in and the rest refused again, round after round. So the refusals of one client are
     hinted consecutive tokens, one refill interval apart (never more than a whole refill ahead):
     its retries come back at the rate it is allowed. The hint is all a refusal books; the bucket
-    is left as it was, and a call that comes first still takes the token."""
+    is left as it was, and a call that comes first still takes the token.
+
+    A client whose refusals fill the whole refill with hints (more refused calls than a burst,
+    faster than its rate: it does not wait as it is told) is ``flooding`` for a refill after the
+    last of them; the REST face closes its connections then (``hustings.service.rest``)."""
 
     def __init__(
         self,
@@ -384,10 +392,19 @@ class CallRate(ClientBuckets):
         # client -> the token last hinted to one of its refused calls, least recently booked
         # first; dropped once that time has passed, bounded like the buckets.
         self._hinted: collections.OrderedDict[str, float] = collections.OrderedDict()
+        # client -> until when it counts as flooding, least recently refused first; bounded alike.
+        self._flooding: collections.OrderedDict[str, float] = collections.OrderedDict()
+
+    def flooding(self, client: str) -> bool:
+        """Whether ``client`` was refused, within the last refill, a call hinted a whole refill
+        ahead: it has had more calls refused than a burst, faster than its rate."""
+        until = self._flooding.get(client)
+        return until is not None and until > self._clock()
 
     def _prune(self, now: float) -> None:
         super()._prune(now)
         _forget_until(self._hinted, now)  # hints whose token has come
+        _forget_until(self._flooding, now)
 
     def _hint_s(self, client: str, next_token_at: float, now: float) -> float:
         hinted = self._hinted
@@ -396,6 +413,11 @@ class CallRate(ClientBuckets):
             slot = next_token_at
         if slot > now + self.refill_s:
             slot = now + self.refill_s  # more waiters than a burst: they share the last slot
+            flooding = self._flooding
+            flooding[client] = now + self.refill_s
+            flooding.move_to_end(client)
+            if len(flooding) > self.max_buckets:
+                flooding.popitem(last=False)
         hinted[client] = slot
         hinted.move_to_end(client)
         if len(hinted) > self.max_buckets:
@@ -563,6 +585,11 @@ class ClientLimits:
     creations: CreationLimit = field(default_factory=CreationLimit)
     addresses: ClientAddresses = field(default_factory=ClientAddresses)
     unread: UnreadBytes = field(default_factory=UnreadBytes)  # large stream updates not yet read
+
+    def flooding(self, client: str) -> bool:
+        """Whether ``client`` is far past its call rate (``CallRate.flooding``)."""
+        rate = self.calls.rate
+        return isinstance(rate, CallRate) and rate.flooding(client)
 
     def charge_steps(self, client: str, steps: int) -> None:
         """Count a call that handed out ``steps`` log entries (a GetHistory page) as one call

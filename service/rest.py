@@ -28,7 +28,7 @@ from redis.exceptions import RedisError
 from hustings.service import logs, metrics
 from hustings.service.errors import ServiceError, internal, invalid, store_error, unauthenticated
 from hustings.service.catalogue import rest_answer
-from hustings.service.client_limits import ClientLimits, RetryLater, games_counted
+from hustings.service.client_limits import ClientLimits, RetryLater, canonical_address, games_counted
 from hustings.service.defaults import DEFAULT_GRACE_S
 from hustings.service.grpc_api import RPC_DEADLINE_S
 from hustings.service.host import GameHost
@@ -638,19 +638,43 @@ def _metered_beside_rpcs(
     times a second, 565 MB/s, from a replica that answers it 300 RPCs a second. The RPCs count
     their own calls; READY_PATH is free, as gRPC health's Check is: a balancer's probe, often
     sent from an address many clients share, is never refused for their calls (a 429 would take
-    a serving replica out of rotation), and it answers from memory at the cost of a refusal."""
+    a serving replica out of rotation), and it answers from memory at the cost of a refusal.
+
+    A 429 ``CALL_RATE_EXCEEDED`` to a client that is flooding (``ClientLimits.flooding``: more
+    calls refused than a burst, faster than its rate) closes its connection once answered, and
+    the connection gate resets that address's new connections until it stops: otherwise each of
+    its connections, every request pipelined ahead on it, is answered in turn with everyone
+    else's (a refusal costs the replica about 220 µs, a 404 200 µs, a GetView 750 µs), and 100
+    such connections from one address made another client's calls 60 times slower. A client
+    that waits as it is told never floods, and keeps its connection; so does a trusted proxy,
+    which pools the connections of all its callers."""
 
     @web.middleware
     async def metered(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
         if request.match_info.handler in unmetered:
-            return await handler(request)
-        try:
-            with limits.calls.hold(limits.addresses.of_http(request)):
-                return await handler(request)  # the error middleware inside answers its errors
-        except ServiceError as refused:  # a cap or the rate: the request was not served
-            return error_response(refused)
+            response = await handler(request)
+        else:
+            try:
+                with limits.calls.hold(limits.addresses.of_http(request)):
+                    response = await handler(request)  # the error middleware inside answers its errors
+            except ServiceError as refused:  # a cap or the rate: the request was not served
+                response = error_response(refused)
+        if response.status == 429:
+            _close_if_flooding(limits, request, response)
+        return response
 
     return metered
+
+
+def _close_if_flooding(limits: ClientLimits, request: web.Request, response: web.StreamResponse) -> None:
+    """Close the connection of a 429 ``CALL_RATE_EXCEEDED`` once it is answered if its client is
+    flooding and the connection is not a trusted proxy's (what it holds pipelined is dropped)."""
+    outcome = response.get(OUTCOME)
+    if outcome is None or outcome.reason != "CALL_RATE_EXCEEDED" or response.prepared:
+        return
+    peer = canonical_address(request.remote or "") or ""
+    if limits.flooding(limits.addresses.of_http(request)) and not limits.addresses.trusted(peer):
+        response.force_close()
 
 
 async def _cors(request: web.Request, response: web.StreamResponse) -> None:
@@ -734,7 +758,7 @@ async def start_rest(
     it stops, calls in flight have ``grace_s`` to finish."""
     server = RestServer(host, limits if limits is not None else ClientLimits(), settings or HttpSettings())
     total, per_address = connection_caps(server.settings)
-    server.gate = ConnectionGate(total, per_address, server.limits.addresses.trusted_proxies)
+    server.gate = ConnectionGate(total, per_address, server.limits.addresses.trusted_proxies, server.limits.flooding)
     app = build_app(server)
     # aiohttp waits its shutdown timeout for the calls in flight, then as long again for those it
     # has told to stop: half the grace each, so that the last call ends within the grace.

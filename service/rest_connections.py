@@ -4,7 +4,9 @@ headers, and what a request the HTTP parser refuses is answered.
 aiohttp serves each HTTP/1.1 connection with one protocol object (``RequestHandler``). Here a
 subclass of it counts the connection against two caps when it opens, per client address and per
 replica, and closes one past either at once (a reset: no answer, no log line per refusal, no
-task started); it answers a malformed request with a fixed ``google.rpc.Status`` instead of
+task started), and likewise a connection from an address that is flooding, far past its call
+rate (``ClientLimits.flooding``; ``hustings.service.rest`` closes its open connections at their
+next 429); it answers a malformed request with a fixed ``google.rpc.Status`` instead of
 aiohttp's plain text, which quotes the offending line back (an ``Authorization`` header and its
 seat token among them). ``GatedSite`` listens with it in place of ``web.TCPSite``.
 
@@ -147,21 +149,37 @@ class SparseLog:
 class ConnectionGate:
     """The open HTTP connections of a replica, per client address and in all, with their caps."""
 
-    def __init__(self, max_connections: int, max_per_address: int, trusted_proxies: Iterable[Any] = ()) -> None:
+    def __init__(
+        self,
+        max_connections: int,
+        max_per_address: int,
+        trusted_proxies: Iterable[Any] = (),
+        flooding: Callable[[str], bool] = lambda address: False,
+    ) -> None:
         self.max_connections = max_connections
         self.max_per_address = max_per_address
         self.trusted_proxies = tuple(trusted_proxies)  # ipaddress networks: not capped per address
+        # Whether an address is far past its call rate (``ClientLimits.flooding``): its new
+        # connections are closed at once until it is not.
+        self.flooding = flooding
         self.open = 0
         self.by_address: dict[str, int] = {}  # only addresses with connections open
         self.refused = SparseLog("http_connections_refused", "HTTP connections closed at once: a connection cap was reached")
+        self.refused_flooding = SparseLog(
+            "http_connections_refused_flooding", "HTTP connections closed at once: their address is far past its call rate"
+        )
 
     def admit(self, peer: str) -> str | None:
         """Count one connection from the peer address ``peer``: the client address it counts
-        as (``client_of``), or None past a cap (and then nothing is counted)."""
+        as (``client_of``), or None past a cap or while that address is flooding (and then
+        nothing is counted)."""
         address = client_of(peer)
         held = self.by_address.get(address, 0)
         if self.open >= self.max_connections or (held >= self.max_per_address and not self._trusted(peer)):
             self.refused.note()
+            return None
+        if self.flooding(address) and not self._trusted(peer):
+            self.refused_flooding.note()
             return None
         self.by_address[address] = held + 1
         self.open += 1
