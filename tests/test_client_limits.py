@@ -20,8 +20,10 @@ from google.rpc import error_details_pb2, status_pb2
 from conftest import run, serve_process
 from hustings.client import Client
 from hustings.service.client_limits import (
+    CallRate,
     ClientAddresses,
     CreationLimit,
+    RetryLater,
     client_of,
     forwarded_address,
     grpc_peer_address,
@@ -340,3 +342,33 @@ def test_serve_flags_default_to_the_limits_of_a_replica() -> None:
     assert serve.trusted_proxy == []
     assert client_limits.DEFAULT_MAX_BUCKETS == 65_536
     assert client_limits.CreationLimit().refill_s == 120  # "two minutes" from empty to full
+
+
+def test_a_client_that_does_not_wait_as_told_is_flooding_for_a_refill_and_one_that_waits_never() -> None:
+    """``CallRate.flooding``: a client whose refused calls are hinted a whole refill ahead (more
+    refused than a burst, faster than its rate) is flooding until a refill after the last of
+    them; one that comes back when its hint says is never, however long it keeps calling."""
+    now = [0.0]
+    rate = CallRate(per_second=5, burst=10, clock=lambda: now[0])
+    refused = 0
+    for _ in range(10):
+        rate.take("waits")
+    for _ in range(50):  # always back when hinted
+        try:
+            rate.take("waits")
+        except RetryLater as hinted:
+            refused += 1
+            now[0] += hinted.retry_after_s
+    assert refused and not rate.flooding("waits")
+    for _ in range(10):
+        rate.take("floods")
+    for count in range(1, 40):  # never waits
+        with pytest.raises(RetryLater):
+            rate.take("floods")
+        if rate.flooding("floods"):
+            break
+    assert rate.flooding("floods") and count >= 10, count  # only once a burst of calls is refused
+    now[0] += rate.refill_s * 0.99
+    assert rate.flooding("floods")
+    now[0] += rate.refill_s * 0.02
+    assert not rate.flooding("floods") and not rate.flooding("waits")
