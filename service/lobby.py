@@ -161,8 +161,8 @@ async def lobby_page(
     store: Store, request: game_service_pb2.ListGamesRequest, size: int
 ) -> game_service_pb2.ListGamesResponse:
     """One ListGames page of at most ``size`` games, newest first, reading at most
-    ``PAGE_SCAN_LIMIT`` lobby entries. A page's token is the lobby position of the last entry it
-    read: games created or dropped meanwhile neither repeat nor skip a game on the next page."""
+    ``PAGE_SCAN_LIMIT`` lobby entries. A page's token is a lobby position (``_page`` says which):
+    games created or dropped meanwhile neither repeat nor skip a game on the next page."""
     start = _parse_token(request.page_token)
     whole = not request.kind and not request.status
     if not whole and not filterable(request.kind, request.status):
@@ -180,7 +180,7 @@ async def lobby_page(
 
 async def _whole_lobby_page(store: Store, after: str, size: int) -> game_service_pb2.ListGamesResponse:
     """A page of the whole lobby from just after the lobby position ``after`` ("" from the
-    newest); its token is the last position read."""
+    newest), its token as ``_page`` gives it."""
 
     async def read(after: str, count: int) -> list[tuple[str, str]]:
         return [(lobby_position(created, game_id), game_id) for game_id, created in await store.lobby_after(after, count)]
@@ -192,7 +192,7 @@ async def _filtered_page(
     store: Store, request: game_service_pb2.ListGamesRequest, after: str, size: int
 ) -> game_service_pb2.ListGamesResponse:
     """A page of the filter set of the request's kind and status, from just after the lobby
-    position ``after`` ("" from the newest); its token is the last position read."""
+    position ``after`` ("" from the newest), its token as ``_page`` gives it."""
     key = lobby_filter_key(request.kind, request.status)
 
     async def read(after: str, count: int) -> list[tuple[str, str]]:
@@ -216,11 +216,12 @@ async def _page(
 ) -> game_service_pb2.ListGamesResponse:
     """A page of at most ``size`` listed games that ``matches`` takes, from the (lobby position,
     game id) entries ``read`` gives from just after a position on, reading at most
-    ``PAGE_SCAN_LIMIT`` of them. Its token is the position of the last entry it passed (of a full
-    page, its last game's), and only a page that found a game after its last one, or stopped at
-    the limit, carries one: a full page followed only by entries that list nothing (games expired
-    but not yet dropped by the repair) reads on over them, within the limit, rather than send the
-    client for an empty page.
+    ``PAGE_SCAN_LIMIT`` of them. Only a page that found a game after its last one, or stopped at
+    the limit, carries a token: a full page followed only by entries that list nothing (games
+    expired but not yet dropped by the repair) reads on over them, within the limit, rather than
+    send the client for an empty page. A full page's token is its last game's position; one that
+    stopped at the limit, the last entry it read that is no unlisted table's (whose id is its
+    key), and the unlisted tables' entries it met are dropped.
     """
     response = game_service_pb2.ListGamesResponse()
     scanned = 0
