@@ -63,14 +63,24 @@ async def grpc_watch_refusal(stub: game_service_pb2_grpc.GameServiceStub, game_i
     return ""
 
 
+# An address far past its rate (more calls refused than a burst, faster than its rate) has its
+# REST connections closed after a 429 and its new ones reset for a while: a refusal for its rate
+# too, without an answer.
+RESET = "CONNECTION_RESET"
+
+
 async def rest_watch_refusal(session: aiohttp.ClientSession, base: str, game_id: str, from_version: int) -> str:
-    """The reason an event stream is refused with before it starts ("" when it starts)."""
-    async with session.get(f"{base}/v1/games/{game_id}:watch?fromVersion={from_version}") as response:
-        if response.status == 200:
-            return ""
-        body = await response.json()
-        reason: str = body["details"][0]["reason"]
-        return reason
+    """The reason an event stream is refused with before it starts ("" when it starts;
+    ``RESET`` for a connection closed without an answer)."""
+    try:
+        async with session.get(f"{base}/v1/games/{game_id}:watch?fromVersion={from_version}") as response:
+            if response.status == 200:
+                return ""
+            body = await response.json()
+            reason: str = body["details"][0]["reason"]
+            return reason
+    except (aiohttp.ClientOSError, aiohttp.ServerDisconnectedError):
+        return RESET
 
 
 def test_grpc_streams_refused_after_a_read_count_towards_the_rate(redis_server: EmbeddedRedis) -> None:
@@ -123,11 +133,15 @@ def test_event_streams_are_refused_for_the_rate_before_the_game_is_read(redis_se
 
     seen = run(scenario())
     assert isinstance(seen, dict)
+    def for_the_rate(reasons: dict[str, int]) -> int:
+        return reasons.get("CALL_RATE_EXCEEDED", 0) + reasons.get(RESET, 0)
+
     assert seen["no game"].get("GAME_NOT_FOUND", 0) <= BURST, seen
-    assert seen["no game"].get("CALL_RATE_EXCEEDED", 0) >= TRIES - BURST - 2, seen
+    assert seen["no game"].get("CALL_RATE_EXCEEDED", 0) >= 1, seen
+    assert for_the_rate(seen["no game"]) >= TRIES - BURST - 2, seen
     assert seen["ahead"].get("FROM_VERSION_AHEAD", 0) <= 2, seen
     assert seen["open"].get("", 0) <= 2, seen  # no stream opens past the rate either
-    assert seen["open"].get("CALL_RATE_EXCEEDED", 0) >= TRIES - 2, seen
+    assert for_the_rate(seen["open"]) >= TRIES - 2, seen
 
 
 def test_refused_streams_are_logged_sparsely(redis_server: EmbeddedRedis) -> None:

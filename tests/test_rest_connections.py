@@ -208,12 +208,17 @@ def test_past_its_connection_cap_an_address_is_closed_at_once_and_another_is_ser
     held = [_open_stream(live, game_id, CAPPED) for _ in range(SETTINGS.max_connections_per_address)]
     try:
         assert _wait_for(lambda: _streams_open(live) == len(held))
-        with _connect(live, CAPPED) as extra:
-            try:
-                extra.sendall(b"GET /v1/kinds HTTP/1.1\r\nHost: x\r\n\r\n")
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-            assert _closed(extra)
+        try:
+            extra = _connect(live, CAPPED)
+        except ConnectionResetError:
+            pass  # closed so soon that connect() itself saw the reset (a loaded machine)
+        else:
+            with extra:
+                try:
+                    extra.sendall(b"GET /v1/kinds HTTP/1.1\r\nHost: x\r\n\r\n")
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+                assert _closed(extra)
         assert _get(live, "/v1/kinds", ELSEWHERE)[0] == 200
     finally:
         for sock in held:

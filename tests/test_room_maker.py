@@ -71,7 +71,8 @@ def test_finished_games_make_room_for_new_games(tmp_path: pathlib.Path) -> None:
             while replica.host.room.fill is None and time.monotonic() < deadline:
                 await asyncio.sleep(ROOM_CHECK_S / 4)
             first = replica.host.room.fill  # before any game is removed: they go only once it is read
-            assert first is not None and first >= 0.9, first
+            # Past 90 %, unless a loaded machine looked only after a removal and the next reading.
+            assert first is not None and (first >= 0.9 or removed_for_room() > before), first
             # The room is made within a few readings: creation opens again.
             made = None
             while made is None and time.monotonic() < deadline:
