@@ -6,6 +6,8 @@ import asyncio
 import contextlib
 import pathlib
 import random
+import subprocess
+import sys
 from typing import Any, AsyncIterator, Awaitable, Callable, Iterator, Sequence
 
 import grpc
@@ -377,3 +379,24 @@ async def away_from_a_running_game(client: Client) -> tuple[Joined, Joined]:
     view = await client.view(game_id, ada.token)
     assert view.status == game_pb2.GAME_STATUS_ACTIVE and view.seats[0].absent
     return ada, bea
+
+
+async def latencies_beside_a_flood(
+    measure: Callable[[float], Awaitable[list[float]]], flood: Sequence[str], flood_s: float, wait_s: float
+) -> tuple[list[float], list[float], bytes]:
+    """Another client's call times, ``measure`` (calls one after another for the seconds it is
+    given): quiet for 1.5 s (after 0.3 s of warming up), then while the child process ``flood``
+    (``sys.executable`` and its arguments) runs for ``flood_s``; and what that process printed
+    (it is waited for ``wait_s`` at most, then killed)."""
+    await measure(0.3)  # warm: the game is cached, the connection open
+    quiet = await measure(1.5)
+    process = await asyncio.create_subprocess_exec(sys.executable, *flood, stdout=subprocess.PIPE)
+    try:
+        await asyncio.sleep(0.3)  # the flood under way
+        flooded = await measure(flood_s - 0.6)
+        out, _ = await asyncio.wait_for(process.communicate(), wait_s)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    return quiet, flooded, out

@@ -10,8 +10,6 @@ nor counts in the replica's time. Every loop is bounded in count and in time."""
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 import time
 
 import pytest
@@ -19,7 +17,7 @@ import pytest
 from conftest import run
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.limits import DEFAULT_CALL_BURST, DEFAULT_CALLS_PER_CLIENT_PER_SECOND
-from service_helpers import replica_and_client
+from service_helpers import latencies_beside_a_flood, replica_and_client
 
 ABUSER = "127.0.0.2"
 RESETS_PER_S = 10_000  # the abuser's pace: a few per cent of one core in this child process
@@ -136,20 +134,12 @@ def test_one_address_flooding_one_connection_leaves_other_clients_calls_prompt(
             call_burst=DEFAULT_CALL_BURST,
         ) as (replica, client):
             game_id = (await client.create_game("stimmvieh", 3)).game_id
-            await _view_latencies(client, game_id, 0.3)  # warm: the game is cached, the channel open
-            quiet = await _view_latencies(client, game_id, 1.5)
-            flood = await asyncio.create_subprocess_exec(
-                sys.executable, "-c", FLOOD, str(replica.port), str(per_s), str(FLOOD_S), ABUSER, mode, game_id,
-                stdout=subprocess.PIPE,
+            quiet, flooded, out = await latencies_beside_a_flood(
+                lambda seconds: _view_latencies(client, game_id, seconds),
+                ("-c", FLOOD, str(replica.port), str(per_s), str(FLOOD_S), ABUSER, mode, game_id),
+                FLOOD_S,
+                WAIT_S,
             )
-            try:
-                await asyncio.sleep(0.3)  # the flood under way
-                flooded = await _view_latencies(client, game_id, FLOOD_S - 0.6)
-                out, _ = await asyncio.wait_for(flood.communicate(), WAIT_S)
-            finally:
-                if flood.returncode is None:
-                    flood.kill()
-                    await flood.wait()
             sent, closed = out.decode().split()
             quiet_mean = sum(quiet) / len(quiet)
             flooded_mean = sum(flooded) / len(flooded)

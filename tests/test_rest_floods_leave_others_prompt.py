@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import subprocess
-import sys
 import time
 
 import aiohttp
@@ -24,7 +22,7 @@ import pytest
 from conftest import run
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.limits import DEFAULT_CALL_BURST, DEFAULT_CALLS_PER_CLIENT_PER_SECOND
-from service_helpers import replica_and_client
+from service_helpers import latencies_beside_a_flood, replica_and_client
 
 ABUSER = "127.0.0.2"
 CONNECTIONS = 30  # of the 2,500 one address may hold open
@@ -135,20 +133,12 @@ def test_one_address_pipelining_over_connections_leaves_other_clients_calls_prom
             url = f"{base}/v1/games/{game_id}/view"
             path = "/no/such/route" if target == "no_route" else f"/v1/games/{game_id}/view"
             async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as session:
-                await _view_latencies(session, url, 0.3)  # warm: the game is cached, the connection open
-                quiet = await _view_latencies(session, url, 1.5)
-                flood = await asyncio.create_subprocess_exec(
-                    sys.executable, "-c", FLOOD, str(replica.http_port), str(FLOOD_S), ABUSER, path, str(CONNECTIONS),
-                    stdout=subprocess.PIPE,
+                quiet, flooded, out = await latencies_beside_a_flood(
+                    lambda seconds: _view_latencies(session, url, seconds),
+                    ("-c", FLOOD, str(replica.http_port), str(FLOOD_S), ABUSER, path, str(CONNECTIONS)),
+                    FLOOD_S,
+                    WAIT_S,
                 )
-                try:
-                    await asyncio.sleep(0.3)  # the flood under way
-                    flooded = await _view_latencies(session, url, FLOOD_S - 0.6)
-                    out, _ = await asyncio.wait_for(flood.communicate(), WAIT_S)
-                finally:
-                    if flood.returncode is None:
-                        flood.kill()
-                        await flood.wait()
             not_found, refused, closed, reset = map(int, out.decode().split())
             quiet_mean = sum(quiet) / len(quiet)
             flooded_mean = sum(flooded) / len(flooded)
