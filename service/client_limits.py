@@ -218,17 +218,20 @@ class ClientAddresses:
             return False  # a unix socket's peer: no address to trust
         return any(ip in network for network in self.trusted_proxies)
 
-    def trusted(self, address: str) -> bool:
-        """Whether the peer address ``address`` is within ``trusted_proxies``."""
-        return bool(self.trusted_proxies) and self._trusted(address)
+    def _grpc_peer(self, peer: str) -> "str | _Proxy":
+        """What a gRPC connection's peer (``context.peer()``) is known as: one dict look-up once
+        its connection is known."""
+        known = self._known.get(peer)
+        return known if known is not None else self._learn(peer, grpc_peer_address(peer))
+
+    def _http_peer(self, remote: str) -> "str | _Proxy":
+        """What an HTTP connection's peer (``request.remote``) is known as."""
+        known = self._known.get(remote)
+        return known if known is not None else self._learn(remote, canonical_address(remote) or remote)
 
     def of_grpc(self, context: grpc.aio.ServicerContext) -> str:
-        """The client of a gRPC call (every unary call asks: one dict look-up once its
-        connection is known)."""
-        peer = context.peer()
-        known = self._known.get(peer)
-        if known is None:
-            known = self._learn(peer, grpc_peer_address(peer))
+        """The client of a gRPC call (every unary call asks)."""
+        known = self._grpc_peer(context.peer())
         if type(known) is str:
             return known
         values = (v.decode() if isinstance(v, bytes) else v for k, v in context.invocation_metadata() or () if k == FORWARDED_FOR)
@@ -240,17 +243,16 @@ class ClientAddresses:
         its peer for a connection from no trusted proxy, whose streams the connection's room
         caps (``StreamLimits.max_per_direct_connection``), else ``grpc-proxy:`` and its peer."""
         peer = context.peer()
-        known = self._known.get(peer)
-        if known is None:
-            known = self._learn(peer, grpc_peer_address(peer))
-        return f"{'grpc-proxy:' if isinstance(known, _Proxy) else DIRECT_CONNECTION}{peer}"
+        return f"{'grpc-proxy:' if isinstance(self._grpc_peer(peer), _Proxy) else DIRECT_CONNECTION}{peer}"
+
+    def from_proxy(self, request: Any) -> bool:
+        """Whether an HTTP request (an aiohttp ``web.Request``) came over a trusted proxy's
+        connection."""
+        return isinstance(self._http_peer(request.remote or ""), _Proxy)
 
     def of_http(self, request: Any) -> str:
         """The client of an HTTP request (an aiohttp ``web.Request``)."""
-        remote = request.remote or ""
-        known = self._known.get(remote)
-        if known is None:
-            known = self._learn(remote, canonical_address(remote) or remote)
+        known = self._http_peer(request.remote or "")
         if type(known) is str:
             return known
         forwarded = forwarded_address(request.headers.getall(FORWARDED_FOR, ()))

@@ -28,7 +28,7 @@ from redis.exceptions import RedisError
 from hustings.service import logs, metrics
 from hustings.service.errors import ServiceError, internal, invalid, store_error, unauthenticated
 from hustings.service.catalogue import rest_answer
-from hustings.service.client_limits import ClientLimits, RetryLater, canonical_address, games_counted
+from hustings.service.client_limits import ClientLimits, RetryLater, games_counted
 from hustings.service.defaults import DEFAULT_GRACE_S
 from hustings.service.grpc_api import RPC_DEADLINE_S
 from hustings.service.host import GameHost
@@ -651,29 +651,31 @@ def _metered_beside_rpcs(
 
     @web.middleware
     async def metered(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+        client = None
         if request.match_info.handler in unmetered:
             response = await handler(request)
         else:
+            client = limits.addresses.of_http(request)
             try:
-                with limits.calls.hold(limits.addresses.of_http(request)):
+                with limits.calls.hold(client):
                     response = await handler(request)  # the error middleware inside answers its errors
             except ServiceError as refused:  # a cap or the rate: the request was not served
                 response = error_response(refused)
         if response.status == 429:
-            _close_if_flooding(limits, request, response)
+            _close_if_flooding(limits, request, response, client or limits.addresses.of_http(request))
         return response
 
     return metered
 
 
-def _close_if_flooding(limits: ClientLimits, request: web.Request, response: web.StreamResponse) -> None:
-    """Close the connection of a 429 ``CALL_RATE_EXCEEDED`` once it is answered if its client is
-    flooding and the connection is not a trusted proxy's (what it holds pipelined is dropped)."""
+def _close_if_flooding(limits: ClientLimits, request: web.Request, response: web.StreamResponse, client: str) -> None:
+    """Close the connection of a 429 ``CALL_RATE_EXCEEDED`` once it is answered if its
+    ``client`` is flooding and the connection is not a trusted proxy's (what it holds pipelined
+    is dropped)."""
     outcome = response.get(OUTCOME)
     if outcome is None or outcome.reason != "CALL_RATE_EXCEEDED" or response.prepared:
         return
-    peer = canonical_address(request.remote or "") or ""
-    if limits.flooding(limits.addresses.of_http(request)) and not limits.addresses.trusted(peer):
+    if limits.flooding(client) and not limits.addresses.from_proxy(request):
         response.force_close()
 
 

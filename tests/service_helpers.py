@@ -400,3 +400,19 @@ async def latencies_beside_a_flood(
             process.kill()
             await process.wait()
     return quiet, flooded, out
+
+
+LOCK_POLLS = 200  # 2 ms apart: the bound on the wait for a call to queue for a game's lock
+
+
+async def move_behind_the_games_lock(replica: Replica, client: Client, game_id: str, token: str, move: game_pb2.Move) -> "asyncio.Future[Any]":
+    """A move sent while another step holds the game's lock on ``replica``, once it is at the
+    replica waiting for that lock (not answered yet)."""
+    moving = asyncio.ensure_future(client.move(game_id, token, move))
+    for _ in range(LOCK_POLLS):
+        await asyncio.sleep(0.002)
+        held = replica.host._locks.get(game_id)
+        if held is not None and held[1] >= 2:
+            break
+    assert not moving.done()
+    return moving

@@ -16,7 +16,7 @@ from conftest import HeldClock, run
 from hustings.client import Client, HustingsError, Joined
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.v1 import game_pb2
-from service_helpers import replica_and_client, stimmvieh_options
+from service_helpers import move_behind_the_games_lock, replica_and_client, stimmvieh_options
 
 POLLS = 200  # 0.02 s apart: bounded waits for a bot's or the runner's step
 DECISION_S = 10
@@ -97,13 +97,7 @@ def test_a_move_that_came_in_time_is_charged_until_it_came(tmp_path: pathlib.Pat
             lock = replica.host._locks.get(game_id)
             assert lock is not None and lock[0].locked(), "the bot's step does not hold the game's lock"
             clock.advance_to_ms(replica, deadline - 1)  # the move comes in time
-            moving = asyncio.ensure_future(client.move(game_id, first.token, view.legal_moves[0]))
-            for _ in range(POLLS):  # the move is at the replica, waiting for the game's lock
-                await asyncio.sleep(0.002)
-                held = replica.host._locks.get(game_id)
-                if held is not None and held[1] >= 2:
-                    break
-            assert not moving.done()
+            moving = await move_behind_the_games_lock(replica, client, game_id, first.token, view.legal_moves[0])
             clock.advance_to_ms(replica, deadline + 1_000)  # the wait for the lock: 1 s by the clock
             try:
                 await moving

@@ -22,9 +22,8 @@ from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.replica import Replica, ReplicaConfig
 from hustings.service.room_maker import RoomMaker, bucket_key
 from hustings.v1 import game_pb2
-from service_helpers import game_exists, replica_and_client, stimmvieh_options
+from service_helpers import game_exists, move_behind_the_games_lock, replica_and_client, stimmvieh_options
 
-POLLS = 100  # 0.02 s apart
 
 
 class Reading:
@@ -96,13 +95,7 @@ def test_a_move_that_arrives_in_time_is_not_refused_for_waiting_behind_a_bots_fl
             lock = replica.host._locks.get(game_id)
             assert lock is not None and lock[0].locked(), "the bot's step does not hold the game's lock"
             clock.advance_to_ms(replica, deadline_ms - 1)  # the move comes in time
-            moving = asyncio.ensure_future(client.move(game_id, first.token, move))
-            for _ in range(POLLS):  # the move is at the replica, waiting for the game's lock
-                await asyncio.sleep(0.002)
-                held = replica.host._locks.get(game_id)
-                if held is not None and held[1] >= 2:
-                    break
-            assert not moving.done()
+            moving = await move_behind_the_games_lock(replica, client, game_id, first.token, move)
             clock.advance_to_ms(replica, deadline_ms + 1)  # 2 ms pass while it waits
             try:
                 moved = await moving
