@@ -33,6 +33,7 @@ from typing import Any, AsyncIterator, Callable, Iterable
 
 import grpc
 
+from hustings.service import metrics
 from hustings.service.errors import RetryLater
 from hustings.service.limits import (
     DEFAULT_CALL_BURST,
@@ -474,7 +475,11 @@ class CreationLimit(ClientBuckets):
         ``sent``)."""
         games = min(bot_games(level), int(self.burst))
         if games:
-            self.take(client, games)
+            try:
+                self.take(client, games)
+            except RetryLater as refusal:
+                metrics.refused_creation(refusal.reason)
+                raise
         charge = CreationCharge(self if games else None, client, None, games)
         current = _CURRENT_CREATION.set(charge)  # the host marks it ``sent`` as its commit goes out
         try:

@@ -40,7 +40,7 @@ GAMES_REMOVED_FOR_ROOM = Counter(
 )
 REFUSED_CREATIONS = Counter(
     "hustings_refused_creations_total",
-    "CreateGame calls refused, by reason: TOO_MANY_GAMES_CREATED (the client's allowance) or STORE_NEARLY_FULL (the store's last room is kept for the games in play).",
+    "CreateGame and AddBot calls refused for what they would cost, by reason: TOO_MANY_GAMES_CREATED (the client's allowance) or STORE_NEARLY_FULL (the store's last room is kept for the games in play).",
     ["reason"],
 )
 for _reason in ("TOO_MANY_GAMES_CREATED", "STORE_NEARLY_FULL"):

@@ -8,6 +8,7 @@ import asyncio
 import time
 
 import pytest
+from prometheus_client import REGISTRY
 
 from conftest import REPO, run, running_replica
 from hustings.client import ONE_ATTEMPT, Client, HustingsError
@@ -26,6 +27,10 @@ from hustings.v1 import game_pb2, game_service_pb2
 from service_helpers import replica_and_client
 
 FINISH_POLLS = 300  # 0.05 s apart
+
+
+def refused_for_the_allowance() -> float:
+    return REGISTRY.get_sample_value("hustings_refused_creations_total", {"reason": "TOO_MANY_GAMES_CREATED"}) or 0.0
 
 
 def _create_request(players: int, bot_seats: list[int], level: str = "") -> game_service_pb2.CreateGameRequest:
@@ -58,13 +63,14 @@ def test_bot_seats_and_added_bots_take_from_their_clients_creation_allowance(red
     gets nothing back meanwhile): a plain table (1), then 29 tables of three
     random bots and a free seat (4 each) leave 3; a 30th table is TOO_MANY_GAMES_CREATED; two
     random AddBots pass (1 each), a greedy one (3) is refused, a third random one passes, a fourth
-    is refused, and the refused change nothing. (The tables wait for a player: no bot plays.)
+    is refused, and the refused change nothing but the count of refused creations. (The tables wait for a player: no bot plays.)
     Before, random bots were free: 120 tables of bots alone from one address cost 40 s of CPU."""
 
     async def scenario() -> None:
         three_bots = game_pb2.TableSettings(bot_seats=[0, 1, 2], bot_level="random")
         async with replica_and_client(redis_server.url, creates_per_client_per_minute=1.0) as (_replica, client):
             once = client.with_retry(ONE_ATTEMPT)
+            before = refused_for_the_allowance()
             plain = (await once.create_game("stimmvieh", 4)).game_id
             for _ in range(29):
                 await once.create_game("stimmvieh", 4, table=three_bots)
@@ -83,6 +89,8 @@ def test_bot_seats_and_added_bots_take_from_their_clients_creation_allowance(red
             view = await client.view(plain)
             assert [s.bot for s in view.seats] == [True, True, True, False]
             assert view.status == game_pb2.GAME_STATUS_OPEN
+            # The refused AddBots count among the refused creations, as the refused CreateGame does.
+            assert refused_for_the_allowance() == before + 3
 
     run(scenario(), timeout_s=60)
 
