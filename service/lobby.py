@@ -79,6 +79,11 @@ _POSITION_TOKEN_RE = re.compile(r"^[0-9]{12}:[A-Za-z0-9_-]{1,64}$")
 _MAX_OFFSET = 1 << 40  # a real offset counts lobby entries; a huge one would reach Redis as an error
 
 
+# The filter sets the repair's sweep walks: every filed position is in one of its status's sets
+# and in its kind's set (which holds the positions of the kind's sets by status too).
+_SWEPT_KEYS = [lobby_filter_key("", s) for s in FILED_STATUSES] + [lobby_filter_key(kind) for kind in games()]
+
+
 def summary_of(stored: storage_pb2.StoredGame) -> game_pb2.GameSummary:
     """The lobby summary of a stored game (public facts only: no token, no seed)."""
     summary = game_pb2.GameSummary(
@@ -238,10 +243,18 @@ async def _page(
     # knows it at once, without a batch more.
     count = min(size + 1, PAGE_SCAN_LIMIT)
 
+    # The positions of the unlisted tables' entries met, which leave every filter set that holds
+    # them: the lobby sorted set may no longer hold such an entry when a filter set does.
+    unlisted_at: dict[str, str] = {}
+
     async def answer(token: str = "") -> game_service_pb2.ListGamesResponse:
         response.next_page_token = token
         if unlisted:
-            await store.unindex_many([(game_id, (kind,) if kind else ()) for game_id, kind in unlisted.items()])
+            # An entry whose summary is gone no longer says its kind: every kind's filter sets
+            # (else its kind's keep its position for good; the repair's sweep walks only the
+            # status sets).
+            gone = [(game_id, (kind,) if kind else tuple(games())) for game_id, kind in unlisted.items()]
+            await store.unindex_many(gone, unlisted_at)
         return response
 
     while True:
@@ -258,6 +271,8 @@ async def _page(
             after = position
             if game_id not in unlisted:
                 last_named = position
+            else:
+                unlisted_at[game_id] = position
             scanned += 1
         if not more:
             return await answer()  # the end: no token
@@ -474,8 +489,10 @@ class LobbyRepair(BackgroundLoop):
 
     async def _sweep(self) -> int:
         """Drop from the filter sets one batch of positions whose games have left the lobby
-        (dropped by a replica that does not keep the filter sets), one status at a time."""
-        key = lobby_filter_key("", FILED_STATUSES[self._sweep_slot])
+        (dropped by a replica that does not keep the filter sets, or by a page of an earlier
+        release that met an unlisted table's entry with no summary left and kept it in its
+        kind's sets), one status's set, then one kind's, at a time."""
+        key = _SWEPT_KEYS[self._sweep_slot]
         positions = await self.store.filed_oldest_first(key, self._sweep_from, REFILE_BATCH)
         ids = [game_id_of_position(p) for p in positions]
         dropped = 0
@@ -486,7 +503,7 @@ class LobbyRepair(BackgroundLoop):
         if len(positions) == REFILE_BATCH:
             self._sweep_from = positions[-1]
         else:
-            self._sweep_from, self._sweep_slot = "", (self._sweep_slot + 1) % len(FILED_STATUSES)
+            self._sweep_from, self._sweep_slot = "", (self._sweep_slot + 1) % len(_SWEPT_KEYS)
         return dropped
 
     async def _drop_ghosts(self, game_ids: list[str]) -> int:

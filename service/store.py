@@ -652,12 +652,14 @@ class Store:
         its lobby position, when it is known although the lobby sorted set may not hold it."""
         await self._unindex(keys=_unindex_keys(kinds), args=[game_id, position])
 
-    async def unindex_many(self, gone: list[tuple[str, "tuple[str, ...]"]]) -> None:
+    async def unindex_many(self, gone: list[tuple[str, "tuple[str, ...]"]], positions: dict[str, str] | None = None) -> None:
         """``unindex`` each (game id, its kinds), in one pipelined round trip on one server (on a
-        Cluster, whose client pipelines no scripts, one call each)."""
+        Cluster, whose client pipelines no scripts, one call each). ``positions``: the lobby
+        positions known of some of them (``unindex``)."""
+        positions = positions or {}
         if self.lane is None:
             for game_id, kinds in gone:
-                await self.unindex(game_id, kinds)
+                await self.unindex(game_id, kinds, positions.get(game_id, ""))
             return
         if not gone:
             return
@@ -666,7 +668,7 @@ class Store:
         async with self.client.pipeline(transaction=False) as pipe:
             for game_id, kinds in gone:
                 keys = _unindex_keys(kinds)
-                pipe.evalsha(self._unindex.sha, len(keys), *keys, game_id, "")
+                pipe.evalsha(self._unindex.sha, len(keys), *keys, game_id, positions.get(game_id, ""))
             await pipe.execute()
 
     async def give_expiry(self, games: list[tuple[str, int]]) -> int:
