@@ -264,7 +264,7 @@ async def play_seat(
                             final = await pool.view(joined.game_id, joined.token)
                             if final.status == game_pb2.GAME_STATUS_FINISHED:
                                 return final
-                            raise
+                            raise  # a guard (a server refuses GAME_OVER once the game is over): the seat ends with the reason counted
                         if error.reason != "NOT_ABSENT":  # back already: another program of this seat came back
                             raise
                     continue
