@@ -18,9 +18,10 @@
 //   time to seats that owe nothing (they are optional: this bot makes them only when it owes one).
 // - Moves are idempotent under their request id: one id per decision, sent unchanged on every
 //   retry, so an answer lost in transit is simply asked again. The client retries 503, 504 and
-//   network errors itself; when even that fails, this bot keeps the decision (its move and its id)
-//   and sends it again, unchanged, once it is connected again and the table is still at the same
-//   version.
+//   network errors itself; when even that fails (or no replica answered otherwise: a "no answer"
+//   code, CANCELLED, UNKNOWN, DEADLINE_EXCEEDED or UNAVAILABLE, or a balancer's bare 502), this
+//   bot keeps the decision (its move and its id) and sends it again, unchanged, once it is
+//   connected again and the table is still at the same version.
 // - `expectedVersion` makes a move made on an old view fail with 409 ABORTED (`STALE_VERSION`)
 //   instead of landing on a table that changed; the stream then brings the newer view.
 // - A seat whose time ran out too often in a row (or that left) is absent: its server-side bot
@@ -68,6 +69,8 @@ const MOVED_ON_CODES = new Set([9, 10]);
 const RESOURCE_EXHAUSTED = 8;
 // Errors of a move that say no replica answered it (CANCELLED, UNKNOWN, DEADLINE_EXCEEDED, UNAVAILABLE).
 const UNANSWERED_CODES = new Set([1, 2, 4, 14]);
+// The same from a balancer in front of the replicas: a bare 502, 503 or 504 (no google.rpc.Status).
+const UNANSWERED_STATUSES = new Set([502, 503, 504]);
 const MAX_MOVE_PACES = 20;
 
 /** A move, or a return to an absent seat, refused for good: the bot ends with its reason
@@ -156,7 +159,7 @@ export async function play(
               returned.push(view.version);
             } catch (error) {
               // The network, or no replica answered: the stream is watched again.
-              if (!(error instanceof HustingsError) || UNANSWERED_CODES.has(error.code)) throw error;
+              if (!(error instanceof HustingsError) || unanswered(error)) throw error;
               if (error.code === RESOURCE_EXHAUSTED && paced < MAX_MOVE_PACES) {
                 log(`return at version ${view.version} refused: ${error.reason}; asking again`);
                 await sleep(reconnectPauseMs(paced, error.retryAfterMs, Math.random));
@@ -191,7 +194,7 @@ export async function play(
           } catch (error) {
             // The network, or no replica answered (the client's retries included): the stream
             // is watched again, and the decision kept.
-            if (!(error instanceof HustingsError) || UNANSWERED_CODES.has(error.code)) throw error;
+            if (!(error instanceof HustingsError) || unanswered(error)) throw error;
             if (error.code === RESOURCE_EXHAUSTED && paced < MAX_MOVE_PACES) {
               // A limit asks us to slow down: the same decision (move and id) again after the
               // server's hint, or a growing pause without one.
@@ -234,10 +237,18 @@ export function reconnectPauseMs(fruitless: number, retryAfterMs: number | undef
   return retryAfterMs === undefined ? pause : Math.max(pause, hintedPauseMs(retryAfterMs, random));
 }
 
+/** Whether a call's error says that no replica answered it (so the stream is watched again, and
+ * the decision kept): a "no answer" code, whatever HTTP status carries it (CANCELLED comes as
+ * 499), or a balancer's bare 502, 503 or 504. */
+function unanswered(error: HustingsError): boolean {
+  return UNANSWERED_CODES.has(error.code) || (error.code === 0 && UNANSWERED_STATUSES.has(error.httpStatus));
+}
+
 /** Whether watching again (on this or another replica) may get further. */
 function transient(error: unknown): boolean {
   if (error instanceof HustingsError) {
-    return TRANSIENT_STATUSES.has(error.httpStatus) || (error.httpStatus === 200 && TRANSIENT_CODES.has(error.code));
+    return TRANSIENT_STATUSES.has(error.httpStatus) || (error.httpStatus === 200 && TRANSIENT_CODES.has(error.code)) ||
+      unanswered(error);
   }
   if (error instanceof StreamBroken || error instanceof TypeError) return true; // fetch's network errors are TypeErrors
   return error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError");
