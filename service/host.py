@@ -1099,10 +1099,15 @@ class GameHost:
         run out (by the replicas' shared clock): its bot makes that decision. Before, a move
         that came after its deadline was taken or refused by when the deadline runner's next
         poll fell (up to a quarter of a second later). An absent seat's move is its player's
-        return, and is taken. ``arrived``: when the move came (it may have waited for the game's
-        lock behind a bot's thinking floor); 0 at a table without a clock."""
+        return, and is taken, unless it makes the decision whose time ran out before its player
+        left (``table.left_overdue``). ``arrived``: when the move came (it may have waited for the
+        game's lock behind a bot's thinking floor); 0 at a table without a clock."""
         stored_seat = loaded.stored.seats[seat]
-        if arrived and 0 < stored_seat.deadline_ms <= arrived and not stored_seat.absent:
+        if arrived and (
+            table.left_overdue(loaded.stored.table, stored_seat)
+            if stored_seat.absent
+            else 0 < stored_seat.deadline_ms <= arrived
+        ):
             raise precondition("TIME_RUN_OUT", "this seat's time for its decision ran out: its bot makes the decision")
 
     @staticmethod

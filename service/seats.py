@@ -219,7 +219,10 @@ class SeatLifecycle:
         when another step came first)."""
         host, game = self.host, loaded.game
         stored_seat = loaded.stored.seats[seat]
-        timed_out = not table.bot_decides(stored_seat)
+        # A player who left after the deadline had passed ran out of time all the same.
+        timed_out = not table.bot_decides(stored_seat) or (
+            stored_seat.absent and not stored_seat.bot and table.left_overdue(loaded.stored.table, stored_seat)
+        )
         stand_in = not stored_seat.bot  # a player's seat: only the decision owed is made for it
         rng = bot_rng(loaded.stored, seat)
         if level in INSTANT_LEVELS:
@@ -243,7 +246,7 @@ class SeatLifecycle:
         if timed_out and not is_side_move(game, move, loaded.state):
             changed.timeouts += 1
             table.changed_event(entry, seat, Change.CHANGE_TIMED_OUT, changed.display_name)
-            if changed.timeouts >= table.absent_after(new.stored.table):
+            if not changed.absent and changed.timeouts >= table.absent_after(new.stored.table):
                 changed.absent = True
                 table.changed_event(entry, seat, Change.CHANGE_ABSENT, changed.display_name)
             table.settle(new.stored, game.to_act(new.state), None, now)

@@ -155,12 +155,27 @@ def charge_bank(stored: storage_pb2.StoredGame, seat: storage_pb2.StoredSeat, no
     charges only the rest; the decision keeps its start and its deadline. Its bot then decides
     uncharged; were the time not taken here, a seat that left once per decision could spend a
     whole bank on every decision while the table waited (a per-decision limit bounds each
-    decision, not the game)."""
+    decision, not the game). The time used is noted at a table without a bank too (where no
+    clock reads it): it says whether the seat left after its deadline (``left_overdue``)."""
     started = seat.turn_started_ms
-    if started and stored.table.bank_seconds and not bot_decides(seat):
+    if started and not bot_decides(seat):
         used = max(0, min(now_ms, _deadline(stored.table, seat) or now_ms) - started)
-        seat.bank_ms = max(0, seat.bank_ms - max(0, used - paid(seat)))
+        if stored.table.bank_seconds:
+            seat.bank_ms = max(0, seat.bank_ms - max(0, used - paid(seat)))
         seat.bank_paid_ms, seat.bank_paid_turn_ms = used, started
+
+
+def left_overdue(table: game_pb2.TableSettings, seat: storage_pb2.StoredSeat) -> bool:
+    """True when the seat's player left after the deadline of the decision it still owes had
+    passed (``charge_bank`` noted all of the decision's time used): the decision timed out
+    while the player held it, and counts as a timeout when the bot makes it, as it would had
+    the player stayed; before, leaving between the deadline and the replica acting on it made
+    it an absent seat's decision, no timeout counted."""
+    started = seat.turn_started_ms
+    if not started or seat.bank_paid_turn_ms != started:
+        return False
+    limit = _deadline(table, seat)  # the same deadline after the leave as before it
+    return 0 < limit <= started + seat.bank_paid_ms
 
 
 def paid(seat: storage_pb2.StoredSeat) -> int:
