@@ -8,6 +8,7 @@ and history are filtered only by ``visibility``.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import hashlib
 import hmac
 import random
@@ -63,6 +64,12 @@ from hustings.v1 import game_pb2, game_service_pb2
 
 log = structlog.get_logger("hustings.host")
 _T = TypeVar("_T")
+# The finished game a PlayAgain's charge was worked out from (``GameHost.play_again_cost``, which
+# the gRPC and REST handlers call first), taken by the call itself (``GameHost.play_again``): one
+# read of the record per call. Read again, it cost the call a round trip for nothing: nothing is
+# ever written to a finished game, and one removed or expired in between made the call refuse
+# GAME_NOT_FOUND where a call a moment earlier had its answer.
+_FINISHED_READ: contextvars.ContextVar[storage_pb2.StoredGame | None] = contextvars.ContextVar("finished_read", default=None)
 
 GAME_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 REQUEST_ID_RE = re.compile(r"^[\x21-\x7e]{1,64}$")
@@ -422,7 +429,10 @@ class GameHost:
                     log.info("move_applied", version=new.version, answered=False)
                 if made_key:
                     await self.store.note_create_made(made_key, new.stored.game_id)
-                await index_quietly(self.store, new.stored)
+                if new.version == 1 and in_lobby(new.stored):  # a game made (``_open``)
+                    await self._listed_as_made(new.stored)
+                else:
+                    await index_quietly(self.store, new.stored)
                 if new.stored.status != was and new.stored.status != game_pb2.GAME_STATUS_OPEN:
                     await self._note_kept(new.stored)
                 self._kick_if_due(new.stored)
@@ -671,8 +681,7 @@ class GameHost:
         entry = storage_pb2.LogEntry(version=1, seat=-1, state_digest=state_digest(game, state))
         # Indexed before the commit, so a created game is never missing from the lobby (an entry
         # whose commit never happens is dropped by the lobby repair); an unlisted table never is.
-        if in_lobby(stored):
-            await self.store.index(summary_of(stored))
+        indexed = in_lobby(stored) and await self.store.index(summary_of(stored))
         await self._schedule(stored)
         expire_s = self._expiry(stored)
         creation.sent()  # from here the game may be made, whatever becomes of this call
@@ -687,6 +696,8 @@ class GameHost:
             # Another attempt with the same game id created it first: answer with that game.
             creation.replayed()
             return await self._load_fresh(game_id)
+        if in_lobby(stored) and not indexed:
+            await self._listed_as_made(stored)
         if stored.status == game_pb2.GAME_STATUS_ACTIVE:  # a table of bots only
             # After the commit: a write before it would be the first to wait on a paused Redis,
             # and a call given up then would make no game.
@@ -695,6 +706,28 @@ class GameHost:
         log.info("game_created", game_id=game_id, kind=game.info.kind, seats=seats)
         self._kick_if_due(stored)
         return loaded
+
+    async def _listed_as_made(self, stored: storage_pb2.StoredGame) -> None:
+        """After the commit that made ``stored`` (at version 0), the lobby lists it as it was
+        made, when another entry of its id was there before its index (which keeps the first
+        summary of a version, or a higher version): another attempt's to make the same game (a
+        PlayAgain on another replica, a create retried), from that attempt's clock, whose
+        commit lost; or its namesake's, a next game made again after it expired. An entry of
+        the game's own creation time is left as it is: the same summary, or a later step's.
+        Before, every PlayAgain that made a game dropped the entry first, so that a losing
+        call on a replica whose clock read another second left its summary listed (creation
+        time, place, open until) until the first join, and the game out of the lobby for a
+        moment. A failure is logged and left to the next listing change."""
+        summary = summary_of(stored)
+        try:
+            listed = (await self.store.lobby_summaries([stored.game_id])).get(stored.game_id)
+            if listed is not None and listed.created_at == summary.created_at:
+                return
+            if listed is not None:
+                await self.store.unindex(stored.game_id, (stored.kind,))
+            await self.store.index(summary)
+        except RedisError as error:
+            log.warning("lobby_write_deferred", game_id=stored.game_id, version=stored.version, cause=type(error).__name__)
 
     def _next_game_id(self, finished: storage_pb2.StoredGame) -> str:
         """The next game's id: derived from the finished game's id and the nonce drawn at its
@@ -708,6 +741,7 @@ class GameHost:
         game's table counts as (``client_limits.games_counted``)."""
         # Not decoded: a game recorded under content this build no longer plays still has a next game.
         finished = await self._stored(game_id)
+        _FINISHED_READ.set(finished)  # the call's own read (``play_again``)
         return "play-again " + self._next_game_id(finished), games_counted(_again(finished))
 
     async def play_again(self, game_id: str, token: str | None) -> game_service_pb2.PlayAgainResponse:
@@ -720,8 +754,11 @@ class GameHost:
         wins, and every other call answers with it as it is, charged nothing."""
         # Not decoded, so that a game recorded under content this build no longer plays still has
         # a next game, made under the content the server has now (it needs only the record's kind,
-        # options, table and seats).
-        finished = await self._stored(game_id)
+        # options, table and seats). Read once per call: its charge's read, if it had one.
+        finished = _FINISHED_READ.get()
+        _FINISHED_READ.set(None)
+        if finished is None or finished.game_id != game_id:
+            finished = await self._stored(game_id)
         if self.seat_in(finished, token) is None:
             raise unauthenticated("SEAT_TOKEN_REQUIRED", "only a player of the game may start the next one: send its seat token")
         if finished.status != game_pb2.GAME_STATUS_FINISHED:
@@ -742,11 +779,8 @@ class GameHost:
             if loaded is not None:
                 creation.replayed()  # made by an earlier call: this one takes no game of the allowance
             else:
-                if in_lobby(finished):
-                    # A next game made again after it expired: its namesake's entry, still in
-                    # the lobby until the repair drops it, would keep the new game's summaries
-                    # out (the index keeps the highest version it has seen of an id).
-                    await self.store.unindex(next_id, (finished.kind,))
+                # A next game made again after it expired may find its namesake's entry in the
+                # lobby still: the commit that makes it lists it instead (``_listed_as_made``).
                 loaded = await self._open(next_id, self._set_up(game, _again(finished)), creation)
         return game_service_pb2.PlayAgainResponse(game_id=next_id, view=self._view(loaded, None))
 
