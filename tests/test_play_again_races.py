@@ -7,6 +7,7 @@ so that the interleaving is certain."""
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from typing import Any
 
@@ -14,7 +15,7 @@ import pytest
 from redis import Redis
 
 from conftest import HeldClock, run
-from hustings.client import ONE_ATTEMPT, Client, Joined
+from hustings.client import ONE_ATTEMPT, Client, HustingsError, Joined
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service import table
 from hustings.service.replica import Replica
@@ -23,6 +24,7 @@ from service_helpers import remove_game, replica_and_client, stimmvieh_options
 
 PLAYERS = 3
 FINISH_TIMEOUT_S = 40.0
+MAX_POLLS = 3000  # a game of Stimmvieh takes a few hundred of its player's decisions
 POLL_S = 0.05
 HELD_S = 10.0  # how long a held call waits for the test at most
 CLOCK_AHEAD_MS = 2_000  # the second replica's clock, ahead of the first's by more than a second
@@ -40,18 +42,28 @@ class _ShiftedClock:
 
 
 async def _finished(client: Client) -> tuple[str, Joined]:
-    """A finished Stimmvieh game of three, two bot seats, and its player (who left: the bots
-    finished it at their unattended pace, a few seconds)."""
+    """A finished Stimmvieh game of three, two bot seats, and its player, who plays random legal
+    moves while the bots decide (at once: a table with a player at it is not paced)."""
     table = game_pb2.TableSettings()
     table.bot_seats.extend([1, 2])
     game_id = (await client.create_game("stimmvieh", PLAYERS, stimmvieh_options(PLAYERS), table=table)).game_id
     me = await client.join(game_id, "Ada", seat=0)
-    await client.leave(game_id, me.token)
+    rng = random.Random(5)
     deadline = time.monotonic() + FINISH_TIMEOUT_S
-    while (await client.view(game_id)).status != game_pb2.GAME_STATUS_FINISHED:
-        assert time.monotonic() < deadline, "the bots did not finish the game in time"
-        await asyncio.sleep(POLL_S)
-    return game_id, me
+    for _ in range(MAX_POLLS):
+        assert time.monotonic() < deadline, "the game did not end in time"
+        view = await client.view(game_id, me.token)
+        if view.status == game_pb2.GAME_STATUS_FINISHED:
+            return game_id, me
+        if not view.legal_moves:
+            await asyncio.sleep(POLL_S / 5)  # the bots decide
+            continue
+        try:
+            await client.move(game_id, me.token, rng.choice(list(view.legal_moves)), expected_version=view.version)
+        except HustingsError as error:
+            if error.reason not in ("STALE_VERSION", "NOT_YOUR_TURN", "GAME_OVER"):
+                raise  # a bot stepped in between: decide again on the new state
+    raise AssertionError("the game did not end within the poll bound")
 
 
 async def _next_id(replica: Replica, game_id: str) -> str:
