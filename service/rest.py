@@ -44,6 +44,7 @@ from hustings.service.rest_connections import (
     bound_event_stream_buffers,
     status_phrase,
     connection_caps,
+    connection_rate,
     connection_factory,
     drop,
 )
@@ -760,14 +761,15 @@ async def start_rest(
     it stops, calls in flight have ``grace_s`` to finish."""
     server = RestServer(host, limits if limits is not None else ClientLimits(), settings or HttpSettings())
     total, per_address = connection_caps(server.settings)
-    server.gate = ConnectionGate(total, per_address, server.limits.addresses.trusted_proxies, server.limits.flooding)
+    rate = connection_rate(server.settings, server.limits.calls.rate)
+    server.gate = ConnectionGate(total, per_address, server.limits.addresses.trusted_proxies, server.limits.flooding, rate)
     app = build_app(server)
     # aiohttp waits its shutdown timeout for the calls in flight, then as long again for those it
     # has told to stop: half the grace each, so that the last call ends within the grace.
     runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=grace_s / 2)
     await runner.setup()
     bind_host, bind_port = _split(address)
-    site = GatedSite(runner, bind_host, bind_port, connection_factory(runner, server.gate, server.settings))
+    site = GatedSite(runner, bind_host, bind_port, connection_factory(runner, server.gate, server.settings), server.gate)
     await site.start()
     server.runner = runner
     server.port = int(runner.addresses[0][1])

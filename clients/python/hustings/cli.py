@@ -241,6 +241,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-streams-per-connection", type=_more_than_call_room, default=DEFAULT_MAX_STREAMS_PER_CONNECTION, help=f"HTTP/2 streams a gRPC connection may have open at once, calls and streams together; of them {CALL_ROOM_PER_CONNECTION} are kept for calls (default %(default)s: a connection's streams reset at once queue in the replica's one event loop)")
     serve.add_argument("--max-http-connections", type=_at_least_one, default=10_000, help="open HTTP connections of the REST face on this replica; lowered to half the open-files limit less 256 (default %(default)s)")
     serve.add_argument("--max-http-connections-per-address", type=_at_least_one, default=2_500, help="open HTTP connections from one client address: its event streams and calls beside them; a trusted proxy is not capped (default %(default)s)")
+    serve.add_argument("--http-connections-per-address-per-second", type=_positive, default=None, help="new HTTP connections one client address may open per second, sustained, and twice as many at once; past it a new one is closed at once; a trusted proxy is exempt (default: as --calls-per-client-per-second)")
     serve.add_argument("--max-calls-per-client", type=_at_least_one, default=512, help="unary calls in flight from one client address (default %(default)s)")
     serve.add_argument("--calls-per-client-per-second", type=_positive, default=300.0, help="unary calls one client address may make per second, sustained, gRPC and REST together (default %(default)s: a tenth to a third of what a replica answers)")
     serve.add_argument("--call-burst", type=_at_least_one, default=600, help="unary calls one client address may make at once (default %(default)s)")
@@ -370,7 +371,7 @@ async def _serve(args: argparse.Namespace) -> int:
             address=args.address,
             allow_client_seed=args.allow_client_seed,
             http_address=args.http_address,
-            http=HttpSettings(args.max_http_connections, args.max_http_connections_per_address),
+            http=HttpSettings(args.max_http_connections, args.max_http_connections_per_address, args.http_connections_per_address_per_second),
             metrics_address=args.metrics_address,
             benchmark_floor=args.benchmark_floor,
             redis_max_connections=args.redis_max_connections,
