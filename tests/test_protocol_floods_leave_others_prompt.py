@@ -10,6 +10,7 @@ nor counts in the replica's time. Every loop is bounded in count and in time."""
 from __future__ import annotations
 
 import asyncio
+import statistics
 import time
 
 import pytest
@@ -143,12 +144,16 @@ def test_one_address_flooding_one_connection_leaves_other_clients_calls_prompt(
             sent, closed = out.decode().split()
             quiet_mean = sum(quiet) / len(quiet)
             flooded_mean = sum(flooded) / len(flooded)
+            # Medians are compared: a loaded machine's pauses move a mean by several ms, while the
+            # flood, unbounded, slowed every call.
+            quiet_median, flooded_median = statistics.median(quiet), statistics.median(flooded)
             print(
                 f"abuser ({mode}): {sent} streams, connection closed by the server: {closed}; other client's GetView: "
-                f"quiet {len(quiet)} calls, mean {1000 * quiet_mean:.1f} ms, worst {1000 * max(quiet):.0f} ms; "
-                f"meanwhile {len(flooded)} calls, mean {1000 * flooded_mean:.1f} ms, worst {1000 * max(flooded):.0f} ms"
+                f"quiet {len(quiet)} calls, mean {1000 * quiet_mean:.1f} ms, median {1000 * quiet_median:.1f} ms, worst {1000 * max(quiet):.0f} ms; "
+                f"meanwhile {len(flooded)} calls, mean {1000 * flooded_mean:.1f} ms, median {1000 * flooded_median:.1f} ms, worst {1000 * max(flooded):.0f} ms"
             )
-            # Unbounded, the flood made them 60-250 times slower; bounded, 1-4 times.
-            assert flooded_mean <= 6 * quiet_mean + 0.010, "another client's calls were slowed by one address's streams"
+            # Unbounded, the flood made them 60-250 times slower (130-520 ms); bounded, 1-4 times
+            # on a quiet machine, and up to 12 times (24 ms) beside other busy processes.
+            assert flooded_median <= 10 * quiet_median + 0.015, "another client's calls were slowed by one address's streams"
 
     run(scenario(), timeout_s=60)
