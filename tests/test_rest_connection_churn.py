@@ -20,7 +20,7 @@ import time
 import aiohttp
 import pytest
 
-from conftest import run
+from conftest import REPO, run
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.limits import DEFAULT_CALL_BURST, DEFAULT_CALLS_PER_CLIENT_PER_SECOND
 from hustings.service.rest_connections import CONNECTION_BURST_S, ConnectionGate, ConnectionRate, HttpSettings
@@ -290,8 +290,8 @@ def test_the_tables_of_addresses_stay_bounded() -> None:
 
 def test_serve_s_flag_sets_the_rate_and_by_default_it_follows_the_call_rate() -> None:
     """`hustings serve --http-connections-per-address-per-second N`; without it the rate of new
-    connections is the call rate (``connection_rate``), two seconds' worth at once; 0 is a usage
-    error."""
+    connections is the call rate (``connection_rate``), two seconds' worth at once, as README's
+    Limits says (300, 600); 0 is a usage error."""
     from hustings.cli import _parser
     from hustings.service.client_limits import CallRate
     from hustings.service.rest_connections import connection_rate
@@ -302,6 +302,11 @@ def test_serve_s_flag_sets_the_rate_and_by_default_it_follows_the_call_rate() ->
         _parser().parse_args(["serve", "--http-connections-per-address-per-second", "0"])
     following = connection_rate(HttpSettings(), CallRate(DEFAULT_CALLS_PER_CLIENT_PER_SECOND, DEFAULT_CALL_BURST))
     assert following is not None and (following.per_second, following.burst) == (300.0, 600.0)
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    assert (
+        "`--http-connections-per-address-per-second` (by default its call rate, `--calls-per-client-per-second`, 300), "
+        "twice that at once (600)" in readme
+    )
     assert connection_rate(HttpSettings(), None) is None
     set_ = connection_rate(HttpSettings(new_connections_per_second=40.0), None)
     assert set_ is not None and (set_.per_second, set_.burst) == (40.0, 80.0)
