@@ -87,6 +87,11 @@ DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 2_500
 # urllib do, is bounded by its calls first), then the rate. A browser opens 6 connections to a
 # host at once, and a page reload as many again.
 CONNECTION_BURST_S = 2.0
+# Connections the kernel completes and queues for the replica to accept while its event loop is
+# busy (aiohttp's default is 128; the kernel caps it at net.core.somaxconn, 4,096 by default):
+# past it a new connection's handshake is dropped and its client waits a second or more to try
+# again, so one address opening connections in a burst would hold back everyone's next one.
+LISTEN_BACKLOG = 1024
 # Connections refused at most this many at a time as they are accepted, before the event loop
 # serves anything else: the rest are accepted at its next turn.
 REFUSALS_PER_ACCEPT = 256
@@ -454,7 +459,7 @@ class GatedSite(web.BaseSite):
     __slots__ = ("_host", "_port", "_make", "_gate")
 
     def __init__(self, runner: web.AppRunner, host: str, port: int, make: Callable[[], RequestHandler], gate: ConnectionGate) -> None:
-        super().__init__(runner)
+        super().__init__(runner, backlog=LISTEN_BACKLOG)
         self._host = host
         self._port = port
         self._make = make

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import math
 import resource
+import select
 import socket
 import time
 
@@ -312,3 +313,45 @@ def test_serve_s_flag_sets_the_rate_and_by_default_it_follows_the_call_rate() ->
     assert set_ is not None and (set_.per_second, set_.burst) == (40.0, 80.0)
     with pytest.raises(ValueError):
         HttpSettings(new_connections_per_second=0.0)
+
+
+def test_connections_made_while_the_replica_is_busy_wait_in_a_queue_of_1024(redis_server: EmbeddedRedis) -> None:
+    """While the replica's event loop is busy (here: held by this test), the kernel completes
+    the handshakes of new connections and queues them for it, up to the listen backlog
+    (``LISTEN_BACKLOG``, 1,024); aiohttp's own is 128, past which a new connection's handshake is
+    dropped and its client waits a second or more, so a burst of one address's connections held
+    back everyone's next one. 600 connections (one address's burst) opened with the loop held
+    are all established within 2 s."""
+    from hustings.service.rest_connections import LISTEN_BACKLOG
+
+    assert LISTEN_BACKLOG == 1024
+    opened = 600
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url, http_address="127.0.0.1:0") as (replica, _client):
+            pending: list[socket.socket] = []
+            try:
+                # The loop is held from here to the end of the block: nothing is accepted meanwhile.
+                for _ in range(opened):
+                    sock = socket.socket()
+                    pending.append(sock)
+                    sock.setblocking(False)
+                    try:
+                        sock.connect(("127.0.0.1", replica.http_port))
+                    except BlockingIOError:
+                        pass
+                established: set[socket.socket] = set()
+                deadline = time.monotonic() + 2.0
+                waiting = list(pending)
+                while waiting and time.monotonic() < deadline:
+                    ready = select.select([], waiting, [], 0.05)[1]
+                    for sock in ready:
+                        if sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0:
+                            established.add(sock)
+                        waiting.remove(sock)
+                assert len(established) == opened, f"{len(established)} of {opened} connections established while the loop was busy"
+            finally:
+                for sock in pending:
+                    sock.close()
+
+    run(scenario(), timeout_s=30)
