@@ -267,7 +267,10 @@ class SeatLifecycle:
     # --- leaving, returning, taking over, bots ------------------------------------------------
     async def leave(self, game_id: str, token: str | None) -> game_service_pb2.LeaveGameResponse:
         """The caller leaves: an active game's seat becomes absent (its bot plays); in an open
-        game the seat is freed."""
+        game the seat is freed. The decision it leaves is charged up to when the leave came, as a
+        move is judged by when it came: a leave that waited for the game's lock (behind a bot's
+        thinking floor, a slow commit) past the deadline left in time."""
+        arrived = self.host._now_ms()
 
         def change(stored: storage_pb2.StoredGame, seat: Seat, entry: storage_pb2.LogEntry) -> None:
             place = stored.seats[seat]
@@ -276,7 +279,7 @@ class SeatLifecycle:
                 place.display_name = ""
                 place.token_sha256 = ""
             else:
-                table.charge_bank(stored, place, self.host._now_ms())
+                table.charge_bank(stored, place, arrived)
                 place.absent = True
             table.changed_event(entry, seat, Change.CHANGE_LEFT, name)
 

@@ -1,11 +1,9 @@
-"""Known problems of the leave after a deadline, each test a strict xfail until it is fixed.
-
-A leave is judged by when it is applied, not when it came: a leave that reached the replica
-before its seat's deadline, but waited for the game's lock (behind a strong bot's thinking
-floor, as a move may), is applied after the deadline and noted as overdue (``table.charge_bank``
-reads the clock under the lock, ``table.left_overdue`` then holds). Its player, who left in
-time, is charged a timeout for the bot's decision, and their return by moving is refused
-TIME_RUN_OUT, where a move that waited the same way is taken (it is judged by when it came).
+"""A leave is judged by when it came, as a move is: a leave that reached the replica before its
+seat's deadline, but waited for the game's lock (behind a strong bot's thinking floor, as a move
+may), left in time. Before, ``table.charge_bank`` read the clock under the lock, so such a leave
+was noted overdue (``table.left_overdue``): its player was charged a timeout for the bot's
+decision, and their return by moving was refused TIME_RUN_OUT, where a move that waited the same
+way is taken.
 
 Real Redis, real gRPC, one in-process replica whose clock the test holds and moves on; its
 deadline runner is stopped so that only the kicks of steps decide."""
@@ -15,7 +13,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import pytest
 
 from conftest import HeldClock, run
 from hustings.client import Client, Joined
@@ -76,7 +73,6 @@ async def _changes(client: Client, game_id: str, seat: int, change: Any) -> list
     ]
 
 
-@pytest.mark.xfail(strict=True, reason="a leave that came before the deadline but waited for the game's lock is taken as overdue: a timeout counted")
 def test_a_leave_that_came_in_time_but_waited_for_the_lock_counts_no_timeout(redis_server: EmbeddedRedis) -> None:
     """Ada left in time (her leave came 1 ms before her deadline); her bot's decision, made after
     it, should count no timeout (README, Timeouts: "a seat that left in time is charged no
@@ -103,7 +99,6 @@ def test_a_leave_that_came_in_time_but_waited_for_the_lock_counts_no_timeout(red
     run(scenario(), 60)
 
 
-@pytest.mark.xfail(strict=True, reason="the return by moving of a seat that left in time (its leave waited for the lock) is refused TIME_RUN_OUT")
 def test_a_return_by_moving_after_a_leave_that_came_in_time_is_taken(redis_server: EmbeddedRedis) -> None:
     """Ada left in time (as above) and comes back by moving before her bot decided: an absent
     seat's move is its player's return and is taken, unless the player left after the deadline
