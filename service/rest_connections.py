@@ -479,7 +479,10 @@ class GatedSite(web.BaseSite):
         servers: list[asyncio.AbstractServer] = []
         try:
             for family, kind, proto, _, address in dict.fromkeys(infos):
-                listener = GatedListener(self._gate, family, kind, proto)
+                try:
+                    listener = GatedListener(self._gate, family, kind, proto)
+                except OSError:
+                    continue  # a family this kernel lacks (IPv6 built out): as create_server skips it
                 listeners.append(listener)
                 listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
                 if family == socket.AF_INET6:
@@ -488,6 +491,8 @@ class GatedSite(web.BaseSite):
                     listener.bind(address)
                 except OSError as error:
                     raise OSError(error.errno, f"error while attempting to bind on address {address!r}: {error.strerror}") from None
+            if not listeners:
+                raise OSError(f"no socket could be made to listen on {self._host}:{self._port}")
             for listener in listeners:
                 servers.append(await loop.create_server(self._make, sock=listener, backlog=self._backlog))
         except BaseException:
