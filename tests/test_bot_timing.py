@@ -80,7 +80,7 @@ async def _bot_answer_s(client: Client, point: RunoffPoint) -> tuple[float, int]
     # Timed from before the leave is sent, not from its answer: the bot starts thinking once the
     # leave is committed, and its search (a thread of this process) held up the delivery of the
     # leave's answer to this loop: timed from the answer, the deal with a choice read as answered
-    # up to 18 ms sooner on a loaded machine (past GAP_MS in 5 runs of 12; 16 ms later once).
+    # up to 18 ms sooner on a loaded machine (past GAP_MS in 6 runs of 34; 16 ms later once).
     left_at = time.perf_counter()
     await client.leave(game_id, seats[point.seat].token)
     deadline = left_at + WAIT_S
