@@ -37,7 +37,11 @@ README_SAID = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
 # most after that ...: a call is answered within about 0.2 s of a restarted replica's return."
 
 DOWN_S = 3.0  # long enough for gRPC's own backoff (1 s, then 1.6 s, ...) to leave a wait of seconds
-BACK_WITHIN_S = 0.6  # "about 0.2 s": 0.3 s at most between tries, their jitter and a loaded machine
+# "About 0.2 s": 0.3 s at most between tries and their jitter (0.36 s), then a connection and a
+# call. Measured 0.03-0.34 s beside two busy loops and another test run, 0.80 s once beside
+# another worker and two busy loops; with gRPC's own backoff (1 s, 1.6 s, ...) the call waited
+# 1.5-2.9 s in 17 runs of 18 (and 0.05 s once, when a try fell just after the replica's return).
+BACK_WITHIN_S = 1.0
 
 
 def test_the_python_client_is_answered_within_a_fraction_of_a_second_of_its_replicas_return(
