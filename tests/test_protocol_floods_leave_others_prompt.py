@@ -152,8 +152,14 @@ def test_one_address_flooding_one_connection_leaves_other_clients_calls_prompt(
                 f"quiet {len(quiet)} calls, mean {1000 * quiet_mean:.1f} ms, median {1000 * quiet_median:.1f} ms, worst {1000 * max(quiet):.0f} ms; "
                 f"meanwhile {len(flooded)} calls, mean {1000 * flooded_mean:.1f} ms, median {1000 * flooded_median:.1f} ms, worst {1000 * max(flooded):.0f} ms"
             )
-            # Unbounded, the flood made them 60-250 times slower (130-520 ms); bounded, 1-4 times
-            # on a quiet machine, and up to 12 times (24 ms) beside other busy processes.
-            assert flooded_median <= 10 * quiet_median + 0.015, "another client's calls were slowed by one address's streams"
+            # Unbounded, the flood made them 60-250 times slower (a mean of 240-520 ms under
+            # resets, 440 ms in a run of this test); bounded, 1-4 times on a quiet machine, 10-30
+            # ms beside another busy process, and up to 85 ms with two (the replica's share of
+            # the CPU then goes to the resets a connection may queue). The mean and the median:
+            # under a reset flood every third or fourth call waits for the replica to work
+            # through a connection's reset streams, and a median alone would pass one that held
+            # 40 % of the calls far longer.
+            assert flooded_mean <= 6 * quiet_mean + 0.100, "another client's calls were slowed by one address's streams"
+            assert flooded_median <= 10 * quiet_median + 0.080, "another client's calls were slowed by one address's streams"
 
     run(scenario(), timeout_s=60)
