@@ -396,10 +396,13 @@ def _rest_game(live: LiveRest, bot_seats: list[int], names: list[str]) -> tuple[
 
 
 RATE_HINTED = _refusal(call_rate_exceeded(HINT_S))  # 429, RetryInfo "0.500s", Retry-After: 1
+# A balancer's own 429: no google.rpc.Status, a Retry-After header of a second.
+BARE_429: Answer = (429, {"Content-Type": "text/plain", "Retry-After": "1"}, b"429 Too Many Requests")
 
 
 @pytest.mark.parametrize("refusal", [
     pytest.param(RATE_HINTED, id="CALL_RATE_EXCEEDED"),
+    pytest.param(BARE_429, id="a_balancers_bare_429"),
     pytest.param(_refusal(STORE_FULL), id="STORE_FULL", marks=pytest.mark.slow),  # no hint: a growing pause
 ])
 def test_the_typescript_bot_sends_a_move_refused_resource_exhausted_again_on_the_same_stream(
@@ -415,6 +418,8 @@ def test_the_typescript_bot_sends_a_move_refused_resource_exhausted_again_on_the
         assert again == first  # the same decision: move, version and request id
         if refusal is RATE_HINTED:
             assert again_at - first_at >= HINT_S  # not before the server's hint
+        if refusal is BARE_429:
+            assert again_at - first_at >= 1.0  # not before the balancer's Retry-After
 
 
 def test_the_typescript_bot_ends_with_the_reason_of_a_move_refused_internal(

@@ -27,8 +27,8 @@
 // - A seat whose time ran out too often in a row (or that left) is absent: its server-side bot
 //   then makes each of its decisions at once, ahead of anything this bot sends. The view says so
 //   (`view.seats[seat].absent`), and this bot calls ReturnToGame to decide for itself again.
-// - A move or a return refused 429 RESOURCE_EXHAUSTED past the client's own retries is sent again
-//   after the server's retry hint, on the same stream; a return refused GAME_OVER (the game ended
+// - A move or a return refused 429 RESOURCE_EXHAUSTED past the client's own retries (or by a
+//   balancer's bare 429) is sent again after the retry hint, on the same stream; a return refused GAME_OVER (the game ended
 //   first) ends the bot with the final view; any other refusal (500 INTERNAL, say) ends it with
 //   the reason, and exit status 1.
 // - The stream (`GET /v1/games/{id}:watch`) may break (a replica restarts, a proxy cuts it) or go
@@ -160,7 +160,7 @@ export async function play(
             } catch (error) {
               // The network, or no replica answered: the stream is watched again.
               if (!(error instanceof HustingsError) || unanswered(error)) throw error;
-              if (error.code === RESOURCE_EXHAUSTED && paced < MAX_MOVE_PACES) {
+              if (slowDown(error) && paced < MAX_MOVE_PACES) {
                 log(`return at version ${view.version} refused: ${error.reason}; asking again`);
                 await sleep(reconnectPauseMs(paced, error.retryAfterMs, Math.random));
                 continue;
@@ -195,7 +195,7 @@ export async function play(
             // The network, or no replica answered (the client's retries included): the stream
             // is watched again, and the decision kept.
             if (!(error instanceof HustingsError) || unanswered(error)) throw error;
-            if (error.code === RESOURCE_EXHAUSTED && paced < MAX_MOVE_PACES) {
+            if (slowDown(error) && paced < MAX_MOVE_PACES) {
               // A limit asks us to slow down: the same decision (move and id) again after the
               // server's hint, or a growing pause without one.
               log(`move at version ${pending.version} refused: ${error.reason}; sending it again`);
@@ -235,6 +235,13 @@ export async function play(
 export function reconnectPauseMs(fruitless: number, retryAfterMs: number | undefined, random: () => number): number {
   const pause = backoffMs(RECONNECT, fruitless, random);
   return retryAfterMs === undefined ? pause : Math.max(pause, hintedPauseMs(retryAfterMs, random));
+}
+
+/** Whether a call's error asks the bot to slow down: RESOURCE_EXHAUSTED (a limit of the
+ * server's), whatever HTTP status carries it, or a balancer's bare 429 (its Retry-After is the
+ * hint). */
+function slowDown(error: HustingsError): boolean {
+  return error.code === RESOURCE_EXHAUSTED || (error.code === 0 && error.httpStatus === 429);
 }
 
 /** Whether a call's error says that no replica answered it (so the stream is watched again, and
