@@ -11,7 +11,7 @@ from typing import Iterator
 
 import pytest
 
-from conftest import run
+from conftest import redis_cluster, run
 from service_helpers import replica_and_client, stimmvieh_options
 from hustings.engine import games
 from hustings.service.embedded_redis import EmbeddedRedis
@@ -78,31 +78,38 @@ def test_positions_left_in_a_kinds_filter_sets_alone_are_dropped(own_redis: Embe
     """Positions an earlier release left in a kind's filter sets alone (its pages dropped such an
     entry from the lobby and the status sets only) are dropped too: by a page of that kind that
     meets one while its game is there, and by the repair's sweep once the game is gone."""
+    run(_left_in_a_kinds_filter_sets(own_redis.url))
 
-    async def scenario() -> None:
-        async with replica_and_client(own_redis.url, **UNBOUNDED_CREATES) as (replica, client):
-            store = replica.host.store
-            options = stimmvieh_options(PLAYERS)
-            listed = (await client.create_game("stimmvieh", PLAYERS, options)).game_id
-            left = {}
-            for _ in range(2):
-                game_id = (await client.create_game("stimmvieh", PLAYERS, options, table=game_pb2.TableSettings(unlisted=True))).game_id
-                stored = await store.load(game_id)
-                assert stored is not None and await store.index(summary_of(stored))
-                await store.unindex(game_id, ())  # the lobby and the status sets only, as that release did
-                left[game_id] = lobby_position(stored.created_at, game_id)
-                assert len(await _filed_under(store, left[game_id])) == 2  # its kind's set, and its kind's OPEN set
-            met, expired = left
-            await store.client.delete(game_key(expired))  # the game is gone: no page can tell it is a table
 
-            page = await client.games(kind="stimmvieh", page_size=50)
-            assert [g.game_id for g in page.games] == [listed]
-            assert await _filed_under(store, left[met]) == [], "a page met the table's position and kept it"
-            repair = LobbyRepair(store)
-            for _ in range(len(FILED_STATUSES) + len(games())):  # one filter set a pass
-                await repair.repair_once()
-            assert await _filed_under(store, left[expired]) == [], "the sweep keeps a gone game's position"
-            page = await client.games(kind="stimmvieh", status=game_pb2.GAME_STATUS_OPEN, page_size=50)
-            assert [g.game_id for g in page.games] == [listed]
+def test_positions_left_in_a_kinds_filter_sets_alone_are_dropped_on_a_cluster(tmp_path: pathlib.Path) -> None:
+    """The same on a Redis Cluster, whose store drops a page's entries one call each (its client
+    pipelines no scripts), each with the position the page read: the lobby no longer holds it."""
+    with redis_cluster(tmp_path) as nodes:
+        run(_left_in_a_kinds_filter_sets(f"redis+cluster://127.0.0.1:{nodes[0].port}"), 120)
 
-    run(scenario())
+
+async def _left_in_a_kinds_filter_sets(url: str) -> None:
+    async with replica_and_client(url, **UNBOUNDED_CREATES) as (replica, client):
+        store = replica.host.store
+        options = stimmvieh_options(PLAYERS)
+        listed = (await client.create_game("stimmvieh", PLAYERS, options)).game_id
+        left = {}
+        for _ in range(2):
+            game_id = (await client.create_game("stimmvieh", PLAYERS, options, table=game_pb2.TableSettings(unlisted=True))).game_id
+            stored = await store.load(game_id)
+            assert stored is not None and await store.index(summary_of(stored))
+            await store.unindex(game_id, ())  # the lobby and the status sets only, as that release did
+            left[game_id] = lobby_position(stored.created_at, game_id)
+            assert len(await _filed_under(store, left[game_id])) == 2  # its kind's set, and its kind's OPEN set
+        met, expired = left
+        await store.client.delete(game_key(expired))  # the game is gone: no page can tell it is a table
+
+        page = await client.games(kind="stimmvieh", page_size=50)
+        assert [g.game_id for g in page.games] == [listed]
+        assert await _filed_under(store, left[met]) == [], "a page met the table's position and kept it"
+        repair = LobbyRepair(store)
+        for _ in range(len(FILED_STATUSES) + len(games())):  # one filter set a pass
+            await repair.repair_once()
+        assert await _filed_under(store, left[expired]) == [], "the sweep keeps a gone game's position"
+        page = await client.games(kind="stimmvieh", status=game_pb2.GAME_STATUS_OPEN, page_size=50)
+        assert [g.game_id for g in page.games] == [listed]
