@@ -82,11 +82,19 @@ DEFAULT_MAX_CONNECTIONS = 10_000
 # for calls beside them; a quarter of the replica's, so four addresses cannot take them all.
 DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 2_500
 # New connections from one client address: a burst of this many seconds of its rate
-# (``HttpSettings.new_connections_per_second``, by default the address's call rate,
-# ``--calls-per-client-per-second``: a client that opens a connection per call, as curl and
-# urllib do, is bounded by its calls first), then the rate. A browser opens 6 connections to a
-# host at once, and a page reload as many again.
+# (``HttpSettings.new_connections_per_second``), then the rate. A browser opens 6 connections to
+# a host at once, and a page reload as many again.
 CONNECTION_BURST_S = 2.0
+# By default that rate is this many times the address's call rate (``--calls-per-client-per-second``),
+# so a client that opens a connection for each call (curl, urllib, a script's requests.get) meets
+# its call rate first, and is answered 429 with its Retry-After rather than reset with no hint:
+# at the same rate, its bucket of connections ran out with its calls' and its next connection,
+# which its call rate would have answered 429, was reset. A client that waits as hinted then
+# opens connections at its call rate; one that does not is soon flooding, and reset anyway.
+CONNECTIONS_PER_CALL = 2.0
+# And never fewer than this many at once by default: a browser's page and its reloads, and
+# probes, at a replica given a small rate of calls.
+MIN_DEFAULT_CONNECTION_BURST = 64
 # Connections the kernel completes and queues for the replica to accept while its event loop is
 # busy (aiohttp's default is 128; the kernel caps it at net.core.somaxconn, 4,096 by default):
 # past it a new connection's handshake is dropped and its client waits a second or more to try
@@ -137,7 +145,8 @@ class HttpSettings:
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     max_connections_per_address: int = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS
     # New connections per second from one client address (a burst of ``CONNECTION_BURST_S`` of
-    # it), or None: as many as the address's calls (its ``CallRate``, unbounded without one).
+    # it), or None: ``CONNECTIONS_PER_CALL`` times the address's calls (its ``CallRate``,
+    # unbounded without one).
     new_connections_per_second: float | None = None
     keep_alive_s: float = KEEP_ALIVE_TIMEOUT_S
     body_deadline_s: float = BODY_DEADLINE_S
@@ -211,11 +220,15 @@ def connection_rate(settings: "HttpSettings", calls: Any) -> ConnectionRate | No
     """The rate of new connections per address under ``settings``, given the replica's rate of
     calls per address ``calls`` (a ``ClientBuckets``, or None: none); None when unbounded."""
     per_second = settings.new_connections_per_second
-    if per_second is None:
-        if not isinstance(calls, ClientBuckets):
-            return None
-        per_second = calls.per_second
-    return ConnectionRate(per_second, max(1, round(per_second * CONNECTION_BURST_S)))
+    if per_second is not None:
+        return ConnectionRate(per_second, max(1, round(per_second * CONNECTION_BURST_S)))
+    if not isinstance(calls, ClientBuckets):
+        return None
+    # The calls' burst, doubled too: a replica given a small rate of calls and a burst of them
+    # still lets a client make its burst of calls, a connection each, and its balancer's probes
+    # (never refused for the calls' rate) beside them.
+    burst = max(calls.burst, calls.per_second * CONNECTION_BURST_S) * CONNECTIONS_PER_CALL
+    return ConnectionRate(calls.per_second * CONNECTIONS_PER_CALL, max(MIN_DEFAULT_CONNECTION_BURST, round(burst)))
 
 
 class ConnectionGate:
