@@ -315,6 +315,18 @@ class ClientBuckets:
         wait until it has them (then its bucket is as it was). Every unary call comes here:
         kept to a few dict operations."""
         now = self._clock()
+        full_at = self._spend(client, tokens, now)
+        if full_at is not None:
+            raise self._refuse(self._hint_s(client, full_at - self.refill_s, now))
+
+    def admits(self, client: str, tokens: int = 1) -> bool:
+        """Spend ``tokens`` of ``client``'s tokens if it has them: ``take`` without the refusal
+        it raises (for refusals that answer nothing, as cheap as can be)."""
+        return self._spend(client, tokens, self._clock()) is None
+
+    def _spend(self, client: str, tokens: int, now: float) -> float | None:
+        """Spend ``tokens`` of ``client``'s tokens: None; or, when it has not that many (its
+        bucket left as it was), when its bucket would be full again had they been spent."""
         if now >= self._prune_at:
             self._prune(now)
         buckets = self._buckets
@@ -323,11 +335,12 @@ class ClientBuckets:
             full_at = now
         full_at += self._interval * tokens
         if full_at - now > self._ahead_s:
-            raise self._refuse(self._hint_s(client, full_at - self.refill_s, now))
+            return full_at
         buckets[client] = full_at
         buckets.move_to_end(client)  # the most recently touched
         if len(buckets) > self.max_buckets:
             buckets.popitem(last=False)
+        return None
 
     def _hint_s(self, client: str, next_token_at: float, now: float) -> float:
         """The wait to hint to a refused take: until the next token (``next_token_at``)."""

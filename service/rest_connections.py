@@ -196,25 +196,6 @@ class ConnectionRate(ClientBuckets):
     ) -> None:
         super().__init__(per_second, burst, _never_refused, max_buckets, clock)
 
-    def admits(self, client: str) -> bool:
-        """Take one of ``client``'s connections if it has one (``ClientBuckets.take`` without
-        the refusal it raises: every connection refused comes here, as cheap as can be)."""
-        now = self._clock()
-        if now >= self._prune_at:
-            self._prune(now)
-        buckets = self._buckets
-        full_at = buckets.get(client, now)
-        if full_at < now:
-            full_at = now
-        full_at += self._interval
-        if full_at - now > self._ahead_s:
-            return False
-        buckets[client] = full_at
-        buckets.move_to_end(client)
-        if len(buckets) > self.max_buckets:
-            buckets.popitem(last=False)
-        return True
-
 
 def connection_rate(settings: "HttpSettings", calls: Any) -> ConnectionRate | None:
     """The rate of new connections per address under ``settings``, given the replica's rate of

@@ -26,6 +26,7 @@ from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.limits import DEFAULT_CALL_BURST, DEFAULT_CALLS_PER_CLIENT_PER_SECOND
 from hustings.service.rest_connections import CONNECTION_BURST_S, ConnectionGate, ConnectionRate, HttpSettings
 from service_helpers import latencies_beside_a_flood, replica_and_client
+from test_rest_floods_leave_others_prompt import _view_latencies
 
 CHURNER = "127.0.0.2"
 CHURN_S = 3.0
@@ -71,20 +72,6 @@ while time.monotonic() - started < seconds:
 print(made, flush=True)
 """
 SOCKETS = 100
-
-
-async def _view_latencies(session: aiohttp.ClientSession, url: str, seconds: float) -> list[float]:
-    """GetView calls one after another for ``seconds`` (at most 2,000 of them): their times."""
-    times: list[float] = []
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline and len(times) < 2_000:
-        began = time.perf_counter()
-        async with session.get(url) as response:
-            await response.read()
-            assert response.status == 200, response.status
-        times.append(time.perf_counter() - began)
-        await asyncio.sleep(0.005)
-    return times
 
 
 def _p99(times: list[float]) -> float:
@@ -135,7 +122,7 @@ def test_connection_churn_from_one_address_leaves_other_clients_calls_prompt(red
 
                     async def measure(seconds: float) -> list[float]:
                         began = _cpu_s()
-                        times = await _view_latencies(session, url, seconds)
+                        times = await _view_latencies(session, url, seconds, pause_s=0.005)
                         spent.append((_cpu_s() - began, seconds))
                         return times
 

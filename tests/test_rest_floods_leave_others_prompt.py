@@ -99,8 +99,9 @@ print(counted[b"HTTP/1.1 404"], counted[b"HTTP/1.1 429"], closed, reset, flush=T
 """
 
 
-async def _view_latencies(session: aiohttp.ClientSession, url: str, seconds: float) -> list[float]:
-    """GetView calls one after another for ``seconds`` (at most 2,000 of them): their times."""
+async def _view_latencies(session: aiohttp.ClientSession, url: str, seconds: float, pause_s: float = MEASURE_PAUSE_S) -> list[float]:
+    """GetView calls one after another, ``pause_s`` apart, for ``seconds`` (at most 2,000 of
+    them): their times."""
     times: list[float] = []
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline and len(times) < 2_000:
@@ -109,7 +110,7 @@ async def _view_latencies(session: aiohttp.ClientSession, url: str, seconds: flo
             await response.read()
             assert response.status == 200, response.status
         times.append(time.perf_counter() - began)
-        await asyncio.sleep(MEASURE_PAUSE_S)
+        await asyncio.sleep(pause_s)
     return times
 
 
