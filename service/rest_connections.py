@@ -4,9 +4,10 @@ headers, and what a request the HTTP parser refuses is answered.
 aiohttp serves each HTTP/1.1 connection with one protocol object (``RequestHandler``). Here a
 subclass of it counts the connection against two caps when it opens, per client address and per
 replica, and closes one past either at once (a reset: no answer, no log line per refusal, no
-task started), and likewise a connection from an address that is flooding, far past its call
-rate (``ClientLimits.flooding``; ``hustings.service.rest`` closes its open connections at their
-next 429), or one past its address's rate of new connections (``ConnectionRate``); it answers a
+task started); before that, as it is accepted, a connection from an address that is flooding,
+far past its call rate (``ClientLimits.flooding``; ``hustings.service.rest`` closes its open
+connections at their next 429), or one past its address's rate of new connections
+(``ConnectionRate``) is reset the same way. It answers a
 malformed request with a fixed ``google.rpc.Status`` instead of aiohttp's plain text, which
 quotes the offending line back (an ``Authorization`` header and its seat token among them).
 ``GatedSite`` listens with it in place of ``web.TCPSite``.
@@ -267,15 +268,12 @@ class ConnectionGate:
 
     def admit(self, peer: str) -> str | None:
         """Count one connection from the peer address ``peer``: the client address it counts
-        as (``client_of``), or None past a cap or while that address is flooding (and then
-        nothing is counted)."""
+        as (``client_of``), or None past a cap (and then nothing is counted). The flood and the
+        rate of new connections were looked at as it was accepted (``accepts``)."""
         address = client_of(peer)
         held = self.by_address.get(address, 0)
         if self.open >= self.max_connections or (held >= self.max_per_address and not self._trusted(peer)):
             self.refused.note()
-            return None
-        if self.flooding(address) and not self._trusted(peer):
-            self.refused_flooding.note()
             return None
         self.by_address[address] = held + 1
         self.open += 1
@@ -413,15 +411,9 @@ class GatedListener(socket.socket):
             conn = socket.socket(*self._kind, fileno=fd)
             if self._gate.accepts(peer[0]):
                 return conn, peer
-            try:
-                conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _RESET)  # as ``drop`` does
-            except OSError:
-                pass
+            _reset_on_close(conn)
             conn.close()
         raise BlockingIOError("connections refused: the rest at the loop's next turn")
-
-
-_RESET = struct.pack("ii", 1, 0)  # SO_LINGER on, 0 s: a close resets the connection
 
 
 class _Listening:
@@ -504,11 +496,19 @@ def drop(transport: asyncio.BaseTransport) -> None:
     the kernel would hold both), and the replica keeps no TIME_WAIT entry for it."""
     sock = transport.get_extra_info("socket")
     if sock is not None:
-        try:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        except OSError:
-            pass  # not a socket that lingers
+        _reset_on_close(sock)
     transport.abort()
+
+
+_RESET = struct.pack("ii", 1, 0)  # SO_LINGER on, 0 s: a close resets the connection
+
+
+def _reset_on_close(sock: Any) -> None:
+    """Make ``sock``'s close a reset (``drop``, and a connection refused as it is accepted)."""
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _RESET)
+    except OSError:
+        pass  # not a socket that lingers
 
 
 def bound_event_stream_buffers(transport: asyncio.BaseTransport | None) -> None:

@@ -20,6 +20,7 @@ from google.protobuf import json_format
 
 from conftest import free_ports, run, running_replica
 from hustings.ai import example_bot
+from hustings.client import OWN_CONNECTION
 from hustings import bots
 from hustings.bots import BOT_RETRY, MAX_IDLE_REREADS, BotStats, RandomBot, Replicas, play_seat
 from hustings.client import ONE_ATTEMPT, Client, HustingsError, Joined
@@ -147,7 +148,7 @@ def test_a_client_is_answered_once_its_replica_is_back(redis_server: EmbeddedRed
             try:
                 # The replica is back: a new connection is answered (a channel of its own: gRPC
                 # shares one connection per address among a process's channels by default).
-                async with grpc.aio.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)]) as channel:
+                async with grpc.aio.insecure_channel(address, options=OWN_CONNECTION) as channel:
                     stub = game_service_pb2_grpc.GameServiceStub(channel)
                     assert (await stub.ListGameKinds(game_service_pb2.ListGameKindsRequest(), timeout=STARTED_WITHIN_S)).kinds
                 try:

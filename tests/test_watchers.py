@@ -17,7 +17,7 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from conftest import run, serve_process
-from hustings.client import Client, Joined
+from hustings.client import OWN_CONNECTION, Client, Joined
 from hustings.service import watch as watch_module
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.replica import Replica, ReplicaConfig
@@ -25,13 +25,11 @@ from hustings.v1 import game_service_pb2, game_service_pb2_grpc
 from service_helpers import new_game
 
 WAIT_S = 60.0  # bound on any wait for streams in these tests
-# gRPC shares one connection among the channels of a process that name the same target; a
-# client of its own needs a connection of its own (as another process or machine has).
-OWN_CONNECTION = (("grpc.use_local_subchannel_pool", 1),)
 
 
 def own_channel(address: str) -> grpc.aio.Channel:
-    """A channel on a connection of its own: one client, as the server tells clients apart."""
+    """A channel on a connection of its own (gRPC shares one among a process's channels to one
+    target): one client, as the server tells clients apart, as another process or machine is."""
     return grpc.aio.insecure_channel(address, options=OWN_CONNECTION)
 
 

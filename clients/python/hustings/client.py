@@ -41,6 +41,9 @@ DEFAULT_TIMEOUT_S = 30.0
 # may take 96 and its calls always find these 32; a burst past the 128 is refused REFUSED_STREAM
 # (UNAVAILABLE), and 200 moves at once on one channel lost 146 of them so.
 CALLS_AT_ONCE = 32
+# A channel option giving the channel a connection of its own: gRPC otherwise shares one among a
+# process's channels to one address, and a replica caps the streams of a connection.
+OWN_CONNECTION = (("grpc.use_local_subchannel_pool", 1),)
 
 # The codes after which the same request may still succeed: the replica or the store could not
 # answer (or the answer was lost), which says nothing about the request itself.
@@ -236,9 +239,7 @@ class Client:
         self.timeout_s = timeout_s
         self.retry = retry
         self.rng = random.Random()
-        # gRPC shares one connection among a process's channels to one address; ``own_connection``
-        # gives this client one of its own (a replica caps the streams of a connection).
-        options = CHANNEL_OPTIONS + ((("grpc.use_local_subchannel_pool", 1),) if own_connection else ())
+        options = CHANNEL_OPTIONS + (OWN_CONNECTION if own_connection else ())
         self.channel = grpc.aio.insecure_channel(address, options=options)
         self.stub = game_service_pb2_grpc.GameServiceStub(self.channel)
         self._at_once = asyncio.Semaphore(CALLS_AT_ONCE)  # shared by ``with_retry``'s copies

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator
 
 import grpc
 
-from hustings.client import Client, HustingsError
+from hustings.client import OWN_CONNECTION, Client, HustingsError
 from hustings.engine import Rng, get_game
 from hustings.service.embedded_redis import free_port, port_is_free, wait_for_port
 from hustings.v1 import game_pb2, game_service_pb2
@@ -47,10 +47,8 @@ FLOOR_METHOD = "/hustings.bench.Floor/RoundTrip"
 SUBMIT_MOVE_METHOD = "/hustings.v1.GameService/SubmitMove"
 CALL_TIMEOUT_S = 10.0  # each timed call's deadline, in both phases
 # Load clients (one call in flight each) per connection to a replica, which refuses a
-# connection's streams past 128; each connection is one of its own (gRPC would otherwise share
-# one among the process's channels to an address).
+# connection's streams past 128; each connection is one of its own (``OWN_CONNECTION``).
 CLIENTS_PER_CONNECTION = 100
-OWN_CONNECTION = (("grpc.use_local_subchannel_pool", 1),)
 START_TIMEOUT_S = 30.0
 
 

@@ -38,7 +38,7 @@ import grpc
 import redis
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
-from hustings.client import Client, HustingsError
+from hustings.client import OWN_CONNECTION, Client, HustingsError
 from hustings.loadtest import LoadtestError, PreparedGame, Sampler, _per_call_ms, _prepare, cpu_seconds, rss_bytes
 from hustings.service.store import game_id_of_channel, updates_channel
 from hustings.v1 import game_pb2, game_service_pb2
@@ -185,7 +185,7 @@ async def _reader(conn: multiprocessing.connection.Connection, addresses: list[s
     # Each channel on a connection of its own (gRPC would share one among a process's channels
     # to one address), as clients on other machines would be.
     channels = [
-        grpc.aio.insecure_channel(addresses[i % len(addresses)], options=[("grpc.use_local_subchannel_pool", 1)])
+        grpc.aio.insecure_channel(addresses[i % len(addresses)], options=OWN_CONNECTION)
         for i in range(max(1, math.ceil(len(streams) / STREAMS_PER_CHANNEL)))
     ]
     # The updates as they come (no deserialiser), parsed for their steps' versions only.
