@@ -24,6 +24,7 @@ import asyncio
 import collections
 import contextlib
 import contextvars
+import functools
 import ipaddress
 import math
 import time
@@ -104,6 +105,15 @@ PRUNE_EVERY_S = 1.0
 # port, so there are as many as connections); the table is emptied when it reaches this size.
 MAX_KNOWN_PEERS = 8_192
 FORWARDED_FOR = "x-forwarded-for"
+# An IPv6 site: the /48 that a client's /64 is part of. A /48 is what an organization is routed,
+# or anyone through a free tunnel broker: 65,536 /64s, each a client with full allowances of its
+# own, so one machine with such a block had 65,536 clients' rates and creations. So the /64s of a
+# site together get this many clients' worth of each rate and burst (``ClientBuckets``'s
+# ``sites``), besides each one's own. Households that an ISP numbers from one /48 (a /56 or a /64
+# each) share it; sixteen of them at their full rates on one replica at once would be needed to
+# meet it.
+IPV6_SITE_PREFIX = 48
+DEFAULT_CLIENTS_PER_IPV6_SITE = 16
 
 
 def too_many_games_created(retry_after_s: float) -> RetryLater:
@@ -156,6 +166,19 @@ def client_of(address: str) -> str:
             return str(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
         return str(ipaddress.IPv6Network((ip, 64), strict=False))
     return address
+
+
+@functools.lru_cache(maxsize=8_192)
+def site_of(client: str) -> str | None:
+    """The IPv6 site of a client that is an IPv6 /64 network (as ``client_of`` names it): its /48
+    (``2001:db8:1::/48``); None for any other client (an IPv4 address, a unix socket's peer)."""
+    if not client.endswith("/64"):
+        return None
+    try:
+        network = ipaddress.IPv6Network(client)
+    except ValueError:
+        return None
+    return str(network.supernet(new_prefix=IPV6_SITE_PREFIX))
 
 
 def grpc_peer_address(peer: str) -> str:
@@ -271,7 +294,11 @@ class ClientBuckets:
     the same as no bucket, so it is dropped (looked for at most every ``PRUNE_EVERY_S``); and
     past ``max_buckets`` the least recently touched go first. So the table holds at most the
     clients that took within the last ``burst / per_second`` seconds (and ``PRUNE_EVERY_S``),
-    and never more than ``max_buckets``."""
+    and never more than ``max_buckets``.
+
+    With ``sites`` (a number of clients), the clients of one IPv6 site (``site_of``: the /64s of
+    one /48) also spend from a bucket of the site's, ``sites`` times a client's rate and burst,
+    kept in the same table: a take is let in only when both have the tokens."""
 
     def __init__(
         self,
@@ -280,14 +307,19 @@ class ClientBuckets:
         refuse: Callable[[float], RetryLater],
         max_buckets: int = DEFAULT_MAX_BUCKETS,
         clock: Callable[[], float] = time.monotonic,
+        sites: int = 0,
     ) -> None:
         if not per_second > 0 or burst < 1 or max_buckets < 1:
             raise ValueError("the rate, burst and table size must be positive")
+        if sites < 0:
+            raise ValueError("a site's share is a number of clients, or 0 for none")
         self.per_second = per_second
         self.burst = float(burst)
         self.max_buckets = max_buckets
         self.refill_s = burst / per_second  # from empty to full
         self._interval = 1.0 / per_second  # what one token takes to come back
+        self.sites = sites  # an IPv6 site's clients together: this many clients' worth; 0: no such bucket
+        self._site_interval = self._interval / sites if sites else 0.0  # what one of a site's tokens takes
         # How far ahead a bucket's full time may be: a whole refill, and a hair more so that
         # the sum of ``burst`` intervals, rounded, still lets the whole burst in.
         self._ahead_s = self.refill_s * (1 + 1e-9)
@@ -305,10 +337,14 @@ class ClientBuckets:
 
     def tokens(self, client: str) -> float:
         """What ``client`` may take now."""
+        now = self._clock()
         full_at = self._buckets.get(client)
-        if full_at is None:
-            return self.burst
-        return max(0.0, self.burst - max(0.0, full_at - self._clock()) * self.per_second)
+        tokens = self.burst if full_at is None else max(0.0, self.burst - max(0.0, full_at - now) * self.per_second)
+        site = site_of(client) if self.sites else None
+        site_full_at = self._buckets.get(site) if site is not None else None
+        if site_full_at is not None:  # what the site has left, in the client's tokens
+            tokens = min(tokens, max(0.0, self.burst * self.sites - max(0.0, site_full_at - now) * self.per_second * self.sites))
+        return tokens
 
     def take(self, client: str, tokens: int = 1) -> None:
         """Spend ``tokens`` of ``client``'s tokens (one for a call), or raise ``refuse`` with the
@@ -336,9 +372,18 @@ class ClientBuckets:
         full_at += self._interval * tokens
         if full_at - now > self._ahead_s:
             return full_at
+        if self.sites and (site := site_of(client)) is not None:
+            site_full_at = buckets.get(site, now)
+            if site_full_at < now:
+                site_full_at = now
+            site_full_at += self._site_interval * tokens
+            if site_full_at - now > self._ahead_s:  # as far ahead as a client's: the same refill
+                return site_full_at
+            buckets[site] = site_full_at
+            buckets.move_to_end(site)
         buckets[client] = full_at
         buckets.move_to_end(client)  # the most recently touched
-        if len(buckets) > self.max_buckets:
+        while len(buckets) > self.max_buckets:
             buckets.popitem(last=False)
         return None
 
@@ -356,24 +401,37 @@ class ClientBuckets:
             return
         now = self._clock()
         buckets = self._buckets
-        full_at = max(buckets.get(client, now), now) + tokens * self._interval
-        buckets[client] = min(full_at, now + 2 * self.refill_s)
-        buckets.move_to_end(client)
-        if len(buckets) > self.max_buckets:
+        for key, interval in self._keys(client):
+            full_at = max(buckets.get(key, now), now) + tokens * interval
+            buckets[key] = min(full_at, now + 2 * self.refill_s)
+            buckets.move_to_end(key)
+        while len(buckets) > self.max_buckets:
             buckets.popitem(last=False)
 
     def give_back(self, client: str, tokens: int = 1) -> None:
         """Return ``tokens`` taken for something that did not happen (a refused or replayed
         call changes nothing)."""
-        full_at = self._buckets.get(client)
-        if full_at is None:
-            return  # full already, or forgotten: as full as it can be
-        full_at -= self._interval * tokens
-        if full_at <= self._clock():
-            del self._buckets[client]  # full again
-        else:
-            self._buckets[client] = full_at
-            self._buckets.move_to_end(client)
+        now = self._clock()
+        buckets = self._buckets
+        for key, interval in self._keys(client):
+            full_at = buckets.get(key)
+            if full_at is None:
+                continue  # full already, or forgotten: as full as it can be
+            full_at -= interval * tokens
+            if full_at <= now:
+                del buckets[key]  # full again
+            else:
+                buckets[key] = full_at
+                buckets.move_to_end(key)
+
+    def _keys(self, client: str) -> list[tuple[str, float]]:
+        """The buckets a take of ``client``'s spends from, with what one token takes to come back
+        in each: its own, and its IPv6 site's."""
+        site = site_of(client) if self.sites else None
+        keys = [(client, self._interval)]
+        if site is not None:
+            keys.append((site, self._site_interval))
+        return keys
 
     def _prune(self, now: float) -> None:
         self._prune_at = now + self._prune_every_s
@@ -403,8 +461,9 @@ class CallRate(ClientBuckets):
         burst: int = DEFAULT_CALL_BURST,
         max_buckets: int = DEFAULT_MAX_BUCKETS,
         clock: Callable[[], float] = time.monotonic,
+        sites: int = DEFAULT_CLIENTS_PER_IPV6_SITE,
     ) -> None:
-        super().__init__(per_second, burst, call_rate_exceeded, max_buckets, clock)
+        super().__init__(per_second, burst, call_rate_exceeded, max_buckets, clock, sites)
         # client -> the token last hinted to one of its refused calls, least recently booked
         # first; dropped once that time has passed, bounded like the buckets.
         self._hinted: collections.OrderedDict[str, float] = collections.OrderedDict()
@@ -461,10 +520,11 @@ class CreationLimit(ClientBuckets):
         burst: int = DEFAULT_CREATE_BURST,
         max_buckets: int = DEFAULT_MAX_BUCKETS,
         clock: Callable[[], float] = time.monotonic,
+        sites: int = DEFAULT_CLIENTS_PER_IPV6_SITE,
     ) -> None:
         if not per_minute > 0:
             raise ValueError("the creation rate, burst and table size must be positive")
-        super().__init__(per_minute / 60.0, burst, too_many_games_created, max_buckets, clock)
+        super().__init__(per_minute / 60.0, burst, too_many_games_created, max_buckets, clock, sites)
         # (client, request id) -> set when the attempt of it running here ends; at most one
         # entry per CreateGame in flight on this replica, which the call caps bound.
         self._creating: dict[tuple[str, str], asyncio.Event] = {}
@@ -628,10 +688,12 @@ class ClientLimits:
         trusted_proxies: Iterable[str] = (),
         calls_per_client_per_second: float = DEFAULT_CALLS_PER_CLIENT_PER_SECOND,
         call_burst: int = DEFAULT_CALL_BURST,
+        clients_per_ipv6_site: int = DEFAULT_CLIENTS_PER_IPV6_SITE,
     ) -> "ClientLimits":
         """The limits as a replica's flags give them."""
+        sites = clients_per_ipv6_site
         return cls(
-            CallLimit(max_calls, max_calls_per_client, CallRate(calls_per_client_per_second, call_burst)),
-            CreationLimit(creates_per_minute, create_burst),
+            CallLimit(max_calls, max_calls_per_client, CallRate(calls_per_client_per_second, call_burst, sites=sites)),
+            CreationLimit(creates_per_minute, create_burst, sites=sites),
             ClientAddresses(trusted_proxies),
         )

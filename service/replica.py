@@ -17,7 +17,12 @@ import structlog
 from grpc_health.v1 import health_pb2
 
 from hustings.service import server_secret
-from hustings.service.client_limits import DEFAULT_CREATE_BURST, DEFAULT_CREATES_PER_MINUTE, ClientLimits
+from hustings.service.client_limits import (
+    DEFAULT_CLIENTS_PER_IPV6_SITE,
+    DEFAULT_CREATE_BURST,
+    DEFAULT_CREATES_PER_MINUTE,
+    ClientLimits,
+)
 from hustings.service.clock import SharedClock
 from hustings.service.defaults import DEFAULT_ADDRESS, DEFAULT_DATA_DIR, DEFAULT_GRACE_S
 from hustings.service.embedded_redis import EmbeddedRedis
@@ -123,6 +128,7 @@ class ReplicaConfig:
     call_burst: int = DEFAULT_CALL_BURST  # unary calls at once, per client address
     creates_per_client_per_minute: float = DEFAULT_CREATES_PER_MINUTE  # CreateGame, sustained, per client address
     create_burst: int = DEFAULT_CREATE_BURST  # CreateGame at once, per client address
+    clients_per_ipv6_site: int = DEFAULT_CLIENTS_PER_IPV6_SITE  # an IPv6 /48's rates and creations, in clients; 0: none
     unattended_decisions_per_second: float = DEFAULT_UNATTENDED_DECISIONS_PER_SECOND  # tables of bots alone, all together
     trusted_proxies: tuple[str, ...] = ()  # CIDRs whose x-forwarded-for names the client
     grpc_connections: ConnectionPolicy = ConnectionPolicy()  # idle, keepalive and cap of gRPC connections
@@ -213,6 +219,7 @@ class Replica:
                 self.config.trusted_proxies,
                 self.config.calls_per_client_per_second,
                 self.config.call_burst,
+                self.config.clients_per_ipv6_site,
             )
             host.watchers.limits.rate = limits.calls.rate  # a stream's long catch-up counts as calls do
             try:

@@ -43,7 +43,14 @@ from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
 from google.protobuf import json_format
 
-from hustings.service.client_limits import DEFAULT_MAX_BUCKETS, MAX_KNOWN_PEERS, ClientBuckets, canonical_address, client_of
+from hustings.service.client_limits import (
+    DEFAULT_CLIENTS_PER_IPV6_SITE,
+    DEFAULT_MAX_BUCKETS,
+    MAX_KNOWN_PEERS,
+    ClientBuckets,
+    canonical_address,
+    client_of,
+)
 from hustings.service.errors import RetryLater, ServiceError
 from hustings.service.grpc_api import DESCRIPTOR_RESERVE
 from hustings.service.limits import count_down
@@ -193,24 +200,30 @@ class ConnectionRate(ClientBuckets):
     most ``max_buckets`` addresses, the least recently seen forgotten first)."""
 
     def __init__(
-        self, per_second: float, burst: int, max_buckets: int = DEFAULT_MAX_BUCKETS, clock: Callable[[], float] = time.monotonic
+        self,
+        per_second: float,
+        burst: int,
+        max_buckets: int = DEFAULT_MAX_BUCKETS,
+        clock: Callable[[], float] = time.monotonic,
+        sites: int = DEFAULT_CLIENTS_PER_IPV6_SITE,
     ) -> None:
-        super().__init__(per_second, burst, _never_refused, max_buckets, clock)
+        super().__init__(per_second, burst, _never_refused, max_buckets, clock, sites)
 
 
 def connection_rate(settings: "HttpSettings", calls: Any) -> ConnectionRate | None:
     """The rate of new connections per address under ``settings``, given the replica's rate of
     calls per address ``calls`` (a ``ClientBuckets``, or None: none); None when unbounded."""
     per_second = settings.new_connections_per_second
+    sites = calls.sites if isinstance(calls, ClientBuckets) else DEFAULT_CLIENTS_PER_IPV6_SITE  # the calls' share of a site
     if per_second is not None:
-        return ConnectionRate(per_second, max(1, round(per_second * CONNECTION_BURST_S)))
+        return ConnectionRate(per_second, max(1, round(per_second * CONNECTION_BURST_S)), sites=sites)
     if not isinstance(calls, ClientBuckets):
         return None
     # The calls' burst, doubled too: a replica given a small rate of calls and a burst of them
     # still lets a client make its burst of calls, a connection each, and its balancer's probes
     # (never refused for the calls' rate) beside them.
     burst = max(calls.burst, calls.per_second * CONNECTION_BURST_S) * CONNECTIONS_PER_CALL
-    return ConnectionRate(calls.per_second * CONNECTIONS_PER_CALL, max(MIN_DEFAULT_CONNECTION_BURST, round(burst)))
+    return ConnectionRate(calls.per_second * CONNECTIONS_PER_CALL, max(MIN_DEFAULT_CONNECTION_BURST, round(burst)), sites=sites)
 
 
 class ConnectionGate:

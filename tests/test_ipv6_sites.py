@@ -1,0 +1,206 @@
+"""An IPv6 site (README, Limits: who a client is): a client is an IPv6 /64, and the /64s of one /48
+together get ``--clients-per-ipv6-site`` clients' worth of each rate (calls, creations, new HTTP
+connections), besides each one's own. Without it, one machine routed a /48 (any tunnel broker's
+free block) had 65,536 clients' allowances: as many games at once as 65,536 addresses."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+from typing import AsyncIterator
+
+import aiohttp
+import grpc
+import pytest
+
+from conftest import run
+from hustings.service.client_limits import (
+    DEFAULT_CLIENTS_PER_IPV6_SITE,
+    CallRate,
+    CreationLimit,
+    RetryLater,
+    client_of,
+    site_of,
+)
+from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.service.replica import Replica, ReplicaConfig
+from hustings.service.rest_connections import HttpSettings, connection_rate
+from hustings.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
+from test_client_limits import details
+
+SITE = "2001:db8:1:"  # /64s 2001:db8:1:<n>::/64 of the site 2001:db8:1::/48
+
+
+def member(n: int, host: int = 5) -> str:
+    """An address in the ``n``-th /64 of ``SITE``."""
+    return f"{SITE}{n:x}::{host:x}"
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_site_is_the_48_of_an_ipv6_client_and_nothing_else_has_one() -> None:
+    assert site_of(client_of(member(2))) == "2001:db8:1::/48"
+    assert site_of(client_of("2001:db8:1:ffff:1:2:3:4")) == "2001:db8:1::/48"
+    assert site_of(client_of("2001:db8:2::1")) == "2001:db8:2::/48"
+    assert site_of(client_of("203.0.113.7")) is None
+    assert site_of(client_of("64:ff9b::cb00:7107")) is None  # NAT64: an IPv4 client
+    assert site_of("unix:/run/hustings.sock") is None
+    assert site_of("not an address/64") is None
+
+
+def test_the_64s_of_a_site_share_its_creations_and_each_keeps_its_own() -> None:
+    clock = Clock()
+    limit = CreationLimit(per_minute=60, burst=2, clock=clock, sites=4)  # a site: 8 at once, 4 a second
+    for n in range(4):
+        limit.take(client_of(member(n)))
+        limit.take(client_of(member(n)))
+    with pytest.raises(RetryLater) as refused:
+        limit.take(client_of(member(4)))  # a fresh /64, full on its own: its site is empty
+    assert refused.value.reason == "TOO_MANY_GAMES_CREATED"
+    assert refused.value.retry_after_s == pytest.approx(0.25)  # the site's next game: 4 a second
+    assert limit.tokens(client_of(member(4))) == 0
+    # Another site, and an IPv4 client, are not touched.
+    limit.take(client_of("2001:db8:2::1"))
+    limit.take(client_of("203.0.113.7"))
+    # Each /64 keeps its own bucket within the site's: one spent /64 is refused when the site has room.
+    limit.give_back(client_of(member(0)), 2)  # two games of the site come back with it
+    limit.take(client_of(member(4)))
+    with pytest.raises(RetryLater):
+        limit.take(client_of(member(1)))  # its own bucket is empty
+    clock.now += 0.25  # one game of the site back (4 a second): it has two
+    limit.take(client_of(member(5)))
+    limit.take(client_of(member(6)))
+    with pytest.raises(RetryLater):
+        limit.take(client_of(member(7)))
+
+
+def test_a_refusal_by_the_site_takes_nothing_from_the_client() -> None:
+    clock = Clock()
+    limit = CreationLimit(per_minute=60, burst=2, clock=clock, sites=1)
+    limit.take(client_of(member(0)), 2)
+    for _ in range(3):
+        with pytest.raises(RetryLater):
+            limit.take(client_of(member(1)))
+    assert limit.tokens(client_of(member(1))) == 0  # the site's
+    clock.now += 2.0  # the site is full again, and so was member 1's own bucket all along
+    limit.take(client_of(member(1)), 2)
+
+
+def test_without_sites_every_64_is_a_client_of_its_own() -> None:
+    limit = CreationLimit(per_minute=60, burst=2, clock=Clock(), sites=0)
+    for n in range(1_000):
+        limit.take(client_of(member(n)), 2)
+    assert len(limit) == 1_000  # no bucket of the site
+
+
+def test_a_charge_beyond_a_call_counts_towards_its_site_too() -> None:
+    rate = CallRate(per_second=10, burst=10, clock=Clock(), sites=2)  # a site: 20 at once
+    rate.charge(client_of(member(0)), 15)  # a long page: paid from the client's and the site's
+    for _ in range(5):
+        rate.take(client_of(member(1)))
+    with pytest.raises(RetryLater) as refused:
+        rate.take(client_of(member(2)))
+    assert refused.value.reason == "CALL_RATE_EXCEEDED"
+
+
+def test_new_http_connections_of_a_site_share_its_rate() -> None:
+    calls = CallRate(per_second=10, burst=10, sites=3)
+    rate = connection_rate(HttpSettings(), calls)
+    assert rate is not None and rate.sites == 3
+    at_once = int(rate.burst) * 3
+    admitted = sum(rate.admits(client_of(member(n))) for n in range(at_once + 50))
+    assert admitted == at_once
+    assert rate.admits(client_of("2001:db8:2::1"))
+    explicit = connection_rate(HttpSettings(new_connections_per_second=5.0), calls)
+    assert explicit is not None and explicit.sites == 3
+
+
+def test_serve_takes_the_share_of_a_site_and_defaults_to_sixteen() -> None:
+    from hustings.cli import _parser
+
+    (commands,) = [a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    serve = commands.choices["serve"]
+    assert serve.parse_args([]).clients_per_ipv6_site == DEFAULT_CLIENTS_PER_IPV6_SITE == 16
+    assert serve.parse_args(["--clients-per-ipv6-site", "0"]).clients_per_ipv6_site == 0
+    with pytest.raises(SystemExit):
+        serve.parse_args(["--clients-per-ipv6-site", "-1"])
+    assert ReplicaConfig(redis_url="redis://127.0.0.1:1").clients_per_ipv6_site == 16
+    assert CallRate().sites == CreationLimit().sites == 16
+
+
+@contextlib.asynccontextmanager
+async def trusting_replica(redis_url: str, **config: object) -> AsyncIterator[Replica]:
+    """A replica behind a "proxy" on loopback: its callers name their address in x-forwarded-for."""
+    started = await Replica(
+        ReplicaConfig(
+            redis_url=redis_url,
+            address="127.0.0.1:0",
+            http_address="127.0.0.1:0",
+            grace_s=1.0,
+            trusted_proxies=("127.0.0.0/8",),
+            **config,  # type: ignore[arg-type]
+        )
+    ).start()
+    try:
+        yield started
+    finally:
+        await started.stop()
+
+
+def test_a_site_is_refused_past_its_share_over_grpc_and_rest(redis_server: EmbeddedRedis) -> None:
+    """Four /64s of a site create their two games each; a fifth /64, with a full allowance of its
+    own, is refused TOO_MANY_GAMES_CREATED with a retry hint on both faces, while another site and
+    an IPv4 client create as before."""
+
+    async def scenario() -> None:
+        async with trusting_replica(redis_server.url, create_burst=2, clients_per_ipv6_site=4) as replica:
+            request = game_service_pb2.CreateGameRequest(kind="stimmvieh", options=game_pb2.GameOptions(players=3))
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{replica.port}") as channel, aiohttp.ClientSession() as http:
+                stub = game_service_pb2_grpc.GameServiceStub(channel)
+                for n in range(4):
+                    for _ in range(2):
+                        await stub.CreateGame(request, metadata=(("x-forwarded-for", member(n)),), timeout=10)
+                with pytest.raises(grpc.aio.AioRpcError) as caught:
+                    await stub.CreateGame(request, metadata=(("x-forwarded-for", member(4)),), timeout=10)
+                assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                reason, delay = details(caught.value)
+                assert reason == "TOO_MANY_GAMES_CREATED" and delay is not None and 0 < delay <= 30
+                await stub.CreateGame(request, metadata=(("x-forwarded-for", "2001:db8:2::1"),), timeout=10)
+                await stub.CreateGame(request, metadata=(("x-forwarded-for", "203.0.113.7"),), timeout=10)
+                url = f"http://127.0.0.1:{replica.http_port}/v1/games"
+                body = {"kind": "stimmvieh", "options": {"players": 3}}
+                async with http.post(url, json=body, headers={"X-Forwarded-For": member(9, host=1)}) as refused:
+                    assert refused.status == 429 and int(refused.headers["Retry-After"]) >= 1
+                    assert (await refused.json())["details"][0]["reason"] == "TOO_MANY_GAMES_CREATED"
+                async with http.post(url, json=body, headers={"X-Forwarded-For": "2001:db8:3::1"}) as made:
+                    assert made.status == 200
+
+    run(scenario(), timeout_s=60)
+
+
+def test_a_sites_calls_are_refused_past_its_share(redis_server: EmbeddedRedis) -> None:
+    """The call rate alike: a site of two clients' worth of a burst of 3 answers 6 calls from any
+    of its /64s, then refuses CALL_RATE_EXCEEDED; another site is answered."""
+
+    async def scenario() -> None:
+        async with trusting_replica(redis_server.url, call_burst=3, calls_per_client_per_second=0.5, clients_per_ipv6_site=2) as replica:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{replica.port}") as channel:
+                stub = game_service_pb2_grpc.GameServiceStub(channel)
+                ask = game_service_pb2.ListGameKindsRequest()
+                for n in range(6):
+                    await stub.ListGameKinds(ask, metadata=(("x-forwarded-for", member(n)),), timeout=10)
+                with pytest.raises(grpc.aio.AioRpcError) as caught:
+                    await stub.ListGameKinds(ask, metadata=(("x-forwarded-for", member(6)),), timeout=10)
+                assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                assert details(caught.value)[0] == "CALL_RATE_EXCEEDED"
+                await stub.ListGameKinds(ask, metadata=(("x-forwarded-for", "2001:db8:2::1"),), timeout=10)
+
+    run(scenario(), timeout_s=60)
