@@ -717,15 +717,11 @@ class GameHost:
         Before, every PlayAgain that made a game dropped the entry first, so that a losing
         call on a replica whose clock read another second left its summary listed (creation
         time, place, open until) until the first join, and the game out of the lobby for a
-        moment. A failure is logged and left to the next listing change."""
-        summary = summary_of(stored)
+        moment. The entry is replaced in one script (``Store.index``, ``made``): a drop and an
+        index apart left the game out of the lobby between them. A failure is logged and left to
+        the next listing change."""
         try:
-            listed = (await self.store.lobby_summaries([stored.game_id])).get(stored.game_id)
-            if listed is not None and listed.created_at == summary.created_at:
-                return
-            if listed is not None:
-                await self.store.unindex(stored.game_id, (stored.kind,))
-            await self.store.index(summary)
+            await self.store.index(summary_of(stored), made=True)
         except RedisError as error:
             log.warning("lobby_write_deferred", game_id=stored.game_id, version=stored.version, cause=type(error).__name__)
 

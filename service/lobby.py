@@ -43,6 +43,7 @@ from hustings.service.store import (
     Store,
     filterable,
     game_id_of_position,
+    kind_of_filter_key,
     lobby_filter_key,
     lobby_position,
 )
@@ -80,7 +81,9 @@ _MAX_OFFSET = 1 << 40  # a real offset counts lobby entries; a huge one would re
 
 
 # The filter sets the repair's sweep walks: every filed position is in one of its status's sets
-# and in its kind's set (which holds the positions of the kind's sets by status too).
+# and in its kind's set (which holds the positions of the kind's sets by status too). Beside
+# them, the filter sets of kinds this build does not play that the sweep finds in Redis
+# (``LobbyRepair._find_filter_sets``).
 _SWEPT_KEYS = [lobby_filter_key("", s) for s in FILED_STATUSES] + [lobby_filter_key(kind) for kind in games()]
 
 
@@ -331,9 +334,15 @@ class LobbyRepair(BackgroundLoop):
         self._live_from = 0
         self._prune_from = 0
         self._refile_from = 0
-        # The sweep walks one status's filter set at a time, from a lobby position on.
+        # The sweep walks one filter set at a time, from a lobby position on: the keys of
+        # ``_SWEPT_KEYS``, then those of other kinds found in Redis, a step of the search a pass
+        # (``_find_filter_sets``; the search's cursor, and the keys found that are not yet
+        # walked, or walked and not yet found empty).
         self._sweep_slot = 0
         self._sweep_from = ""
+        self._sweep_keys = list(_SWEPT_KEYS)
+        self._filter_cursor = 0
+        self._found_keys: set[str] = set()
 
     async def _run(self) -> None:
         while not self._stopping:
@@ -491,20 +500,40 @@ class LobbyRepair(BackgroundLoop):
         """Drop from the filter sets one batch of positions whose games have left the lobby
         (dropped by a replica that does not keep the filter sets, or by a page of an earlier
         release that met an unlisted table's entry with no summary left and kept it in its
-        kind's sets), one status's set, then one kind's, at a time."""
-        key = _SWEPT_KEYS[self._sweep_slot]
+        kind's sets), one status's set, then one kind's, at a time, then the sets found in Redis
+        of kinds this build does not play (a kind taken out of the build, whose games' entries
+        left with no summary to name it: their positions would stay in its sets for good).
+        Only positions whose games are no longer in the lobby are dropped: a kind's listed
+        games, played or not by this build, keep theirs until they leave, so a replica of a
+        release that plays the kind, rolled back to or still running, finds them filed."""
+        await self._find_filter_sets()
+        key = self._sweep_keys[self._sweep_slot]
         positions = await self.store.filed_oldest_first(key, self._sweep_from, REFILE_BATCH)
         ids = [game_id_of_position(p) for p in positions]
+        # Every kind whose sets may hold the position: this build's, and the others found.
+        kinds = tuple(games()) + tuple(sorted({kind_of_filter_key(k) for k in self._found_keys} - {""}))
         dropped = 0
         for position, game_id, kept in zip(positions, ids, await self.store.in_lobby(ids)):
             if not kept:
-                await self.store.unindex(game_id, tuple(games()), position)
+                await self.store.unindex(game_id, kinds, position)
                 dropped += 1
         if len(positions) == REFILE_BATCH:
             self._sweep_from = positions[-1]
-        else:
-            self._sweep_from, self._sweep_slot = "", (self._sweep_slot + 1) % len(_SWEPT_KEYS)
+            return dropped
+        if not positions and not self._sweep_from:
+            self._found_keys.discard(key)  # gone (an empty sorted set is no key): found again if it comes back
+        self._sweep_from, self._sweep_slot = "", self._sweep_slot + 1
+        if self._sweep_slot == len(self._sweep_keys):  # gone round: the sets found meanwhile join
+            self._sweep_slot = 0
+            self._sweep_keys = _SWEPT_KEYS + sorted(self._found_keys - set(_SWEPT_KEYS))
         return dropped
+
+    async def _find_filter_sets(self) -> None:
+        """One bounded step of the search for filter sets in Redis (``Store.lobby_filter_keys``)
+        that keeps those of kinds this build does not play, for the sweep."""
+        self._filter_cursor, keys = await self.store.lobby_filter_keys(self._filter_cursor)
+        known = set(games())
+        self._found_keys.update(k for k in keys if kind_of_filter_key(k) and kind_of_filter_key(k) not in known)
 
     async def _drop_ghosts(self, game_ids: list[str]) -> int:
         """Drop live entries whose games do not exist (``_drop_gone``); how many were dropped."""

@@ -31,6 +31,7 @@ import structlog
 from redis.asyncio.cluster import ClusterPipeline, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+from redis.crc import key_slot
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, RedisClusterException, ResponseError
 
@@ -49,6 +50,11 @@ FILED_STATUSES = (game_pb2.GAME_STATUS_OPEN, game_pb2.GAME_STATUS_ACTIVE, game_p
 # What a kind may look like to name a filter set (registered kinds do; a client's string that
 # does not never reaches a key name).
 FILED_KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+# Keys one step of the search for the lobby's filter sets looks at (``Store.lobby_filter_keys``):
+# a SCAN of that many keys of the whole keyspace on one server; on a Cluster the keys of the
+# lobby's slot, at most that many at once (the lobby's, a few per kind, and those of the few games
+# whose ids hash to the slot, a few hundred at a million games).
+FILTER_KEYS_STEP = 1000
 REFILE_CHUNK = 250  # entries per refile script: each call holds Redis for well under a millisecond
 CREATE_REQUEST_TTL_S = 24 * 3600
 MAX_KEPT_KEYS = 4096  # games whose commit keys a store keeps made (about 2 MB at most)
@@ -212,6 +218,14 @@ def _kind_keys(kind: str) -> list[str]:
 _STATUS_KEYS = [lobby_filter_key("", s) for s in FILED_STATUSES]
 
 
+def kind_of_filter_key(key: str) -> str:
+    """The kind whose filter set ``key`` is ("" for a status's set, or a key of no filter set)."""
+    if not key.startswith(LOBBY_FILTER_PREFIX + "kind:"):
+        return ""
+    kind = key[len(LOBBY_FILTER_PREFIX + "kind:") :].partition(":")[0]
+    return kind if FILED_KIND_RE.fullmatch(kind) else ""
+
+
 def lobby_position(created_at: int, game_id: str) -> str:
     """A game's place in the lobby as the filter sets hold it: its creation time (12 digits) and
     its id, so that byte order is the lobby sorted set's order (score, then member)."""
@@ -258,8 +272,9 @@ class CommitResult:
     recorded: Recorded | None = None  # with DUPLICATE: what the request id recorded first
 
 
-def index_call(summary: game_pb2.GameSummary) -> tuple[list[str], list[str | int | bytes]]:
-    """The keys and arguments of ``lua/index.lua`` that file ``summary`` in the lobby."""
+def index_call(summary: game_pb2.GameSummary, made: bool = False) -> tuple[list[str], list[str | int | bytes]]:
+    """The keys and arguments of ``lua/index.lua`` that file ``summary`` in the lobby (``made``:
+    ``Store.index``'s)."""
     kind_keys = _kind_keys(summary.kind)
     keys = [LOBBY_KEY, LOBBY_GAMES_KEY, LOBBY_VERSIONS_KEY, LOBBY_LIVE_KEY, kind_keys[0], *_STATUS_KEYS, *kind_keys[1:]]
     args: list[str | int | bytes] = [
@@ -270,6 +285,7 @@ def index_call(summary: game_pb2.GameSummary) -> tuple[list[str], list[str | int
         "1" if summary.status == game_pb2.GAME_STATUS_FINISHED else "0",
         lobby_position(summary.created_at, summary.game_id),
         summary.status,
+        "1" if made else "0",
     ]
     return keys, args
 
@@ -640,10 +656,13 @@ class Store:
         raw = await self.client.xrange(log_key(game_id), min=f"{version}-0", max=f"{version}-0")
         return _log_entry(raw[0][1]) if raw else None
 
-    async def index(self, summary: game_pb2.GameSummary) -> bool:
+    async def index(self, summary: game_pb2.GameSummary, made: bool = False) -> bool:
         """Record a game's summary in the lobby and file it under its kind and status, unless a
-        newer summary is there already; True when it was written."""
-        keys, args = index_call(summary)
+        newer summary is there already; True when it was written. ``made``: the summary of a game
+        its commit has just made, which replaces an entry of another creation time whatever its
+        version (another attempt's to make the game, or its namesake's), in one step, and leaves
+        one of its own creation time as it is."""
+        keys, args = index_call(summary, made)
         return bool(await self._index(keys=keys, args=args))
 
     async def unindex(self, game_id: str, kinds: "list[str] | tuple[str, ...]", position: str = "") -> None:
@@ -719,6 +738,21 @@ class Store:
         """The (game id, creation time) of the ``offset``-th lobby entry, newest first."""
         found = await self.client.zrevrange(LOBBY_KEY, offset, offset, withscores=True)
         return (found[0][0].decode(), int(found[0][1])) if found else None
+
+    async def lobby_filter_keys(self, cursor: int) -> tuple[int, list[str]]:
+        """One bounded step of a search for the filter sets in Redis, of whatever kind (a kind
+        this build no longer plays included): the keys it found and the cursor of the next step,
+        0 once the search has gone round. On one server a SCAN of ``FILTER_KEYS_STEP`` keys of
+        the keyspace; on a Cluster the keys of the lobby's slot (every lobby key has its hash
+        tag), from the node that serves it, in one step."""
+        if self.lane is None:
+            slot = key_slot(LOBBY_KEY.encode())
+            found = await self.client.execute_command("CLUSTER GETKEYSINSLOT", slot, FILTER_KEYS_STEP)
+            cursor = 0
+        else:
+            cursor, found = await self.client.scan(cursor, match=LOBBY_FILTER_PREFIX + "*", count=FILTER_KEYS_STEP)
+        keys = [k.decode() if isinstance(k, bytes) else k for k in found]
+        return int(cursor), [k for k in keys if k.startswith(LOBBY_FILTER_PREFIX)]
 
     async def in_lobby(self, game_ids: list[str]) -> list[bool]:
         """Whether each game has an entry in the lobby sorted set."""

@@ -229,16 +229,16 @@ def test_a_game_made_again_keeps_the_lobby_entry_of_its_own_later_step(redis_ser
         async with replica_and_client(redis_server.url, local_clock=clock) as (replica, client):
             game_id, me, next_id = await _namesake(redis_server.url, replica, client, clock, seated=False)
             store = replica.host.store
-            summaries = store.lobby_summaries
+            summaries, index = store.lobby_summaries, store.index
             held, go_on = asyncio.Event(), asyncio.Event()
 
-            async def held_summaries(game_ids: list[str]) -> Any:
-                if game_ids == [next_id] and not held.is_set():
+            async def held_index(summary: Any, made: bool = False) -> Any:
+                if summary.game_id == next_id and made and not held.is_set():
                     held.set()  # the call that made the game is about to list it as made
                     await asyncio.wait_for(go_on.wait(), HELD_S)
-                return await summaries(game_ids)
+                return await index(summary, made)
 
-            store.lobby_summaries = held_summaries  # type: ignore[method-assign]
+            store.index = held_index  # type: ignore[method-assign]
             call = asyncio.create_task(client.play_again(game_id, me.token))
             await asyncio.wait_for(held.wait(), HELD_S)
             await client.join(next_id, "Bo", seat=0)

@@ -19,6 +19,7 @@ from hustings.client import ONE_ATTEMPT, Client, HustingsError, Joined
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service import table
 from hustings.service.replica import Replica
+from hustings.service.store import LOBBY_KEY, lobby_filter_key
 from hustings.v1 import game_pb2
 from service_helpers import remove_game, replica_and_client, stimmvieh_options
 
@@ -189,5 +190,65 @@ def test_a_next_game_made_again_after_it_went_is_listed_as_made_not_as_its_names
             listed = (await replica.host.store.lobby_summaries([again.game_id]))[again.game_id]
             assert (listed.version, listed.created_at) == (1, made.created_at)
             assert not listed.seats[0].taken
+
+    run(scenario(), 90)
+
+
+def test_the_next_game_stays_listed_while_the_winner_lists_it_as_made(redis_server: EmbeddedRedis) -> None:
+    """Two first calls, on replicas A and B whose clocks read two seconds apart: A indexes the
+    next game from its clock and is held before its commit; B's index finds A's entry (the
+    same version) and leaves it, B's commit wins, and B lists the game as it was made. After
+    every command B sends Redis, the lobby and the filter set of the game's kind and status
+    list the next game. Before, B dropped A's entry and indexed its own in two calls: a page
+    read between them did not show the game."""
+
+    async def scenario() -> None:
+        b_clock = HeldClock()
+        async with replica_and_client(redis_server.url) as (a, client_a), replica_and_client(
+            redis_server.url, local_clock=b_clock
+        ) as (b, client_b):
+            game_id, me = await _finished(client_a)
+            next_id = await _next_id(a, game_id)
+            b_clock.advance_to_ms(b, a.host._now_ms() + CLOCK_AHEAD_MS)
+            a_held, b_answered = asyncio.Event(), asyncio.Event()
+            commit = a.host.store.commit
+
+            async def held_commit(stored: Any, base_version: int, *args: Any, **kwargs: Any) -> Any:
+                if stored.game_id == next_id and base_version == 0:
+                    a_held.set()  # A's summary is in the lobby: its index comes before its commit
+                    await asyncio.wait_for(b_answered.wait(), HELD_S)
+                return await commit(stored, base_version, *args, **kwargs)
+
+            a.host.store.commit = held_commit  # type: ignore[method-assign]
+            raw = Redis.from_url(redis_server.url)
+            missing: list[str] = []
+            b_client = b.host.store.client
+            send = b_client.execute_command
+
+            async def watched(*command: Any, **kwargs: Any) -> Any:
+                answer = await send(*command, **kwargs)
+                filed = raw.zrange(lobby_filter_key("stimmvieh", game_pb2.GAME_STATUS_OPEN), 0, -1)
+                if raw.zscore(LOBBY_KEY, next_id) is None or not any(p.decode().endswith(":" + next_id) for p in filed):
+                    missing.append(str(command[0]))
+                return answer
+
+            try:
+                call_a = asyncio.create_task(client_a.with_retry(ONE_ATTEMPT).play_again(game_id, me.token))
+                await asyncio.wait_for(a_held.wait(), HELD_S)
+                a_entry = (await a.host.store.lobby_summaries([next_id]))[next_id]
+                b_client.execute_command = watched  # type: ignore[method-assign]
+                try:
+                    answer_b = await client_b.with_retry(ONE_ATTEMPT).play_again(game_id, me.token)
+                finally:
+                    b_client.execute_command = send  # type: ignore[method-assign]
+                b_answered.set()
+                assert (await call_a).game_id == answer_b.game_id == next_id
+            finally:
+                raw.close()
+            made = await b.host.store.load(next_id)
+            assert made is not None and made.created_at != a_entry.created_at  # B's game, B's second
+            assert missing == [], f"the next game was out of the lobby after {missing}"
+            listed = (await b.host.store.lobby_summaries([next_id]))[next_id]
+            assert listed.created_at == made.created_at
 
     run(scenario(), 90)

@@ -6,14 +6,22 @@
 -- KEYS[9..11] the kind's OPEN, ACTIVE, FINISHED filter sets
 -- ARGV[1] game id   ARGV[2] creation time   ARGV[3] version   ARGV[4] summary   ARGV[5] "1" when finished
 -- ARGV[6] the game's lobby position ("<creation time, 12 digits>:<game id>")   ARGV[7] its status (1-3)
+-- ARGV[8] "1" for the summary of a game its commit has just made: an entry of the same creation
+-- time is left as it is (the same summary, or a later step's), and one of another creation time
+-- (another attempt's to make the game, or its namesake's) is replaced whatever its version, in
+-- this one step: the game is never out of the lobby in between. Absent from earlier releases.
+local before = redis.call('ZSCORE', KEYS[1], ARGV[1])
 local current = tonumber(redis.call('HGET', KEYS[3], ARGV[1]) or '0')
-if tonumber(ARGV[3]) <= current then
+if ARGV[8] == '1' then
+  if before and tonumber(before) == tonumber(ARGV[2]) then
+    return 0
+  end
+elseif tonumber(ARGV[3]) <= current then
   return 0
 end
 -- A game indexed before with another creation time (two attempts to create one game id, a retry
 -- or a PlayAgain, index it before their commits, each with its own clock, and only one commits):
 -- its position under that time leaves every filter set, so that the game is filed once.
-local before = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if before and tonumber(before) ~= tonumber(ARGV[2]) then
   local old = string.format('%012d', tonumber(before)) .. ':' .. ARGV[1]
   for i = 5, 11 do
