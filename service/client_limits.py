@@ -471,10 +471,19 @@ class CallRate(ClientBuckets):
         self._flooding: collections.OrderedDict[str, float] = collections.OrderedDict()
 
     def flooding(self, client: str) -> bool:
-        """Whether ``client`` was refused, within the last refill, a call hinted a whole refill
-        ahead: it has had more calls refused than a burst, faster than its rate."""
-        until = self._flooding.get(client)
-        return until is not None and until > self._clock()
+        """Whether ``client``, or its IPv6 site, was refused, within the last refill, a call
+        hinted a whole refill ahead: it has had more calls refused than a burst, faster than its
+        rate (a site: more than its burst, over all its clients)."""
+        flooding = self._flooding
+        if not flooding:
+            return False
+        now = self._clock()
+        until = flooding.get(client)
+        if until is not None and until > now:
+            return True
+        site = site_of(client) if self.sites else None
+        until = flooding.get(site) if site is not None else None
+        return until is not None and until > now
 
     def _prune(self, now: float) -> None:
         super()._prune(now)
@@ -482,22 +491,34 @@ class CallRate(ClientBuckets):
         _forget_until(self._flooding, now)
 
     def _hint_s(self, client: str, next_token_at: float, now: float) -> float:
+        slot = self._book(client, self._interval, next_token_at, now)
+        if self.sites and (site := site_of(client)) is not None:
+            # The site's refused calls are hinted its consecutive tokens too: many /64s of one
+            # site come back at the site's rate, and past a whole refill of them it is flooding.
+            site_slot = self._book(site, self._site_interval, next_token_at, now)
+            if site_slot > slot:
+                slot = site_slot
+        return slot - now
+
+    def _book(self, key: str, interval: float, next_token_at: float, now: float) -> float:
+        """The hint slot of ``key``'s next refused call: a token after its last one's, and no
+        sooner than ``next_token_at``; past a whole refill ahead ``key`` is flooding."""
         hinted = self._hinted
-        slot = hinted.get(client, -math.inf) + self._interval
+        slot = hinted.get(key, -math.inf) + interval
         if slot < next_token_at:
             slot = next_token_at
         if slot > now + self.refill_s:
             slot = now + self.refill_s  # more waiters than a burst: they share the last slot
             flooding = self._flooding
-            flooding[client] = now + self.refill_s
-            flooding.move_to_end(client)
+            flooding[key] = now + self.refill_s
+            flooding.move_to_end(key)
             if len(flooding) > self.max_buckets:
                 flooding.popitem(last=False)
-        hinted[client] = slot
-        hinted.move_to_end(client)
+        hinted[key] = slot
+        hinted.move_to_end(key)
         if len(hinted) > self.max_buckets:
             hinted.popitem(last=False)
-        return slot - now
+        return slot
 
 
 def _forget_until(times: "collections.OrderedDict[str, float]", now: float) -> None:

@@ -204,3 +204,36 @@ def test_a_sites_calls_are_refused_past_its_share(redis_server: EmbeddedRedis) -
                 await stub.ListGameKinds(ask, metadata=(("x-forwarded-for", "2001:db8:2::1"),), timeout=10)
 
     run(scenario(), timeout_s=60)
+
+
+
+def refuse_over_the_site(rate: CallRate, members: int) -> int:
+    """Ten calls from each of ``members`` /64s of ``SITE`` at one moment; how many were refused."""
+    refusals = 0
+    for n in range(members):
+        for _ in range(10):
+            try:
+                rate.take(client_of(member(n)))
+            except RetryLater:
+                refusals += 1
+    return refusals
+
+
+def test_a_site_far_past_its_rate_is_flooding_whichever_64_calls() -> None:
+    """More calls refused than the site's burst, faster than its rate, spread over /64s none of
+    which is refused more than its own burst: every /64 of the site counts as flooding (the REST
+    face closes their connections and resets new ones), a fresh one included; another site and
+    an IPv4 client do not; and a refill later it is over."""
+    clock = Clock()
+    rate = CallRate(per_second=10, burst=10, clock=clock, sites=2)  # a site: 20 at once, 20 a second
+    assert refuse_over_the_site(rate, 2) == 0  # the site's burst
+    assert not rate.flooding(client_of(member(0)))
+    assert refuse_over_the_site(rate, 8) == 80  # 8 /64s: 10 refused each, its own burst
+    assert rate.flooding(client_of(member(0))) and rate.flooding(client_of(member(999)))
+    assert not rate.flooding(client_of("2001:db8:2::1")) and not rate.flooding(client_of("203.0.113.7"))
+    # Without the site, the same calls flood nobody: each /64 was within its own allowance.
+    apart = CallRate(per_second=10, burst=10, clock=Clock(), sites=0)
+    assert refuse_over_the_site(apart, 8) == 0
+    assert not apart.flooding(client_of(member(0)))
+    clock.now += rate.refill_s + 0.01
+    assert not rate.flooding(client_of(member(0)))
