@@ -24,7 +24,7 @@ import grpc
 import structlog
 from redis.exceptions import RedisError
 
-from hustings.ai.server import SERVER_BUDGET
+from hustings.ai.server import SERVER_DECISION_S
 from hustings.engine import EngineError, Seat, names
 from hustings.engine.base import is_side_move
 from hustings.service import deadlines, metrics, table
@@ -56,10 +56,15 @@ MAX_ACTIVE_GAME_SEAT_CHANGES_UP_TO = 20_000
 INSTANT_LEVELS = frozenset({"random"})
 # A thinking bot's decision is committed no sooner than this after its thinking began. Its speed
 # showed what its hidden hand allows: a strong bot with one legal move (a Wahlspiel run-off it
-# cannot send a voter to) answered in 3 ms, with a choice after its search, 27-29 ms; a greedy
-# one takes up to 10 ms with a long list of moves. The floor is the strong level's search budget
-# and about twice the greedy level's longest decision.
-THINKING_FLOOR_S = {"greedy": 0.02, "strong": SERVER_BUDGET.seconds}
+# cannot send a voter to) answered in 3 ms, with a choice after its search, 27-29 ms. The floor
+# must outlast the thinking of a decision with a choice, or the lateness of such a decision shows
+# it. A strong bot's search stops 50 ms short of its floor (``SEARCH_MARGIN_S``); beside two busy
+# processes on two cores it ended at most 9 ms past its time. A greedy bot's longest decisions
+# (The Spin Doctors' 924 Staffs, Stimmvieh's 126 top candidates, Wahlspiel's 73 moves) took up to
+# 18 ms on an idle machine and often 20-40 ms beside two busy processes: at 20 ms, they were made
+# public later than a forced move. A slower floor costs each greedy decision its wait, a table of
+# bots alone a step every 150 ms rather than 120.
+THINKING_FLOOR_S = {"greedy": 0.05, "strong": SERVER_DECISION_S}
 Change = game_pb2.SeatChanged.Change
 MAX_DISPLAY_NAME = 40  # characters
 # How long a game that this build cannot play (its content retired) waits in the deadline index

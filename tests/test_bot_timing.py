@@ -123,3 +123,64 @@ def test_a_server_bots_speed_shows_nothing_of_its_hand(own_redis: EmbeddedRedis)
         f"the bot answered the forced run-off in {quickest['forced'] * 1000:.1f} ms and the one with a choice in"
         f" {quickest['chosen'] * 1000:.1f} ms: its speed tells whether its one voter card is a matter of opinion"
     )
+
+
+async def _stand_in_answer_s(client: Client, kind: str, seed: bytes, played: list[tuple[int, game_pb2.Move]], seat: int) -> float:
+    """Play ``kind``'s deal ``seed`` (three seats) through ``played`` at a table of strong bots,
+    let ``seat`` leave, and time from the leave's sending to its bot's decision on a spectator's
+    stream."""
+    table = game_pb2.TableSettings(bot_level="strong")
+    game_id = (await client.create_game(kind, 3, seed=seed.hex(), table=table)).game_id
+    seats = [await client.join(game_id, f"Player {s}", seat=s) for s in range(3)]
+    for mover, move in played:
+        await client.move(game_id, seats[mover].token, move)
+    version = (await client.view(game_id)).version
+    stream = client.watch(game_id, None, from_version=version).__aiter__()
+    left_at = time.perf_counter()
+    await client.leave(game_id, seats[seat].token)
+    deadline = left_at + WAIT_S
+    try:
+        while True:  # bounded by WAIT_S
+            update = await asyncio.wait_for(stream.__anext__(), timeout=max(0.01, deadline - time.perf_counter()))
+            if any(entry.seat == seat and entry.version >= version + 2 for entry in update.entries):
+                return time.perf_counter() - left_at
+    finally:
+        await stream.aclose()
+
+
+def _stimmvieh_point(at_step: int, seat: int, choices: int) -> tuple[bytes, list[tuple[int, game_pb2.Move]]]:
+    """The deal and the steps of random play on Stimmvieh (three seats) to ``at_step``, where
+    ``seat`` is to act with ``choices`` legal moves."""
+    game = get_game("stimmvieh")
+    assert game is not None
+    seed = bytes([0, 3]) * 16
+    for step, (state, played) in enumerate(random_play("stimmvieh", 3, seed, b"c" + seed, STEP_LIMIT)):
+        if step == at_step:
+            assert seat in game.to_act(state) and len(game.legal_moves(state, seat)) == choices
+            return seed, list(played)
+    raise AssertionError("step not reached")
+
+
+def test_a_strong_bot_whose_search_runs_out_of_time_answers_as_a_forced_one(own_redis: EmbeddedRedis) -> None:
+    """Stimmvieh's top candidates (126 ways to choose them), where the strong search's time runs
+    out before its playouts, against a forced move at the end of the same deal: the quickest of a
+    few answers each within ``GAP_MS``. With the search's time the floor itself, the choice ended
+    at the floor or up to a playout past it (tests/test_thinking_floor_holds.py)."""
+    chosen = _stimmvieh_point(0, 0, 126)
+    forced = _stimmvieh_point(35, 1, 1)
+
+    async def scenario() -> dict[str, float]:
+        quickest: dict[str, float] = {}
+        async with replica_and_client(own_redis.url, allow_client_seed=True, **UNBOUNDED_CREATES) as (_replica, client):
+            for _ in range(3):
+                for name, (seed, played), seat in (("forced", forced, 1), ("chosen", chosen, 0)):
+                    answered = await _stand_in_answer_s(client, "stimmvieh", seed, played, seat)
+                    quickest[name] = min(quickest.get(name, answered), answered)
+        return quickest
+
+    quickest = run(scenario())
+    gap_ms = (quickest["chosen"] - quickest["forced"]) * 1000
+    assert abs(gap_ms) < GAP_MS, (
+        f"the bot answered a forced move in {quickest['forced'] * 1000:.1f} ms and a choice whose search ran out of"
+        f" time in {quickest['chosen'] * 1000:.1f} ms"
+    )

@@ -16,8 +16,18 @@ from hustings.ai.levels import LEVELS, EngineBot, decide, make_bot
 from hustings.ai.search import Budget
 from hustings.engine import Game, Rng
 
-SERVER_BUDGET = Budget(iterations=200, seconds=0.2)
-"""At most 0.2 s of search per server-side decision."""
+SERVER_DECISION_S = 0.2
+"""A strong server-side decision is made public this long after its thinking began, whatever it
+took (``service/seats.py`` ``THINKING_FLOOR_S``): at most 0.2 s per decision."""
+SEARCH_MARGIN_S = 0.05
+"""The search stops this much short of ``SERVER_DECISION_S``: it may run one playout past its
+time (it stops when another, as long as the average one, would end past it), and its decision
+must be made before it is made public. Beside two busy processes on two cores a search of
+Stimmvieh's opening (126 moves, where the time runs out first even on an idle machine) ended up
+to 9 ms past its time, and with the time at 0.2 s a decision with a choice was made public later
+than a forced one."""
+SERVER_BUDGET = Budget(iterations=200, seconds=SERVER_DECISION_S - SEARCH_MARGIN_S)
+"""At most 200 playouts and 0.15 s of search per server-side decision."""
 SERVER_LEVELS: tuple[str, ...] = LEVELS
 SERVER_DEFAULT_LEVEL = "random"
 
