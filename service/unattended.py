@@ -24,9 +24,9 @@ from typing import Callable
 DEFAULT_UNATTENDED_DECISIONS_PER_SECOND = 100.0
 # What one decision takes from the budget, a random bot's (a pick from the legal moves, about
 # 1.2 ms with its commit) being one. A greedy bot evaluates every legal move (a table of them cost
-# 2.5 to 6.5 times as much). A strong one searches for up to 0.2 s
+# 2.5 to 6.5 times as much). A strong one searches for up to 0.15 s, made public at 0.2 s
 # (``hustings.ai.server.SERVER_BUDGET``), which the replica's one thinking place for strong bots
-# bounds first, at five decisions a second; at 20, those five are the whole default budget, so
+# bounds first, at five to seven decisions a second; at 20, five are the whole default budget, so
 # that strong tables nobody is at leave nothing to random ones rather than take more, and one such
 # table (a demonstration) still plays at its own pace. Weighed as its CPU (about 100), a table of
 # strong bots alone made one decision a second.

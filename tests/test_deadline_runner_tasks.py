@@ -85,7 +85,7 @@ class _RecordingIndex(deadlines.DeadlineIndex):
 
 
 LEASE_MS = 1_000  # a tenth of the real lease, ...
-THINK_S = 0.02  # ... and of a strong bot's thinking (SERVER_BUDGET, 0.2 s): the same ratio
+THINK_S = 0.02  # ... and of a strong bot's thinking (made public at 0.2 s): the same ratio
 GAMES = 150  # due at once (3 s of thinking against leases of 1-2 s: the claim adds up to 1 s), every one a strong decision at a table with a person at it
 
 
