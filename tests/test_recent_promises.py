@@ -7,10 +7,13 @@ tidying round), the 1,024 games a replica applies at once and the bots' thinking
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import pathlib
 import random
 import re
+import socket
+import struct
 import time
 
 import pytest
@@ -35,12 +38,21 @@ README_SAID = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
 
 # --- The Python client: "tries to reconnect to a replica 100 ms after losing it and every 300 ms at
 # most after that ...: a call is answered within about 0.2 s of a restarted replica's return."
+#
+# While the replica is away a plain listener holds its port: it takes each of the client's tries
+# and resets it before any HTTP/2 settings, which fails the try as a refused connection would (the
+# channel's backoff goes on growing), and notes when it came. The replica returns right after a
+# try, so the client's next try is a whole pause away: had the replica returned at a random moment,
+# a try of gRPC's own backoff (1 s, then 1.6 s, 2.56 s, ...) could fall just after it (1 run in 18).
 
-DOWN_S = 3.0  # long enough for gRPC's own backoff (1 s, then 1.6 s, ...) to leave a wait of seconds
+DOWN_S = 3.0  # long enough for gRPC's own backoff to reach pauses of seconds
+# "Every 300 ms at most": 0.36 s with gRPC's jitter of 20 %; gRPC's own backoff tries at most 3
+# times in 3 s (at once, after 0.8-1.2 s, then 1.28-1.92 s later).
+LEAST_TRIES_WHILE_DOWN = 6
 # "About 0.2 s": 0.3 s at most between tries and their jitter (0.36 s), then a connection and a
 # call. Measured 0.03-0.34 s beside two busy loops and another test run, 0.80 s once beside
-# another worker and two busy loops; with gRPC's own backoff (1 s, 1.6 s, ...) the call waited
-# 1.5-2.9 s in 17 runs of 18 (and 0.05 s once, when a try fell just after the replica's return).
+# another worker and two busy loops; with gRPC's own backoff a return just after a try was
+# answered 3.5-4.9 s later (20 runs of 20).
 BACK_WITHIN_S = 1.0
 
 
@@ -56,18 +68,45 @@ def test_the_python_client_is_answered_within_a_fraction_of_a_second_of_its_repl
     def replica() -> Replica:
         return Replica(ReplicaConfig(redis_url=redis_server.url, address=address, grace_s=0.2))
 
+    async def note_tries(listener: socket.socket, tries: list[float]) -> None:
+        clock = asyncio.get_running_loop()
+        while True:  # ends when cancelled
+            connection, _ = await clock.sock_accept(listener)
+            tries.append(clock.time())
+            connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # a reset
+            connection.close()
+
     async def scenario() -> None:
+        clock = asyncio.get_running_loop()
         first = await replica().start()
         async with Client(address) as client:
             await client.kinds()
             await first.stop()
-            clock = asyncio.get_running_loop()
-            down_since = clock.time()
-            while clock.time() - down_since < DOWN_S:  # bounded: DOWN_S / 0.1 calls
-                with pytest.raises(HustingsError):
-                    await client.with_retry(ONE_ATTEMPT).kinds()
-                await asyncio.sleep(0.1)
-            second = await replica().start()
+            tries: list[float] = []
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+                listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                listener.bind(("127.0.0.1", port))
+                listener.listen(16)
+                listener.setblocking(False)
+                noting = asyncio.create_task(note_tries(listener, tries))
+                try:
+                    down_since = clock.time()
+                    while clock.time() - down_since < DOWN_S:  # bounded: DOWN_S / 0.1 calls
+                        with pytest.raises(HustingsError):
+                            await client.with_retry(ONE_ATTEMPT).kinds()
+                        await asyncio.sleep(0.1)
+                    tried_while_down = len(tries)
+                    waited_since = clock.time()
+                    while len(tries) == tried_while_down and clock.time() - waited_since < 5.0:  # bounded: 5 s
+                        with contextlib.suppress(HustingsError):
+                            await client.with_retry(ONE_ATTEMPT).kinds()
+                        await asyncio.sleep(0.005)
+                    assert len(tries) > tried_while_down, "no try in 5 s after the replica's absence"
+                finally:
+                    noting.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await noting
+            second = await replica().start()  # the port is free again: the listener is closed
             try:
                 back = clock.time()
                 answered = None
@@ -78,7 +117,9 @@ def test_the_python_client_is_answered_within_a_fraction_of_a_second_of_its_repl
                         break
                     except HustingsError:
                         await asyncio.sleep(0.02)
-                assert answered is not None and answered <= BACK_WITHIN_S, answered
+                pauses = [round(later - sooner, 2) for sooner, later in zip(tries, tries[1:])]
+                assert answered is not None and answered <= BACK_WITHIN_S, (answered, round(back - tries[-1], 2), pauses)
+                assert tried_while_down >= LEAST_TRIES_WHILE_DOWN, (tried_while_down, pauses)
             finally:
                 await second.stop()
 
