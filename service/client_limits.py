@@ -351,18 +351,20 @@ class ClientBuckets:
         wait until it has them (then its bucket is as it was). Every unary call comes here:
         kept to a few dict operations."""
         now = self._clock()
-        full_at = self._spend(client, tokens, now)
-        if full_at is not None:
-            raise self._refuse(self._hint_s(client, full_at - self.refill_s, now))
+        refused = self._spend(client, tokens, now)
+        if refused is not None:
+            full_at, site = refused
+            raise self._refuse(self._hint_s(client, full_at - self.refill_s, now, site))
 
     def admits(self, client: str, tokens: int = 1) -> bool:
         """Spend ``tokens`` of ``client``'s tokens if it has them: ``take`` without the refusal
         it raises (for refusals that answer nothing, as cheap as can be)."""
         return self._spend(client, tokens, self._clock()) is None
 
-    def _spend(self, client: str, tokens: int, now: float) -> float | None:
-        """Spend ``tokens`` of ``client``'s tokens: None; or, when it has not that many (its
-        bucket left as it was), when its bucket would be full again had they been spent."""
+    def _spend(self, client: str, tokens: int, now: float) -> tuple[float, str | None] | None:
+        """Spend ``tokens`` of ``client``'s tokens: None; or, when it or its site has not that
+        many (both buckets left as they were), when the bucket that has not would be full again
+        had they been spent, and that site (None: the client's own bucket refused)."""
         if now >= self._prune_at:
             self._prune(now)
         buckets = self._buckets
@@ -371,14 +373,14 @@ class ClientBuckets:
             full_at = now
         full_at += self._interval * tokens
         if full_at - now > self._ahead_s:
-            return full_at
+            return full_at, None
         if self.sites and (site := site_of(client)) is not None:
             site_full_at = buckets.get(site, now)
             if site_full_at < now:
                 site_full_at = now
             site_full_at += self._site_interval * tokens
             if site_full_at - now > self._ahead_s:  # as far ahead as a client's: the same refill
-                return site_full_at
+                return site_full_at, site
             buckets[site] = site_full_at
             buckets.move_to_end(site)
         buckets[client] = full_at
@@ -387,8 +389,9 @@ class ClientBuckets:
             buckets.popitem(last=False)
         return None
 
-    def _hint_s(self, client: str, next_token_at: float, now: float) -> float:
-        """The wait to hint to a refused take: until the next token (``next_token_at``)."""
+    def _hint_s(self, client: str, next_token_at: float, now: float, site: str | None = None) -> float:
+        """The wait to hint to a take refused by ``client``'s bucket, or by its ``site``'s: until
+        the next token of the bucket that refused (``next_token_at``)."""
         return next_token_at - now
 
     def charge(self, client: str, tokens: int) -> None:
@@ -490,11 +493,13 @@ class CallRate(ClientBuckets):
         _forget_until(self._hinted, now)  # hints whose token has come
         _forget_until(self._flooding, now)
 
-    def _hint_s(self, client: str, next_token_at: float, now: float) -> float:
+    def _hint_s(self, client: str, next_token_at: float, now: float, site: str | None = None) -> float:
         slot = self._book(client, self._interval, next_token_at, now)
-        if self.sites and (site := site_of(client)) is not None:
-            # The site's refused calls are hinted its consecutive tokens too: many /64s of one
-            # site come back at the site's rate, and past a whole refill of them it is flooding.
+        if site is not None:
+            # The calls the site's bucket refused are hinted its consecutive tokens too: many
+            # /64s of one site come back at the site's rate, and past a whole refill of them it
+            # is flooding. A call its client's own bucket refused books nothing of the site's:
+            # one /64 far past its own rate is flooding alone, never its neighbours.
             site_slot = self._book(site, self._site_interval, next_token_at, now)
             if site_slot > slot:
                 slot = site_slot

@@ -57,10 +57,6 @@ async def refused_by_its_own_rate(stub: game_service_pb2_grpc.GameServiceStub, a
     return refused
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a /64 refused by its own call rate books its site's hints: one /64 alone makes its whole /48 flooding",
-)
 def test_one_64_over_its_own_rate_does_not_make_its_neighbours_flooding(redis_server: EmbeddedRedis) -> None:
     """One /64 of a site that keeps calling past its own rate is flooding itself; the site has
     spent 2 of its 32 calls, and another /64 of it (a neighbour that has made no call) is
@@ -86,10 +82,6 @@ def test_one_64_over_its_own_rate_does_not_make_its_neighbours_flooding(redis_se
     run(scenario(), timeout_s=60)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a /64 refused by its own call rate books its site's hints: its neighbours' refusals are hinted a whole refill",
-)
 def test_a_neighbours_refusal_is_hinted_its_own_next_call(redis_server: EmbeddedRedis) -> None:
     """Beside the /64 above, a neighbour that spends its own burst of 2 is refused with the hint
     of its own next call (1 s: one a second), the site having room; not the last slot of a
