@@ -307,10 +307,15 @@ def test_a_replica_applies_at_most_1024_claimed_games_at_once_and_claims_no_more
         run(scenario(server), 60)
 
 
-# --- Bots: "A thinking bot's decision is made public no sooner than 20 ms (`greedy`) or 0.2 s
-# (`strong`) after it began to think". The behaviour, with these floors, is tests/test_bot_timing.py.
+# --- Bots: "A thinking bot's decision is made public no sooner than 50 ms (`greedy`) or 0.2 s
+# (`strong`) after it began to think ... The strong search stops at 0.15 s". The behaviour, with
+# these floors, is tests/test_bot_timing.py and tests/test_thinking_floor_holds.py.
 
 
-def test_the_thinking_floors_are_the_readmes_20_ms_and_0_2_s() -> None:
-    assert "no sooner than 20 ms (`greedy`) or 0.2 s (`strong`) after it began to think" in README_SAID
-    assert THINKING_FLOOR_S == {"greedy": 0.02, "strong": 0.2}
+def test_the_thinking_floors_are_the_readmes_50_ms_and_0_2_s() -> None:
+    from hustings.ai.server import SERVER_BUDGET, SERVER_DECISION_S
+
+    assert "no sooner than 50 ms (`greedy`) or 0.2 s (`strong`) after it began to think" in README_SAID
+    assert "The strong search stops at 0.15 s" in README_SAID
+    assert THINKING_FLOOR_S == {"greedy": 0.05, "strong": 0.2}
+    assert SERVER_BUDGET.seconds == pytest.approx(0.15) and SERVER_DECISION_S == 0.2
