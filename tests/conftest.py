@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
+import hashlib
+import json
 import pathlib
 import re
 import socket
@@ -57,13 +58,78 @@ def live(redis_server: EmbeddedRedis) -> Iterator["LiveRest"]:
 
 TS_DIR = pathlib.Path(__file__).resolve().parent.parent / "clients" / "typescript"
 NPM_TIMEOUT_S = 300
+BUILD_STAMP = ".hustings-test-build"  # in dist/: the digest of the inputs dist/ was built from
+
+
+def _node_modules_match_the_lock(ts_dir: pathlib.Path) -> bool:
+    """Whether node_modules holds what package-lock.json pins: npm's own record of its last
+    install (node_modules/.package-lock.json) lists the same packages, and each is there."""
+    try:
+        wanted = json.loads((ts_dir / "package-lock.json").read_text(encoding="utf-8"))["packages"]
+        installed = json.loads((ts_dir / "node_modules" / ".package-lock.json").read_text(encoding="utf-8"))["packages"]
+    except (OSError, ValueError, KeyError):
+        return False
+    wanted = {path: entry for path, entry in wanted.items() if path}  # "" is the project itself
+    if installed != wanted:
+        return False
+    for path, entry in wanted.items():
+        try:
+            manifest = json.loads((ts_dir / path / "package.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False
+        if "version" in entry and manifest.get("version") != entry["version"]:
+            return False
+    return True
+
+
+def _build_inputs_digest(ts_dir: pathlib.Path) -> str:
+    """A digest of what `npm run build` reads: the package files, the scripts, the hand-written
+    sources (src/gen/ is generated) and the protos that scripts/generate.py turns into src/gen/."""
+    proto_root = ts_dir.parent.parent / "proto"
+    files = [ts_dir / name for name in ("package.json", "package-lock.json", "tsconfig.json")]
+    files += sorted(path for path in (ts_dir / "scripts").rglob("*") if path.is_file() and "__pycache__" not in path.parts)
+    files += sorted(path for path in (ts_dir / "src").rglob("*") if path.is_file() and ts_dir / "src" / "gen" not in path.parents)
+    files += sorted(path for path in proto_root.rglob("*.proto") if path.is_file())
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(str(path.relative_to(ts_dir.parent.parent)).encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def build_typescript_client(ts_dir: pathlib.Path = TS_DIR, npm: str = "npm") -> list[str]:
+    """`npm ci` from the committed lock file unless node_modules already matches it, then
+    `npm run build` (generate + tsc) unless dist/ was built from the same inputs; returns the
+    steps it ran. Test runs share the checkout (pytest-xdist workers, or two pytest runs at once),
+    so this runs under a lock on a file in ``ts_dir``, and a run whose client is up to date
+    changes nothing: `npm ci` would delete node_modules, and a build rewrite dist/, under another
+    run's tests."""
+    from filelock import FileLock
+
+    ran: list[str] = []
+    with FileLock(str(ts_dir / ".test-build.lock"), timeout=NPM_TIMEOUT_S * 2):
+        stamp = ts_dir / "dist" / BUILD_STAMP
+        steps = []
+        if not _node_modules_match_the_lock(ts_dir):
+            steps.append((npm, "ci", "--no-audit", "--no-fund"))
+        digest = _build_inputs_digest(ts_dir)
+        built_from = stamp.read_text(encoding="utf-8") if stamp.exists() else None
+        if steps or built_from != digest:
+            steps.append((npm, "run", "build"))
+        if steps:
+            stamp.unlink(missing_ok=True)  # a build cut short is not taken for a finished one
+            for args in steps:
+                result = subprocess.run(args, cwd=ts_dir, capture_output=True, text=True, timeout=NPM_TIMEOUT_S)
+                assert result.returncode == 0, f"{' '.join(args)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+                ran.append(" ".join(args[1:]))
+            stamp.write_text(digest, encoding="utf-8")
+    return ran
 
 
 @pytest.fixture(scope="session")
 def typescript_dist() -> pathlib.Path:
-    """The TypeScript client built once for the session: `npm ci` from the committed lock file,
-    then `npm run build` (generate + tsc). Without Node.js 20+ and npm the tests fail, they do
-    not skip."""
+    """The TypeScript client, installed and built once (see build_typescript_client). Without
+    Node.js 20+ and npm the tests fail, they do not skip."""
     import shutil
 
     node, npm = shutil.which("node"), shutil.which("npm")
@@ -71,19 +137,7 @@ def typescript_dist() -> pathlib.Path:
         pytest.fail("the TypeScript client needs Node.js 20+ with npm on PATH", pytrace=False)
     version = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
     assert int(version.lstrip("v").split(".")[0]) >= 20, f"Node.js 20+ needed, found {version}"
-    # The suite's workers (pytest-xdist) share the checkout: the first to get here builds, under a
-    # lock, and notes the run's id; the others wait for it and use the same build (`npm ci`
-    # would otherwise delete node_modules under a worker's running tests).
-    from filelock import FileLock
-
-    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID", f"serial-{os.getpid()}")
-    built = TS_DIR / "node_modules" / ".hustings-test-build"
-    with FileLock(str(TS_DIR / ".test-build.lock"), timeout=NPM_TIMEOUT_S * 2):
-        if not (built.exists() and built.read_text() == run_id):
-            for args in ((npm, "ci", "--no-audit", "--no-fund"), (npm, "run", "build")):
-                result = subprocess.run(args, cwd=TS_DIR, capture_output=True, text=True, timeout=NPM_TIMEOUT_S)
-                assert result.returncode == 0, f"{' '.join(args)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
-            built.write_text(run_id)
+    build_typescript_client(TS_DIR, npm)
     return TS_DIR / "dist"
 
 
