@@ -105,6 +105,9 @@ PRUNE_EVERY_S = 1.0
 # port, so there are as many as connections); the table is emptied when it reaches this size.
 MAX_KNOWN_PEERS = 8_192
 FORWARDED_FOR = "x-forwarded-for"
+# Trusted proxies one after another that an x-forwarded-for is read back through (a CDN, a load
+# balancer, an ingress): past them the last address looked at counts.
+MAX_FORWARDED_HOPS = 8
 # An IPv6 site: the /48 that a client's /64 is part of. A /48 is what an organization is routed,
 # or anyone through a free tunnel broker: 65,536 /64s, each a client with full allowances of its
 # own, so one machine with such a block had 65,536 clients' rates and creations. So the /64s of a
@@ -201,7 +204,13 @@ def forwarded_address(values: Iterable[str]) -> str | None:
         last = value
     if last is None:
         return None
-    entry = last.rpartition(",")[2].strip()
+    return forwarded_entry_address(last.rpartition(",")[2])
+
+
+def forwarded_entry_address(entry: str) -> str | None:
+    """The address of one ``x-forwarded-for`` entry (``203.0.113.5``, ``203.0.113.5:443``,
+    ``2001:db8::2``, ``[2001:db8::2]:443``), or None when it is not one."""
+    entry = entry.strip()
     address = canonical_address(entry)
     if address is None and entry.count(":") == 1:  # an IPv4 address with a port
         address = canonical_address(entry.partition(":")[0])
@@ -259,8 +268,7 @@ class ClientAddresses:
         if type(known) is str:
             return known
         values = (v.decode() if isinstance(v, bytes) else v for k, v in context.invocation_metadata() or () if k == FORWARDED_FOR)
-        forwarded = forwarded_address(values)
-        return client_of(forwarded) if forwarded else known.address  # type: ignore[union-attr]
+        return self._forwarded_client(values, known)  # type: ignore[arg-type]
 
     def connection_of(self, context: grpc.aio.ServicerContext) -> str:
         """The client key of a gRPC call's connection, for the caps on streams: ``grpc:`` and
@@ -279,8 +287,30 @@ class ClientAddresses:
         known = self._http_peer(request.remote or "")
         if type(known) is str:
             return known
-        forwarded = forwarded_address(request.headers.getall(FORWARDED_FOR, ()))
-        return client_of(forwarded) if forwarded else known.address  # type: ignore[union-attr]
+        return self._forwarded_client(request.headers.getall(FORWARDED_FOR, ()), known)  # type: ignore[arg-type]
+
+    def _forwarded_client(self, values: Iterable[str], proxy: _Proxy) -> str:
+        """The client of a request from the trusted ``proxy``: the last address of its
+        ``x-forwarded-for`` that is not itself within a trusted range. Proxies one after another
+        (a CDN's in front of a load balancer's) each append the address they saw, so the walk
+        passes over those of trusted proxies, at most ``MAX_FORWARDED_HOPS``; an entry that is
+        not an address counts as the trusted proxy that passed it on (the nearest: ``proxy``)."""
+        entries: list[str] = []
+        for value in values:
+            entries.extend(value.split(","))
+        client = proxy.address
+        for entry in reversed(entries[-MAX_FORWARDED_HOPS:]):
+            entry = entry.strip()
+            known = self._known.get(entry)
+            if known is None:
+                address = forwarded_entry_address(entry)
+                if address is None:
+                    break
+                known = self._learn(entry, address)
+            if type(known) is str:
+                return known
+            client = known.address  # type: ignore[union-attr]  # a trusted proxy's: look before it
+        return client
 
 
 class ClientBuckets:
