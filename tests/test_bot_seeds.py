@@ -43,9 +43,11 @@ def test_a_seeded_table_of_bots_plays_the_same_game_again(tmp_path) -> None:  # 
     async def scenario(url: str) -> None:
         async with replica_and_client(url, allow_client_seed=True, **SOLE_CLIENT) as (_replica, client):
             for kind, players, level in (("stimmvieh", 4, "random"), ("wahlspiel", 3, "greedy"), ("spin_doctors", 3, "random")):
-                first = await bots_game(client, kind, players, level, seed="1" * 64)
-                again = await bots_game(client, kind, players, level, seed="1" * 64)
-                other = await bots_game(client, kind, players, level, seed="2" * 64)
+                # Played at once: a greedy bot's decision is made public 50 ms after it began to
+                # think (seats.THINKING_FLOOR_S), and the three games wait out their floors together.
+                first, again, other = await asyncio.gather(
+                    *(bots_game(client, kind, players, level, seed=seed) for seed in ("1" * 64, "1" * 64, "2" * 64))
+                )
                 assert len(first) > 20, (kind, len(first))
                 assert again == first, kind
                 assert other != first, kind
