@@ -6,8 +6,7 @@ that passed it on, and the walk back goes through at most ``MAX_FORWARDED_HOPS``
 
 from __future__ import annotations
 
-import contextlib
-from typing import AsyncIterator
+from typing import Any
 
 import aiohttp
 import grpc
@@ -15,36 +14,21 @@ import grpc
 from conftest import run
 from hustings.service.client_limits import MAX_FORWARDED_HOPS
 from hustings.service.embedded_redis import EmbeddedRedis
-from hustings.service.replica import Replica, ReplicaConfig
 from hustings.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
-from test_client_limits import details
+from test_client_limits import details, replica
 
 CDN = "198.51.100.0/24"  # the CDN's edges, trusted beside the load balancer (loopback here)
 
 
-@contextlib.asynccontextmanager
-async def behind_two_proxies(redis_url: str) -> AsyncIterator[Replica]:
+def behind_two_proxies(redis_url: str) -> Any:
     """A replica that trusts loopback (its load balancer) and ``CDN``, one game per client."""
-    started = await Replica(
-        ReplicaConfig(
-            redis_url=redis_url,
-            address="127.0.0.1:0",
-            http_address="127.0.0.1:0",
-            grace_s=1.0,
-            trusted_proxies=("127.0.0.0/8", CDN),
-            create_burst=1,
-        )
-    ).start()
-    try:
-        yield started
-    finally:
-        await started.stop()
+    return replica(redis_url, trusted_proxies=("127.0.0.0/8", CDN), create_burst=1)
 
 
 def test_the_client_is_the_last_forwarded_address_of_no_trusted_proxy(redis_server: EmbeddedRedis) -> None:
     async def scenario() -> None:
-        async with behind_two_proxies(redis_server.url) as replica, aiohttp.ClientSession() as http:
-            url = f"http://127.0.0.1:{replica.http_port}/v1/games"
+        async with behind_two_proxies(redis_server.url) as served, aiohttp.ClientSession() as http:
+            url = f"http://127.0.0.1:{served.http_port}/v1/games"
             body = {"kind": "stimmvieh", "options": {"players": 3}}
 
             async def create(forwarded: str) -> int:
@@ -77,8 +61,8 @@ def test_the_client_is_the_last_forwarded_address_of_no_trusted_proxy(redis_serv
 
 def test_grpc_metadata_is_read_back_alike(redis_server: EmbeddedRedis) -> None:
     async def scenario() -> None:
-        async with behind_two_proxies(redis_server.url) as replica:
-            async with grpc.aio.insecure_channel(f"127.0.0.1:{replica.port}") as channel:
+        async with behind_two_proxies(redis_server.url) as served:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{served.port}") as channel:
                 stub = game_service_pb2_grpc.GameServiceStub(channel)
                 request = game_service_pb2.CreateGameRequest(kind="stimmvieh", options=game_pb2.GameOptions(players=3))
                 await stub.CreateGame(request, metadata=(("x-forwarded-for", "203.0.113.3, 198.51.100.7"),), timeout=10)

@@ -6,8 +6,7 @@ free block) had 65,536 clients' allowances: as many games at once as 65,536 addr
 from __future__ import annotations
 
 import argparse
-import contextlib
-from typing import AsyncIterator
+from typing import Any
 
 import aiohttp
 import grpc
@@ -23,10 +22,10 @@ from hustings.service.client_limits import (
     site_of,
 )
 from hustings.service.embedded_redis import EmbeddedRedis
-from hustings.service.replica import Replica, ReplicaConfig
+from hustings.service.replica import ReplicaConfig
 from hustings.service.rest_connections import HttpSettings, connection_rate
 from hustings.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
-from test_client_limits import details
+from test_client_limits import details, replica
 
 SITE = "2001:db8:1:"  # /64s 2001:db8:1:<n>::/64 of the site 2001:db8:1::/48
 
@@ -136,23 +135,9 @@ def test_serve_takes_the_share_of_a_site_and_defaults_to_sixteen() -> None:
     assert CallRate().sites == CreationLimit().sites == 16
 
 
-@contextlib.asynccontextmanager
-async def trusting_replica(redis_url: str, **config: object) -> AsyncIterator[Replica]:
+def trusting_replica(redis_url: str, **config: object) -> Any:
     """A replica behind a "proxy" on loopback: its callers name their address in x-forwarded-for."""
-    started = await Replica(
-        ReplicaConfig(
-            redis_url=redis_url,
-            address="127.0.0.1:0",
-            http_address="127.0.0.1:0",
-            grace_s=1.0,
-            trusted_proxies=("127.0.0.0/8",),
-            **config,  # type: ignore[arg-type]
-        )
-    ).start()
-    try:
-        yield started
-    finally:
-        await started.stop()
+    return replica(redis_url, trusted_proxies=("127.0.0.0/8",), **config)
 
 
 def test_a_site_is_refused_past_its_share_over_grpc_and_rest(redis_server: EmbeddedRedis) -> None:
@@ -161,9 +146,9 @@ def test_a_site_is_refused_past_its_share_over_grpc_and_rest(redis_server: Embed
     an IPv4 client create as before."""
 
     async def scenario() -> None:
-        async with trusting_replica(redis_server.url, create_burst=2, clients_per_ipv6_site=4) as replica:
+        async with trusting_replica(redis_server.url, create_burst=2, clients_per_ipv6_site=4) as served:
             request = game_service_pb2.CreateGameRequest(kind="stimmvieh", options=game_pb2.GameOptions(players=3))
-            async with grpc.aio.insecure_channel(f"127.0.0.1:{replica.port}") as channel, aiohttp.ClientSession() as http:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{served.port}") as channel, aiohttp.ClientSession() as http:
                 stub = game_service_pb2_grpc.GameServiceStub(channel)
                 for n in range(4):
                     for _ in range(2):
@@ -175,7 +160,7 @@ def test_a_site_is_refused_past_its_share_over_grpc_and_rest(redis_server: Embed
                 assert reason == "TOO_MANY_GAMES_CREATED" and delay is not None and 0 < delay <= 30
                 await stub.CreateGame(request, metadata=(("x-forwarded-for", "2001:db8:2::1"),), timeout=10)
                 await stub.CreateGame(request, metadata=(("x-forwarded-for", "203.0.113.7"),), timeout=10)
-                url = f"http://127.0.0.1:{replica.http_port}/v1/games"
+                url = f"http://127.0.0.1:{served.http_port}/v1/games"
                 body = {"kind": "stimmvieh", "options": {"players": 3}}
                 async with http.post(url, json=body, headers={"X-Forwarded-For": member(9, host=1)}) as refused:
                     assert refused.status == 429 and int(refused.headers["Retry-After"]) >= 1
@@ -191,8 +176,8 @@ def test_a_sites_calls_are_refused_past_its_share(redis_server: EmbeddedRedis) -
     of its /64s, then refuses CALL_RATE_EXCEEDED; another site is answered."""
 
     async def scenario() -> None:
-        async with trusting_replica(redis_server.url, call_burst=3, calls_per_client_per_second=0.5, clients_per_ipv6_site=2) as replica:
-            async with grpc.aio.insecure_channel(f"127.0.0.1:{replica.port}") as channel:
+        async with trusting_replica(redis_server.url, call_burst=3, calls_per_client_per_second=0.5, clients_per_ipv6_site=2) as served:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{served.port}") as channel:
                 stub = game_service_pb2_grpc.GameServiceStub(channel)
                 ask = game_service_pb2.ListGameKindsRequest()
                 for n in range(6):

@@ -3,8 +3,7 @@ rate, does to the other /64s of its /48."""
 
 from __future__ import annotations
 
-import contextlib
-from typing import AsyncIterator
+from typing import Any
 
 import grpc
 import pytest
@@ -12,9 +11,8 @@ import pytest
 from conftest import run
 from hustings.service.client_limits import client_of
 from hustings.service.embedded_redis import EmbeddedRedis
-from hustings.service.replica import Replica, ReplicaConfig
 from hustings.v1 import game_service_pb2, game_service_pb2_grpc
-from test_client_limits import details
+from test_client_limits import details, replica
 
 SITE = "2001:db8:7:"  # /64s 2001:db8:7:<n>::/64 of the site 2001:db8:7::/48
 ATTACKER = f"{SITE}0::5"
@@ -22,26 +20,12 @@ NEIGHBOUR = f"{SITE}1::5"  # another /64 (another household) of the same /48
 REFUSED_CALLS = 40  # more than a site's worth of hints: 16 x 1 s a refill of 2 s, at 1/16 s each
 
 
-@contextlib.asynccontextmanager
-async def site_replica(redis_url: str) -> AsyncIterator[Replica]:
+def site_replica(redis_url: str) -> Any:
     """A replica behind a "proxy" on loopback (callers name their address in x-forwarded-for),
     a client allowed 1 call a second, 2 at once; a site 16 clients' worth (16 a second, 32 at once)."""
-    started = await Replica(
-        ReplicaConfig(
-            redis_url=redis_url,
-            address="127.0.0.1:0",
-            http_address="127.0.0.1:0",
-            grace_s=1.0,
-            trusted_proxies=("127.0.0.0/8",),
-            calls_per_client_per_second=1.0,
-            call_burst=2,
-            clients_per_ipv6_site=16,
-        )
-    ).start()
-    try:
-        yield started
-    finally:
-        await started.stop()
+    return replica(
+        redis_url, trusted_proxies=("127.0.0.0/8",), calls_per_client_per_second=1.0, call_burst=2, clients_per_ipv6_site=16
+    )
 
 
 async def refused_by_its_own_rate(stub: game_service_pb2_grpc.GameServiceStub, address: str) -> int:
@@ -64,12 +48,12 @@ def test_one_64_over_its_own_rate_does_not_make_its_neighbours_flooding(redis_se
     not reset the neighbour's new connections nor close its connection on a 429."""
 
     async def scenario() -> None:
-        async with site_replica(redis_server.url) as replica:
-            async with grpc.aio.insecure_channel(f"127.0.0.1:{replica.port}") as channel:
+        async with site_replica(redis_server.url) as served:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{served.port}") as channel:
                 stub = game_service_pb2_grpc.GameServiceStub(channel)
                 assert await refused_by_its_own_rate(stub, ATTACKER) >= REFUSED_CALLS - 1
-                limits = replica._parts["limits"]
-                gate = replica._parts["rest"].gate
+                limits = served._parts["limits"]
+                gate = served._parts["rest"].gate
                 assert limits.flooding(client_of(ATTACKER))  # it is, by its own rate
                 assert not gate.accepts(ATTACKER)
                 # The site's bucket has all but two of its calls: a neighbour is answered.
@@ -88,8 +72,8 @@ def test_a_neighbours_refusal_is_hinted_its_own_next_call(redis_server: Embedded
     refill (2 s) that the other /64's refusals booked in the site's name."""
 
     async def scenario() -> None:
-        async with site_replica(redis_server.url) as replica:
-            async with grpc.aio.insecure_channel(f"127.0.0.1:{replica.port}") as channel:
+        async with site_replica(redis_server.url) as served:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{served.port}") as channel:
                 stub = game_service_pb2_grpc.GameServiceStub(channel)
                 assert await refused_by_its_own_rate(stub, ATTACKER) >= REFUSED_CALLS - 1
                 ask = game_service_pb2.ListGameKindsRequest()
