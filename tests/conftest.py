@@ -253,6 +253,17 @@ def run(coro: "asyncio.Future[object] | object", timeout_s: float = 120.0) -> ob
     return asyncio.run(asyncio.wait_for(coro, timeout_s))  # type: ignore[arg-type]
 
 
+def stop_process(process: "subprocess.Popen[Any]") -> None:
+    """Stop a process the test started, if it still runs: SIGTERM, 20 s for its drain, then SIGKILL."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+
+
 def free_ports(count: int) -> list[int]:
     """``count`` distinct TCP ports free on 127.0.0.1 right now. They are held together while
     they are picked: a port let go may be the very next one handed out (about once in 20,000)."""
@@ -283,13 +294,7 @@ def serve_process(*args: str, cwd: pathlib.Path | None = None) -> Iterator[tuple
             wait_for_port(port)
             yield process, port
         finally:
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait(timeout=5)
+            stop_process(process)
             log_file.seek(0)
             process.log_text = log_file.read().decode(errors="replace")  # type: ignore[attr-defined]
 

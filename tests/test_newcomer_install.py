@@ -22,7 +22,7 @@ from typing import Iterator
 import pytest
 import requests
 
-from conftest import REPO, free_ports
+from conftest import REPO, free_ports, stop_process
 from hustings.service.embedded_redis import EmbeddedRedis, wait_for_port
 
 README = REPO / "README.md"
@@ -116,13 +116,7 @@ def _started_or_ended(process: subprocess.Popen[bytes], log: pathlib.Path) -> tu
             time.sleep(0.05)
         return None, log.read_text(errors="replace")
     finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=5)
+        stop_process(process)
 
 
 @pytest.mark.parametrize("flag", ["--address", "--http-address", "--metrics-address"])

@@ -22,7 +22,7 @@ from typing import Iterator
 
 import pytest
 
-from conftest import free_ports
+from conftest import free_ports, stop_process
 from hustings.service.embedded_redis import EmbeddedRedis
 
 # Run in the child before hustings: socket(AF_INET6, ...) fails EAFNOSUPPORT from then on (x86-64
@@ -108,13 +108,7 @@ def _serving(
         try:
             yield process
         finally:
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait(timeout=5)
+            stop_process(process)
             log_file.seek(0)
             process.log_text = log_file.read().decode(errors="replace")  # type: ignore[attr-defined]
 
