@@ -192,3 +192,35 @@ def test_a_token_of_a_gone_game_in_a_busy_second_costs_redis_no_walk_of_the_seco
             await store.close()
 
     run(scenario(), 60)
+
+
+def test_a_stale_position_dropped_leaves_a_namesakes_entry_listed(url: str) -> None:
+    """A position read before the game was made again under its id (the sweep, or a page, drops
+    what it found while a PlayAgain's next game of that id, made again after it expired, is
+    listed meanwhile) takes only that position out of the filter sets: the namesake's entry,
+    summary and filings stay. Before, the whole entry went, unlisting the namesake until its next
+    listing change."""
+
+    async def scenario() -> None:
+        store = await _empty_store(url)
+        try:
+            now = int(time.time())
+            assert await store.index(_summary("gagain", "stimmvieh", now - 60, 1))
+            stale = lobby_position(now - 60, "gagain")
+            namesake = _summary("gagain", "stimmvieh", now, 1)
+            assert await store.index(namesake, made=True)
+            await store.client.zadd(lobby_filter_key("stimmvieh"), {stale: 0})  # left behind, as the sweep finds it
+            await store.unindex_many([("gagain", ("stimmvieh",))], {"gagain": stale})
+            assert await store.lobby_after("", 10) == [("gagain", now)]
+            assert (await store.lobby_summaries(["gagain"]))["gagain"] == namesake
+            assert await _filed_under(store, stale) == []
+            filed = sorted([lobby_filter_key("stimmvieh"), lobby_filter_key("", OPEN), lobby_filter_key("stimmvieh", OPEN)])
+            assert await _filed_under(store, lobby_position(now, "gagain")) == filed
+            # Its own position drops the entry whole, as before.
+            await store.unindex_many([("gagain", ("stimmvieh",))], {"gagain": lobby_position(now, "gagain")})
+            assert await store.lobby_after("", 10) == []
+            assert await _filed_under(store, lobby_position(now, "gagain")) == []
+        finally:
+            await store.close()
+
+    run(scenario(), 60)
