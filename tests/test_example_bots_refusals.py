@@ -91,7 +91,10 @@ def test_the_typescript_and_python_name_checks_give_the_same_verdicts(typescript
     verdicts = json.loads(done.stdout)
     differ = [(name, _python_verdict(name), ts) for name, ts in zip(NAMES, verdicts) if _python_verdict(name) != ts]
     assert len(verdicts) == len(NAMES) and not differ, ascii(differ[:10])
-    assert sum(v[0] == "refused" for v in verdicts) > 20 and sum(v[0] == "ok" for v in verdicts) > 20
+    # The hand-picked names alone (all a Python of another Unicode version compares) hold both.
+    picked = verdicts[:len(HAND_PICKED)]
+    assert sum(v[0] == "refused" for v in picked) > 10 and sum(v[0] == "ok" for v in picked) > 10
+    assert not SAME_UNICODE or (sum(v[0] == "refused" for v in verdicts) > 20 and sum(v[0] == "ok" for v in verdicts) > 20)
 
 
 def _games(live: LiveRest) -> int:
