@@ -146,7 +146,7 @@ def test_a_site_is_refused_past_its_share_over_grpc_and_rest(redis_server: Embed
     an IPv4 client create as before."""
 
     async def scenario() -> None:
-        async with trusting_replica(redis_server.url, create_burst=2, clients_per_ipv6_site=4) as served:
+        async with trusting_replica(redis_server.url, create_burst=2, creates_per_client_per_minute=0.6, clients_per_ipv6_site=4) as served:
             request = game_service_pb2.CreateGameRequest(kind="stimmvieh", options=game_pb2.GameOptions(players=3))
             async with grpc.aio.insecure_channel(f"127.0.0.1:{served.port}") as channel, aiohttp.ClientSession() as http:
                 stub = game_service_pb2_grpc.GameServiceStub(channel)
