@@ -370,7 +370,7 @@ class ClientBuckets:
         now = self._clock()
         full_at = self._buckets.get(client)
         tokens = self.burst if full_at is None else max(0.0, self.burst - max(0.0, full_at - now) * self.per_second)
-        site = site_of(client) if self.sites else None
+        site = self._site(client)
         site_full_at = self._buckets.get(site) if site is not None else None
         if site_full_at is not None:  # what the site has left, in the client's tokens
             tokens = min(tokens, max(0.0, self.burst * self.sites - max(0.0, site_full_at - now) * self.per_second * self.sites))
@@ -457,10 +457,14 @@ class ClientBuckets:
                 buckets[key] = full_at
                 buckets.move_to_end(key)
 
+    def _site(self, client: str) -> str | None:
+        """The IPv6 site whose bucket ``client``'s takes also spend from (``site_of``), if any."""
+        return site_of(client) if self.sites else None
+
     def _keys(self, client: str) -> list[tuple[str, float]]:
         """The buckets a take of ``client``'s spends from, with what one token takes to come back
         in each: its own, and its IPv6 site's."""
-        site = site_of(client) if self.sites else None
+        site = self._site(client)
         keys = [(client, self._interval)]
         if site is not None:
             keys.append((site, self._site_interval))
@@ -514,7 +518,7 @@ class CallRate(ClientBuckets):
         until = flooding.get(client)
         if until is not None and until > now:
             return True
-        site = site_of(client) if self.sites else None
+        site = self._site(client)
         until = flooding.get(site) if site is not None else None
         return until is not None and until > now
 
