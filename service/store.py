@@ -31,7 +31,6 @@ import structlog
 from redis.asyncio.cluster import ClusterPipeline, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-from redis.crc import key_slot
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, RedisClusterException, ResponseError
 
@@ -51,9 +50,8 @@ FILED_STATUSES = (game_pb2.GAME_STATUS_OPEN, game_pb2.GAME_STATUS_ACTIVE, game_p
 # does not never reaches a key name).
 FILED_KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 # Keys one step of the search for the lobby's filter sets looks at (``Store.lobby_filter_keys``):
-# a SCAN of that many keys of the whole keyspace on one server; on a Cluster the keys of the
-# lobby's slot, at most that many at once (the lobby's, a few per kind, and those of the few games
-# whose ids hash to the slot, a few hundred at a million games).
+# a SCAN of that many keys of the keyspace of the server, or of the Cluster node that serves the
+# lobby's slot.
 FILTER_KEYS_STEP = 1000
 REFILE_CHUNK = 250  # entries per refile script: each call holds Redis for well under a millisecond
 CREATE_REQUEST_TTL_S = 24 * 3600
@@ -744,13 +742,19 @@ class Store:
         this build no longer plays included): the keys it found and the cursor of the next step,
         0 once the search has gone round. On one server a SCAN of ``FILTER_KEYS_STEP`` keys of
         the keyspace; on a Cluster the keys of the lobby's slot (every lobby key has its hash
-        tag), from the node that serves it, in one step."""
+        tag), from the node that serves it, a SCAN step of its keyspace as on one server (the
+        cursor is that node's). A slot's keys are more than the lobby's: those of the games whose
+        ids hash to it (at ten million games, over 2,400 keys), which a read of the slot's first
+        ``FILTER_KEYS_STEP`` keys, with no cursor past them, returned before any filter set."""
+        match = LOBBY_FILTER_PREFIX + "*"
         if self.lane is None:
-            slot = key_slot(LOBBY_KEY.encode())
-            found = await self.client.execute_command("CLUSTER GETKEYSINSLOT", slot, FILTER_KEYS_STEP)
-            cursor = 0
+            node = self.client.get_node_from_key(LOBBY_KEY)
+            cursors, found = await self.client.execute_command(
+                "SCAN", cursor, "MATCH", match, "COUNT", FILTER_KEYS_STEP, target_nodes=node
+            )
+            cursor = next(iter(cursors.values()), 0) if isinstance(cursors, dict) else cursors
         else:
-            cursor, found = await self.client.scan(cursor, match=LOBBY_FILTER_PREFIX + "*", count=FILTER_KEYS_STEP)
+            cursor, found = await self.client.scan(cursor, match=match, count=FILTER_KEYS_STEP)
         keys = [k.decode() if isinstance(k, bytes) else k for k in found]
         return int(cursor), [k for k in keys if k.startswith(LOBBY_FILTER_PREFIX)]
 

@@ -1,0 +1,127 @@
+"""What the service's Redis keys hold, and what ends them, against a real Redis: the lobby's
+filter sets of a retired kind found on a Cluster whose lobby slot holds many games' keys."""
+
+from __future__ import annotations
+
+import binascii
+import time
+from typing import Iterator
+
+import pytest
+import redis
+
+from conftest import redis_cluster, run
+from hustings.engine import games
+from hustings.service.lobby import _SWEPT_KEYS, LobbyRepair
+from hustings.service.store import (
+    LOBBY_KEY,
+    Store,
+    game_key,
+    lobby_filter_key,
+    lobby_position,
+    log_key,
+    presence_key,
+    requests_key,
+)
+from hustings.v1 import game_pb2
+
+OPEN = game_pb2.GAME_STATUS_OPEN
+RETIRED = "retired_kind"  # a kind no build of this test plays
+SLOT_GAMES = 300  # games whose ids hash to the lobby's slot: 1,200 keys, past one step of 1,000
+MAX_STEPS = 50  # steps of the filter-set search, far more than a node of a few thousand keys takes
+MAX_PASSES = 3 * len(_SWEPT_KEYS) + MAX_STEPS
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with redis_cluster(tmp_path_factory.mktemp("cluster")) as nodes:
+        yield f"redis+cluster://127.0.0.1:{nodes[0].port}"
+
+
+def ids_in_slot(slot: int, count: int) -> list[str]:
+    """``count`` game ids ("g" and 24 hex digits, as the service makes them) whose keys hash to
+    ``slot``. Redis's CRC16 is linear, so the crc of a prefix and four hex digits is the digits'
+    own crc xor that of four zero bytes run on from the prefix's: one table of the 65,536
+    endings finds, for any prefix, an ending that lands in the slot."""
+    endings: dict[int, bytes] = {}
+    for n in range(1 << 16):
+        ending = b"%04x" % n
+        endings.setdefault(binascii.crc_hqx(ending, 0) & 0x3FFF, ending)
+    found = []
+    for n in range(4 * count):
+        prefix = b"g%020x" % (n * 2654435761 % (1 << 80))
+        ending = endings.get((slot ^ binascii.crc_hqx(b"\0\0\0\0", binascii.crc_hqx(prefix, 0))) & 0x3FFF)
+        if ending is not None:
+            found.append((prefix + ending).decode())
+        if len(found) == count:
+            break
+    return found
+
+
+def _summary(game_id: str, kind: str, created_at: int) -> game_pb2.GameSummary:
+    return game_pb2.GameSummary(game_id=game_id, kind=kind, status=OPEN, version=1, created_at=created_at)
+
+
+async def _found_filter_sets(store: Store) -> set[str]:
+    """Every filter set the store's search finds, once round (its cursor back at 0)."""
+    cursor, keys = await store.lobby_filter_keys(0)
+    found = set(keys)
+    for _ in range(MAX_STEPS):
+        if not cursor:
+            break
+        cursor, keys = await store.lobby_filter_keys(cursor)
+        found.update(keys)
+    assert not cursor, "the search did not come round"
+    return found
+
+
+def test_a_cluster_finds_a_retired_kinds_filter_sets_past_a_thousand_keys_of_the_lobby_slot(cluster: str) -> None:
+    """The lobby's slot of a Cluster holds the keys of the games whose ids hash to it too (at
+    ten million games, about 610 games' 2,400 keys): with 1,200 of them, the search for filter
+    sets still finds a retired kind's, and the repair's sweep drops the position of a game of
+    that kind that left the lobby. Before, the search read the slot's first 1,000 keys with no
+    cursor past them; Redis 6.2 gives them in key order, so every game's key came before
+    ``hustings:{lobby}:…``, the retired kind's sets were never found, and its left positions
+    stayed for good."""
+
+    async def scenario() -> None:
+        store = Store.from_url(cluster)
+        try:
+            await store.client.flushall(target_nodes=store.client.ALL_NODES)  # type: ignore[call-arg]
+            node = store.client.get_node_from_key(LOBBY_KEY)
+            slot = store.client.keyslot(LOBBY_KEY)
+            ids = ids_in_slot(slot, SLOT_GAMES)
+            assert len(ids) == SLOT_GAMES and all(store.client.keyslot(game_key(g)) == slot for g in ids)
+            raw = redis.Redis(host=node.host, port=node.port)
+            try:
+                with raw.pipeline(transaction=False) as pipe:
+                    for game_id in ids:
+                        pipe.hset(game_key(game_id), mapping={"version": 1, "status": 1})
+                        pipe.xadd(log_key(game_id), {"e": b"x"}, id="1-0")
+                        pipe.hset(requests_key(game_id), "r", "1 f")
+                        pipe.hset(presence_key(game_id), "0", 1)
+                    pipe.execute()
+                assert raw.execute_command("CLUSTER COUNTKEYSINSLOT", slot) == 4 * SLOT_GAMES
+            finally:
+                raw.close()
+
+            now = int(time.time())
+            assert await store.index(_summary("ggone", RETIRED, now - 10))
+            assert await store.index(_summary("glisted", RETIRED, now))
+            await store.unindex("ggone", ())  # the lobby and the status sets only: no summary named its kind
+            retired = {lobby_filter_key(RETIRED), lobby_filter_key(RETIRED, OPEN)}
+            assert retired <= await _found_filter_sets(store)
+
+            left = lobby_position(now - 10, "ggone")
+            repair = LobbyRepair(store, ghost_grace_s=3600)
+            assert RETIRED not in games()
+            for _ in range(MAX_PASSES):
+                await repair.repair_once()
+                if await store.client.zscore(lobby_filter_key(RETIRED), left) is None:
+                    break
+            assert await store.client.zscore(lobby_filter_key(RETIRED), left) is None, "the sweep left a retired kind's position"
+            assert await store.client.zscore(lobby_filter_key(RETIRED), lobby_position(now, "glisted")) is not None
+        finally:
+            await store.close()
+
+    run(scenario(), 90)
