@@ -7,18 +7,23 @@ changed constant passed them; these check the figures the documents promise."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import resource
+import socket
 import uuid
 from typing import Any, Iterator
 
 import grpc
 import pytest
+import structlog
 
-from conftest import REPO
+from conftest import REPO, run
 from rest_helpers import LiveRest, request_id
+from service_helpers import replica_and_client
 from hustings.service import deadlines, grpc_api, grpc_arrivals, limits, readiness, replica, rest, rest_routes, seats, unattended
 from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.service import rest_connections
 from hustings.service.rest_connections import HttpSettings
 from hustings.service.replica import ReplicaConfig
 from hustings.v1 import game_pb2, game_service_pb2 as gs, game_service_pb2_grpc as gsg
@@ -226,3 +231,53 @@ def test_a_request_s_lists_hold_256_items_over_rest_and_grpc(live: LiveRest) -> 
         code, reason = grpc_move(256)
         assert reason not in ("LIST_TOO_LONG", "") and code != grpc.StatusCode.OK, (code, reason)
     assert live.ok("GET", f"/v1/games/{game_id}/view", token=token)["view"]["version"] == version
+
+
+def _connections_answered(port: int, source: str, count: int) -> int:
+    """How many of ``count`` connections opened at once from ``source`` answer a GET /readyz."""
+    socks: list[socket.socket] = []
+    answered = 0
+    try:
+        for _ in range(count):
+            sock = socket.socket()
+            sock.settimeout(5)
+            sock.bind((source, 0))
+            try:
+                sock.connect(("127.0.0.1", port))
+            except OSError:
+                sock.close()
+                continue
+            socks.append(sock)
+        for sock in socks:
+            try:
+                sock.sendall(b"GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                answered += sock.recv(64).startswith(b"HTTP/1.1 ")
+            except OSError:
+                pass
+    finally:
+        for sock in socks:
+            sock.close()
+    return answered
+
+
+def test_connections_refused_for_their_rate_are_logged_with_their_count_at_most_every_10_s(redis_server: EmbeddedRedis) -> None:
+    """README Limits: "The log line `http_connections_refused_rate` says how many were refused, at
+    most every 10 s." With 1 new connection a second (2 at once), 8 connections at once from one
+    address: the first refused is logged at once (count 1), the others of that burst and of a
+    second burst are counted, not logged, within the 10 s."""
+    assert rest_connections.LOG_INTERVAL_S == 10.0
+
+    async def scenario() -> list[dict[str, Any]]:
+        async with replica_and_client(redis_server.url, http_address="127.0.0.1:0", http=HttpSettings(new_connections_per_second=1.0)) as (
+            replica_,
+            _client,
+        ):
+            with structlog.testing.capture_logs() as logged:
+                first = await asyncio.to_thread(_connections_answered, replica_.http_port, "127.0.0.23", 8)
+                second = await asyncio.to_thread(_connections_answered, replica_.http_port, "127.0.0.23", 8)
+            assert first < 8 and second < 8, (first, second)
+            return [line for line in logged if line.get("event") == "http_connections_refused_rate"]
+
+    lines = run(scenario(), timeout_s=60)
+    assert len(lines) == 1, lines
+    assert lines[0]["count"] == 1 and "faster than its rate" in lines[0]["text"], lines
