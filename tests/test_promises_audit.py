@@ -146,13 +146,16 @@ def test_stops_and_health_pings_are_the_readme_s() -> None:
     of Redis in a row (one a second, 2 s each) fail"; Tables: a bot decision "that waits for the
     replica's thinking place for half its claim's lease (5 s) is handed back due", and a retired
     game's clocks and bots "are looked at every 10 s, not at every poll of the deadline index
-    (four times a second)"."""
+    (four times a second)"; and the bounds of seat changes."""
     config = ReplicaConfig(redis_url="redis://127.0.0.1:1/0")
     assert config.grace_s == 5.0 and replica.BACKGROUND_GRACE_S == 1.0
     assert config.store_ping_s == readiness.PING_EVERY_S == 1.0
     assert (readiness.PING_TIMEOUT_S, readiness.FAILURES_BEFORE_NOT_SERVING) == (2.0, 2)
     assert deadlines.LEASE_MS / 2000 == 5.0
     assert seats.UNPLAYABLE_LOOK_AGAIN_MS == 10_000 and deadlines.POLL_S == 0.25
+    # Tables: "once an open game has 1,000 steps ... its seats can no longer be left, and once an
+    # active game has 20,000 neither (RESOURCE_EXHAUSTED `TOO_MANY_SEAT_CHANGES`)".
+    assert (seats.MAX_OPEN_GAME_STEPS, seats.MAX_ACTIVE_GAME_SEAT_CHANGES_UP_TO) == (1_000, 20_000)
 
 
 def test_long_answers_count_as_the_readme_s_calls() -> None:
