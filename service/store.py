@@ -740,15 +740,15 @@ class Store:
     async def lobby_filter_keys(self, cursor: int) -> tuple[int, list[str]]:
         """One bounded step of a search for the filter sets in Redis, of whatever kind (a kind
         this build no longer plays included): the keys it found and the cursor of the next step,
-        0 once the search has gone round. On one server a SCAN of ``FILTER_KEYS_STEP`` keys of
-        the keyspace; on a Cluster the keys of the lobby's slot (every lobby key has its hash
-        tag), from the node that serves it, a SCAN step of its keyspace as on one server (the
-        cursor is that node's). A slot's keys are more than the lobby's: those of the games whose
-        ids hash to it (at ten million games, over 2,400 keys), which a read of the slot's first
-        ``FILTER_KEYS_STEP`` keys, with no cursor past them, returned before any filter set."""
+        0 once the search has gone round: a SCAN step of ``FILTER_KEYS_STEP`` keys of the
+        server's keyspace, or on a Cluster of the node's that serves the lobby's slot (every lobby
+        key has its hash tag; the cursor is that node's). The slot holds the keys of the games
+        whose ids hash to it too (about 2,400 at ten million games): a read of its first 1,000
+        keys, with no cursor past them, found no filter set once they came first."""
         match = LOBBY_FILTER_PREFIX + "*"
         if self.lane is None:
-            node = self.client.get_node_from_key(LOBBY_KEY)
+            with _cluster_away():  # the slot not covered (the Cluster away): a ConnectionError
+                node = self.client.get_node_from_key(LOBBY_KEY)
             cursors, found = await self.client.execute_command(
                 "SCAN", cursor, "MATCH", match, "COUNT", FILTER_KEYS_STEP, target_nodes=node
             )
