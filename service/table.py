@@ -49,7 +49,7 @@ def validate(table: game_pb2.TableSettings, seats: int) -> None:
 
 
 def check_level(level: str) -> str:
-    """The bot level to use for ``level`` ("" for the best available)."""
+    """The bot level to use for ``level`` ("" for the server's default, ``BEST_BOT_LEVEL``)."""
     if level and level not in BOT_LEVELS:
         raise invalid("UNKNOWN_BOT_LEVEL", f"bot level must be one of {', '.join(BOT_LEVELS)}")
     return level or BEST_BOT_LEVEL
