@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import pathlib
 import re
+import secrets
 from dataclasses import dataclass
 from typing import Any, Awaitable, Iterator
 
@@ -88,6 +89,14 @@ MIN_REDIS_VERSION = (6, 2)
 # Only a lost connection: a command that timed out may have run, and is not sent again.
 RECONNECT_RETRIES = 1
 CLUSTER_PIPELINE_HEADROOM = 8
+# A lease's holder gives it back, and only its own: a lease that ran out and was taken by another
+# replica (or set by hand to hold the work off) is left alone.
+_RELEASE_LUA = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
 
 
 class RedisTooOld(RuntimeError):
@@ -305,6 +314,7 @@ class Store:
         self._fields = client.register_script(_FIELDS_LUA)
         self._presence = client.register_script(_PRESENCE_LUA)
         self._keep = client.register_script(_KEEP_LUA)
+        self._release = client.register_script(_RELEASE_LUA)
 
     @classmethod
     def from_url(
@@ -774,7 +784,18 @@ class Store:
 
     async def try_lock(self, name: str, ttl_ms: int) -> bool:
         """Take a short lease (for work one replica at a time should do); False if taken."""
-        return bool(await self.client.set(f"hustings:{{lobby}}:lock:{name}", "1", nx=True, px=ttl_ms))
+        return bool(await self.client.set(_lease_key(name), "1", nx=True, px=ttl_ms))
+
+    async def take_lease(self, name: str, ttl_ms: int) -> str:
+        """Take a short lease as ``try_lock`` does, under a token of its own that
+        ``release_lease`` takes; "" if taken."""
+        token = secrets.token_hex(8)
+        return token if await self.client.set(_lease_key(name), token, nx=True, px=ttl_ms) else ""
+
+    async def release_lease(self, name: str, token: str) -> bool:
+        """Give back a lease ``take_lease`` took, if it is still the one taken (it may have run
+        out and been taken since); True when it was given back."""
+        return bool(await self._release(keys=[_lease_key(name)], args=[token]))
 
     async def lobby_after(self, position: str, count: int) -> list[tuple[str, int]]:
         """Up to ``count`` (game id, creation time) entries of the lobby, newest first, from just
@@ -812,6 +833,11 @@ class Store:
                 summary.ParseFromString(data)
                 summaries[game_id] = summary
         return summaries
+
+
+def _lease_key(name: str) -> str:
+    """The key of a lease (``Store.take_lease``), in the lobby's slot."""
+    return f"hustings:{{lobby}}:lock:{name}"
 
 
 def _unindex_keys(kinds: "list[str] | tuple[str, ...]") -> list[str]:
