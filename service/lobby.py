@@ -43,7 +43,7 @@ from hustings.service.store import (
     Store,
     filterable,
     game_id_of_position,
-    kind_of_filter_key,
+    kind_filter_keys,
     lobby_filter_key,
     lobby_position,
 )
@@ -345,14 +345,13 @@ class LobbyRepair(BackgroundLoop):
         self._prune_from = 0
         self._refile_from = 0
         # The sweep walks one filter set at a time, from a lobby position on: the keys of
-        # ``_SWEPT_KEYS``, then those of other kinds found in Redis, a step of the search a pass
-        # (``_find_filter_sets``; the search's cursor, and the keys found that are not yet
-        # walked, or walked and not yet found empty).
+        # ``_SWEPT_KEYS``, then those of the kinds filed in Redis that this build does not play
+        # (``Store.filed_kinds``, read as each round begins: ``_retired``).
         self._sweep_slot = 0
         self._sweep_from = ""
         self._sweep_keys = list(_SWEPT_KEYS)
-        self._filter_cursor = 0
-        self._found_keys: set[str] = set()
+        self._retired: tuple[str, ...] = ()
+        self._walked = False  # the search of the keyspace for sets of unnamed kinds has gone round
         # Set by a pass whose prune stopped at its bound with most of its last batch expired.
         self.behind = False
         self._last_whole = -float("inf")  # when this replica last ran a whole pass (monotonic)
@@ -512,7 +511,7 @@ class LobbyRepair(BackgroundLoop):
             # An entry may wait the grace for its creating commit; an open game's no longer than
             # it waits for its players: one made to wait a second is gone after it, not a minute.
             if summary is None:
-                gone.append((game_id, tuple(games())))
+                gone.append((game_id, tuple(games()) + self._retired))
             elif now - summary.created_at >= self.ghost_grace_s or 0 < summary.open_until <= now:
                 gone.append((game_id, (summary.kind,)))
         await self.store.unindex_many(gone)
@@ -551,18 +550,21 @@ class LobbyRepair(BackgroundLoop):
         """Drop from the filter sets one batch of positions whose games have left the lobby
         (dropped by a replica that does not keep the filter sets, or by a page of an earlier
         release that met an unlisted table's entry with no summary left and kept it in its
-        kind's sets), one status's set, then one kind's, at a time, then the sets found in Redis
-        of kinds this build does not play (a kind taken out of the build, whose games' entries
-        left with no summary to name it: their positions would stay in its sets for good).
-        Only positions whose games are no longer in the lobby are dropped: a kind's listed
+        kind's sets), one status's set, then one kind's, at a time, then the sets of the kinds
+        filed in Redis that this build does not play (a kind taken out of the build, whose games'
+        entries left with no summary to name it: their positions would stay in its sets for
+        good). Only positions whose games are no longer in the lobby are dropped: a kind's listed
         games, played or not by this build, keep theirs until they leave, so a replica of a
         release that plays the kind, rolled back to or still running, finds them filed."""
-        await self._find_filter_sets()
+        if not self._walked:
+            self._walked = await self.store.filter_walk_step()
+        if self._sweep_slot == 0 and not self._sweep_from:
+            await self._find_filter_sets()
         key = self._sweep_keys[self._sweep_slot]
         positions = await self.store.filed_oldest_first(key, self._sweep_from, REFILE_BATCH)
         ids = [game_id_of_position(p) for p in positions]
-        # Every kind whose sets may hold the position: this build's, and the others found.
-        kinds = tuple(games()) + tuple(sorted({kind_of_filter_key(k) for k in self._found_keys} - {""}))
+        # Every kind whose sets may hold the position: this build's, and the others filed.
+        kinds = tuple(games()) + self._retired
         dropped = 0
         for position, game_id, kept in zip(positions, ids, await self.store.in_lobby(ids)):
             if not kept:
@@ -571,20 +573,21 @@ class LobbyRepair(BackgroundLoop):
         if len(positions) == REFILE_BATCH:
             self._sweep_from = positions[-1]
             return dropped
-        if not positions and not self._sweep_from:
-            self._found_keys.discard(key)  # gone (an empty sorted set is no key): found again if it comes back
-        self._sweep_from, self._sweep_slot = "", self._sweep_slot + 1
-        if self._sweep_slot == len(self._sweep_keys):  # gone round: the sets found meanwhile join
-            self._sweep_slot = 0
-            self._sweep_keys = _SWEPT_KEYS + sorted(self._found_keys - set(_SWEPT_KEYS))
+        self._sweep_from, self._sweep_slot = "", (self._sweep_slot + 1) % len(self._sweep_keys)
         return dropped
 
     async def _find_filter_sets(self) -> None:
-        """One bounded step of the search for filter sets in Redis (``Store.lobby_filter_keys``)
-        that keeps those of kinds this build does not play, for the sweep."""
-        self._filter_cursor, keys = await self.store.lobby_filter_keys(self._filter_cursor)
+        """The filter sets of kinds this build does not play, for the sweep's round that begins:
+        those of the kinds filed (``Store.filed_kinds``: the index script and the refile name
+        each kind they file), after a step of the search of the keyspace for sets that releases
+        before that set was kept filed (``Store.filter_walk_step``, a step a pass until it has gone
+        round once) adds. That search alone took 40,000 passes (about 42 hours) at 40 million
+        keys before it found a retired kind's sets; the set of kinds names them at once."""
+        kinds, walked = await self.store.filed_kinds()
+        self._walked = self._walked or walked
         known = set(games())
-        self._found_keys.update(k for k in keys if kind_of_filter_key(k) and kind_of_filter_key(k) not in known)
+        self._retired = tuple(sorted(kinds - known))
+        self._sweep_keys = _SWEPT_KEYS + [key for kind in self._retired for key in kind_filter_keys(kind)]
 
     async def _drop_ghosts(self, game_ids: list[str]) -> int:
         """Drop live entries whose games do not exist (``_drop_gone``); how many were dropped."""

@@ -12,7 +12,10 @@ The lobby lives outside any game's slot, under its own hash tag: ``hustings:{lob
 ``hustings:{lobby}:versions`` and ``hustings:{lobby}:live`` (games not finished, to repair), and
 the filter sets ``hustings:{lobby}:filter:kind:<kind>``, ``…:filter:status:<n>`` and
 ``…:filter:kind:<kind>:status:<n>`` (each game's lobby position at score 0, so in lobby order),
-from which a filtered ListGames reads only the games that match. It is only an index: never
+from which a filtered ListGames reads only the games that match, and ``hustings:{lobby}:filed-kinds``
+(the kinds filed there, a handful, which the lobby repair's sweep reads rather than search the
+keyspace for filter sets; ``…:filed-kinds:walk``: how far a search of the keyspace for sets filed
+before that set was kept has gone, ``done`` once it went round). It is only an index: never
 written with an older summary over a newer one, and repaired from the games themselves
 (``service/lobby.py``), since on Redis Cluster no script can write a game and the lobby together.
 """
@@ -45,6 +48,12 @@ LOBBY_GAMES_KEY = "hustings:{lobby}:summaries"
 LOBBY_VERSIONS_KEY = "hustings:{lobby}:versions"
 LOBBY_LIVE_KEY = "hustings:{lobby}:live"
 LOBBY_FILTER_PREFIX = "hustings:{lobby}:filter:"
+# The kinds ever filed in the filter sets (``lua/index.lua`` and ``Store.refile`` add theirs; the
+# search of the keyspace adds those it finds), and the state of that search, shared by the
+# replicas: "<node> <cursor>" while it goes on, ``FILTER_WALK_DONE`` once it has gone round.
+LOBBY_KINDS_KEY = "hustings:{lobby}:filed-kinds"
+FILTER_WALK_KEY = "hustings:{lobby}:filed-kinds:walk"
+FILTER_WALK_DONE = b"done"
 # The statuses a game is filed under, in the order the lobby scripts take their sets.
 FILED_STATUSES = (game_pb2.GAME_STATUS_OPEN, game_pb2.GAME_STATUS_ACTIVE, game_pb2.GAME_STATUS_FINISHED)
 # What a kind may look like to name a filter set (registered kinds do; a client's string that
@@ -217,7 +226,7 @@ def filterable(kind: str, status: int) -> bool:
     return (not kind or bool(FILED_KIND_RE.fullmatch(kind))) and (not status or status in FILED_STATUSES)
 
 
-def _kind_keys(kind: str) -> list[str]:
+def kind_filter_keys(kind: str) -> list[str]:
     """A kind's filter set, then its sets by status (in ``FILED_STATUSES`` order)."""
     return [lobby_filter_key(kind)] + [lobby_filter_key(kind, s) for s in FILED_STATUSES]
 
@@ -282,8 +291,10 @@ class CommitResult:
 def index_call(summary: game_pb2.GameSummary, made: bool = False) -> tuple[list[str], list[str | int | bytes]]:
     """The keys and arguments of ``lua/index.lua`` that file ``summary`` in the lobby (``made``:
     ``Store.index``'s)."""
-    kind_keys = _kind_keys(summary.kind)
-    keys = [LOBBY_KEY, LOBBY_GAMES_KEY, LOBBY_VERSIONS_KEY, LOBBY_LIVE_KEY, kind_keys[0], *_STATUS_KEYS, *kind_keys[1:]]
+    kind_keys = kind_filter_keys(summary.kind)
+    keys = [
+        LOBBY_KEY, LOBBY_GAMES_KEY, LOBBY_VERSIONS_KEY, LOBBY_LIVE_KEY, kind_keys[0], *_STATUS_KEYS, *kind_keys[1:], LOBBY_KINDS_KEY
+    ]
     args: list[str | int | bytes] = [
         summary.game_id,
         summary.created_at,
@@ -293,6 +304,7 @@ def index_call(summary: game_pb2.GameSummary, made: bool = False) -> tuple[list[
         lobby_position(summary.created_at, summary.game_id),
         summary.status,
         "1" if made else "0",
+        summary.kind,
     ]
     return keys, args
 
@@ -713,8 +725,14 @@ class Store:
 
     async def refile(self, summaries: list[game_pb2.GameSummary]) -> int:
         """File lobby entries under their kind and status as their summaries say (each unless a
-        newer summary has been written since it was read); how many memberships changed."""
+        newer summary has been written since it was read), their kinds added to the filed
+        kinds (``LOBBY_KINDS_KEY``: entries written by a release that did not keep it); how many
+        memberships changed."""
         changed = 0
+        named = sorted({s.kind for s in summaries if FILED_KIND_RE.fullmatch(s.kind) and s.status in FILED_STATUSES})
+        if named:
+            # The kinds first: a kind's sets are never there unnamed by the set the sweep reads.
+            await self.client.sadd(LOBBY_KINDS_KEY, *named)
         for start in range(0, len(summaries), REFILE_CHUNK):
             keys: list[str] = [LOBBY_VERSIONS_KEY, *_STATUS_KEYS]
             args: list[str | int | bytes] = []
@@ -724,7 +742,7 @@ class Store:
                     continue
                 if summary.kind not in kinds:
                     kinds[summary.kind] = len(kinds)
-                    keys += _kind_keys(summary.kind)
+                    keys += kind_filter_keys(summary.kind)
                 position = lobby_position(summary.created_at, summary.game_id)
                 args += [summary.game_id, summary.version, position, kinds[summary.kind], summary.status]
             if args:
@@ -755,10 +773,17 @@ class Store:
         key has its hash tag; the cursor is that node's). The slot holds the keys of the games
         whose ids hash to it too (about 2,400 at ten million games): a read of its first 1,000
         keys, with no cursor past them, found no filter set once they came first."""
+        _node, cursor, keys = await self._filter_keys_step(cursor)
+        return cursor, keys
+
+    async def _filter_keys_step(self, cursor: int) -> tuple[str, int, list[str]]:
+        """``lobby_filter_keys``, with the node it searched ("" on one server)."""
         match = LOBBY_FILTER_PREFIX + "*"
+        name = ""
         if self.lane is None:
             with _cluster_away():  # the slot not covered (the Cluster away): a ConnectionError
                 node = self.client.get_node_from_key(LOBBY_KEY)
+            name = node.name
             cursors, found = await self.client.execute_command(
                 "SCAN", cursor, "MATCH", match, "COUNT", FILTER_KEYS_STEP, target_nodes=node
             )
@@ -766,7 +791,44 @@ class Store:
         else:
             cursor, found = await self.client.scan(cursor, match=match, count=FILTER_KEYS_STEP)
         keys = [k.decode() if isinstance(k, bytes) else k for k in found]
-        return int(cursor), [k for k in keys if k.startswith(LOBBY_FILTER_PREFIX)]
+        return name, int(cursor), [k for k in keys if k.startswith(LOBBY_FILTER_PREFIX)]
+
+    def _lobby_node(self) -> str:
+        """The name of the Cluster node that serves the lobby's slot ("" on one server)."""
+        if self.lane is not None:
+            return ""
+        with _cluster_away():
+            return str(self.client.get_node_from_key(LOBBY_KEY).name)
+
+    async def filed_kinds(self) -> tuple[set[str], bool]:
+        """The kinds filed in the lobby's filter sets (``LOBBY_KINDS_KEY``), and whether the
+        search of the keyspace for sets filed before that set was kept has gone round
+        (``filter_walk_step``), in one round trip."""
+        async with self.client.pipeline(transaction=False) as pipe:
+            pipe.smembers(LOBBY_KINDS_KEY)
+            pipe.get(FILTER_WALK_KEY)
+            members, walk = await pipe.execute()
+        kinds = {k.decode() if isinstance(k, bytes) else k for k in members}
+        return {k for k in kinds if FILED_KIND_RE.fullmatch(k)}, walk == FILTER_WALK_DONE
+
+    async def filter_walk_step(self) -> bool:
+        """One step (``lobby_filter_keys``) of the search of the keyspace for filter sets, from
+        where the last step of any replica stopped, adding the kinds of the sets it finds to
+        ``LOBBY_KINDS_KEY``; True once the search has gone round since that set was first kept
+        (it is not searched again). Only sets filed by a release that did not keep the set of
+        kinds can be missing from it. A search whose Cluster node changed (a failover, the lobby's
+        slot moved) begins again on the new one."""
+        state = await self.client.get(FILTER_WALK_KEY)
+        if state == FILTER_WALK_DONE:
+            return True
+        node, _, at = (state or b"").decode().partition(" ")
+        cursor = int(at) if at.isdigit() and node == self._lobby_node() else 0
+        name, after, keys = await self._filter_keys_step(cursor)
+        kinds = {kind_of_filter_key(k) for k in keys} - {""}
+        if kinds:
+            await self.client.sadd(LOBBY_KINDS_KEY, *sorted(kinds))
+        await self.client.set(FILTER_WALK_KEY, FILTER_WALK_DONE if not after else f"{name} {after}".encode())
+        return not after
 
     async def in_lobby(self, game_ids: list[str]) -> list[bool]:
         """Whether each game has an entry in the lobby sorted set."""
@@ -845,7 +907,7 @@ def _unindex_keys(kinds: "list[str] | tuple[str, ...]") -> list[str]:
     keys = [LOBBY_KEY, LOBBY_GAMES_KEY, LOBBY_VERSIONS_KEY, LOBBY_LIVE_KEY, *_STATUS_KEYS]
     for kind in dict.fromkeys(kinds):
         if FILED_KIND_RE.fullmatch(kind):
-            keys += _kind_keys(kind)
+            keys += kind_filter_keys(kind)
     return keys
 
 

@@ -4,12 +4,15 @@
 -- KEYS[1] lobby sorted set   KEYS[2] summaries hash   KEYS[3] versions hash   KEYS[4] live set
 -- KEYS[5] the kind's filter set   KEYS[6..8] the OPEN, ACTIVE, FINISHED filter sets
 -- KEYS[9..11] the kind's OPEN, ACTIVE, FINISHED filter sets
+-- KEYS[12] the set of kinds filed (the lobby repair's sweep reads it to find every kind's sets)
 -- ARGV[1] game id   ARGV[2] creation time   ARGV[3] version   ARGV[4] summary   ARGV[5] "1" when finished
 -- ARGV[6] the game's lobby position ("<creation time, 12 digits>:<game id>")   ARGV[7] its status (1-3)
 -- ARGV[8] "1" for the summary of a game its commit has just made: an entry of the same creation
 -- time is left as it is (the same summary, or a later step's), and one of another creation time
 -- (another attempt's to make the game, or its namesake's) is replaced whatever its version, in
 -- this one step: the game is never out of the lobby in between. Absent from earlier releases.
+-- ARGV[9] the game's kind (absent from earlier releases, whose writes the repair's refile and
+-- its search of the keyspace find).
 local before = redis.call('ZSCORE', KEYS[1], ARGV[1])
 local current = tonumber(redis.call('HGET', KEYS[3], ARGV[1]) or '0')
 if ARGV[8] == '1' then
@@ -39,6 +42,7 @@ end
 -- The filter sets hold positions at score 0, so they are ordered by position: creation time,
 -- then game id, the very order of the lobby sorted set (which breaks ties of a score by member).
 local status = tonumber(ARGV[7])
+redis.call('SADD', KEYS[12], ARGV[9])
 redis.call('ZADD', KEYS[5], 0, ARGV[6])
 for slot = 1, 3 do
   if slot == status then
