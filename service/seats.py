@@ -62,7 +62,10 @@ INSTANT_LEVELS = frozenset({"random"})
 # processes on two cores it ended at most 9 ms past its time. A greedy bot's longest decisions
 # (The Spin Doctors' 924 Staffs, Stimmvieh's 126 top candidates, Wahlspiel's 73 moves) took up to
 # 18 ms on an idle machine and often 20-40 ms beside two busy processes: at 20 ms, they were made
-# public later than a forced move. A slower floor costs each greedy decision its wait, a table of
+# public later than a forced move. On a slower machine of the same kind the Staff choice took
+# 16-36 ms idle (median 17) and up to 60 ms beside two busy processes (median 34); since the
+# heuristic keeps each Locality's gains (``hustings.ai.heuristics._spot_gains``), 11-25 ms idle
+# (median 12) and up to 46 ms beside them (median 23). A slower floor costs each greedy decision its wait, a table of
 # bots alone a step every 150 ms rather than 120.
 THINKING_FLOOR_S = {"greedy": 0.05, "strong": SERVER_DECISION_S}
 Change = game_pb2.SeatChanged.Change

@@ -15,7 +15,11 @@ from hustings.service import table
 from hustings.service.seats import THINKING_FLOOR_S
 from hustings.v1 import game_pb2
 
-GREEDY_RUNS = 3  # the quickest of a few: a loaded machine slows one run, not the decision
+# The quickest of a few runs, spread out (a loaded machine slows some runs, not the decision;
+# a busy neighbour for a moment slows runs made one right after another alike), stopping at the
+# first that fits.
+GREEDY_RUNS = 8
+GREEDY_PAUSE_S = 0.25
 # Room the strong search leaves before its floor at least, where its time runs out: its
 # overrun (one playout past its time) was at most 9 ms beside two busy processes on two cores.
 STRONG_ROOM_S = 0.025
@@ -49,8 +53,9 @@ def test_a_strong_search_that_runs_out_of_time_ends_well_before_its_floor() -> N
 
 def test_the_longest_greedy_decision_takes_at_most_half_its_floor() -> None:
     """The Spin Doctors' opening Staff choice for a player's seat (924 Staffs, five players) is
-    the greedy level's longest decision: 13-18 ms on an idle machine, 20-40 ms and more beside
-    two busy processes. The floor was 20 ms; half of it leaves a machine twice as slow the same."""
+    the greedy level's longest decision: 11-25 ms on an idle machine (16-36 ms before its
+    heuristic kept each Locality's gains), up to 46 ms beside two busy processes. The floor was
+    20 ms; half of it leaves a machine twice as slow the same."""
     game, state, seat = _opening("spin_doctors", 5, b"floor" * 6 + b"sd")
     assert len(table.DecisionsOnly(game).legal_moves(state, seat)) == 924  # type: ignore[arg-type]
     quickest = float("inf")
@@ -58,6 +63,9 @@ def test_the_longest_greedy_decision_takes_at_most_half_its_floor() -> None:
         began = time.perf_counter()
         table.bot_move(game, state, seat, "greedy", random.Random(run), stand_in=True)  # type: ignore[arg-type]
         quickest = min(quickest, time.perf_counter() - began)
+        if quickest * 2 <= THINKING_FLOOR_S["greedy"]:
+            break
+        time.sleep(GREEDY_PAUSE_S)
     assert quickest * 2 <= THINKING_FLOOR_S["greedy"], (
         f"the decision took {quickest * 1000:.1f} ms at its quickest, more than half the floor of"
         f" {THINKING_FLOOR_S['greedy'] * 1000:.0f} ms"
