@@ -844,13 +844,9 @@ class Store:
         versions = await self.client.hmget(LOBBY_VERSIONS_KEY, ids)
         return [(i.decode(), int(v or 0)) for i, v in zip(ids, versions)]
 
-    async def try_lock(self, name: str, ttl_ms: int) -> bool:
-        """Take a short lease (for work one replica at a time should do); False if taken."""
-        return bool(await self.client.set(_lease_key(name), "1", nx=True, px=ttl_ms))
-
     async def take_lease(self, name: str, ttl_ms: int) -> str:
-        """Take a short lease as ``try_lock`` does, under a token of its own that
-        ``release_lease`` takes; "" if taken."""
+        """Take a short lease (for work one replica at a time should do), under a token of its
+        own that ``release_lease`` takes; "" if taken."""
         token = secrets.token_hex(8)
         return token if await self.client.set(_lease_key(name), token, nx=True, px=ttl_ms) else ""
 
