@@ -50,7 +50,8 @@ LOBBY_LIVE_KEY = "hustings:{lobby}:live"
 LOBBY_FILTER_PREFIX = "hustings:{lobby}:filter:"
 # The kinds ever filed in the filter sets (``lua/index.lua`` and ``Store.refile`` add theirs; the
 # search of the keyspace adds those it finds), and the state of that search, shared by the
-# replicas: "<node> <cursor>" while it goes on, ``FILTER_WALK_DONE`` once it has gone round.
+# replicas: "<run id of the Redis process searched> <its cursor>" while it goes on,
+# ``FILTER_WALK_DONE`` once it has gone round.
 LOBBY_KINDS_KEY = "hustings:{lobby}:filed-kinds"
 FILTER_WALK_KEY = "hustings:{lobby}:filed-kinds:walk"
 FILTER_WALK_DONE = b"done"
@@ -773,32 +774,30 @@ class Store:
         key has its hash tag; the cursor is that node's). The slot holds the keys of the games
         whose ids hash to it too (about 2,400 at ten million games): a read of its first 1,000
         keys, with no cursor past them, found no filter set once they came first."""
-        _node, cursor, keys = await self._filter_keys_step(cursor)
+        _process, cursor, keys = await self._filter_keys_step(cursor)
         return cursor, keys
 
     async def _filter_keys_step(self, cursor: int) -> tuple[str, int, list[str]]:
-        """``lobby_filter_keys``, with the node it searched ("" on one server)."""
+        """``lobby_filter_keys``, with the run id of the Redis process that answered (the
+        server, or the Cluster node that serves the lobby's slot), to which alone its cursors
+        mean anything: a process places keys in its hash table by a seed drawn as it starts. On
+        one server both are read on one connection, so from one process."""
         match = LOBBY_FILTER_PREFIX + "*"
-        name = ""
         if self.lane is None:
             with _cluster_away():  # the slot not covered (the Cluster away): a ConnectionError
                 node = self.client.get_node_from_key(LOBBY_KEY)
-            name = node.name
+            server = await self.client.info("server", target_nodes=node)
             cursors, found = await self.client.execute_command(
                 "SCAN", cursor, "MATCH", match, "COUNT", FILTER_KEYS_STEP, target_nodes=node
             )
             cursor = next(iter(cursors.values()), 0) if isinstance(cursors, dict) else cursors
         else:
-            cursor, found = await self.client.scan(cursor, match=match, count=FILTER_KEYS_STEP)
+            async with self.client.pipeline(transaction=False) as pipe:
+                pipe.info("server")
+                pipe.scan(cursor, match=match, count=FILTER_KEYS_STEP)
+                server, (cursor, found) = await pipe.execute()
         keys = [k.decode() if isinstance(k, bytes) else k for k in found]
-        return name, int(cursor), [k for k in keys if k.startswith(LOBBY_FILTER_PREFIX)]
-
-    def _lobby_node(self) -> str:
-        """The name of the Cluster node that serves the lobby's slot ("" on one server)."""
-        if self.lane is not None:
-            return ""
-        with _cluster_away():
-            return str(self.client.get_node_from_key(LOBBY_KEY).name)
+        return str(server.get("run_id", "")), int(cursor), [k for k in keys if k.startswith(LOBBY_FILTER_PREFIX)]
 
     async def filed_kinds(self) -> tuple[set[str], bool]:
         """The kinds filed in the lobby's filter sets (``LOBBY_KINDS_KEY``), and whether the
@@ -816,18 +815,25 @@ class Store:
         where the last step of any replica stopped, adding the kinds of the sets it finds to
         ``LOBBY_KINDS_KEY``; True once the search has gone round since that set was first kept
         (it is not searched again). Only sets filed by a release that did not keep the set of
-        kinds can be missing from it. A search whose Cluster node changed (a failover, the lobby's
-        slot moved) begins again on the new one."""
+        kinds can be missing from it. A search whose Redis process changed (a restart, a failover,
+        the lobby's slot moved to another Cluster node) begins again: a SCAN cursor of another
+        process passes over keys of this one's at random, and a search that went on from it
+        would end with sets never found, for good."""
         state = await self.client.get(FILTER_WALK_KEY)
         if state == FILTER_WALK_DONE:
             return True
-        node, _, at = (state or b"").decode().partition(" ")
-        cursor = int(at) if at.isdigit() and node == self._lobby_node() else 0
-        name, after, keys = await self._filter_keys_step(cursor)
+        process, _, at = (state or b"").decode().partition(" ")
+        cursor = int(at) if at.isdigit() else 0
+        answered, after, keys = await self._filter_keys_step(cursor)
         kinds = {kind_of_filter_key(k) for k in keys} - {""}
         if kinds:
             await self.client.sadd(LOBBY_KINDS_KEY, *sorted(kinds))
-        await self.client.set(FILTER_WALK_KEY, FILTER_WALK_DONE if not after else f"{name} {after}".encode())
+        if cursor and answered != process:
+            # Another process's cursor (or one kept by a build that did not name the process):
+            # what it found is kept, and the search begins again from this process's start.
+            await self.client.set(FILTER_WALK_KEY, f"{answered} 0".encode())
+            return False
+        await self.client.set(FILTER_WALK_KEY, FILTER_WALK_DONE if not after else f"{answered} {after}".encode())
         return not after
 
     async def in_lobby(self, game_ids: list[str]) -> list[bool]:
