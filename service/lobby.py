@@ -361,25 +361,27 @@ class LobbyRepair(BackgroundLoop):
             # Jitter keeps replicas from asking for the lease at the same instant.
             await asyncio.sleep(self.interval_s * random.uniform(0.5, 1.0))
             try:
-                for _ in range(PRUNE_AGAIN_MAX):
-                    if not await self.leased_pass() or self._stopping:
+                for again in range(PRUNE_AGAIN_MAX):
+                    if not await self.leased_pass(following=again > 0) or self._stopping:
                         break
                     await asyncio.sleep(PRUNE_AGAIN_S)
             except RedisError as error:
                 self.failed(log, "lobby_repair_failed", error)
 
-    async def leased_pass(self) -> bool:
+    async def leased_pass(self, following: bool = False) -> bool:
         """A pass under the repair's lease, if no replica holds it: the whole repair, or the
-        prune alone when this replica ran the whole within ``interval_s`` (a pass following one
-        that was behind). Returns whether the prune is behind (``behind``): the lease is then
-        given back, so that the next pass, on whichever replica, need not wait it out; else it is
-        kept until it runs out, so that passes come at most once a lease whatever the number of
-        replicas."""
+        prune alone when it is ``following`` this replica's pass that was behind and this replica
+        ran the whole within ``interval_s``. Returns whether the prune is behind (``behind``):
+        the lease is then given back, so that the next pass, on whichever replica, need not wait
+        it out; else it is kept until it runs out, so that passes come at most once a lease
+        whatever the number of replicas. A pass on the loop's own time is always the whole: one
+        replica's lease runs out (4.5 s) before its interval has gone by (5 s), and its passes
+        that took the lease as it ran out were the prune alone, a sixth of them at rest."""
         token = await self.store.take_lease("repair", int(self.interval_s * 1000 * 0.9))
         if not token:
             return False
         self.behind = False
-        if time.monotonic() - self._last_whole >= self.interval_s:
+        if not following or time.monotonic() - self._last_whole >= self.interval_s:
             self._last_whole = time.monotonic()
             await self.repair_once()
         else:

@@ -100,7 +100,7 @@ def test_a_pass_behind_is_bounded_and_gives_the_lease_back(tmp_path: pathlib.Pat
 
             # The first replica's next pass (of the prune alone, as soon) drops the rest: it is
             # not behind, and keeps the lease until it runs out.
-            assert await repair.leased_pass() is False
+            assert await repair.leased_pass(following=True) is False
             assert await store.client.zcard(LOBBY_KEY) == 0
             assert await store.client.get(REPAIR_LEASE) is not None, "a pass not behind gave the lease back"
             assert await other.leased_pass() is False  # held: no pass
