@@ -833,8 +833,33 @@ class Store:
             # what it found is kept, and the search begins again from this process's start.
             await self.client.set(FILTER_WALK_KEY, f"{answered} 0".encode())
             return False
+        if not after and await self._lobby_slot_leaving():
+            # Gone round while the lobby's slot moves to another node: the keys moved already
+            # are on that one, out of this SCAN. The search begins again, and once the slot has
+            # moved goes on with the other node (another process).
+            await self.client.set(FILTER_WALK_KEY, f"{answered} 0".encode())
+            return False
         await self.client.set(FILTER_WALK_KEY, FILTER_WALK_DONE if not after else f"{answered} {after}".encode())
         return not after
+
+    async def _lobby_slot_leaving(self) -> bool:
+        """Whether the Cluster node that serves the lobby's slot is moving it to another (a
+        reshard under way: CLUSTER NODES marks it migrating); never on one server."""
+        if self.lane is not None:
+            return False
+        with _cluster_away():
+            node = self.client.get_node_from_key(LOBBY_KEY)
+        slot = self.client.keyslot(LOBBY_KEY)
+        nodes = await self.client.execute_command("CLUSTER NODES", target_nodes=node)
+        if isinstance(nodes, (bytes, str)):  # unparsed: the node's own line marks "[<slot>->-<node id>]"
+            text = nodes.decode() if isinstance(nodes, bytes) else nodes
+            return any("myself" in line and f"[{slot}->-" in line for line in text.splitlines())
+        return any(
+            str(move.get("slot")) == str(slot) and move.get("state") == "migrating"
+            for about in nodes.values()
+            if "myself" in str(about.get("flags", ""))
+            for move in about.get("migrations", [])
+        )
 
     async def in_lobby(self, game_ids: list[str]) -> list[bool]:
         """Whether each game has an entry in the lobby sorted set."""

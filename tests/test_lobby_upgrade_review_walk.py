@@ -2,17 +2,19 @@
 (``Store.filter_walk_step``), against a real Redis restarted in the middle of it: a SCAN cursor
 means something only to the process that gave it, so the search begins again on the new one
 rather than go on from a place that passes over keys at random and end, for good, with sets never
-found."""
+found; on a Cluster, a search that goes round while the lobby's slot moves to another node does not
+end there."""
 
 from __future__ import annotations
 
 import pathlib
 
+import redis
 import redis.asyncio as aioredis
 
-from conftest import run
+from conftest import redis_cluster, run
 from hustings.service.embedded_redis import EmbeddedRedis
-from hustings.service.store import FILTER_WALK_KEY, LOBBY_KINDS_KEY, Store, lobby_filter_key
+from hustings.service.store import FILTER_WALK_KEY, LOBBY_KEY, LOBBY_KINDS_KEY, Store, lobby_filter_key
 
 CROWD_KEYS = 20_000  # other keys of the server: the search goes round in some 20 steps of 1,000
 KINDS = [f"retired_{n}" for n in range(16)]  # kinds no build plays, each with one set
@@ -93,3 +95,55 @@ def test_a_search_state_of_the_build_before_names_no_process_and_begins_again(tm
 
     with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
         run(scenario(server.url), 60)
+
+
+def test_a_search_that_goes_round_while_the_lobby_slot_moves_goes_on_with_the_node_it_moves_to(tmp_path: pathlib.Path) -> None:
+    """A three-master Cluster moves the lobby's slot to another node (a reshard), and a retired
+    kind's set left by the release before has moved already when the search of the node
+    serving the slot goes round: it does not end there, and once the slot has moved it searches
+    the other node and finds the set. Before, it ended at once (the set out of its SCAN) and
+    was never taken again."""
+
+    def move(source: redis.Redis, target_port: int, keys: list[bytes]) -> None:
+        for key in keys:
+            source.execute_command("MIGRATE", "127.0.0.1", target_port, key, 0, 5000)
+
+    async def scenario(url: str, ports: list[int]) -> None:
+        store = Store.from_url(url)
+        try:
+            await store.client.get(FILTER_WALK_KEY)  # the client learns the Cluster's slots
+            serving = store.client.get_node_from_key(LOBBY_KEY)
+            slot = store.client.keyslot(LOBBY_KEY)
+            source = redis.Redis(host="127.0.0.1", port=serving.port)
+            target_port = next(port for port in ports if port != serving.port)
+            target = redis.Redis(host="127.0.0.1", port=target_port)
+            everyone = [redis.Redis(host="127.0.0.1", port=port) for port in ports]
+            try:
+                retired = lobby_filter_key(KINDS[0])
+                await store.client.zadd(retired, {"000000000001:ggone": 0})
+                source_id, target_id = source.execute_command("CLUSTER MYID"), target.execute_command("CLUSTER MYID")
+                target.execute_command("CLUSTER SETSLOT", slot, "IMPORTING", source_id)
+                source.execute_command("CLUSTER SETSLOT", slot, "MIGRATING", target_id)
+                move(source, target_port, [retired.encode()])
+
+                for _ in range(3):  # the slot still moving: the search does not end
+                    assert not await store.filter_walk_step()
+                assert await store.client.get(FILTER_WALK_KEY) != b"done"
+
+                move(source, target_port, source.execute_command("CLUSTER GETKEYSINSLOT", slot, 1000))
+                for node in everyone:
+                    node.execute_command("CLUSTER SETSLOT", slot, "NODE", target_id)
+                for _ in range(MAX_STEPS):
+                    if await store.filter_walk_step():
+                        break
+                else:
+                    raise AssertionError("the search did not come round")
+                assert await _named(store) == {KINDS[0]}
+            finally:
+                for client in [source, target, *everyone]:
+                    client.close()
+        finally:
+            await store.close()
+
+    with redis_cluster(tmp_path / "cluster") as nodes:
+        run(scenario(f"redis+cluster://127.0.0.1:{nodes[0].port}", [n.port for n in nodes]), 60)
