@@ -844,13 +844,17 @@ class Store:
 
     async def _lobby_slot_leaving(self) -> bool:
         """Whether the Cluster node that serves the lobby's slot is moving it to another (a
-        reshard under way: CLUSTER NODES marks it migrating); never on one server."""
+        reshard under way: CLUSTER NODES marks it migrating); never on one server, nor where
+        the command is refused."""
         if self.lane is not None:
             return False
         with _cluster_away():
             node = self.client.get_node_from_key(LOBBY_KEY)
         slot = self.client.keyslot(LOBBY_KEY)
-        nodes = await self.client.execute_command("CLUSTER NODES", target_nodes=node)
+        try:
+            nodes = await self.client.execute_command("CLUSTER NODES", target_nodes=node)
+        except ResponseError:  # a Cluster that does not answer it (some hosted ones): as before
+            return False
         if isinstance(nodes, (bytes, str)):  # unparsed: the node's own line marks "[<slot>->-<node id>]"
             text = nodes.decode() if isinstance(nodes, bytes) else nodes
             return any("myself" in line and f"[{slot}->-" in line for line in text.splitlines())
