@@ -227,8 +227,10 @@ def test_a_client_told_to_wait_keeps_its_connection_and_one_flooding_loses_it(re
                     assert chunk == b"", "a flooding client's connection stayed open"
                     assert b"connection: close" in answered.lower()
                     assert answered.count(b"HTTP/1.1 429") < 20, "every pipelined request was answered"
-                with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
-                    with pytest.raises(ConnectionError):
+                # The reset may reach the client before its connect() has returned (a loaded
+                # machine): that is the same refusal.
+                with pytest.raises(ConnectionError):
+                    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
                         head = _get(sock, "/no/such/route")
                         if not head:
                             raise ConnectionResetError("closed before any answer")
