@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import re
 import resource
-import socket
 import uuid
 from typing import Any, Iterator
 
@@ -21,6 +20,7 @@ import structlog
 from conftest import REPO, run
 from rest_helpers import LiveRest, request_id
 from service_helpers import replica_and_client
+from test_rest_connection_churn import _exchanges
 from hustings.service import deadlines, grpc_api, grpc_arrivals, limits, readiness, replica, rest, rest_routes, seats, unattended
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service import rest_connections
@@ -236,33 +236,6 @@ def test_a_request_s_lists_hold_256_items_over_rest_and_grpc(live: LiveRest) -> 
     assert live.ok("GET", f"/v1/games/{game_id}/view", token=token)["view"]["version"] == version
 
 
-def _connections_answered(port: int, source: str, count: int) -> int:
-    """How many of ``count`` connections opened at once from ``source`` answer a GET /readyz."""
-    socks: list[socket.socket] = []
-    answered = 0
-    try:
-        for _ in range(count):
-            sock = socket.socket()
-            sock.settimeout(5)
-            sock.bind((source, 0))
-            try:
-                sock.connect(("127.0.0.1", port))
-            except OSError:
-                sock.close()
-                continue
-            socks.append(sock)
-        for sock in socks:
-            try:
-                sock.sendall(b"GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                answered += sock.recv(64).startswith(b"HTTP/1.1 ")
-            except OSError:
-                pass
-    finally:
-        for sock in socks:
-            sock.close()
-    return answered
-
-
 def test_connections_refused_for_their_rate_are_logged_with_their_count_at_most_every_10_s(redis_server: EmbeddedRedis) -> None:
     """README Limits: "The log line `http_connections_refused_rate` says how many were refused, at
     most every 10 s." With 1 new connection a second (2 at once), 8 connections at once from one
@@ -276,8 +249,8 @@ def test_connections_refused_for_their_rate_are_logged_with_their_count_at_most_
             _client,
         ):
             with structlog.testing.capture_logs() as logged:
-                first = await asyncio.to_thread(_connections_answered, replica_.http_port, "127.0.0.23", 8)
-                second = await asyncio.to_thread(_connections_answered, replica_.http_port, "127.0.0.23", 8)
+                first = sum(await asyncio.to_thread(_exchanges, replica_.http_port, "127.0.0.23", 8))
+                second = sum(await asyncio.to_thread(_exchanges, replica_.http_port, "127.0.0.23", 8))
             assert first < 8 and second < 8, (first, second)
             return [line for line in logged if line.get("event") == "http_connections_refused_rate"]
 
