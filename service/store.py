@@ -766,22 +766,17 @@ class Store:
         found = await self.client.zrevrange(LOBBY_KEY, offset, offset, withscores=True)
         return (found[0][0].decode(), int(found[0][1])) if found else None
 
-    async def lobby_filter_keys(self, cursor: int) -> tuple[int, list[str]]:
+    async def lobby_filter_keys(self, cursor: int) -> tuple[str, int, list[str]]:
         """One bounded step of a search for the filter sets in Redis, of whatever kind (a kind
-        this build no longer plays included): the keys it found and the cursor of the next step,
-        0 once the search has gone round: a SCAN step of ``FILTER_KEYS_STEP`` keys of the
-        server's keyspace, or on a Cluster of the node's that serves the lobby's slot (every lobby
-        key has its hash tag; the cursor is that node's). The slot holds the keys of the games
-        whose ids hash to it too (about 2,400 at ten million games): a read of its first 1,000
-        keys, with no cursor past them, found no filter set once they came first."""
-        _process, cursor, keys = await self._filter_keys_step(cursor)
-        return cursor, keys
-
-    async def _filter_keys_step(self, cursor: int) -> tuple[str, int, list[str]]:
-        """``lobby_filter_keys``, with the run id of the Redis process that answered (the
-        server, or the Cluster node that serves the lobby's slot), to which alone its cursors
-        mean anything: a process places keys in its hash table by a seed drawn as it starts. On
-        one server both are read on one connection, so from one process."""
+        this build no longer plays included): the run id of the Redis process that answered,
+        the cursor of the next step (0 once the search has gone round) and the keys it found. A
+        SCAN step of ``FILTER_KEYS_STEP`` keys of the server's keyspace, or on a Cluster of the
+        node's that serves the lobby's slot (every lobby key has its hash tag; the cursor is that
+        node's). The slot holds the keys of the games whose ids hash to it too (about 2,400 at
+        ten million games): a read of its first 1,000 keys, with no cursor past them, found no
+        filter set once they came first. A cursor means anything only to the process that gave
+        it (a process places keys in its hash table by a seed drawn as it starts): on one server
+        the run id and the SCAN are read on one connection, so from one process."""
         match = LOBBY_FILTER_PREFIX + "*"
         if self.lane is None:
             with _cluster_away():  # the slot not covered (the Cluster away): a ConnectionError
@@ -824,7 +819,7 @@ class Store:
             return True
         process, _, at = (state or b"").decode().partition(" ")
         cursor = int(at) if at.isdigit() else 0
-        answered, after, keys = await self._filter_keys_step(cursor)
+        answered, after, keys = await self.lobby_filter_keys(cursor)
         kinds = {kind_of_filter_key(k) for k in keys} - {""}
         if kinds:
             await self.client.sadd(LOBBY_KINDS_KEY, *sorted(kinds))

@@ -299,6 +299,32 @@ def serve_process(*args: str, cwd: pathlib.Path | None = None) -> Iterator[tuple
             process.log_text = log_file.read().decode(errors="replace")  # type: ignore[attr-defined]
 
 
+@pytest.fixture(scope="module")
+def module_cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A three-master Cluster of the module's own (``redis_cluster``), by its URL."""
+    with redis_cluster(tmp_path_factory.mktemp("cluster")) as nodes:
+        yield f"redis+cluster://127.0.0.1:{nodes[0].port}"
+
+
+@pytest.fixture
+def own_redis_url(tmp_path: pathlib.Path) -> Iterator[str]:
+    """A Redis server of the test's own, without AOF, by its URL."""
+    server = EmbeddedRedis(tmp_path, appendonly=False).start()
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+@pytest.fixture(params=["server", "cluster"])
+def lobby_url(request: pytest.FixtureRequest) -> str:
+    """A Redis whose lobby is the test's alone: a server of its own, then the module's Cluster
+    (emptied by ``service_helpers.empty_store``)."""
+    if request.param == "server":
+        return str(request.getfixturevalue("own_redis_url"))
+    return str(request.getfixturevalue("module_cluster_url"))
+
+
 CLUSTER_SLOTS = 16384
 
 

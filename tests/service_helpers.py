@@ -21,6 +21,7 @@ from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.errors import ServiceError
 from hustings.service.host import fill_state_view
 from hustings.service.replica import UNBOUNDED_CALL_RATE, Replica, ReplicaConfig
+from hustings.service.store import Store
 from hustings.v1 import game_pb2, game_service_pb2, stimmvieh_pb2
 
 MAX_MOVES = 2000
@@ -429,3 +430,12 @@ async def move_behind_the_games_lock(replica: Replica, client: Client, game_id: 
             break
     assert not moving.done()
     return moving
+
+
+async def empty_store(url: str) -> Store:
+    """A store of ``url``; on a Cluster (a module's, shared by its tests) every node emptied first,
+    so that the last test's keys go."""
+    store = Store.from_url(url)
+    if store.lane is None:
+        await store.client.flushall(target_nodes=store.client.ALL_NODES)  # type: ignore[call-arg]
+    return store

@@ -9,17 +9,16 @@ from __future__ import annotations
 import pathlib
 import subprocess
 import time
-from typing import Iterator
 
 import pytest
 import redis.asyncio as aioredis
 
-from conftest import redis_cluster, run
+from conftest import run
 from hustings.engine import games
-from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.lobby import _SWEPT_KEYS, LobbyRepair
 from hustings.service.store import LOBBY_KEY, Store, index_call, lobby_filter_key, lobby_position
 from hustings.v1 import game_pb2
+from service_helpers import empty_store
 
 OPEN = game_pb2.GAME_STATUS_OPEN
 RETIRED = "retired_kind"  # kinds no build of this test plays
@@ -34,29 +33,6 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with redis_cluster(tmp_path_factory.mktemp("cluster")) as nodes:
-        yield f"redis+cluster://127.0.0.1:{nodes[0].port}"
-
-
-@pytest.fixture
-def own_redis(tmp_path: pathlib.Path) -> Iterator[str]:
-    server = EmbeddedRedis(tmp_path, appendonly=False).start()
-    try:
-        yield server.url
-    finally:
-        server.stop()
-
-
-@pytest.fixture(params=["server", "cluster"])
-def url(request: pytest.FixtureRequest) -> str:
-    """A Redis whose lobby is the test's alone (the Cluster's is emptied first)."""
-    if request.param == "server":
-        return str(request.getfixturevalue("own_redis"))
-    return str(request.getfixturevalue("cluster"))
-
-
-@pytest.fixture(scope="module")
 def earlier_index_lua() -> str:
     """The index script of the release before the set of kinds filed (it files a game under its
     kind and status, and names the kind nowhere else)."""
@@ -66,13 +42,6 @@ def earlier_index_lua() -> str:
         ).stdout
     except (OSError, subprocess.CalledProcessError) as failure:
         pytest.skip(f"commit {EARLIER} is not in this checkout: {failure}")
-
-
-async def _empty_store(url: str) -> Store:
-    store = Store.from_url(url)
-    if store.lane is None:  # the module's Cluster: the last test's keys go
-        await store.client.flushall(target_nodes=store.client.ALL_NODES)  # type: ignore[call-arg]
-    return store
 
 
 def _lobby_node(store: Store) -> aioredis.Redis:
@@ -117,7 +86,7 @@ async def _passes_until_gone(repair: LobbyRepair, store: Store, kind: str, posit
     raise AssertionError(f"a position of {kind} left in its sets after {most} passes")
 
 
-def test_a_retired_kinds_left_position_is_swept_in_one_round_whatever_the_keyspace(url: str) -> None:
+def test_a_retired_kinds_left_position_is_swept_in_one_round_whatever_the_keyspace(lobby_url: str) -> None:
     """The lobby's slot holds 200,000 other keys. A kind this build does not play, filed by this
     release (a replica that still plays it, or before the kind left the build), left the
     position of a game gone with no summary in its sets: the sweep drops it in its first round
@@ -126,7 +95,7 @@ def test_a_retired_kinds_left_position_is_swept_in_one_round_whatever_the_keyspa
     them: some 100 passes here on average, 40,000 (about 42 hours) at 40 million keys."""
 
     async def scenario() -> None:
-        store = await _empty_store(url)
+        store = await empty_store(lobby_url)
         node = _lobby_node(store)
         try:
             await node.execute_command("DEBUG", "POPULATE", CROWD_KEYS, "hustings:{lobby}:crowd")
@@ -149,7 +118,7 @@ def test_a_retired_kinds_left_position_is_swept_in_one_round_whatever_the_keyspa
     run(scenario(), 90)
 
 
-def test_sets_the_release_before_filed_are_found_until_the_keyspace_was_searched_once(url: str, earlier_index_lua: str) -> None:
+def test_sets_the_release_before_filed_are_found_until_the_keyspace_was_searched_once(lobby_url: str, earlier_index_lua: str) -> None:
     """The release before named no kind it filed. A retired kind's sets it left a position in
     are found by the search of the keyspace, as before, and the position is dropped; once that
     search has gone round (its place shared by the replicas in Redis), no pass searches again.
@@ -158,7 +127,7 @@ def test_sets_the_release_before_filed_are_found_until_the_keyspace_was_searched
     as it files the lobby, so a position that kind's game leaves behind is swept too."""
 
     async def scenario() -> None:
-        store = await _empty_store(url)
+        store = await empty_store(lobby_url)
         node = _lobby_node(store)
         try:
             now = int(time.time())

@@ -4,19 +4,16 @@ of a kind this build does not play, and a page token naming a gone game of a bus
 
 from __future__ import annotations
 
-import pathlib
 import time
-from typing import Iterator
 
-import pytest
 import redis
 
-from conftest import redis_cluster, run
+from conftest import run
 from hustings.engine import games
-from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.lobby import _SWEPT_KEYS, LobbyRepair
 from hustings.service.store import LOBBY_KEY, Store, lobby_filter_key, lobby_position
 from hustings.v1 import game_pb2
+from service_helpers import empty_store
 
 OPEN = game_pb2.GAME_STATUS_OPEN
 RETIRED = "retired_kind"  # a kind no build of this test plays
@@ -26,59 +23,28 @@ TIES = 30_000  # games of one second (written straight to the lobby: a pipeline 
 TIMED_CALLS = 10
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with redis_cluster(tmp_path_factory.mktemp("cluster")) as nodes:
-        yield f"redis+cluster://127.0.0.1:{nodes[0].port}"
-
-
-@pytest.fixture
-def own_redis(tmp_path: pathlib.Path) -> Iterator[str]:
-    server = EmbeddedRedis(tmp_path, appendonly=False).start()
-    try:
-        yield server.url
-    finally:
-        server.stop()
-
-
-@pytest.fixture(params=["server", "cluster"])
-def url(request: pytest.FixtureRequest) -> str:
-    """A Redis whose lobby is the test's alone (the Cluster's is emptied first)."""
-    if request.param == "server":
-        return str(request.getfixturevalue("own_redis"))
-    address = str(request.getfixturevalue("cluster"))
-    return address
-
-
-async def _empty_store(url: str) -> Store:
-    store = Store.from_url(url)
-    if store.lane is None:  # the module's Cluster: the last test's lobby goes
-        await store.client.flushall(target_nodes=store.client.ALL_NODES)  # type: ignore[call-arg]
-    return store
-
-
 def _summary(game_id: str, kind: str, created_at: int, version: int, **fields: object) -> game_pb2.GameSummary:
     return game_pb2.GameSummary(game_id=game_id, kind=kind, status=OPEN, version=version, created_at=created_at, **fields)  # type: ignore[arg-type]
 
 
 async def _filed_under(store: Store, position: str) -> list[str]:
     """The filter sets that hold ``position``, found by the store's own search."""
-    cursor, keys = await store.lobby_filter_keys(0)
+    _process, cursor, keys = await store.lobby_filter_keys(0)
     for _ in range(100):
         if not cursor:
             break
-        cursor, more = await store.lobby_filter_keys(cursor)
+        _process, cursor, more = await store.lobby_filter_keys(cursor)
         keys += more
     return sorted([k for k in set(keys) if await store.client.zscore(k, position) is not None])
 
 
-def test_a_made_games_summary_replaces_another_seconds_entry_in_one_step(url: str) -> None:
+def test_a_made_games_summary_replaces_another_seconds_entry_in_one_step(lobby_url: str) -> None:
     """The entry another attempt (or a namesake) wrote from another second, at a higher version,
     is replaced by the made game's summary: the lobby and every filter set hold the game once,
     at its own position. An entry of the made game's own second is left as it is."""
 
     async def scenario() -> None:
-        store = await _empty_store(url)
+        store = await empty_store(lobby_url)
         try:
             now = int(time.time())
             namesake = _summary("gmade", "stimmvieh", now - 5, 3, seed_chosen_by_creator=True)
@@ -101,7 +67,7 @@ def test_a_made_games_summary_replaces_another_seconds_entry_in_one_step(url: st
     run(scenario(), 60)
 
 
-def test_the_sweep_drops_a_retired_kinds_left_positions_and_keeps_its_listed_games(url: str) -> None:
+def test_the_sweep_drops_a_retired_kinds_left_positions_and_keeps_its_listed_games(lobby_url: str) -> None:
     """A kind this build does not play (taken out of it; a replica of an earlier release may
     still play it, or be rolled back to) has filter sets in Redis: a position of a game that left
     the lobby with no summary to name its kind, left in that kind's sets alone, and the position
@@ -111,7 +77,7 @@ def test_the_sweep_drops_a_retired_kinds_left_positions_and_keeps_its_listed_gam
     the kinds this build plays, and the left position stayed for good."""
 
     async def scenario() -> None:
-        store = await _empty_store(url)
+        store = await empty_store(lobby_url)
         try:
             now = int(time.time())
             gone, listed = _summary("ggone", RETIRED, now - 10, 1), _summary("glisted", RETIRED, now, 1)
@@ -141,12 +107,12 @@ def _ids(count: int) -> list[str]:
     return [f"g{i * 7919 % 1_000_003:07d}x" for i in range(count)]
 
 
-def test_a_token_of_a_gone_game_goes_on_after_its_place_in_its_second(own_redis: str) -> None:
+def test_a_token_of_a_gone_game_goes_on_after_its_place_in_its_second(own_redis_url: str) -> None:
     """The entries after a gone game's position, in a second of many games, are those the
     sorted set's order puts after it: for ids before, between and after the second's own."""
 
     async def scenario() -> None:
-        store = Store.from_url(own_redis)
+        store = Store.from_url(own_redis_url)
         try:
             ties = _ids(37)
             await store.client.zadd(LOBBY_KEY, {**{g: BUSY_SECOND for g in ties}, "gnewer": BUSY_SECOND + 1, "golder": BUSY_SECOND - 1})
@@ -161,15 +127,15 @@ def test_a_token_of_a_gone_game_goes_on_after_its_place_in_its_second(own_redis:
     run(scenario(), 60)
 
 
-def test_a_token_of_a_gone_game_in_a_busy_second_costs_redis_no_walk_of_the_second(own_redis: str) -> None:
+def test_a_token_of_a_gone_game_in_a_busy_second_costs_redis_no_walk_of_the_second(own_redis_url: str) -> None:
     """A page token may name any id of any second: one naming a game that is not in the lobby,
     in a second of 30,000 games, is answered by Redis in well under a millisecond (the fastest
     of ten calls, as SLOWLOG times them). Before, the script read every game of the second,
     about 4 ms of Redis (6 ms at 50,000), all other clients waiting, for one page call."""
 
     async def scenario() -> None:
-        store = Store.from_url(own_redis)
-        raw = redis.Redis.from_url(own_redis)
+        store = Store.from_url(own_redis_url)
+        raw = redis.Redis.from_url(own_redis_url)
         try:
             ties = _ids(TIES)
             with raw.pipeline(transaction=False) as pipe:
@@ -194,7 +160,7 @@ def test_a_token_of_a_gone_game_in_a_busy_second_costs_redis_no_walk_of_the_seco
     run(scenario(), 60)
 
 
-def test_a_stale_position_dropped_leaves_a_namesakes_entry_listed(url: str) -> None:
+def test_a_stale_position_dropped_leaves_a_namesakes_entry_listed(lobby_url: str) -> None:
     """A position read before the game was made again under its id (the sweep, or a page, drops
     what it found while a PlayAgain's next game of that id, made again after it expired, is
     listed meanwhile) takes only that position out of the filter sets: the namesake's entry,
@@ -202,7 +168,7 @@ def test_a_stale_position_dropped_leaves_a_namesakes_entry_listed(url: str) -> N
     listing change."""
 
     async def scenario() -> None:
-        store = await _empty_store(url)
+        store = await empty_store(lobby_url)
         try:
             now = int(time.time())
             assert await store.index(_summary("gagain", "stimmvieh", now - 60, 1))

@@ -72,12 +72,12 @@ def _summary(game_id: str, kind: str, created_at: int) -> game_pb2.GameSummary:
 
 async def _found_filter_sets(store: Store) -> set[str]:
     """Every filter set the store's search finds, once round (its cursor back at 0)."""
-    cursor, keys = await store.lobby_filter_keys(0)
+    _process, cursor, keys = await store.lobby_filter_keys(0)
     found = set(keys)
     for _ in range(MAX_STEPS):
         if not cursor:
             break
-        cursor, keys = await store.lobby_filter_keys(cursor)
+        _process, cursor, keys = await store.lobby_filter_keys(cursor)
         found.update(keys)
     assert not cursor, "the search did not come round"
     return found
