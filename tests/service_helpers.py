@@ -57,6 +57,25 @@ async def replica_and_client(redis_url: str, **config: object) -> AsyncIterator[
         await replica.stop()
 
 
+async def seat_changes(replica: Replica, game_id: str, token: str, steps: int) -> int:
+    """The seat of ``token`` left and taken back through ``replica``'s host (the calls' own work,
+    without gRPC's on both sides: half the time a step) until the game's log holds ``steps``
+    steps or more, or the service refuses (``TOO_MANY_SEAT_CHANGES`` past its bound): the game's
+    version then."""
+    version = (await replica.host.get_view(game_id, token)).version
+    for _ in range(steps):  # a bound: each round adds two steps
+        if version >= steps:
+            break
+        try:
+            await replica.host.leave_game(game_id, token)
+        except ServiceError as refused:
+            if refused.reason != "TOO_MANY_SEAT_CHANGES":
+                raise
+            break
+        version = (await replica.host.return_to_game(game_id, token)).view.version
+    return version
+
+
 def stimmvieh_options(players: int = 4, **options: object) -> game_pb2.GameOptions:
     """GameOptions for a Stimmvieh game."""
     result = game_pb2.GameOptions(players=players)

@@ -31,6 +31,7 @@ POLL_S = 0.05
 SHORT_RETENTION_S = 3
 WAIT_MS = 20_000
 SEATED_WAIT_MS = 10_000
+QUIET_S = 1.0  # how long the page's calls must all have come back before its seats are counted
 OPEN_S = 8  # how long the page test's next game waits for players before it expires
 
 
@@ -275,18 +276,35 @@ def test_a_double_click_on_play_again_takes_one_seat(browser: Any, live: LiveRes
     takes one seat of the next game and leaves the other to the second player."""
     game_id, (ada, _bo) = _finished_over_rest(live, {"botSeats": [2]}, [0, 1])
     context, page = _page_holding(browser, live, game_id, ada)
+    in_flight: set[Any] = set()
+    seen: list[str] = []
+
+    def sent(request: Any) -> None:
+        if request.method == "POST" and (request.url.endswith(":playAgain") or request.url.endswith(":join")):
+            in_flight.add(request)
+            seen.append(request.url.rsplit(":", 1)[1])
+
+    page.on("request", sent)
+    page.on("requestfinished", lambda request: in_flight.discard(request))
+    page.on("requestfailed", lambda request: in_flight.discard(request))
     try:
         page.dblclick("#play-again")
         next_id = live.ok("POST", f"/v1/games/{game_id}:playAgain", {}, token=ada["seatToken"])["gameId"]
         page.wait_for_url(lambda url: url.endswith(next_id))
+        # Both clicks' calls come back: none of the page's PlayAgain or join calls is in flight for
+        # QUIET_S (a second click's calls, had it been let through, follow one another far sooner).
         deadline = time.monotonic() + SEATED_WAIT_MS / 1000
-        taken: list[dict[str, Any]] = []
-        while time.monotonic() < deadline:  # both clicks' calls come back
-            seats = live.ok("GET", f"/v1/games/{next_id}/view")["view"]["seats"]
-            taken = [s for s in seats if s.get("taken") and not s.get("bot")]
-            if len(taken) > 1:
+        quiet_since = time.monotonic()
+        while time.monotonic() < deadline:
+            page.wait_for_timeout(POLL_S * 1000)  # the page's events are taken meanwhile
+            if in_flight:
+                quiet_since = time.monotonic()
+            elif time.monotonic() - quiet_since >= QUIET_S:
                 break
-            time.sleep(POLL_S * 4)
+        assert not in_flight, f"the page's calls were still in flight after {SEATED_WAIT_MS} ms"
+        assert "join" in seen, seen  # the page sat its player (the test's own calls are not the page's)
+        seats = live.ok("GET", f"/v1/games/{next_id}/view")["view"]["seats"]
+        taken = [s for s in seats if s.get("taken") and not s.get("bot")]
         assert len(taken) == 1, [s.get("displayName") for s in taken]
     finally:
         context.close()
