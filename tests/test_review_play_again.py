@@ -1,8 +1,7 @@
 """PlayAgain seen by a stranger, a former player and a crowd: a taken-over seat's old token, a
 game of retired content, overlapping creating attempts of different seconds, a next game made
 again after it expired, and the page's double click. Tables are finished the quick way: every player leaves,
-so the bots finish the game for them at their unattended pace (a few seconds for Stimmvieh of
-three). Real Redis, real gRPC and REST; the page's tests drive headless Chromium."""
+so the bots finish the game for them (at a quick pace here). Real Redis, real gRPC and REST; the page's tests drive headless Chromium."""
 
 from __future__ import annotations
 
@@ -19,6 +18,7 @@ from conftest import run
 from rest_helpers import LiveRest
 from service_helpers import replica_and_client, stimmvieh_options
 from hustings.client import ONE_ATTEMPT, Client, HustingsError, Joined
+from hustings.service import table
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.lobby import summary_of
 from hustings.service.store import game_key
@@ -32,7 +32,14 @@ SHORT_RETENTION_S = 3
 WAIT_MS = 20_000
 SEATED_WAIT_MS = 10_000
 QUIET_S = 1.0  # how long the page's calls must all have come back before its seats are counted
-OPEN_S = 8  # how long the page test's next game waits for players before it expires
+OPEN_S = 4  # how long the page test's next game waits for players before it expires
+
+
+@pytest.fixture(autouse=True)
+def quick_bots(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tables of bots alone play at a quick pace here (one decision a millisecond rather than
+    ``table.BOT_ONLY_STEP_MS``): their games only set the scene."""
+    monkeypatch.setattr(table, "BOT_ONLY_STEP_MS", 1)
 
 
 def _table(bot_seats: list[int], **settings: Any) -> game_pb2.TableSettings:
@@ -244,7 +251,7 @@ def _seat_taken_within(live: LiveRest, game_id: str, seat: int, seconds: float) 
 
 @pytest.mark.slow
 def test_the_page_seats_its_player_in_a_next_game_made_again_after_it_expired(browser: Any, live: LiveRest) -> None:
-    """Ada's page plays again: she sits in seat 0 of the next game, which waits (open_seconds: 8)
+    """Ada's page plays again: she sits in seat 0 of the next game, which waits (open_seconds: 4)
     for a second player who never comes, and expires. Later Ada plays again from the finished
     table: the next game is made again, under the same id, and her page must seat her again."""
     game_id, (ada, _bo) = _finished_over_rest(live, {"botSeats": [2], "openSeconds": OPEN_S}, [0, 1])
