@@ -366,3 +366,13 @@ def redis_cluster(folder: pathlib.Path, masters: int = 3, timeout_s: float = 30.
     finally:
         for node in nodes:
             node.stop()
+
+
+@pytest.fixture
+def quick_bots(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tables of bots alone decide at a quick pace (a decision a millisecond rather than
+    ``table.BOT_ONLY_STEP_MS``), for in-process replicas of tests whose bot-played games only set
+    the scene."""
+    from hustings.service import table
+
+    monkeypatch.setattr(table, "BOT_ONLY_STEP_MS", 1)

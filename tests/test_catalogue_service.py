@@ -102,6 +102,7 @@ def test_rest_catalogue_is_cacheable(redis_server: EmbeddedRedis) -> None:
         assert "ETag" not in unknown.headers
 
 
+@pytest.mark.usefixtures("quick_bots")  # the bots' game only sets the scene
 def test_a_game_of_retired_content_is_refused_and_outcomes_carry_their_tie_breaks(redis_server: EmbeddedRedis) -> None:
     from hustings.client import Client
 

@@ -159,6 +159,7 @@ def test_a_retried_take_over_after_the_seat_was_taken_over_again_gives_no_token(
     run(scenario(), timeout_s=30)
 
 
+@pytest.mark.usefixtures("quick_bots")  # the bots' game only sets the scene
 def test_a_game_its_bots_finish_leaves_the_running_games_list(redis_server: EmbeddedRedis) -> None:
     """A table of bots alone plays to its end; its last step is a bot's decision, which changes
     the game's status: the lobby files the game as finished, and a ListGames of running games no

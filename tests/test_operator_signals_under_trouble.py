@@ -28,6 +28,7 @@ from service_helpers import replica_and_client, run_with_admin, stimmvieh_option
 ROOM_CHECK_S = 0.02  # the replica reads Redis's memory this often here (1 s in service)
 BUSY_S = 0.5  # how long Redis runs a script past its time limit here
 WAIT_S = 3.0  # bound on any one wait for the replica to notice
+REFUSAL_TRIES = 5
 NO_GAME = "g" + "0" * 24  # a well-formed id of no game
 
 
@@ -83,13 +84,21 @@ def test_the_memory_reading_goes_on_after_redis_was_busy_for_a_moment(tmp_path: 
             await client.create_game("stimmvieh", 4, stimmvieh_options(4))  # Redis serves again
             used = int(admin.info("memory")["used_memory"])
             admin.config_set("maxmemory", int(used / 0.95))  # 95 % full: past the 90 % default
-            deadline = time.monotonic() + WAIT_S
-            while _fill_gauge() < 0.9 and time.monotonic() < deadline:
-                await asyncio.sleep(ROOM_CHECK_S)
-            assert _fill_gauge() >= 0.9, f"the gauge still reads {_fill_gauge():.3f} with Redis 95 % full"
-            with pytest.raises(HustingsError) as refused:
-                await client.create_game("stimmvieh", 4, stimmvieh_options(4))
-            assert refused.value.reason == "STORE_NEARLY_FULL"
+            # Redis's reading moves by a few percent between readings (its clients' buffers: 0.95,
+            # then 0.894, then 0.928 in a loaded run), so a reading under 0.9 may come between the
+            # gauge's and the call: a few tries, each after a reading of 0.9 or more.
+            refusals = []
+            for _attempt in range(REFUSAL_TRIES):
+                deadline = time.monotonic() + WAIT_S
+                while _fill_gauge() < 0.9 and time.monotonic() < deadline:
+                    await asyncio.sleep(ROOM_CHECK_S)
+                assert _fill_gauge() >= 0.9, f"the gauge still reads {_fill_gauge():.3f} with Redis 95 % full"
+                try:
+                    await client.create_game("stimmvieh", 4, stimmvieh_options(4))
+                except HustingsError as refused:
+                    refusals.append(refused.reason)
+                    break
+            assert refusals == ["STORE_NEARLY_FULL"], refusals
             admin.config_set("maxmemory", 0)
 
     run_with_admin(tmp_path, scenario)

@@ -11,6 +11,7 @@ import contextlib
 import time
 
 import grpc
+import pytest
 
 from conftest import run
 from service_helpers import choose_top_candidates, replica_and_client, stimmvieh_options
@@ -76,6 +77,7 @@ async def _until(client: Client, game_id: str, status: int) -> None:
         await asyncio.sleep(POLL_S)
 
 
+@pytest.mark.usefixtures("quick_bots")  # the bots' game only sets the scene
 def test_a_next_game_made_again_is_not_answered_from_a_replicas_copy_of_its_expired_namesake(redis_server: EmbeddedRedis) -> None:
     """Ada and Bo finish a table (a bot in seat 2; its next games wait one second for players).
     Ada plays again through replica A and sits in seat 0 of the next game N, which expires.

@@ -18,12 +18,13 @@ from conftest import run
 from rest_helpers import LiveRest
 from service_helpers import replica_and_client, stimmvieh_options
 from hustings.client import ONE_ATTEMPT, Client, HustingsError, Joined
-from hustings.service import table
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.lobby import summary_of
 from hustings.service.store import game_key
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2
+
+pytestmark = pytest.mark.usefixtures("quick_bots")  # the bots' games only set the scene
 
 PLAYERS = 3
 FINISH_TIMEOUT_S = 40.0
@@ -33,13 +34,6 @@ WAIT_MS = 20_000
 SEATED_WAIT_MS = 10_000
 QUIET_S = 1.0  # how long the page's calls must all have come back before its seats are counted
 OPEN_S = 4  # how long the page test's next game waits for players before it expires
-
-
-@pytest.fixture(autouse=True)
-def quick_bots(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tables of bots alone play at a quick pace here (one decision a millisecond rather than
-    ``table.BOT_ONLY_STEP_MS``): their games only set the scene."""
-    monkeypatch.setattr(table, "BOT_ONLY_STEP_MS", 1)
 
 
 def _table(bot_seats: list[int], **settings: Any) -> game_pb2.TableSettings:

@@ -40,6 +40,7 @@ def _hand_overs(steps: list[game_pb2.HistoryEntry]) -> list[tuple[int, int, int]
     ]
 
 
+@pytest.mark.usefixtures("quick_bots")  # the other seats are bots: a table of bots alone once Ada leaves
 def test_the_bot_of_a_spin_doctors_player_who_left_gives_none_of_the_players_budget_away(
     redis_server: EmbeddedRedis,
 ) -> None:

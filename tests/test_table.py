@@ -216,6 +216,7 @@ def test_an_absent_seat_taken_over_by_a_newcomer(redis_server: EmbeddedRedis) ->
     run(scenario())
 
 
+@pytest.mark.usefixtures("quick_bots")  # the bots' game only sets the scene
 def test_a_game_filled_with_bots_from_the_lobby_plays_to_the_end(redis_server: EmbeddedRedis) -> None:
     async def scenario() -> None:
         async with _replica(redis_server.url) as (_, client):
