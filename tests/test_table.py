@@ -53,6 +53,7 @@ def _changes(history: list[game_pb2.HistoryEntry], change: int) -> list[int]:
     return [e.seat_changed.seat for h in history for e in h.events if e.HasField("seat_changed") and e.seat_changed.change == change]
 
 
+@pytest.mark.usefixtures("quick_bots")  # once every seat is absent, its bots finish the game quickly
 def test_a_game_whose_players_stop_answering_finishes_on_its_own(redis_server: EmbeddedRedis) -> None:
     async def scenario() -> None:
         async with _replica(redis_server.url) as (_, client):
@@ -110,6 +111,7 @@ def test_a_timeout_never_lands_on_a_seat_that_moved_in_time(redis_server: Embedd
     run(scenario(), timeout_s=120)
 
 
+@pytest.mark.usefixtures("quick_bots")  # once every seat is absent, its bots finish the game quickly
 def test_three_replicas_apply_each_timeout_once(redis_server: EmbeddedRedis) -> None:
     async def scenario() -> None:
         async with _replica(redis_server.url) as (_, a), _replica(redis_server.url) as (_, b), _replica(redis_server.url) as (_, c):
