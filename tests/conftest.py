@@ -307,13 +307,22 @@ def module_cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str
 
 
 @pytest.fixture
-def own_redis_url(tmp_path: pathlib.Path) -> Iterator[str]:
-    """A Redis server of the test's own, without AOF, by its URL."""
-    server = EmbeddedRedis(tmp_path, appendonly=False).start()
+def own_redis(tmp_path: pathlib.Path) -> Iterator[EmbeddedRedis]:
+    """A Redis server of the test's own, without AOF: for tests whose games or keys must not reach
+    other tests' replicas (games of bots left behind, whose decisions later replicas of the
+    session's Redis would claim and think about; a server secret's check value) or that need a
+    lobby or keyspace of their own."""
+    server = EmbeddedRedis(tmp_path / "own-redis", appendonly=False).start()
     try:
-        yield server.url
+        yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def own_redis_url(own_redis: EmbeddedRedis) -> str:
+    """``own_redis`` by its URL."""
+    return own_redis.url
 
 
 @pytest.fixture(params=["server", "cluster"])

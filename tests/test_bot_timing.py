@@ -8,12 +8,8 @@ search, so the answer's timing showed what the bot's hidden hand allowed.
 from __future__ import annotations
 
 import asyncio
-import pathlib
 import time
 from dataclasses import dataclass
-from typing import Iterator
-
-import pytest
 
 from conftest import run
 from hustings.client import Client
@@ -28,17 +24,6 @@ ROUNDS = 5  # games per deal; the quickest answer of each deal is compared (3 le
 STEP_LIMIT = 400  # engine steps searched for the run-off decision in one deal
 WAIT_S = 10.0  # longest wait for the bot's step after the seat left
 GAP_MS = 10.0  # the quickest answers of the two deals differ by less (a leak showed 24 ms)
-
-
-@pytest.fixture
-def own_redis(tmp_path: pathlib.Path) -> Iterator[EmbeddedRedis]:
-    """A Redis of the test's own: the session's Redis may hold other tests' games of bots, whose
-    decisions this replica would claim and think about meanwhile."""
-    server = EmbeddedRedis(tmp_path, appendonly=False).start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @dataclass(frozen=True)

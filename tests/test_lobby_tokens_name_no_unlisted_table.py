@@ -5,11 +5,7 @@ the test's games."""
 from __future__ import annotations
 
 import asyncio
-import pathlib
 import time
-from typing import Iterator
-
-import pytest
 
 from conftest import run
 from service_helpers import replica_and_client, stimmvieh_options
@@ -20,15 +16,6 @@ from hustings.service.store import game_id_of_position
 from hustings.v1 import game_pb2
 
 PLAYERS = 3
-
-
-@pytest.fixture
-def own_redis(tmp_path: pathlib.Path) -> Iterator[EmbeddedRedis]:
-    server = EmbeddedRedis(tmp_path, appendonly=False).start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def test_a_page_token_never_names_an_unlisted_table(own_redis: EmbeddedRedis) -> None:

@@ -7,7 +7,6 @@ of its own, so that the lobby holds only the test's games."""
 from __future__ import annotations
 
 import pathlib
-from typing import Iterator
 
 import pytest
 
@@ -21,15 +20,6 @@ from hustings.service.store import FILED_STATUSES, LOBBY_FILTER_PREFIX, LOBBY_GA
 from hustings.v1 import game_pb2
 
 PLAYERS = 3
-
-
-@pytest.fixture
-def own_redis(tmp_path: pathlib.Path) -> Iterator[EmbeddedRedis]:
-    server = EmbeddedRedis(tmp_path, appendonly=False).start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 async def _filed_under(store: Store, position: str) -> list[str]:

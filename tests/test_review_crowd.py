@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import pathlib
 import random
-from typing import Any, AsyncIterator, Callable, Iterator
+from typing import Any, AsyncIterator, Callable
 
 import aiohttp
 import grpc
@@ -326,17 +325,6 @@ def test_an_active_game_nobody_plays_any_more_expires_after_the_retention_time(r
             await raw.aclose()
 
     run(scenario(), timeout_s=60)
-
-
-@pytest.fixture
-def own_redis(tmp_path: pathlib.Path) -> Iterator[EmbeddedRedis]:
-    """A Redis of the test's own: games of strong bots left on the session's Redis would have
-    later tests' replicas think for them."""
-    server = EmbeddedRedis(tmp_path, appendonly=False).start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def test_tables_of_strong_bots_count_as_many_games_in_their_clients_allowance(own_redis: EmbeddedRedis) -> None:

@@ -5,10 +5,6 @@ or the interference is refused."""
 from __future__ import annotations
 
 import asyncio
-import pathlib
-from typing import Iterator
-
-import pytest
 
 from conftest import run
 from hustings.client import Client
@@ -18,17 +14,6 @@ from hustings.v1 import game_pb2
 from service_helpers import random_play, replica_and_client
 
 SEED = "5e" * 32  # a fixed deal, so that the same hands are dealt in every run
-
-
-@pytest.fixture
-def own_redis(tmp_path: pathlib.Path) -> Iterator[EmbeddedRedis]:
-    """A Redis of the test's own, for tests that leave games of strong bots behind: on the
-    session's Redis the replicas of later tests would claim their deadlines and think for them."""
-    server = EmbeddedRedis(tmp_path, appendonly=False).start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def _hand(view: game_pb2.GameView, party: int) -> set[str]:

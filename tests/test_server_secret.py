@@ -23,16 +23,6 @@ SECRET_A = b"a" * 32
 SECRET_B = b"b" * 32
 
 
-@pytest.fixture
-def own_redis(tmp_path: pathlib.Path):
-    """A Redis of this test's own: the check value it leaves must not reach other tests' replicas."""
-    server = EmbeddedRedis(tmp_path / "redis", appendonly=False).start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 def _config(url: str, secret: bytes | None) -> ReplicaConfig:
     return ReplicaConfig(redis_url=url, address="127.0.0.1:0", grace_s=0.5, secret=secret)
 

@@ -8,12 +8,10 @@ import asyncio
 import binascii
 import pathlib
 import time
-from typing import Iterator
 
-import pytest
 import redis
 
-from conftest import redis_cluster, run
+from conftest import run
 from hustings.engine import games
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.lobby import _SWEPT_KEYS, LobbyRepair
@@ -38,12 +36,6 @@ MAX_PASSES = 3 * len(_SWEPT_KEYS) + MAX_STEPS
 RETENTION_S = 30 * 24 * 3600
 TIDY_BACKLOG = 6_000  # entries of games gone: more than one tidying round takes (20 batches of 256)
 WAIT_S = 10.0  # for the room maker's own loop to tidy what one round left
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with redis_cluster(tmp_path_factory.mktemp("cluster")) as nodes:
-        yield f"redis+cluster://127.0.0.1:{nodes[0].port}"
 
 
 def ids_in_slot(slot: int, count: int) -> list[str]:
@@ -83,7 +75,7 @@ async def _found_filter_sets(store: Store) -> set[str]:
     return found
 
 
-def test_a_cluster_finds_a_retired_kinds_filter_sets_past_a_thousand_keys_of_the_lobby_slot(cluster: str) -> None:
+def test_a_cluster_finds_a_retired_kinds_filter_sets_past_a_thousand_keys_of_the_lobby_slot(module_cluster_url: str) -> None:
     """The lobby's slot of a Cluster holds the keys of the games whose ids hash to it too (at
     ten million games, about 610 games' 2,400 keys): with 1,200 of them, the search for filter
     sets still finds a retired kind's, and the repair's sweep drops the position of a game of
@@ -93,7 +85,7 @@ def test_a_cluster_finds_a_retired_kinds_filter_sets_past_a_thousand_keys_of_the
     stayed for good."""
 
     async def scenario() -> None:
-        store = Store.from_url(cluster)
+        store = Store.from_url(module_cluster_url)
         try:
             await store.client.flushall(target_nodes=store.client.ALL_NODES)  # type: ignore[call-arg]
             node = store.client.get_node_from_key(LOBBY_KEY)
@@ -195,12 +187,12 @@ def test_the_kept_games_index_is_tidied_faster_than_ten_times_a_busy_deployment_
         run(scenario(server.url), 60)
 
 
-def test_a_cluster_reads_the_kept_games_lives_by_their_own_shards(cluster: str) -> None:
+def test_a_cluster_reads_the_kept_games_lives_by_their_own_shards(module_cluster_url: str) -> None:
     """The tidying's reads of the games' time to live on a Cluster, whose games are on every
     shard: a game gone, one without an expiry and one with."""
 
     async def scenario() -> None:
-        store = Store.from_url(cluster)
+        store = Store.from_url(module_cluster_url)
         try:
             await store.client.flushall(target_nodes=store.client.ALL_NODES)  # type: ignore[call-arg]
             ids = [f"g{n:024x}" for n in range(30)]
