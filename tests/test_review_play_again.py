@@ -1,7 +1,8 @@
 """PlayAgain seen by a stranger, a former player and a crowd: a taken-over seat's old token, a
 game of retired content, overlapping creating attempts of different seconds, a next game made
-again after it expired, and the page's double click. Tables are finished the quick way: every player leaves,
-so the bots finish the game for them (at a quick pace here). Real Redis, real gRPC and REST; the page's tests drive headless Chromium."""
+again after it expired, and the page's double click. Tables are finished the quick way: every
+player leaves, so the bots finish the game for them (at a quick pace here). Real Redis, real gRPC
+and REST; the page's tests drive headless Chromium."""
 
 from __future__ import annotations
 
