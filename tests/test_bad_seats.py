@@ -1,12 +1,12 @@
 """A seat number out of range is bad input: JoinGame and TakeOverSeat refuse it INVALID_ARGUMENT
 ``BAD_SEAT`` (HTTP 400 over REST), naming the seats there are, and the game is left as it was
-(its version, its seats, its lobby entry). Real Redis, a real replica on both faces."""
+(its view, its lobby entry). Real Redis, a real replica on both faces."""
 
 from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 import grpc
 import pytest
@@ -15,7 +15,7 @@ from hustings.client import Client, HustingsError
 from rest_helpers import LiveRest
 
 PLAYERS = 3
-OUT_OF_RANGE = (PLAYERS, -1, 2**31 - 1)
+OUT_OF_RANGE = (PLAYERS, -1, 2**31 - 1)  # -1 would name the last seat, were it taken as an index
 
 
 def _state(live: LiveRest, game_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -28,12 +28,12 @@ def _state(live: LiveRest, game_id: str) -> tuple[dict[str, Any], list[dict[str,
     return view, listed
 
 
-def test_join_with_a_seat_out_of_range_is_refused_bad_seat_and_changes_nothing(live: LiveRest) -> None:
-    game_id = live.ok("POST", "/v1/games", {"kind": "stimmvieh", "options": {"players": PLAYERS}})["gameId"]
-    live.ok("POST", f"/v1/games/{game_id}:join", {"displayName": "Ada", "seat": 0, "requestId": str(uuid.uuid4())})
+def _refusals(live: LiveRest, game_id: str, verb: str, body: dict[str, Any], call: Callable[[Client, int], Awaitable[Any]]) -> None:
+    """``POST :verb`` with ``body`` and each seat out of range over REST, then ``call`` over gRPC:
+    every one refused BAD_SEAT, and the game as it was."""
     before = _state(live, game_id)
     for seat in OUT_OF_RANGE:
-        refused = live.call("POST", f"/v1/games/{game_id}:join", {"displayName": "Bo", "seat": seat, "requestId": str(uuid.uuid4())})
+        refused = live.call("POST", f"/v1/games/{game_id}:{verb}", {**body, "seat": seat, "requestId": str(uuid.uuid4())})
         assert refused.status_code == 400, (seat, refused.status_code, refused.text)
         (info,) = refused.json()["details"]
         assert info["reason"] == "BAD_SEAT", (seat, info)
@@ -45,12 +45,18 @@ def test_join_with_a_seat_out_of_range_is_refused_bad_seat_and_changes_nothing(l
         async with Client(f"127.0.0.1:{live.replica.port}") as client:
             for seat in OUT_OF_RANGE:
                 with pytest.raises(HustingsError) as error:
-                    await client.join(game_id, "Bo", seat=seat)
+                    await call(client, seat)
                 answers.append((error.value.code, error.value.reason))
         return answers
 
     assert asyncio.run(over_grpc()) == [(grpc.StatusCode.INVALID_ARGUMENT, "BAD_SEAT")] * len(OUT_OF_RANGE)
     assert _state(live, game_id) == before
+
+
+def test_join_with_a_seat_out_of_range_is_refused_bad_seat_and_changes_nothing(live: LiveRest) -> None:
+    game_id = live.ok("POST", "/v1/games", {"kind": "stimmvieh", "options": {"players": PLAYERS}})["gameId"]
+    live.ok("POST", f"/v1/games/{game_id}:join", {"displayName": "Ada", "seat": 0, "requestId": str(uuid.uuid4())})
+    _refusals(live, game_id, "join", {"displayName": "Bo"}, lambda client, seat: client.join(game_id, "Bo", seat=seat))
 
 
 def test_take_over_of_a_seat_out_of_range_is_refused_bad_seat_and_changes_nothing(live: LiveRest) -> None:
@@ -58,22 +64,5 @@ def test_take_over_of_a_seat_out_of_range_is_refused_bad_seat_and_changes_nothin
     game_id = live.ok("POST", "/v1/games", {"kind": "stimmvieh", "options": {"players": PLAYERS}, "table": table})["gameId"]
     for seat in range(PLAYERS):
         live.ok("POST", f"/v1/games/{game_id}:join", {"displayName": f"Player {seat}", "seat": seat, "requestId": str(uuid.uuid4())})
-    before = _state(live, game_id)
-    assert before[0]["status"] == "GAME_STATUS_ACTIVE"  # a running game: seats may be taken over
-    for seat in OUT_OF_RANGE:
-        refused = live.call("POST", f"/v1/games/{game_id}:takeOver", {"seat": seat, "displayName": "Cy", "requestId": str(uuid.uuid4())})
-        assert refused.status_code == 400, (seat, refused.status_code, refused.text)
-        assert refused.json()["details"][0]["reason"] == "BAD_SEAT", (seat, refused.text)
-
-    async def over_grpc() -> list[tuple[grpc.StatusCode, str]]:
-        assert live.replica is not None
-        answers = []
-        async with Client(f"127.0.0.1:{live.replica.port}") as client:
-            for seat in OUT_OF_RANGE:
-                with pytest.raises(HustingsError) as error:
-                    await client.take_over(game_id, seat, "Cy")
-                answers.append((error.value.code, error.value.reason))
-        return answers
-
-    assert asyncio.run(over_grpc()) == [(grpc.StatusCode.INVALID_ARGUMENT, "BAD_SEAT")] * len(OUT_OF_RANGE)
-    assert _state(live, game_id) == before
+    assert _state(live, game_id)[0]["status"] == "GAME_STATUS_ACTIVE"  # a running game: seats may be taken over
+    _refusals(live, game_id, "takeOver", {"displayName": "Cy"}, lambda client, seat: client.take_over(game_id, seat, "Cy"))
