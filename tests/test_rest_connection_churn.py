@@ -142,7 +142,7 @@ def test_connection_churn_from_one_address_leaves_other_clients_calls_prompt(red
                     taken, went_on = accepted[0] - accepted_before, let_on[0] - let_on_before
                     (_, _), (quiet_cpu_s, quiet_s), (churned_cpu_s, window_s) = spent
                     # Of the connections the replica accepted from the churn, those of the window.
-                    established = (accepted[0] - accepted_before) * window_s / CHURN_S
+                    established = taken * window_s / CHURN_S
                     churn_cpu_s = churned_cpu_s - quiet_cpu_s * window_s / quiet_s
                     per_connection_us = 1e6 * churn_cpu_s / max(established, 1)
                     quiet_mean, churned_mean = sum(quiet) / len(quiet), sum(churned) / len(churned)

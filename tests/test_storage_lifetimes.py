@@ -27,6 +27,7 @@ from hustings.service.store import (
     requests_key,
 )
 from hustings.v1 import game_pb2
+from service_helpers import empty_store
 
 OPEN = game_pb2.GAME_STATUS_OPEN
 RETIRED = "retired_kind"  # a kind no build of this test plays
@@ -85,9 +86,8 @@ def test_a_cluster_finds_a_retired_kinds_filter_sets_past_a_thousand_keys_of_the
     stayed for good."""
 
     async def scenario() -> None:
-        store = Store.from_url(module_cluster_url)
+        store = await empty_store(module_cluster_url)
         try:
-            await store.client.flushall(target_nodes=store.client.ALL_NODES)  # type: ignore[call-arg]
             node = store.client.get_node_from_key(LOBBY_KEY)
             slot = store.client.keyslot(LOBBY_KEY)
             ids = ids_in_slot(slot, SLOT_GAMES)
@@ -192,9 +192,8 @@ def test_a_cluster_reads_the_kept_games_lives_by_their_own_shards(module_cluster
     shard: a game gone, one without an expiry and one with."""
 
     async def scenario() -> None:
-        store = Store.from_url(module_cluster_url)
+        store = await empty_store(module_cluster_url)
         try:
-            await store.client.flushall(target_nodes=store.client.ALL_NODES)  # type: ignore[call-arg]
             ids = [f"g{n:024x}" for n in range(30)]
             for n, game_id in enumerate(ids):
                 if n % 3:
