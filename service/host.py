@@ -29,6 +29,7 @@ from hustings.engine.registry import check_content_version, get_catalogue
 from hustings.engine.rng import SEED_NONCE_BYTES
 from hustings.service import logs, metrics, visibility
 from hustings.service.errors import (
+    RetryLater,
     ServiceError,
     aborted,
     invalid,
@@ -83,6 +84,22 @@ MAX_PAGE_SIZE = 200
 # limit were every step as large as the largest seen (README, "History pages").
 DEFAULT_HISTORY_PAGE_SIZE = 500
 MAX_HISTORY_PAGE_SIZE = 1000
+# A stored game of a kind this build does not have (a replica of the build before the kind was
+# added, during a rolling upgrade, or after a rollback) is not a fault of the server: a replica of
+# a build that has the kind plays it, and this one does once upgraded. So the call is refused
+# UNAVAILABLE with a retry hint, as a store restarting is, not INTERNAL.
+UNKNOWN_KIND_RETRY_S = 1.0
+
+
+def unknown_kind(kind: str) -> RetryLater:
+    """UNAVAILABLE ``UNKNOWN_STORED_KIND`` for a stored game of ``kind``, which this build does
+    not play (``UNKNOWN_KIND_RETRY_S``)."""
+    return RetryLater(
+        grpc.StatusCode.UNAVAILABLE,
+        "UNKNOWN_STORED_KIND",
+        f"this replica does not play {kind!r} games (a build without the kind); a replica that does plays it: retry",
+        UNKNOWN_KIND_RETRY_S,
+    )
 
 
 def fill_state_view(game: Game[Any, Any, Any], state: Any, status: int, seat: Seat | None, view: game_pb2.GameView) -> None:
@@ -474,7 +491,7 @@ class GameHost:
     def _decode(self, stored: storage_pb2.StoredGame) -> Loaded:
         game = get_game(stored.kind)
         if game is None:
-            raise ServiceError(grpc.StatusCode.INTERNAL, "UNKNOWN_STORED_KIND", "stored game of an unknown kind")
+            raise unknown_kind(stored.kind)
         try:
             check_content_version(stored.kind, stored.content_version, stored.rules_version)
         except EngineError as error:
@@ -761,7 +778,7 @@ class GameHost:
             raise precondition("GAME_NOT_FINISHED", "the game is not over: the next one starts once it is")
         game = get_game(finished.kind)
         if game is None:
-            raise ServiceError(grpc.StatusCode.INTERNAL, "UNKNOWN_STORED_KIND", "stored game of an unknown kind")
+            raise unknown_kind(finished.kind)
         next_id = self._next_game_id(finished)
         creation = current_creation()
 

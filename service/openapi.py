@@ -70,7 +70,7 @@ _STATUS_SCHEMAS: dict[str, Any] = {
             "google.rpc.ErrorInfo whose `reason` is machine-readable (e.g. NOT_YOUR_TURN, "
             "STALE_VERSION, GAME_NOT_FOUND, MALFORMED_JSON) and whose `domain` is \"hustings\"; "
             "a refusal that hints when to come back (TOO_MANY_GAMES_CREATED, CALL_RATE_EXCEEDED, "
-            "STORE_UNAVAILABLE, STORE_BUSY) also holds a google.rpc.RetryInfo, and its answer a "
+            "STORE_UNAVAILABLE, STORE_BUSY, UNKNOWN_STORED_KIND) also holds a google.rpc.RetryInfo, and its answer a "
             "Retry-After header in whole seconds."
         ),
         "properties": {
