@@ -51,6 +51,13 @@ class Tuning:
     by_margin: bool = False
     """Score a playout by the heuristic's lead (``heuristics.margin``) instead of the squashed
     rank-and-lead reward: finer, and what the greedy bot maximises."""
+    ranked: int = 200
+    """Moves the one-ply ranking (the greedy bot's decision, the search's first cut) weighs at
+    most: the first ones listed (the game lists sensible choices first), or with ``spread`` as
+    many spread evenly over the whole list. It bounds the time of a decision, which a server bot
+    must end well before its thinking floor (``service/seats.py``): past the floor, when the
+    decision is made public tells the table how long the hidden hand's list of moves was."""
+    spread: bool = False
 
 
 TUNING: dict[str, Tuning] = {
@@ -58,13 +65,17 @@ TUNING: dict[str, Tuning] = {
     # Wahlspiel: 8 random steps judged by UCB1 won 45% against random bots but 15% against greedy
     # ones; the moves judged paired on the drawn tables, as in The Spin Doctors, do better, and
     # judged by the heuristic's lead (what the greedy bot maximises) better than by the squashed
-    # rank-and-lead reward, whose rank half hides a lead's growth.
-    "wahlspiel": Tuning(depth=0, width=12, paired=True, by_margin=True),
+    # rank-and-lead reward, whose rank half hides a lead's growth. A move costs the ranking five to
+    # eight times a Spin Doctors Staff's (its step and its heuristic: 180-290 us against 36 us),
+    # and a Sensation field lists every way to play each event card in the hand (122 for two cards
+    # naming several candidates, 150-300 for a hand of ten or more), which took 22-72 ms to weigh
+    # where the 200 Staffs weighed of the Spin Doctors' opening take 7 ms: so at most 32, spread
+    # over every card's ways rather than the first cards' alone.
+    "wahlspiel": Tuning(depth=0, width=12, paired=True, by_margin=True, ranked=32, spread=True),
     # The Spin Doctors: random play even a few steps on buries a move's worth (a random seat hands
     # its Budget away); the heuristic judges each move on the drawn tables directly, paired.
     "spin_doctors": Tuning(depth=0, width=12, paired=True),
 }
-RANKED_LIMIT = 200  # moves the one-ply ranking applies at most (a Spin Doctors Staff: 924)
 
 
 def random_policy(game: Game[Any, Any, Any], state: Any, seat: int, moves: list[Any], rng: Rng) -> Any:
@@ -96,12 +107,22 @@ def greedy_policy(epsilon: float, sample: int) -> Policy:
     return policy
 
 
+def weighed(tuning: Tuning, count: int) -> range | list[int]:
+    """The indices, in order, of the moves of a list of ``count`` that the one-ply ranking weighs
+    (``Tuning.ranked``)."""
+    if count <= tuning.ranked:
+        return range(count)
+    if not tuning.spread:
+        return range(tuning.ranked)
+    return [index * count // tuning.ranked for index in range(tuning.ranked)]
+
+
 def one_ply(game: Game[Any, Any, Any], state: Any, seat: int, moves: list[Any], rng: Rng) -> list[tuple[float, int]]:
-    """(heuristic margin after the move, index) for the first ``RANKED_LIMIT`` moves, best first;
-    ties keep the game's own order (it lists sensible choices first)."""
+    """(heuristic margin after the move, index) for the moves the kind's tuning weighs
+    (``weighed``), best first; ties keep the game's own order (it lists sensible choices first)."""
     ranked = []
-    for index, move in enumerate(moves[:RANKED_LIMIT]):
-        after, _ = game.apply(state, seat, move, Rng(rng.seed, rng.counter))
+    for index in weighed(TUNING.get(game.info.kind, Tuning()), len(moves)):
+        after, _ = game.apply(state, seat, moves[index], Rng(rng.seed, rng.counter))
         ranked.append((margin(game, after, seat), index))
     ranked.sort(key=lambda pair: (-pair[0], pair[1]))
     return ranked
