@@ -102,6 +102,40 @@ def test_client_creates_a_table_leaves_returns_and_takes_over(redis_server: Embe
     run(scenario())
 
 
+def test_a_bots_seat_in_a_running_game_can_be_taken_over_where_the_table_allows_it(redis_server: EmbeddedRedis) -> None:
+    """TakeOverSeat takes a server bot's seat as it takes an absent one (the proto's comment on
+    ``TakeOverSeatRequest.seat``): the newcomer gets a token of the seat, which is then a player's,
+    and sees what the seat hides; at a table that does not allow takeovers it is refused."""
+
+    async def scenario() -> None:
+        async with running_replica(redis_server.url) as replica, Client(f"127.0.0.1:{replica.port}") as client:  # type: ignore[attr-defined]
+            refused_ids = []
+            for allow in (True, False):
+                table = game_pb2.TableSettings(decision_seconds=600, allow_takeover=allow)
+                game_id = (await client.create_game("stimmvieh", 3, stimmvieh_options(3), table=table)).game_id
+                await _joined(client, game_id, ("Ada", "Bo"))
+                bot = await client.add_bot(game_id, level="random")  # seat 2: the game starts
+                assert bot.seat == 2 and bot.view.status == game_pb2.GAME_STATUS_ACTIVE and bot.view.seats[2].bot
+                if not allow:
+                    with pytest.raises(HustingsError) as refused:
+                        await client.take_over(game_id, 2, "Dee")
+                    assert (refused.value.code, refused.value.reason) == (grpc.StatusCode.PERMISSION_DENIED, "TAKEOVER_NOT_ALLOWED")
+                    refused_ids.append(game_id)
+                    continue
+                dee = await client.take_over(game_id, 2, "Dee", request_id="dee-takes-the-bots-seat-51c0")
+                assert dee.seat == 2 and not dee.view.seats[2].bot and dee.view.seats[2].display_name == "Dee"
+                mine = await client.view(game_id, dee.token)
+                # The party's hidden politicians, now shown to the seat's newcomer and to no spectator.
+                own, seen = mine.stimmvieh.parties[2], (await client.view(game_id)).stimmvieh.parties[2]
+                assert mine.seat == 2 and own.backbenchers and len(own.backbenchers) == own.backbencher_count
+                assert not seen.backbenchers and seen.backbencher_count == own.backbencher_count
+                assert _changes(await client.history(game_id), Change.CHANGE_TAKEN_OVER) == [2]
+            (kept,) = refused_ids
+            assert (await client.view(kept)).seats[2].bot
+
+    run(scenario())
+
+
 def test_returning_and_taking_over_note_the_seat_present(redis_server: EmbeddedRedis) -> None:
     """ReturnToGame and TakeOverSeat are calls of the seat's player: the seat is present from
     them (Seat.present: "has called within the last 30 seconds"), noted with their commits."""

@@ -205,8 +205,8 @@ class GameServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def TakeOverSeat(self, request, context):
-        """A newcomer takes over an absent seat, where the table allows it: a fresh seat token; the
-        old one stops working.
+        """A newcomer takes over an absent seat or a server bot's seat of a running game, where the
+        table allows it: a fresh seat token; the old one stops working.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
