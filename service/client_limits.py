@@ -522,6 +522,16 @@ class CallRate(ClientBuckets):
         until = flooding.get(site) if site is not None else None
         return until is not None and until > now
 
+    def flood(self, client: str) -> None:
+        """Count ``client`` as flooding for a refill from now, as if it had had a burst of calls
+        refused: for a request no client sends but to cost the replica (``rest._unread_bodies_closed``)."""
+        now = self._clock()
+        flooding = self._flooding
+        flooding[client] = now + self.refill_s
+        flooding.move_to_end(client)
+        if len(flooding) > self.max_buckets:
+            flooding.popitem(last=False)
+
     def _prune(self, now: float) -> None:
         super()._prune(now)
         _forget_until(self._hinted, now)  # hints whose token has come
@@ -730,6 +740,12 @@ class ClientLimits:
         """Whether ``client`` is far past its call rate (``CallRate.flooding``)."""
         rate = self.calls.rate
         return isinstance(rate, CallRate) and rate.flooding(client)
+
+    def flood(self, client: str) -> None:
+        """Count ``client`` as flooding (``CallRate.flood``), where there is a call rate."""
+        rate = self.calls.rate
+        if isinstance(rate, CallRate):
+            rate.flood(client)
 
     def charge_steps(self, client: str, steps: int) -> None:
         """Count a call that handed out ``steps`` log entries (a GetHistory page) as one call

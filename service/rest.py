@@ -32,7 +32,7 @@ from hustings.service.client_limits import ClientLimits, RetryLater, games_count
 from hustings.service.defaults import DEFAULT_GRACE_S
 from hustings.service.grpc_api import RPC_DEADLINE_S
 from hustings.service.host import GameHost
-from hustings.service.limits import MAX_REQUEST_BYTES, STEPS_PER_LISTED_GAME, steps_for_rendered
+from hustings.service.limits import MAX_REQUEST_BYTES, STEPS_PER_CALL, STEPS_PER_LISTED_GAME, steps_for_rendered
 from hustings.service.rest_connections import (
     API_SECURITY_HEADERS,
     CORS_HEADERS,
@@ -57,6 +57,21 @@ log = structlog.get_logger("hustings.rest")
 
 SERVICE = game_service_pb2.DESCRIPTOR.services_by_name["GameService"]
 MAX_BODY_BYTES = MAX_REQUEST_BYTES
+# Chunks a chunked request body may come in. A body of the API is a few hundred bytes, sent in
+# one chunk or a few; each chunk costs the event loop a call of aiohttp's (about 0.8 us), so a
+# 60 kB body of one-byte chunks cost 45-49 ms against 0.4 ms sent with a Content-Length.
+MAX_BODY_CHUNKS = 64
+# Calls' worth charged to a client whose request's body was left unread and its connection
+# closed (a body on a GET, one past MAX_BODY_CHUNKS, a chunked body answered before it came):
+# what of it had arrived was parsed anyway (one-byte chunks cost 7 ms a connection on average),
+# and the client opens another connection. Charged, such a client soon meets its call rate,
+# and then its new connections are closed at once (``ClientLimits.flooding``).
+UNREAD_BODY_CALLS = 8
+# Refusals of bodies no client sends but to cost the replica: each parsed the chunks of a
+# socket's read before it was refused (7 ms a request on average, 0.8 us a one-byte chunk), a
+# cost no call rate catches, since such a client's connections come one after another. Its
+# address then counts as flooding for a refill: its new connections are closed at once.
+FLOODING_BODIES = frozenset({"BODY_NOT_ALLOWED", "TOO_MANY_CHUNKS"})
 KEEPALIVE_S = 15.0
 # Answers 200 while the replica serves games and 503 while it cannot reach Redis or is stopping.
 READY_PATH = "/readyz"
@@ -272,6 +287,11 @@ class RestServer:
                 # arrives is one of its client's calls in flight, and has a deadline of its own.
                 with self.limits.calls.hold(client):  # the same per-client limits as gRPC
                     body = await self._body(request) if rule.body else b""
+                    # A long body counts as more calls, by what decoding and checking it takes
+                    # (about what writing as much JSON does: a 60 kB body of lists 3.5 ms), even
+                    # when it is then refused: one address sent such bodies at its rate and
+                    # took a whole core.
+                    self.limits.charge_steps(client, steps_for_rendered(len(body)))
                     message = build_request(rule, params, _query(request), body)
                     async with asyncio.timeout(RPC_DEADLINE_S):  # the same server deadline as gRPC
                         async with self._charged(rule.name, client, message):
@@ -336,7 +356,9 @@ class RestServer:
             raise web.HTTPRequestEntityTooLarge(MAX_BODY_BYTES, request.content_length)  # refused unread
         try:
             async with asyncio.timeout(self.settings.body_deadline_s):
-                return await request.read()
+                if request.content_length is not None:
+                    return await request.read()
+                return await _chunked_body(request)
         except TimeoutError:
             late = ServiceError(
                 grpc.StatusCode.DEADLINE_EXCEEDED,
@@ -492,6 +514,36 @@ class RestServer:
         return response
 
 
+async def _chunked_body(request: web.Request) -> bytes:
+    """A chunked body read to its end, refused (``_BodyRefused``, 400 ``TOO_MANY_CHUNKS``, the
+    connection closed without reading the rest) past ``MAX_BODY_CHUNKS`` chunks, and 413 past
+    ``MAX_BODY_BYTES`` bytes."""
+    parts: list[bytes] = []
+    size = chunks = 0
+    while True:  # bounded: at most MAX_BODY_CHUNKS chunks and MAX_BODY_BYTES bytes are taken
+        data, chunk_ends = await request.content.readchunk()
+        if not data and not chunk_ends:
+            return b"".join(parts)
+        size += len(data)
+        if size > MAX_BODY_BYTES:
+            _close_unread(request)
+            raise web.HTTPRequestEntityTooLarge(MAX_BODY_BYTES, size)
+        parts.append(data)
+        chunks += chunk_ends
+        if chunks > MAX_BODY_CHUNKS:
+            _close_unread(request)
+            refused = invalid("TOO_MANY_CHUNKS", f"a chunked request body may come in at most {MAX_BODY_CHUNKS} chunks")
+            raise _BodyRefused(_closing(refused, 400))
+
+
+def _close_unread(request: web.Request) -> None:
+    """Close the request's connection once it is answered, leaving the rest of its body unread
+    (``GatedConnection.close_unread``)."""
+    protocol = request.protocol
+    if isinstance(protocol, GatedConnection):
+        protocol.close_unread()
+
+
 class _BodyRefused(Exception):
     """A request body that will not be read: the answer, which closes the connection."""
 
@@ -604,13 +656,47 @@ async def _json_errors(request: web.Request, handler: Callable[[web.Request], Aw
     return response
 
 
+def _unread_bodies_closed(
+    limits: ClientLimits,
+) -> Callable[[web.Request, Callable[[web.Request], Awaitable[web.StreamResponse]]], Awaitable[web.StreamResponse]]:
+    """Close a connection whose chunked body was answered before it all came (a refusal of any
+    kind, a route that takes none) rather than read the rest, and charge ``UNREAD_BODY_CALLS``
+    to the client of a request whose connection closes with its body unread (and count it as
+    flooding after ``FLOODING_BODIES``). Every chunk costs
+    the event loop a call, and aiohttp read the rest of a body after answering, for up to
+    ``LINGER_S``: one connection sending 600 kB bodies of one-byte chunks to GET routes took a
+    whole core."""
+
+    @web.middleware
+    async def closed(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+        response = None
+        try:
+            response = await handler(request)
+            if "Transfer-Encoding" in request.headers and not request.content.is_eof():
+                _close_unread(request)
+                response.force_close()
+            return response
+        finally:
+            protocol = request.protocol
+            if isinstance(protocol, GatedConnection) and protocol.closing_unread:
+                client = limits.addresses.of_http(request)
+                limits.charge_steps(client, UNREAD_BODY_CALLS * STEPS_PER_CALL)
+                outcome = response.get(OUTCOME) if response is not None else None
+                if outcome is not None and outcome.reason in FLOODING_BODIES and not limits.addresses.from_proxy(request):
+                    limits.flood(client)
+
+    return closed
+
+
 @web.middleware
-async def _plain_chunked(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+async def _plain_bodies(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
     """Refuse a transfer coding other than plain ``chunked`` (``gzip, chunked`` among them): the
     body would be taken as chunked and its other coding ignored. Refuse a content coding other
     than ``identity`` (415): bodies are never unpacked (the connections do not decompress). Every
     body of the API is a few hundred bytes; unpacked as it came, on every route, a 1 MB gzip body
-    cost 0.7 s of the event loop, and a broken one logged a traceback."""
+    cost 0.7 s of the event loop, and a broken one logged a traceback. Refuse a body on a GET or
+    HEAD (400 ``BODY_NOT_ALLOWED``), the connection closed without reading it: no route of those
+    methods reads one."""
     codings = request.headers.getall("Transfer-Encoding", ())
     if codings and [coding.strip().lower() for coding in codings] != ["chunked"]:
         refused = invalid("UNSUPPORTED_TRANSFER_ENCODING", "the only transfer coding accepted is chunked")
@@ -619,6 +705,9 @@ async def _plain_chunked(request: web.Request, handler: Callable[[web.Request], 
     if any(coding.strip().lower() not in ("", "identity") for value in contents for coding in value.split(",")):
         refused = invalid("UNSUPPORTED_CONTENT_ENCODING", "request bodies are not compressed: send them as they are")
         return _closing(refused, 415)
+    if request.method in ("GET", "HEAD") and request.body_exists:
+        _close_unread(request)
+        return _closing(invalid("BODY_NOT_ALLOWED", f"a {request.method} request carries no body"), 400)
     return await handler(request)
 
 
@@ -648,12 +737,16 @@ def _metered_beside_rpcs(
     else's (a refusal costs the replica about 220 µs, a 404 200 µs, a GetView 750 µs), and 100
     such connections from one address made another client's calls 60 times slower. A client
     that waits as it is told never floods, and keeps its connection; so does a trusted proxy,
-    which pools the connections of all its callers."""
+    which pools the connections of all its callers.
+
+    A GET or HEAD with a body (refused inside, ``_plain_bodies``) is counted on every route, the
+    free ones and the RPCs that count their own calls among them: no probe sends one, and
+    uncounted, one address sent them to /readyz without end."""
 
     @web.middleware
     async def metered(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
         client = None
-        if request.match_info.handler in unmetered:
+        if request.match_info.handler in unmetered and not (request.method in ("GET", "HEAD") and request.body_exists):
             response = await handler(request)
         else:
             client = limits.addresses.of_http(request)
@@ -692,7 +785,9 @@ async def _cors(request: web.Request, response: web.StreamResponse) -> None:
 def build_app(server: RestServer) -> web.Application:
     """The aiohttp application: annotated RPC routes, the OpenAPI document and /play."""
     unmetered: set[Callable[[web.Request], Awaitable[web.StreamResponse]]] = set()
-    middlewares = [_plain_chunked, _metered_beside_rpcs(server.limits, unmetered), _preflight, _json_errors]
+    middlewares = [
+        _unread_bodies_closed(server.limits), _metered_beside_rpcs(server.limits, unmetered), _plain_bodies, _preflight, _json_errors,
+    ]
     app = web.Application(middlewares=middlewares, client_max_size=MAX_BODY_BYTES)
     app.on_response_prepare.append(_cors)
     rules = http_rules(SERVICE)
