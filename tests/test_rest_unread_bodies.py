@@ -23,7 +23,7 @@ from typing import Iterator
 
 import pytest
 
-from hustings.service.rest import MAX_BODY_CHUNKS, UNREAD_BODY_CALLS
+from hustings.service.rest import MAX_BODY_CHUNKS, READY_BURST, READY_PER_SECOND, UNREAD_BODY_CALLS
 from rest_helpers import LiveRest
 from test_rest_connections import _answer, _closed, _reason
 
@@ -154,3 +154,51 @@ def test_a_refused_chunked_body_is_not_read_after_its_answer(limited: LiveRest) 
         assert time.monotonic() - began < 1.0, "the connection lingered"
     with _connect(limited, "127.0.0.5") as sock:
         assert _let_in(sock) == BURST - 1 - UNREAD_BODY_CALLS
+
+
+def test_readyz_has_a_rate_of_its_own_and_a_flood_of_it_is_cut_off(limited: LiveRest) -> None:
+    """/readyz is free of the call rate but not unbounded: pipelined from one address, the first
+    ``READY_BURST`` are answered 200, then 429 CALL_RATE_EXCEEDED; past a refill's worth of
+    refusals the address is flooding, its connection closed and its new ones closed at once,
+    while another address's probe is answered. (Unbounded, 100 connections pipelining it had
+    10,000 answers a second.)"""
+    assert (READY_PER_SECOND, READY_BURST) == (50.0, 100)  # the figures the README gives
+    probes = READY_BURST * 3  # past the burst, and a refill's worth of refusals more
+    began = time.monotonic()
+    with _connect(limited, "127.0.0.6") as sock:
+        sock.sendall(b"GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n" * probes)
+        statuses = [(status, json.loads(body)["details"][0]["reason"] if status == 429 else "") for status, body in _pipelined_answers(sock, probes)]
+    refilled = int((time.monotonic() - began) * READY_PER_SECOND) + 1  # tokens come back meanwhile
+    assert statuses[:READY_BURST] == [(200, "")] * READY_BURST
+    assert set(statuses[READY_BURST:]) <= {(200, ""), (429, "CALL_RATE_EXCEEDED")}, set(statuses[READY_BURST:])
+    assert READY_BURST < len(statuses) and statuses.count((200, "")) <= READY_BURST + refilled, statuses.count((200, ""))
+    assert len(statuses) < probes, "the flooding address kept its connection"
+    assert _ready(limited, "127.0.0.6") is None
+    assert _ready(limited, "127.0.0.7") == 200
+
+
+def _pipelined_answers(sock: socket.socket, most: int) -> list[tuple[int, bytes]]:
+    """(status, body) of each answer with a Content-Length that comes on ``sock``, up to ``most``,
+    until the server closes it."""
+    data, answers = b"", []
+    while len(answers) < most:  # bounded: ``most`` answers, or the close
+        head_end = data.find(b"\r\n\r\n")
+        if head_end < 0:
+            try:
+                more = sock.recv(65536)
+            except ConnectionError:
+                more = b""
+            if not more:
+                break
+            data += more
+            continue
+        lines = data[:head_end].decode("latin-1").split("\r\n")
+        length = next(int(line.split(":", 1)[1]) for line in lines if line.lower().startswith("content-length:"))
+        end = head_end + 4 + length
+        while len(data) < end:  # bounded by the answer's length
+            more = sock.recv(65536)
+            assert more, "closed within an answer"
+            data += more
+        answers.append((int(lines[0].split(" ")[1]), data[head_end + 4 : end]))
+        data = data[end:]
+    return answers
