@@ -11,8 +11,11 @@ them, a quarter of one address's streams, took a replica from 86 MB to over 1 GB
 So an update of ``COUNTED_BYTES`` or more counts, from the moment it is handed to its connection
 until the write returns (the reader took it, or the stream ended), towards the replica's and its
 client address's bytes unread; one that would take either past its cap is not written, and its
-stream ends RESOURCE_EXHAUSTED with a reason. Smaller updates, every live step among them, are not
-counted: a stream holds at most one update at a time, so the cap on streams bounds them.
+stream ends RESOURCE_EXHAUSTED with a reason. Smaller updates, most live steps among them, are not
+counted: a stream holds at most one update at a time, so the cap on streams bounds them. Only
+updates of 64 KiB or more were counted once: an address that opened its 2,000 streams each from
+a version that made its catch-up just under that (50-60 kB of a finished Spin Doctors game) and
+never read them took a replica from 77 MB to 629 MB, 35 times its cap on unread bytes.
 """
 
 from __future__ import annotations
@@ -22,9 +25,13 @@ from typing import ContextManager, Iterator
 
 from hustings.service.errors import exhausted
 
-# Updates this large or larger are counted: a catch-up of several hundred steps. A live step's
-# update is a few kilobytes.
-COUNTED_BYTES = 64 << 10
+# Updates this large or larger are counted: a catch-up of a few dozen steps, a view that lists
+# many moves. A live step's update is a few kilobytes; uncounted, an address's 2,000 streams
+# (its cap) hold at most 2,000 updates under this size, 16 MB (and gRPC's copies of them).
+COUNTED_BYTES = 8 << 10
+# A large update (a catch-up of several hundred steps): it keeps only its bytes, not the message
+# they were encoded from (``watch.Update``).
+LARGE_UPDATE_BYTES = 64 << 10
 # What one client address's streams may hold unread: forty catch-ups of the longest games seen,
 # a classroom behind one address opening such a game together, while 2,000 streams that never
 # read (the address's cap) would hold gigabytes.

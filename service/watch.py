@@ -42,7 +42,7 @@ from hustings.service.limits import StreamLimits, calls_for_steps
 from hustings.service.logs import SparseLines
 from hustings.service.notifier import Announcement, Notifier
 from hustings.service.store import Store
-from hustings.service.unread import COUNTED_BYTES
+from hustings.service.unread import LARGE_UPDATE_BYTES
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2, game_service_pb2
 
@@ -96,7 +96,7 @@ class Update:
     """One response as every watcher that needs it shares it: the message (REST renders it as
     JSON) and, once a gRPC stream has written it, its serialised bytes.
 
-    A large update (a catch-up of many steps, ``unread.COUNTED_BYTES`` or more) keeps only its
+    A large update (a catch-up of many steps, ``unread.LARGE_UPDATE_BYTES`` or more) keeps only its
     bytes once serialised: its message took about ten times as much memory as the bytes it was
     encoded to (a spectator's catch-up of 20,000 seat changes: 4.2 MB for 449 kB), and it was held
     as long as a stream wrote the update or a step kept it to share; the caps on unread bytes
@@ -122,7 +122,7 @@ class Update:
         if self._encoded is None:
             assert self._message is not None
             self._encoded = self._message.SerializeToString()
-            if len(self._encoded) >= COUNTED_BYTES:
+            if len(self._encoded) >= LARGE_UPDATE_BYTES:
                 self._message = None
         return self._encoded
 

@@ -278,7 +278,7 @@ def test_a_game_stored_by_0_1_0_gets_the_retention_expiry_at_its_first_step_or_f
 
 
 def test_unread_updates_past_the_replica_s_cap_end_their_streams_too_many_unread_bytes(redis_server: EmbeddedRedis) -> None:
-    """README Limits: an update of 64 KiB or more "counts ... towards 16 MiB of unread updates per
+    """README Limits: an update of 8 KiB or more "counts ... towards 16 MiB of unread updates per
     client address and 256 MiB per replica; one past either is not sent and ends its stream with
     `TOO_MANY_UNREAD_BYTES_FOR_ADDRESS` or `TOO_MANY_UNREAD_BYTES`". With the replica's cap at two
     catch-ups and the address's far above, of five streams that never read, two hold theirs and
@@ -290,8 +290,8 @@ def test_unread_updates_past_the_replica_s_cap_end_their_streams_too_many_unread
 
     said = _said(README)
     assert "towards 16 MiB of unread updates per client address and 256 MiB per replica" in said
-    assert "An update of 64 KiB or more" in said
-    assert (COUNTED_BYTES, DEFAULT_MAX_UNREAD_BYTES_PER_ADDRESS, DEFAULT_MAX_UNREAD_BYTES) == (64 << 10, 16 << 20, 256 << 20)
+    assert "An update of 8 KiB or more" in said
+    assert (COUNTED_BYTES, DEFAULT_MAX_UNREAD_BYTES_PER_ADDRESS, DEFAULT_MAX_UNREAD_BYTES) == (8 << 10, 16 << 20, 256 << 20)
     held, streams = 2, 5
 
     async def scenario() -> None:

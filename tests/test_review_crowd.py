@@ -30,7 +30,7 @@ from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.limits import STEPS_PER_CALL
 from hustings.service.replica import SOLE_CLIENT, Replica
 from hustings.service.store import game_key, log_key
-from hustings.service.unread import COUNTED_BYTES
+from hustings.service.unread import COUNTED_BYTES, LARGE_UPDATE_BYTES
 from hustings.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
 from test_client_limits import OTHER_ADDRESS, relay_from, replica
 
@@ -172,20 +172,20 @@ def test_a_long_history_page_counts_towards_the_rate_of_calls(redis_server: Embe
 
 # A channel that takes no more than HTTP/2's first window (64 KiB) of a stream until its caller
 # reads: no bandwidth probe widens it.
-NOT_READING = [("grpc.http2.bdp_probe", 0)]
+NOT_READING = [("grpc.http2.bdp_probe", 0), ("grpc.http2.lookahead_bytes", 1024)]
 
 
 @contextlib.asynccontextmanager
 async def streams_never_read(
-    limited: Any, game_id: str, count: int, cap: Callable[[int], None]
+    limited: Any, game_id: str, count: int, cap: Callable[[int], None], from_version: int = 0
 ) -> AsyncIterator[tuple[int, list[Any], list[grpc.StatusCode]]]:
-    """``count`` WatchGame streams from version 0 of ``game_id`` on ``limited`` that never read
-    (each on a connection of its own), opened once ``cap(size)`` has set the unread limits for
-    ``size``, the bytes of one catch-up. Yields that size, the calls, and the codes of those that
-    ended within a second each; closes the connections after."""
-    request = game_service_pb2.WatchGameRequest(game_id=game_id, from_version=0)
+    """``count`` WatchGame streams from ``from_version`` of ``game_id`` on ``limited`` that never
+    read (each on a connection of its own), opened once ``cap(size)`` has set the unread limits
+    for ``size``, the bytes of one catch-up. Yields that size, the calls, and the codes of those
+    that ended within a second each; closes the connections after."""
+    request = game_service_pb2.WatchGameRequest(game_id=game_id, from_version=from_version)
     async with grpc.aio.insecure_channel(f"127.0.0.1:{limited.port}") as reader:
-        size = (await _first_update(game_service_pb2_grpc.GameServiceStub(reader), game_id, 0)).ByteSize()
+        size = (await _first_update(game_service_pb2_grpc.GameServiceStub(reader), game_id, from_version)).ByteSize()
     assert size > COUNTED_BYTES, "the catch-up is too small to be counted: make the game longer"
     cap(size)
     channels = [grpc.aio.insecure_channel(f"127.0.0.1:{limited.port}", options=NOT_READING) for _ in range(count)]
@@ -205,21 +205,33 @@ STREAMS_NOT_READ = 8
 HELD_UPDATES = 3  # the address's cap in the test, in updates from version 0
 
 
-def test_streams_whose_updates_are_never_read_hold_a_bounded_number_of_bytes(redis_server: EmbeddedRedis) -> None:
+# Steps behind the game's version that a mid-size catch-up starts: between COUNTED_BYTES and
+# LARGE_UPDATE_BYTES (its size is checked).
+MID_SIZE_STEPS_BEHIND = 60
+
+
+@pytest.mark.parametrize("catch_up", ["whole", "mid_size"])
+def test_streams_whose_updates_are_never_read_hold_a_bounded_number_of_bytes(redis_server: EmbeddedRedis, catch_up: str) -> None:
     """A stream from version 0 of a long game holds its whole catch-up until the reader takes it
     (about 2 MB a stream for a 2,400-step game, measured: 500 such streams took a replica past
     1 GB). With the address's unread bytes capped at three such updates, of eight streams that
     never read, three hold theirs and five end RESOURCE_EXHAUSTED
     TOO_MANY_UNREAD_BYTES_FOR_ADDRESS; a client at another address still gets its catch-up, and
-    once the streams are closed the address gets its own again."""
+    once the streams are closed the address gets its own again. The same with catch-ups of
+    8-64 KiB (``mid_size``): when only updates of 64 KiB or more counted, 2,000 streams of one
+    address each opened where its catch-up came just under that took a replica from 77 MB to
+    629 MB, 35 times the address's cap."""
 
     async def scenario() -> None:
-        async with limited_with_long_game(redis_server.url, 700, **SOLE_CLIENT) as (limited, game_id, _version):
+        async with limited_with_long_game(redis_server.url, 700, **SOLE_CLIENT) as (limited, game_id, version):
 
             def cap(size: int) -> None:
+                if catch_up == "mid_size":
+                    assert COUNTED_BYTES <= size < LARGE_UPDATE_BYTES, size
                 limited.limits.unread.max_per_address = HELD_UPDATES * size + size // 2
 
-            async with streams_never_read(limited, game_id, STREAMS_NOT_READ, cap) as (size, calls, codes):
+            start = 0 if catch_up == "whole" else version - MID_SIZE_STEPS_BEHIND
+            async with streams_never_read(limited, game_id, STREAMS_NOT_READ, cap, start) as (size, calls, codes):
                 refused = [c for c in codes if c == grpc.StatusCode.RESOURCE_EXHAUSTED]
                 assert len(refused) == STREAMS_NOT_READ - HELD_UPDATES, codes
                 assert len(codes) == len(refused), f"only refused streams end: {codes}"
@@ -227,14 +239,14 @@ def test_streams_whose_updates_are_never_read_hold_a_bounded_number_of_bytes(red
                     if call.done():
                         assert _call_reason(await rpc_status.aio.from_call(call)) == "TOO_MANY_UNREAD_BYTES_FOR_ADDRESS"
                 async with relay_from(OTHER_ADDRESS, limited.port) as port, grpc.aio.insecure_channel(f"127.0.0.1:{port}") as other:
-                    update = await _first_update(game_service_pb2_grpc.GameServiceStub(other), game_id, 0)
+                    update = await _first_update(game_service_pb2_grpc.GameServiceStub(other), game_id, start)
                     assert update.ByteSize() == size
             for _ in range(50):  # the closed streams' writes end and give their bytes back
                 if limited.limits.unread.held == 0:
                     break
                 await asyncio.sleep(0.1)
             async with grpc.aio.insecure_channel(f"127.0.0.1:{limited.port}") as again:
-                assert (await _first_update(game_service_pb2_grpc.GameServiceStub(again), game_id, 0)).ByteSize() == size
+                assert (await _first_update(game_service_pb2_grpc.GameServiceStub(again), game_id, start)).ByteSize() == size
 
     run(scenario(), timeout_s=90)
 

@@ -16,7 +16,7 @@ import pytest
 
 from conftest import run
 from hustings.service.embedded_redis import EmbeddedRedis
-from hustings.service.unread import COUNTED_BYTES
+from hustings.service.unread import LARGE_UPDATE_BYTES
 from hustings.service.watch import CATCH_UP_CHUNK, CATCH_UPS_AT_ONCE, Update
 from hustings.v1 import game_pb2, game_service_pb2
 from service_helpers import replica_and_client, seat_changes
@@ -37,7 +37,7 @@ def test_a_large_update_once_serialised_is_kept_as_its_bytes_and_its_message_rea
     large = _catch_up(20_000)
     update = Update(large)
     encoded = update.encoded()
-    assert len(encoded) >= COUNTED_BYTES
+    assert len(encoded) >= LARGE_UPDATE_BYTES
     assert update.encoded() is encoded  # serialised once, shared by every stream that writes it
     # The message is not kept beside the bytes: each reader (a REST stream) gets it parsed anew.
     first, second = update.message, update.message
@@ -48,7 +48,7 @@ def test_a_large_update_once_serialised_is_kept_as_its_bytes_and_its_message_rea
 def test_a_small_update_keeps_its_message_beside_its_bytes() -> None:
     small = _catch_up(3)
     update = Update(small)
-    assert len(update.encoded()) < COUNTED_BYTES
+    assert len(update.encoded()) < LARGE_UPDATE_BYTES
     assert update.message is small and update.message is update.message
 
 
@@ -127,5 +127,5 @@ def test_catch_ups_of_a_long_game_take_the_event_loop_a_chunk_at_a_time(tmp_path
     with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
         chunk, crowd, size = run(scenario(server.url), timeout_s=300)  # type: ignore[misc]
     print(f"\nthe loop held at most {chunk * 1e3:.1f} ms by a catch-up of one chunk, {crowd * 1e3:.1f} ms by the crowd's")
-    assert size >= COUNTED_BYTES  # a catch-up of thousands of steps
+    assert size >= LARGE_UPDATE_BYTES  # a catch-up of thousands of steps
     assert crowd <= ALLOWED_CHUNKS * chunk, f"the loop was held {crowd * 1e3:.0f} ms at a time, a chunk's catch-up {chunk * 1e3:.0f} ms"
