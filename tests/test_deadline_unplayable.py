@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import pathlib
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 import redis.asyncio as aioredis
 
@@ -53,6 +53,14 @@ UNPLAYABLE = {"retired_content": _retire, "unknown_kind": _of_a_newer_kind}
 async def _replica(url: str) -> Replica:
     config = ReplicaConfig(redis_url=url, address="127.0.0.1:0", grace_s=1.0, **UNBOUNDED_CALL_RATE)  # type: ignore[arg-type]
     return await Replica(config).start()
+
+
+def _on_own_redis(tmp_path: pathlib.Path, scenario: Callable[[str], Awaitable[tuple[Any, ...]]]) -> tuple[Any, ...]:
+    """What ``scenario`` returns, run on an embedded Redis of the test's own (its URL given)."""
+    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
+        result = run(scenario(server.url), timeout_s=60)
+    assert isinstance(result, tuple)
+    return result
 
 
 async def _seated_game(url: str) -> tuple[str, list[str]]:
@@ -106,10 +114,7 @@ def test_a_game_this_build_cannot_play_leaves_the_deadline_index(tmp_path: pathl
         finally:
             await raw.aclose()
 
-    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
-        result = run(scenario(server.url), timeout_s=60)
-    assert isinstance(result, tuple)
-    looks, pending, due_in_ms = result
+    looks, pending, due_in_ms = _on_own_redis(tmp_path, scenario)
     print(f"\nlooks at the {unplayable} game in 4 s: {looks}; games in the deadline index: {pending}; next look in {due_in_ms} ms")
     assert looks == 1, f"the {unplayable} game was claimed {looks} times in 4 s"
     # Kept, for a build that can play it, and looked at again a while after the one look (which
@@ -157,10 +162,7 @@ def test_calls_on_a_game_of_a_kind_this_build_lacks_are_refused_unavailable_and_
         finally:
             await raw.aclose()
 
-    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
-        result = run(scenario(server.url), timeout_s=60)
-    assert isinstance(result, tuple)
-    refusals, rest, unchanged = result
+    refusals, rest, unchanged = _on_own_redis(tmp_path, scenario)
     assert [(code, reason, hint) for code, reason, hint, _ in refusals] == [
         (grpc.StatusCode.UNAVAILABLE, "UNKNOWN_STORED_KIND", UNKNOWN_KIND_RETRY_S)
     ] * 3
