@@ -668,10 +668,9 @@ def _unread_bodies_closed(
     """Close a connection whose chunked body was answered before it all came (a refusal of any
     kind, a route that takes none) rather than read the rest, and charge ``UNREAD_BODY_CALLS``
     to the client of a request whose connection closes with its body unread (and count it as
-    flooding after ``FLOODING_BODIES``). Every chunk costs
-    the event loop a call, and aiohttp read the rest of a body after answering, for up to
-    ``LINGER_S``: one connection sending 600 kB bodies of one-byte chunks to GET routes took a
-    whole core."""
+    flooding after ``FLOODING_BODIES``). Every chunk costs the event loop a call, and aiohttp
+    read the rest of a body after answering, for up to ``LINGER_S``: one connection sending
+    600 kB bodies of one-byte chunks to GET routes took a whole core."""
 
     @web.middleware
     async def closed(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:

@@ -2,7 +2,8 @@
 began (``service/seats.py`` ``THINKING_FLOOR_S``), so that a forced move and a choice are made
 public alike. That holds only if the thinking of a choice ends before the floor, with room for a
 loaded machine: these are the longest decisions found in random play of every kind and seat
-count (tests/test_bot_timing.py times a decision through a replica)."""
+count, and a Wahlspiel hand built to list the most ways to play (tests/test_bot_timing.py times
+a decision through a replica)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from hustings.v1 import game_pb2
 GREEDY_RUNS = 8
 GREEDY_PAUSE_S = 0.25
 # A Wahlspiel Sensation field with a hand of this many event cards that name candidates, those
-# naming most first: every way to play each is a move (150-250 of them).
+# naming most first: every way to play each is a move (150-300 of them).
 MANY_WAYS_HAND = 12
 SENSATION_STEP_LIMIT = 3000  # engine steps of random play searched for a Sensation field
 # Room the strong search leaves before its floor at least, where its time runs out: its
@@ -91,9 +92,8 @@ def _sensation_with_a_hand_of_many_ways() -> tuple[object, object, int]:
     """The game, a six-party Wahlspiel at a Sensation field of its first round reached by random
     play, with the acting party's event hand made of ``MANY_WAYS_HAND`` cards that name
     candidates, those naming most first (taken from the other hands and the stack), and the
-    acting seat. A player
-    may gather such a hand (events are bought and won, and nothing bounds a hand); a stand-in
-    bot then decides for it once the player has left."""
+    acting seat. A player may gather such a hand (events are bought and won, and nothing bounds
+    a hand); a stand-in bot then decides for it once the player has left."""
     game = get_game("wahlspiel")
     assert game is not None
     rng, chooser = Rng(b"many-ways" * 4), Rng(b"many-ways-chooser")
@@ -117,12 +117,12 @@ def _sensation_with_a_hand_of_many_ways() -> tuple[object, object, int]:
 
 def test_a_wahlspiel_hand_of_many_ways_to_play_is_weighed_within_half_the_greedy_floor() -> None:
     """A Sensation field lists every way to play each event card in the hand: twelve cards that
-    name candidates are 150-300 moves, each costing the one-ply ranking five to eight
-    times a Staff (Wahlspiel's step and heuristic). All weighed (the first 200), this hand's 304
-    took 55-72 ms on a machine where the Staff choice takes 7 ms: past the floor, so when the
+    name candidates are 150-300 moves, each costing the one-ply ranking five to eight times a
+    Staff (Wahlspiel's step and heuristic). All weighed (the first 200), this hand's 304 took
+    55-72 ms on a machine where the Staff choice takes 7 ms: past the floor, so when the
     stand-in's decision was made public told the table how many ways its hidden hand had, beyond
-    the count of its cards, which is public. The ranking weighs
-    ``TUNING["wahlspiel"].ranked`` of them (spread over every card's ways)."""
+    the count of its cards, which is public. The ranking weighs ``TUNING["wahlspiel"].ranked``
+    of them (spread over every card's ways)."""
     game, state, seat = _sensation_with_a_hand_of_many_ways()
     moves = len(game.legal_moves(state, seat))  # type: ignore[attr-defined]
     assert moves > 3 * TUNING["wahlspiel"].ranked, f"only {moves} ways to play the hand"
