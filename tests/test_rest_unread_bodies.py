@@ -9,8 +9,10 @@ Now a body on a GET or HEAD is refused 400 ``BODY_NOT_ALLOWED``, a chunked body 
 more of it read, and the address counts as flooding for a refill of its call rate (its new
 connections are closed at once); a chunked body answered before it all came is not read on
 either. A long body counts as more calls, as a long answer does: decoding and checking 60 kB
-took 3.5-4.3 ms, so one address sending such bodies at its rate took a whole core. Each test
-plays the client against a real replica (real Redis, real HTTP on loopback) with a call rate.
+took 3.5-4.3 ms, so one address sending such bodies at its rate took a whole core. And /readyz,
+free of the call rate, has a rate of its own: 100 connections pipelining it had 10,000 answers a
+second. Each test plays the client against a real replica (real Redis, real HTTP on loopback)
+with a call rate.
 """
 
 from __future__ import annotations
