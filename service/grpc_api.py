@@ -203,32 +203,32 @@ def _unary(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
     async def handler(self: "GameServicer", request: Any, context: grpc.aio.ServicerContext) -> R:
         logs.begin_call(rpc=name, game_id=getattr(request, "game_id", None) or None)
         started = time.perf_counter()
-        code = "OK"
         try:
             if isinstance(request, RefusedRequest):
                 raise request.error()
             with self.calls.hold(self.client_of(context)), self.clock.within(RPC_DEADLINE_S):
-                return await method(self, request, context)
+                response = await method(self, request, context)
         except ServiceError as error:
-            code = error.code.name
-            await _abort(context, error)
-            raise  # unreachable: abort raises
+            refusal = error
         except RedisError as failure:
-            error = store_error(failure)
-            code = error.code.name
-            await _abort(context, error)
-            raise
+            refusal = store_error(failure)
         except TimeoutError:
-            code = "DEADLINE_EXCEEDED"
-            await _abort(context, ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, "SERVER_DEADLINE", "the call took too long; retry"))
-            raise
+            refusal = ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, "SERVER_DEADLINE", "the call took too long; retry")
         except Exception:
-            code = "INTERNAL"
             log.exception("rpc_failed")
-            await _abort(context, internal())  # never the exception's own text
+            refusal = internal()  # never the exception's own text
+        except BaseException:  # cancelled: counted as it always was
+            metrics.rpc_done(name, "OK", time.perf_counter() - started)
             raise
-        finally:
-            metrics.rpc_done(name, code, time.perf_counter() - started)
+        else:
+            metrics.rpc_done(name, "OK", time.perf_counter() - started)
+            return response
+        # Counted before the refusal is sent: ``_abort`` sends its status at once, so a client that
+        # has its answer finds its call counted (it was counted after, and a scrape of the
+        # metrics right after a refusal could miss it).
+        metrics.rpc_done(name, refusal.code.name, time.perf_counter() - started)
+        await _abort(context, refusal)
+        raise AssertionError("unreachable: abort raises")
 
     return handler
 
