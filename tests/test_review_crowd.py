@@ -170,8 +170,9 @@ def test_a_long_history_page_counts_towards_the_rate_of_calls(redis_server: Embe
     run(scenario(), timeout_s=90)
 
 
-# A channel that takes no more than HTTP/2's first window (64 KiB) of a stream until its caller
-# reads: no bandwidth probe widens it.
+# A channel that takes no more than a small window of a stream until its caller reads: no
+# bandwidth probe widens it, and it asks for 1 KiB ahead rather than HTTP/2's first 64 KiB (a
+# catch-up under 64 KiB would otherwise be taken whole by the connection at once).
 NOT_READING = [("grpc.http2.bdp_probe", 0), ("grpc.http2.lookahead_bytes", 1024)]
 
 
