@@ -687,8 +687,8 @@ def _unread_bodies_closed(
                 client = limits.addresses.of_http(request)
                 limits.charge_steps(client, UNREAD_BODY_CALLS * STEPS_PER_CALL)
                 outcome = response.get(OUTCOME) if response is not None else None
-                if outcome is not None and outcome.reason in FLOODING_BODIES and not limits.addresses.from_proxy(request):
-                    limits.flood(client)
+                if outcome is not None and outcome.reason in FLOODING_BODIES:
+                    limits.flood(client)  # the gate closes its new connections (a trusted proxy's it never does)
 
     return closed
 
@@ -838,11 +838,9 @@ def build_app(server: RestServer) -> web.Application:
             try:
                 probes.take(client)
             except ServiceError as refused:  # 429 CALL_RATE_EXCEEDED, with its hint
-                response = error_response(refused)
-                if probes.flooding(client) and not limits.addresses.from_proxy(request):
-                    limits.flood(client)  # its new connections are closed at once
-                    response.force_close()
-                return response
+                if probes.flooding(client):
+                    limits.flood(client)  # then ``_close_if_flooding`` closes it, and the gate its new ones
+                return error_response(refused)
         serving = server.ready() and not server.host.closing
         return web.json_response({"status": "SERVING" if serving else "NOT_SERVING"}, status=200 if serving else 503)
 

@@ -29,9 +29,6 @@ from hustings.service.errors import exhausted
 # many moves. A live step's update is a few kilobytes; uncounted, an address's 2,000 streams
 # (its cap) hold at most 2,000 updates under this size, 16 MB (and gRPC's copies of them).
 COUNTED_BYTES = 8 << 10
-# A large update (a catch-up of several hundred steps): it keeps only its bytes, not the message
-# they were encoded from (``watch.Update``).
-LARGE_UPDATE_BYTES = 64 << 10
 # What one client address's streams may hold unread: forty catch-ups of the longest games seen,
 # a classroom behind one address opening such a game together, while 2,000 streams that never
 # read (the address's cap) would hold gigabytes.

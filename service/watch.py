@@ -42,7 +42,6 @@ from hustings.service.limits import StreamLimits, calls_for_steps
 from hustings.service.logs import SparseLines
 from hustings.service.notifier import Announcement, Notifier
 from hustings.service.store import Store
-from hustings.service.unread import LARGE_UPDATE_BYTES
 from hustings.storage.v1 import storage_pb2
 from hustings.v1 import game_pb2, game_service_pb2
 
@@ -50,6 +49,9 @@ if TYPE_CHECKING:
     from hustings.service.host import Loaded
 
 log = structlog.get_logger("hustings.watch")
+# A large update (a catch-up of several hundred steps) keeps only its bytes once serialised, not
+# the message they were encoded from (``Update``).
+LARGE_UPDATE_BYTES = 64 << 10
 
 # How often a seat's open, quiet stream renews its presence. Only a stream with no write
 # outstanding renews it (a write holds the stream until the peer's window takes it), and over
@@ -96,7 +98,7 @@ class Update:
     """One response as every watcher that needs it shares it: the message (REST renders it as
     JSON) and, once a gRPC stream has written it, its serialised bytes.
 
-    A large update (a catch-up of many steps, ``unread.LARGE_UPDATE_BYTES`` or more) keeps only its
+    A large update (a catch-up of many steps, ``LARGE_UPDATE_BYTES`` or more) keeps only its
     bytes once serialised: its message took about ten times as much memory as the bytes it was
     encoded to (a spectator's catch-up of 20,000 seat changes: 4.2 MB for 449 kB), and it was held
     as long as a stream wrote the update or a step kept it to share; the caps on unread bytes

@@ -30,7 +30,8 @@ from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.limits import STEPS_PER_CALL
 from hustings.service.replica import SOLE_CLIENT, Replica
 from hustings.service.store import game_key, log_key
-from hustings.service.unread import COUNTED_BYTES, LARGE_UPDATE_BYTES
+from hustings.service.unread import COUNTED_BYTES
+from hustings.service.watch import LARGE_UPDATE_BYTES
 from hustings.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
 from test_client_limits import OTHER_ADDRESS, relay_from, replica
 

@@ -16,8 +16,7 @@ import pytest
 
 from conftest import run
 from hustings.service.embedded_redis import EmbeddedRedis
-from hustings.service.unread import LARGE_UPDATE_BYTES
-from hustings.service.watch import CATCH_UP_CHUNK, CATCH_UPS_AT_ONCE, Update
+from hustings.service.watch import CATCH_UP_CHUNK, CATCH_UPS_AT_ONCE, LARGE_UPDATE_BYTES, Update
 from hustings.v1 import game_pb2, game_service_pb2
 from service_helpers import replica_and_client, seat_changes
 
