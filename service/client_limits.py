@@ -42,6 +42,7 @@ from hustings.service.limits import (
     DEFAULT_MAX_CALLS,
     DEFAULT_MAX_CALLS_PER_CLIENT,
     DIRECT_CONNECTION,
+    LEAVE_CALLS,
     CallLimit,
     calls_for_steps,
 )
@@ -753,6 +754,12 @@ class ClientLimits:
         is answered; the client's next calls wait)."""
         if self.calls.rate is not None:
             self.calls.rate.charge(client, calls_for_steps(steps))
+
+    def charge_leave(self, client: str) -> None:
+        """Count a LeaveGame that was applied as ``LEAVE_CALLS`` calls more towards ``client``'s
+        rate (never refused: the seat is left; the client's next calls wait)."""
+        if self.calls.rate is not None:
+            self.calls.rate.charge(client, LEAVE_CALLS)
 
     @classmethod
     def configured(

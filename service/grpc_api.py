@@ -298,7 +298,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     @_unary
     async def LeaveGame(self, request: game_service_pb2.LeaveGameRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.LeaveGameResponse:
-        return await self.host.leave_game(request.game_id, self._token(context))
+        response = await self.host.leave_game(request.game_id, self._token(context))
+        self.limits.charge_leave(self.client_of(context))
+        return response
 
     @_unary
     async def ReturnToGame(self, request: game_service_pb2.ReturnToGameRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.ReturnToGameResponse:

@@ -81,6 +81,15 @@ STEPS_PER_LISTED_GAME = 1
 # game, 237 kB: 28 ms, 4.6 ms over gRPC). Counted as one call each, such answers let one address
 # keep a replica's loop busy (68 lobby pages a second took a whole core) below its rate.
 RENDERED_BYTES_PER_CALL = 8 << 10
+# Calls more that a LeaveGame applied counts as. Leaving and coming back are steps that no rule
+# bounds, each kept with its game for the retention time (about 100 bytes of Redis): one address
+# leaving and taking back its seats at its rate of calls wrote 283 steps a second, 2.5 GB a day,
+# three times what its allowance of new games lets it keep (0.8 GB a day). Every such round has a
+# leave in it (a seat is left, or times out twice, before it is returned to or taken over), so the
+# leave pays: a round costs 34 calls for its two steps, and the same address wrote 16-18 steps a
+# second (0.15 GB a day). Joins and returns stay one call each (a classroom joining its tables at
+# once, a bot coming back after a dropped connection); a person leaves a table now and then.
+LEAVE_CALLS = 32
 
 
 def steps_for_rendered(size: int) -> int:

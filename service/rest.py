@@ -325,6 +325,8 @@ class RestServer:
             elif isinstance(response, game_service_pb2.ListGamesResponse):
                 steps += len(response.games) * STEPS_PER_LISTED_GAME
             self.limits.charge_steps(client, steps)
+            if isinstance(response, game_service_pb2.LeaveGameResponse):
+                self.limits.charge_leave(client)
             return web.Response(text=text, content_type="application/json")
 
         return handle

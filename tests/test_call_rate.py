@@ -27,7 +27,7 @@ from hustings.client import Client, HustingsError
 from hustings.service import metrics
 from hustings.service.client_limits import CallRate, RetryLater
 from hustings.service.embedded_redis import EmbeddedRedis
-from hustings.service.limits import CallLimit
+from hustings.service.limits import LEAVE_CALLS, CallLimit
 from hustings.service.replica import SOLE_CLIENT, Replica, ReplicaConfig
 from hustings.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
 from service_helpers import new_game
@@ -266,3 +266,53 @@ def test_the_defaults_agree_between_serve_the_replica_and_the_readme() -> None:
             _parser().parse_args(["serve", *flags])
     with pytest.raises(ValueError):
         CallRate(per_second=0.0)
+
+
+def test_a_leave_applied_counts_as_more_calls_on_both_faces(redis_server: EmbeddedRedis) -> None:
+    """Burst 40, one a second: a LeaveGame that is applied takes 1 + LEAVE_CALLS calls from its
+    address's bucket, over gRPC and over REST, so the calls after it are refused that much sooner;
+    a leave refused (ALREADY_ABSENT) and a return take one call each, as any call does."""
+    burst = 40
+
+    async def scenario() -> None:
+        async with limited_and_free(redis_server.url, call_burst=burst) as (limited, helper):
+            rate = limited.limits.calls.rate
+            assert isinstance(rate, CallRate) and 1 + LEAVE_CALLS < burst
+            seats = await new_game(helper, 3)
+            game_id = seats[0].game_id
+            leave = game_service_pb2.LeaveGameRequest(game_id=game_id)
+            token = (("authorization", f"Bearer {seats[0].token}"),)
+            async with two_clients(limited.port) as (stub_a, _, _, http_b):
+                started = time.monotonic()
+                await stub_a.LeaveGame(leave, metadata=token, timeout=10)
+                slack = PER_SECOND * (time.monotonic() - started) + 0.01  # what refilled meanwhile
+                assert rate.tokens(A) <= burst - 1 - LEAVE_CALLS + slack
+                level = rate.tokens(A)
+                with pytest.raises(grpc.aio.AioRpcError) as again:
+                    await stub_a.LeaveGame(leave, metadata=token, timeout=10)
+                assert details(again.value)[0] == "ALREADY_ABSENT"
+                await stub_a.ReturnToGame(game_service_pb2.ReturnToGameRequest(game_id=game_id), metadata=token, timeout=10)
+                assert level - 2 - 0.01 <= rate.tokens(A) <= level - 2 + PER_SECOND * (time.monotonic() - started) + 0.01
+                # The calls after the leave: a few until the bucket is empty, not the burst's forty.
+                view = game_service_pb2.GetViewRequest(game_id=game_id)
+                answered, reason = 0, ""
+                for _ in range(burst):  # bounded: a refusal comes first unless the leave was free
+                    try:
+                        await stub_a.GetView(view, timeout=10)
+                    except grpc.aio.AioRpcError as error:
+                        reason = details(error)[0]
+                        break
+                    answered += 1
+                assert reason == "CALL_RATE_EXCEEDED"
+                assert answered <= burst - 2 - 1 - LEAVE_CALLS + PER_SECOND * (time.monotonic() - started) + 1
+                # Over REST from another address: the same charge from its own bucket.
+                url = f"http://127.0.0.1:{limited.http_port}/v1/games/{game_id}:leave"
+                started = time.monotonic()
+                headers = {"authorization": f"Bearer {seats[1].token}"}
+                async with http_b.post(url, json={}, headers=headers) as left:
+                    assert left.status == 200
+                    assert (await left.json())["view"]["seats"][1]["absent"] is True
+                slack = PER_SECOND * (time.monotonic() - started) + 0.01
+                assert burst - 1 - LEAVE_CALLS - 1 <= rate.tokens(OTHER_ADDRESS) <= burst - 1 - LEAVE_CALLS + slack
+
+    run(scenario(), timeout_s=60)
