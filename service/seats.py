@@ -388,7 +388,10 @@ class SeatLifecycle:
                 place = new.stored.seats[request.seat]
                 place.display_name, place.token_sha256 = name, _hash(token)
                 place.absent = place.bot = False
-                place.timeouts = place.turn_started_ms = 0
+                place.timeouts = 0
+                # A decision the seat owes keeps the clock it began with, as at a return: a
+                # take-over that began a new one let a player leave and take its seat over just
+                # before each deadline, and the table waited as long as it liked.
                 table.changed_event(entry, request.seat, Change.CHANGE_TAKEN_OVER, name)
                 if await self._commit(new, loaded, entry, key, wanted, present=request.seat):
                     await host._after_commit(new)

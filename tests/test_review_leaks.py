@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from conftest import run
 from hustings.client import Client
 from hustings.service.embedded_redis import EmbeddedRedis
@@ -48,50 +50,58 @@ def test_a_seat_left_in_an_open_game_shows_its_next_holder_no_known_hand(redis_s
     run(scenario())
 
 
-def test_leaving_and_returning_buys_no_decision_time(own_redis: EmbeddedRedis) -> None:
-    """A player who owes a decision must not restart its clock by leaving and coming back. With
-    two replicas the return can be committed on one while the other's bot still thinks about the
-    absent seat's decision (a strong bot thinks up to 0.2 s): the player keeps its decision, and
-    its deadline must stay where it was, or a table could be held up for as long as it liked."""
+@pytest.mark.parametrize("back", ["return", "take_over"])
+def test_leaving_and_coming_back_buys_no_decision_time(own_redis: EmbeddedRedis, back: str) -> None:
+    """A player who owes a decision must not restart its clock by leaving and coming back, by
+    ReturnToGame or by taking its seat over again where the table allows it. With two replicas
+    the seat can be back on one while the other's bot still thinks about the absent seat's
+    decision (a strong bot thinks up to 0.2 s): the player keeps its decision, and its deadline
+    must stay where it was, or a table could be held up for as long as it liked (a take-over
+    began a new decision, and one player left and took its seat over a second before each
+    deadline, the table waiting 4.2 clock lengths and more)."""
 
     async def scenario() -> None:
         async with replica_and_client(own_redis.url) as (_near, near), replica_and_client(own_redis.url) as (_far, far):
             held = 0
-            for _ in range(3):  # games, until a return came before the bot's choice
-                held += await _leave_and_return(near, far)
+            for _ in range(3):  # games, until a seat came back before the bot's choice
+                held += await _leave_and_come_back(near, far, back)
                 if held:
                     break
-            assert held, "the return never came before the bot's choice: the case was not reached"
+            assert held, "the seat never came back before the bot's choice: the case was not reached"
 
     run(scenario())
 
 
-async def _leave_and_return(near: Client, far: Client) -> int:
-    """A new game whose only human seat leaves (on ``near``) and returns (on ``far``) while it
-    owes its top candidates; how many times it came back still owing them. Each time, its
-    deadline must be the one it had before it left."""
-    table = game_pb2.TableSettings(decision_seconds=30, bot_level="strong", bot_seats=[1, 2])
+async def _leave_and_come_back(near: Client, far: Client, back: str) -> int:
+    """A new game whose only human seat leaves (on ``near``) and comes ``back`` (on ``far``:
+    ReturnToGame, or TakeOverSeat with a new token each time) while it owes its top candidates;
+    how many times it came back still owing them. Each time, its deadline must be the one it
+    had before it left."""
+    table = game_pb2.TableSettings(decision_seconds=30, bot_level="strong", bot_seats=[1, 2], allow_takeover=True)
     game_id = (await near.create_game("stimmvieh", 3, table=table)).game_id
-    staller = await near.join(game_id, "Staller")
-    first = await near.view(game_id, staller.token)
+    token = (await near.join(game_id, "Staller")).token
+    first = await near.view(game_id, token)
     for _ in range(100):  # until the bot seats have chosen (their bot thinks on the same replica)
         if list(first.to_act) == [0]:
             break
         await asyncio.sleep(0.1)
-        first = await near.view(game_id, staller.token)
+        first = await near.view(game_id, token)
     deadline = first.seats[0].deadline_unix_ms
     assert list(first.to_act) == [0] and deadline, "only the staller's top candidates are owed, on a 30 s clock"
     held = 0
     for _ in range(3):
         await asyncio.sleep(0.05)  # a clock restarted now would end later than the first one
-        await near.leave(game_id, staller.token)
-        await far.return_to_game(game_id, staller.token)
-        view = await near.view(game_id, staller.token)
+        await near.leave(game_id, token)
+        if back == "return":
+            await far.return_to_game(game_id, token)
+        else:
+            token = (await far.take_over(game_id, 0, "Staller")).token
+        view = await near.view(game_id, token)
         if view.stimmvieh.parties[0].top_candidates_chosen:
-            return held  # the bot chose before the return: the decision is made
+            return held  # the bot chose before the seat came back: the decision is made
         held += 1
         assert view.seats[0].deadline_unix_ms == deadline, (
-            f"leaving and returning moved the deadline {view.seats[0].deadline_unix_ms - deadline} ms later"
+            f"leaving and coming back ({back}) moved the deadline {view.seats[0].deadline_unix_ms - deadline} ms later"
         )
     return held
 
