@@ -48,7 +48,8 @@ def etag_of(content_version: str) -> str:
     return f'"{content_version}"'
 
 
-def _matches(if_none_match: str | None, etag: str) -> bool:
+def matches_etag(if_none_match: str | None, etag: str) -> bool:
+    """Whether an ``If-None-Match`` header names ``etag``."""
     if not if_none_match:
         return False
     candidates = [tag.strip() for tag in if_none_match.split(",")]
@@ -61,7 +62,7 @@ def rest_answer(request: web.Request, answer: game_service_pb2.GetGameKindRespon
     the canonical JSON, the very same bytes for every request of the same kind and version."""
     etag = etag_of(answer.content_version)
     headers = {"ETag": etag, "Cache-Control": "public, no-cache"}
-    if _matches(request.headers.get("If-None-Match"), etag):
+    if matches_etag(request.headers.get("If-None-Match"), etag):
         return web.Response(status=304, headers=headers)
     key = (answer.kind.kind, answer.content_version)
     body = _BODIES.get(key)

@@ -33,6 +33,7 @@ from hustings.service.defaults import DEFAULT_GRACE_S
 from hustings.service.grpc_api import RPC_DEADLINE_S
 from hustings.service.host import GameHost
 from hustings.service.limits import MAX_REQUEST_BYTES, STEPS_PER_CALL, STEPS_PER_LISTED_GAME, steps_for_rendered
+from hustings.service.play_files import PlayFiles
 from hustings.service.rest_connections import (
     API_SECURITY_HEADERS,
     CORS_HEADERS,
@@ -818,8 +819,11 @@ def build_app(server: RestServer) -> web.Application:
     async def openapi_document(request: web.Request) -> web.Response:
         return web.Response(body=openapi, content_type="application/json")
 
+    play_files = PlayFiles(STATIC / "play")
+    page = play_files.files["index.html"]
+
     async def play(request: web.Request) -> web.StreamResponse:
-        return web.Response(body=(STATIC / "play" / "index.html").read_bytes(), content_type="text/html", charset="utf-8")
+        return web.Response(body=page.body, content_type="text/html", charset="utf-8")
 
     async def root(request: web.Request) -> web.StreamResponse:
         raise web.HTTPFound("/play")
@@ -850,8 +854,8 @@ def build_app(server: RestServer) -> web.Application:
     app.router.add_get(READY_PATH, readiness)
     unmetered.add(readiness)
     app.router.add_get("/play", play)
-    app.router.add_get("/play/", play_folder)  # before the static route, which would refuse it
-    app.router.add_static("/play/", str(STATIC / "play"), show_index=False)
+    app.router.add_get("/play/", play_folder)  # before the files' route, which would refuse it
+    app.router.add_get("/play/{path:.+}", play_files.handle)
     app.router.add_get("/", root)
     return app
 

@@ -11,6 +11,7 @@ from typing import Iterator
 import pytest
 import requests
 
+from conftest import REPO
 from rest_helpers import CALL_TIMEOUT_S, LiveRest, SseReader, raw_head
 from hustings.service import rest
 from hustings.service.embedded_redis import EmbeddedRedis
@@ -127,6 +128,29 @@ def test_the_page_and_its_files_carry_the_page_policy(live: LiveRest) -> None:
     assert [a.status_code for a in answers] == [200, 200, 200, 200, 200, 304, 302, 403, 404]
     for answer in answers:
         _assert_page_policy(answer)
+
+
+def test_a_missing_file_of_the_page_is_refused_as_json_and_a_range_gets_the_whole_file(live: LiveRest) -> None:
+    """A file under /play/ that is not there (any spelling, any escape) is 404 NO_SUCH_ROUTE as
+    google.rpc.Status JSON, as every refusal of the REST face: the static route answered it, and
+    a range it could not satisfy 416, with an empty body of no type. A Range is ignored: the
+    whole file, byte for byte, with its ETag."""
+    for path in ["/play/nothing.js", "/play/APP.JS", "/play/games/nothing.js", "/play/%2e%2e/openapi.json", "/play/app.js/"]:
+        missing = live.call("GET", path)
+        assert missing.status_code == 404, (path, missing.status_code)
+        assert missing.headers["Content-Type"].startswith("application/json"), (path, missing.headers)
+        assert missing.json()["details"][0]["reason"] == "NO_SUCH_ROUTE", path
+        _assert_page_policy(missing)
+    assert live.call("HEAD", "/play/nothing.js").status_code == 404
+    whole = (REPO / "service" / "static" / "play" / "app.js").read_bytes()
+    plain = live.call("GET", "/play/app.js")
+    for ranges in ["bytes=999999-", "bytes=0-1,5-6", "bytes=10-20", "lines=1-2"]:
+        answer = live.call("GET", "/play/app.js", headers={"Range": ranges})
+        assert (answer.status_code, answer.content) == (200, whole), ranges
+        assert answer.headers["ETag"] == plain.headers["ETag"] and "Content-Range" not in answer.headers
+    nested = live.call("GET", "/play/games/wahlspiel.js")
+    assert nested.content == (REPO / "service" / "static" / "play" / "games" / "wahlspiel.js").read_bytes()
+    assert nested.headers["Content-Type"].startswith("text/javascript")
 
 
 def test_a_request_the_parser_refuses_is_answered_with_the_headers_too(live: LiveRest) -> None:
