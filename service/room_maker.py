@@ -26,8 +26,9 @@ its keys the retention time, and the step that finishes it does too. Looks:
 - under pressure, every ``every_s``, the entries in the order of their time, a batch per round,
   each looked at by a script in the game's own slot that removes the game's keys only if the
   game is, at that moment, finished or idle long enough (a step that came meanwhile renewed its
-  expiry, and the game stays). A game in play with a decision pending on a clock (an entry in
-  the deadline index) is never idle: its deadline brings a step, the player's or the bot's.
+  expiry, and the game stays). A game in play with a decision pending on a clock that runs out
+  within ``clock_within_s`` (a day; an entry in the deadline index) is never idle: its deadline
+  brings a step, the player's or the bot's. A clock that runs out later keeps nothing.
 A game's idleness is read from its keys' own time to live (the retention time less what is left
 of it), on Redis's clock: the replicas' clocks do not enter into it. Replicas must share their
 ``--retention-days`` (a shorter one on one replica makes it take games for idler than they are).
@@ -58,6 +59,12 @@ BUCKETS = 16
 DEFAULT_MAKE_ROOM_FROM_PERCENT = 85.0  # below the 90 % at which new games are refused
 FINISHED_AFTER_S = 3600  # a finished game stays at least this long after its end
 IDLE_AFTER_S = 24 * 3600  # a game in play stays at least this long after its last step
+# A game in play whose pending decision runs out within this time stays, however long ago its
+# last step: the timeout brings one. A clock that runs out later shields nothing: one address
+# created tables with 30-day clocks, sat at every seat itself (each charged as one game) and
+# kept them all a month while Redis filled, the room maker passing them over and removing
+# other people's finished games, and every CreateGame refused STORE_NEARLY_FULL.
+CLOCK_WITHIN_S = IDLE_AFTER_S
 EVERY_S = 1.0  # a round under pressure: the store's memory is read this often too
 LOOK_EVERY_S = 10.0  # a round of tidying the index otherwise
 # Batches a tidying round takes at most, one after another while whole batches come due: 5,120
@@ -77,7 +84,7 @@ _LOOK_LUA = """
 -- ARGV[1] the retention time (ms)   ARGV[2] a finished game is removable this long after its
 -- end (ms)   ARGV[3] a game in play this long after its last step (ms)   ARGV[4] "1": remove a
 -- removable game   ARGV[5] the status of a game in play   ARGV[6] that of a finished game
--- ARGV[7] "1" when the game has a decision pending on a clock (it is played: never idle)
+-- ARGV[7] "1" when the game has a decision pending on a clock that runs out soon (it is played: never idle)
 -- Returns {0, 0} when the game is gone, {2, 0} when it was removed, else {1, its keys' time to
 -- live in ms, -1 for none}.
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -145,14 +152,15 @@ class KeptIndex:
         except RedisError as error:
             log.warning("kept_index_write_failed", cause=type(error).__name__)
 
-    async def with_deadlines(self, game_ids: list[str]) -> list[bool]:
-        """Whether each game has a decision pending on a clock (an entry in the deadline index):
-        its deadline brings a step (the player's, or the bot's at the timeout), so it is played."""
+    async def with_deadlines(self, game_ids: list[str], until_ms: int) -> list[bool]:
+        """Whether each game has a decision pending on a clock that runs out by ``until_ms`` (an
+        entry in the deadline index no later): its deadline brings a step (the player's, or the
+        bot's at the timeout), so it is played."""
         async with self.client.pipeline(transaction=False) as pipe:
             for game_id in game_ids:
                 pipe.zscore(deadline_bucket(game_id), game_id)
             scores = await pipe.execute()
-        return [score is not None for score in scores]
+        return [score is not None and score <= until_ms for score in scores]
 
     async def fronts(self, after: float, until: int, count: int) -> tuple[list[tuple[float, str, str]], float]:
         """The first ``count`` entries of every bucket with a time above ``after`` and at most
@@ -252,6 +260,7 @@ class RoomMaker(BackgroundLoop):
         from_percent: float = DEFAULT_MAKE_ROOM_FROM_PERCENT,
         finished_after_s: int = FINISHED_AFTER_S,
         idle_after_s: int = IDLE_AFTER_S,
+        clock_within_s: int = CLOCK_WITHIN_S,
         every_s: float = EVERY_S,
         look_every_s: float = LOOK_EVERY_S,
         batch: int = BATCH,
@@ -266,6 +275,7 @@ class RoomMaker(BackgroundLoop):
         self._from = from_percent / 100
         self.finished_after_s = finished_after_s
         self.idle_after_s = idle_after_s
+        self.clock_within_s = clock_within_s
         self.every_s = every_s
         self.look_every_s = look_every_s
         self.batch = batch
@@ -333,7 +343,7 @@ class RoomMaker(BackgroundLoop):
         if not looked:
             return 0, 0
         game_ids = [game_id for _, game_id, _ in looked]
-        clocked = await self.index.with_deadlines(game_ids) if remove else None
+        clocked = await self.index.with_deadlines(game_ids, now + self.clock_within_s * 1000) if remove else None
         if remove:
             looks = await self.index.look(game_ids, self.retention_s, self.finished_after_s, self.idle_after_s, True, clocked)
         else:

@@ -231,7 +231,8 @@ class _Full:
 def test_the_room_makers_figures_are_the_readmes_and_it_keeps_what_they_keep(redis_server: EmbeddedRedis) -> None:
     readme = README_SAID
     assert "a finished game an hour after its end at the earliest" in readme
-    assert "once nobody has moved in it for a day and no seat's clock runs" in readme
+    assert "once nobody has moved in it for a day and no seat's clock runs out within the day" in readme
+    assert room.CLOCK_WITHIN_S == 86400
     assert "looks at 256 games a second at most" in readme and "every 10 s" in readme and "up to 5,120 a round" in readme
     assert (room.FINISHED_AFTER_S, room.IDLE_AFTER_S, room.BATCH, room.EVERY_S) == (3600, 86400, 256, 1.0)
     assert (room.LOOK_EVERY_S, room.TIDY_BATCHES * room.BATCH, room.BUCKETS) == (10.0, 5120, 16)
@@ -246,6 +247,12 @@ def test_the_room_makers_figures_are_the_readmes_and_it_keeps_what_they_keep(red
             clocked_id = (await client.create_game("stimmvieh", 3, stimmvieh_options(3), table=clock)).game_id
             for name in ("Ada", "Bob", "Cy"):
                 await client.join(clocked_id, name)
+            # A clock that runs out two days on: it keeps nothing (one address seated itself at
+            # such tables and kept them all while Redis filled).
+            slow = game_pb2.TableSettings(decision_seconds=2 * 86400)
+            slow_id = (await client.create_game("stimmvieh", 3, stimmvieh_options(3), table=slow)).game_id
+            for name in ("Ada", "Bob", "Cy"):
+                await client.join(slow_id, name)
             idle = await new_game(client, players=3)
             # As a replica makes it (the defaults): the game that has just ended is not removed.
             default = RoomMaker(host.kept, _Full(), host._now_ms, retention_s=host.retention_s)
@@ -254,13 +261,14 @@ def test_the_room_makers_figures_are_the_readmes_and_it_keeps_what_they_keep(red
                 assert await default.round(remove=True) == 0
             assert await game_exists(client, finished[0].game_id)
             # Nobody moved for a second, and a second is all it takes here: the game whose seat's
-            # clock runs stays, the one without a clock goes.
+            # clock runs out within the day stays, the ones without a clock or with a longer one go.
             await asyncio.sleep(1.2)
             quick = RoomMaker(host.kept, _Full(), host._now_ms, retention_s=host.retention_s, finished_after_s=3600, idle_after_s=1)
             removed = 0
             for _ in range(5):  # bounded: a few rounds over a handful of games
                 removed += await quick.round(remove=True)
             assert not await game_exists(client, idle[0].game_id), removed
+            assert not await game_exists(client, slow_id), removed
             assert await game_exists(client, clocked_id)
             assert await game_exists(client, finished[0].game_id)
 
