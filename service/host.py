@@ -358,10 +358,20 @@ class GameHost:
 
     def _step_expiry(self, stored: storage_pb2.StoredGame) -> int | None:
         """``_expiry`` of a table step (a seat taken, left or given to a bot): in an open game
-        the step begins its wait for players again, noted for the lobby's ``open_until``."""
-        if stored.status == game_pb2.GAME_STATUS_OPEN:
-            stored.open_since = int(self._clock())
-        return self._expiry(stored)
+        the step begins its wait for players again, noted for the lobby's ``open_until``, but
+        never past twice its wait from its creation. A seat change a day kept a table charged
+        for one day's wait in the store for as long as its steps lasted (up to 1,000 days)."""
+        if stored.status != game_pb2.GAME_STATUS_OPEN:
+            return self._expiry(stored)
+        now = self._clock()
+        wait = stored.table.open_seconds or table.DEFAULT_OPEN_S
+        last = (stored.created_at or int(now)) + wait  # the latest start of a wait
+        if now < last:
+            stored.open_since = int(now)
+            return wait
+        stored.open_since = last
+        left = int(last + wait - now)  # whole seconds, so never past the end
+        return left if left >= 1 else None  # the keys keep the expiry they have, under a second
 
     async def _schedule(self, stored: storage_pb2.StoredGame, due: int | None = None) -> None:
         """Index the step's next deadline before its commit (a crash after it loses no timer).

@@ -216,6 +216,40 @@ def test_a_seat_left_and_a_seat_given_to_a_bot_begin_an_open_games_wait_again(re
         raw.close()
 
 
+def test_seat_changes_keep_an_open_game_waiting_no_longer_than_twice_its_wait(redis_server: EmbeddedRedis) -> None:
+    """A seat change begins an open game's wait again, but never past twice its `open_seconds`
+    from its creation: a table charged for one wait was kept by a seat change each wait for as
+    long as its steps lasted (1,000 waits). A 2 s wait, a seat taken and left twice a second:
+    each change within the first wait moves `open_until` on, none beyond created_at + 4, and
+    then the game is gone."""
+    wait = 2
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url) as (_replica, client):
+            table = game_pb2.TableSettings(open_seconds=wait)
+            game_id = (await client.create_game("stimmvieh", 4, stimmvieh_options(4), table=table)).game_id
+            created = (await client.games(kind="stimmvieh", status=game_pb2.GAME_STATUS_OPEN, page_size=200)).games
+            created_at = {g.game_id: g for g in created}[game_id].created_at
+            untils: list[int] = []
+            gone_at = None
+            for _ in range(40):  # bounded: 0.25 s apart, 10 s at most
+                try:
+                    joined = await client.join(game_id, "Churner")
+                    await client.leave(game_id, joined.token)
+                    listed = await client.games(kind="stimmvieh", status=game_pb2.GAME_STATUS_OPEN, page_size=200)
+                    untils += [g.open_until for g in listed.games if g.game_id == game_id]
+                except HustingsError as error:
+                    assert error.reason == "GAME_NOT_FOUND", error.reason
+                    gone_at = time.time()
+                    break
+                await asyncio.sleep(0.25)
+            assert untils and max(untils) <= created_at + 2 * wait, (untils, created_at, gone_at)
+            assert max(untils) > created_at + wait, (untils, created_at)  # the early changes moved it on
+            assert gone_at is not None and gone_at <= created_at + 2 * wait + 2.5, (gone_at, created_at)
+
+    run(scenario(), 60)
+
+
 # --- Room made: "a finished game an hour after its end at the earliest, a game in play once nobody
 # has moved in it for a day and no seat's clock runs ... A replica looks at 256 games a second at
 # most ... tidied every 10 s ..., up to 5,120 a round ... (16 sorted sets `hustings:kept:{k<n>}`".
