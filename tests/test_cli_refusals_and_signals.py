@@ -151,6 +151,11 @@ def test_loadtest_refuses_counts_and_ports_it_cannot_use_in_one_line(argv: list[
         (["arena", "--iterations", "0"], "--iterations"),
         (["arena", "--seconds", "0"], "--seconds"),
         (["arena", "--kind", "stimmvieh", "--players", "9", "--bots", "random"], "--players"),
+        # A player count the kind is not played by: bots played its games and counted an error
+        # each, play refused with the server's reason, which named no flag.
+        (["bots", "--players", "9", "--server", "127.0.0.1:1"], "--players"),
+        (["play", "--kind", "wahlspiel", "--players", "1", "--server", "127.0.0.1:1"], "--players"),
+        (["loadtest", "--kind", "spin_doctors", "--players", "6", "--watchers", "0", "--seconds", "0"], "--players"),
     ],
 )
 def test_counts_and_lengths_that_make_no_run_are_refused_in_one_line(argv: list[str], flag: str) -> None:

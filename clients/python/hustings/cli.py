@@ -489,6 +489,12 @@ def _problem(args: argparse.Namespace) -> str | None:
         from hustings.ai.arena import problem
 
         return problem(args)
+    if args.command in ("bots", "play", "loadtest"):
+        from hustings.engine import games
+
+        info = games()[args.kind].info
+        if not info.min_players <= args.players <= info.max_players:
+            return f"--players must be {info.min_players} to {info.max_players} for {args.kind}"
     return None
 
 
