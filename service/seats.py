@@ -331,12 +331,19 @@ class SeatLifecycle:
         """Apply ``change`` to the caller's seat as a table step; a player ``returning`` is at
         the table again, and noted present with the step."""
         host = self.host
+        sent: storage_pb2.LogEntry | None = None  # the last step this call committed and heard refused
         async with host._game_lock(game_id):
             for _attempt in range(8):
                 loaded = await host._load_fresh(game_id)
                 seat = host.seat_of(loaded, token)
                 if seat is None:
                     raise unauthenticated("SEAT_TOKEN_REQUIRED", "this call needs a seat token")
+                if sent is not None and await self._landed(game_id, sent):
+                    # The commit ran although its reply was lost (the commits' connection resent
+                    # it, and the resend met its own step): the call's one attempt was applied.
+                    # These calls carry no request id to be answered by, and were refused
+                    # ALREADY_ABSENT or NOT_ABSENT for a change they made.
+                    return loaded, seat
                 if loaded.stored.status == game_pb2.GAME_STATUS_FINISHED:
                     raise precondition("GAME_OVER", "the game is over")
                 if not allowed(loaded.stored.seats[seat]):
@@ -352,7 +359,13 @@ class SeatLifecycle:
                 if await self._commit(new, loaded, entry, present=seat if returning else None):
                     await host._after_commit(new)
                     return new, seat
+                sent = entry
         raise aborted("TOO_MUCH_CONTENTION", "the game changed too often; retry")
+
+    async def _landed(self, game_id: str, entry: storage_pb2.LogEntry) -> bool:
+        """Whether the game's log holds ``entry`` at its version, as this call wrote it."""
+        found = await self.host.store.log_entry(game_id, entry.version)
+        return found is not None and found.SerializeToString(deterministic=True) == entry.SerializeToString(deterministic=True)
 
     async def take_over(self, request: game_service_pb2.TakeOverSeatRequest) -> game_service_pb2.TakeOverSeatResponse:
         """A newcomer takes an absent seat (where the table allows it) with a fresh token."""

@@ -1,0 +1,51 @@
+"""LeaveGame and ReturnToGame carry no request id. When the reply to a leave's or a return's
+commit is lost (the command ran in Redis, the connection closed before its answer came back), the
+commits' connection resends it, and the resend meets the step it made: the version moved on. The
+call then reloaded the game, found the seat already absent (or back), and answered its one and
+only attempt FAILED_PRECONDITION ALREADY_ABSENT (NOT_ABSENT) for a change it had made, which the
+clients pass on to the player, since they take those refusals as answers only after an attempt of
+their own failed. Now the call finds its own step in the log and is answered as applied.
+
+Real parts: a Redis server, a replica reaching it through a proxy that loses the reply to the first
+commit carrying a marker (service_helpers.CommitReplyCutter), one gRPC attempt per call."""
+
+from __future__ import annotations
+
+import asyncio
+
+from conftest import run
+from hustings.client import Client
+from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.v1 import game_pb2, game_service_pb2 as gs
+from service_helpers import CommitReplyCutter, replica_and_client
+
+MARKER = "Leaver-6c1f93ad"  # in every snapshot of the game once the seat is taken
+TIMEOUT_S = 30.0
+
+
+def test_a_leave_and_a_return_whose_commit_reply_was_lost_are_answered_as_applied(redis_server: EmbeddedRedis) -> None:
+    async def scenario() -> None:
+        proxy = CommitReplyCutter(redis_server.port, MARKER.encode())
+        proxy.cut = 1  # disarmed while the game is made: the joins' commits carry the marker too
+        async with proxy.running(), replica_and_client(proxy.url) as (_replica, client):
+            game_id = (await client.create_game("stimmvieh", 3)).game_id
+            leaver = await client.join(game_id, MARKER)
+            for name in ("Bo", "Cy"):
+                await client.join(game_id, name)
+            auth = (("authorization", f"Bearer {leaver.token}"),)
+            version = (await client.view(game_id)).version
+            for call, request, absent in [
+                (client.stub.LeaveGame, gs.LeaveGameRequest(game_id=game_id), True),
+                (client.stub.ReturnToGame, gs.ReturnToGameRequest(game_id=game_id), False),
+            ]:
+                proxy.cut = 0  # the next commit's reply is lost
+                answer = await asyncio.wait_for(call(request, metadata=auth), TIMEOUT_S)  # one attempt
+                assert proxy.cut == 1, "the commit's reply was not cut: the case was not reached"
+                assert answer.view.seats[leaver.seat].absent is absent
+                view = await client.view(game_id)
+                assert view.status == game_pb2.GAME_STATUS_ACTIVE
+                assert view.seats[leaver.seat].absent is absent
+                assert view.version == version + 1, "the change was applied once"
+                version = view.version
+
+    run(scenario(), TIMEOUT_S * 3)
