@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 
 from conftest import run
-from hustings.client import Client
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.v1 import game_pb2, game_service_pb2 as gs
 from service_helpers import CommitReplyCutter, replica_and_client
