@@ -45,13 +45,18 @@ CLAIM_BATCH = 64
 # runs out while a crowd of games queues on one event loop).
 MAX_APPLYING = BUCKETS * CLAIM_BATCH
 
+# Returns the games holding the claim's lease, those it leased before included: a claim sent
+# again (redis-py resends a command once after its connection failed, and the reply of one that
+# ran may be what was lost) answers what it leased, which it found leased already. It answered
+# nothing then, and the games waited out the lease: a one-second clock timed out 10-11 s late.
 _CLAIM_LUA = """
 -- KEYS[1] bucket   ARGV[1] now (ms)   ARGV[2] lease until (ms)   ARGV[3] how many
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+local most = tonumber(ARGV[3])
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, most)
 for _, member in ipairs(due) do
   redis.call('ZADD', KEYS[1], 'XX', ARGV[2], member)
 end
-return due
+return redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[2], ARGV[2], 'LIMIT', 0, most)
 """
 
 _RELEASE_LUA = """
@@ -72,6 +77,15 @@ return 1
 def bucket_key(game_id: str) -> str:
     """The index bucket of a game."""
     return f"hustings:deadlines:{{d{zlib.crc32(game_id.encode()) % BUCKETS}}}"
+
+
+ALL_BUCKETS = tuple(f"hustings:deadlines:{{d{bucket}}}" for bucket in range(BUCKETS))
+
+
+def new_lease(now: int) -> int:
+    """The score of a claim made at ``now``: when its lease runs out, plus up to a second at
+    random, so that leases tell claimers apart."""
+    return now + LEASE_MS + random.randrange(1000)
 
 
 def now_ms() -> int:
@@ -105,7 +119,7 @@ class DeadlineIndex:
     async def due_buckets(self, now: int) -> list[str]:
         """The buckets holding a game due at ``now``, in random order: one pipelined round trip
         of plain reads (ZCOUNT), which writes nothing and costs Redis no script."""
-        keys = [f"hustings:deadlines:{{d{bucket}}}" for bucket in random.sample(range(BUCKETS), BUCKETS)]
+        keys = random.sample(ALL_BUCKETS, BUCKETS)
         if self.lane is not None:
             # On the commits' connection the reads cost half of what a pipeline of the pool's
             # costs the replica (they are reads: safe to resend, as the lane may).
@@ -118,17 +132,20 @@ class DeadlineIndex:
                 counts = await pipe.execute()
         return [key for key, count in zip(keys, counts) if count]
 
-    async def claim(self, now: int, most: int = CLAIM_BATCH) -> tuple[list[str], int]:
+    async def claim(self, now: int, most: int = CLAIM_BATCH, lease: int | None = None, again: bool = False) -> tuple[list[str], int]:
         """Due games of every bucket (``most`` of each), leased to this replica; returns them
-        and the lease score.
+        and the lease score: ``lease``, or a new one (``new_lease``). A claim made ``again``
+        with the lease of one whose answer was lost gets the games that one leased too (it asks
+        every bucket: those games are no longer due).
 
         Every replica polls several times a second, busy or idle, so a poll is cheap: first one
         pipelined read of which buckets hold a due game (most polls find none and stop there),
         then one pipelined round trip of claims for those buckets only (on a Cluster, their
         calls at once). A game that falls due after the read keeps its entry until someone
         claims it, so the next poll's read finds it."""
-        lease = now + LEASE_MS + random.randrange(1000)  # distinct leases tell claimers apart
-        keys = await self.due_buckets(now)
+        if lease is None:
+            lease = new_lease(now)
+        keys = list(ALL_BUCKETS) if again else await self.due_buckets(now)
         if not keys:
             return [], lease
         args = [now, lease, most]
@@ -149,8 +166,8 @@ class DeadlineIndex:
     async def pending(self) -> int:
         """How many games the index holds."""
         total = 0
-        for bucket in range(BUCKETS):
-            total += await self.client.zcard(f"hustings:deadlines:{{d{bucket}}}")  # type: ignore[attr-defined]
+        for key in ALL_BUCKETS:
+            total += await self.client.zcard(key)  # type: ignore[attr-defined]
         return total
 
 
@@ -181,6 +198,7 @@ class DeadlineRunner(BackgroundLoop):
         self._applying: dict[asyncio.Task[None], tuple[str, int]] = {}
         self._latest: dict[str, asyncio.Task[None]] = {}
         self._failed: list[tuple[str, int]] = []  # claims whose applying failed: handed back at the next poll
+        self._unheard: int | None = None  # the lease of a claim that got no answer
         super().__init__()
 
     async def _run(self) -> None:
@@ -232,7 +250,16 @@ class DeadlineRunner(BackgroundLoop):
         room = self.max_applying - len(self._applying)
         if room <= 0:
             return []
-        games, lease = await self.index.claim(self.now_ms(), min(CLAIM_BATCH, max(1, room // BUCKETS)))
+        now = self.now_ms()
+        # A claim whose answer was lost (it may have leased games all the same) is made again
+        # under its lease while that has a while to run, so that its games are not left to wait
+        # it out; and the due buckets it had not reached are claimed with them.
+        unheard = self._unheard
+        again = unheard is not None and unheard - now > LEASE_MS // 2
+        lease = unheard if again and unheard is not None else new_lease(now)
+        self._unheard = lease
+        games, lease = await self.index.claim(now, min(CLAIM_BATCH, max(1, room // BUCKETS)), lease, again)
+        self._unheard = None
         return [self._start(game_id, lease) for game_id in games]
 
     async def run_once(self) -> int:

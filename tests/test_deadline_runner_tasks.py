@@ -159,10 +159,10 @@ class _FailingIndex(deadlines.DeadlineIndex):
 
     failing = False
 
-    async def claim(self, now: int, most: int = deadlines.CLAIM_BATCH) -> tuple[list[str], int]:
+    async def claim(self, now: int, most: int = deadlines.CLAIM_BATCH, lease: int | None = None, again: bool = False) -> tuple[list[str], int]:
         if self.failing:
             raise OSError("cluster out of reach")
-        return await super().claim(now, most)
+        return await super().claim(now, most, lease, again)
 
 
 def test_a_runner_stopped_after_an_unexpected_poll_error_hands_its_games_back(tmp_path: pathlib.Path) -> None:

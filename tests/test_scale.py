@@ -134,6 +134,9 @@ def test_the_deadline_index_is_claimed_in_one_pipeline_on_a_cluster_too(tmp_path
             assert sorted(claimed) == sorted(games) and lease > 50_000
             again, _ = await index.claim(now=50_000)
             assert again == []
+            # The same claim sent again (its answer lost) answers what it leased.
+            resent, same = await index.claim(now=50_000, lease=lease, again=True)
+            assert sorted(resent) == sorted(games) and same == lease
             for game_id in games:
                 assert await index.release(game_id, lease, 0)
             assert await index.pending() == before + 1  # the later game is still indexed
