@@ -25,6 +25,18 @@ log = structlog.get_logger("hustings.notifier")
 # How long one read of the subscription waits, which bounds how late a new watcher's
 # subscription starts.
 LISTEN_SLICE_S = 0.05
+# A subscription that has heard nothing for PROBE_EVERY_S is pinged, and one whose ping has no
+# answer PROBE_ANSWER_S later is taken for dead and made again. A connection whose packets stop
+# without a reset (a NAT or firewall that forgot it, a peer half gone) stays open and hears
+# nothing, and its replica's streams then learned of every step by their POLL_S sweep alone,
+# about a second late, with no sign of it.
+PROBE_EVERY_S = 5.0
+PROBE_ANSWER_S = 5.0
+PROBE = b"hustings-notifier"
+
+
+class SubscriptionSilent(ConnectionError):
+    """The subscription did not answer its ping in time."""
 
 
 class Announcement(asyncio.Event):
@@ -118,18 +130,29 @@ class Notifier:
             pubsub = self._client.pubsub(ignore_subscribe_messages=True)
             subscribed: set[str] = set()
             self._touched.update(self._waiters)  # a new connection subscribes to every watched game
+            clock = asyncio.get_running_loop().time
+            heard, pinged = clock(), None  # when the subscription last answered; the ping waiting
             try:
                 while not self._stopping:
                     subscribed = await self._follow_changes(pubsub, subscribed)
                     if not subscribed:
                         await self._changed.wait()
+                        heard, pinged = clock(), None
                         continue
                     message = await pubsub.get_message(timeout=LISTEN_SLICE_S)
+                    now = clock()
                     if message is not None:
-                        channel = message["channel"]
-                        if isinstance(channel, bytes):
-                            channel = channel.decode()
-                        self._wake(game_id_of_channel(channel) or "", _announced_version(message.get("data")))
+                        heard, pinged = now, None
+                        if message["type"] != "pong":
+                            channel = message["channel"]
+                            if isinstance(channel, bytes):
+                                channel = channel.decode()
+                            self._wake(game_id_of_channel(channel) or "", _announced_version(message.get("data")))
+                    elif pinged is not None and now - pinged > PROBE_ANSWER_S:
+                        raise SubscriptionSilent(f"no answer to a ping in {PROBE_ANSWER_S:g} s")
+                    elif pinged is None and now - heard > PROBE_EVERY_S:
+                        await pubsub.ping(PROBE)
+                        pinged = now
             except asyncio.CancelledError:
                 raise
             except (RedisError, OSError) as error:

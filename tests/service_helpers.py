@@ -186,6 +186,11 @@ class RedisProxy:
         """Whether ``data`` goes on to the client; False ends the connection."""
         return True
 
+    def silent(self, connection: dict[str, Any]) -> bool:
+        """Whether ``connection`` is silent: what comes either way is dropped, the connection
+        kept open (a NAT that forgot it, a peer half gone)."""
+        return False
+
     def _accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.ensure_future(self._serve(reader, writer))
         self._tasks.add(task)
@@ -198,11 +203,15 @@ class RedisProxy:
         async def requests() -> None:
             while data := await reader.read(65536):
                 await self.request(data, connection)
+                if self.silent(connection):
+                    continue
                 upstream_writer.write(data)
                 await upstream_writer.drain()
 
         async def replies() -> None:
             while data := await upstream_reader.read(65536):
+                if self.silent(connection):
+                    continue
                 if not self.reply(data, connection):
                     return
                 writer.write(data)

@@ -1,0 +1,83 @@
+"""A replica's pub/sub subscription whose connection goes silent: its packets stop without a reset
+(a NAT or firewall that forgot it, a peer half gone), the socket stays open, nothing comes. The
+replica's streams then learned of each step only by their POLL_S sweep, about a second late, for as
+long as the connection lasted, with no sign of it. The notifier now pings a subscription that has
+heard nothing for PROBE_EVERY_S and makes it again when no answer comes within PROBE_ANSWER_S.
+
+Real parts: a Redis server, a replica reaching it through a loopback proxy that can silence the
+subscription's connection, another replica reaching Redis directly, gRPC streams and moves."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import pytest
+
+from conftest import run
+from hustings.service import notifier, watch
+from hustings.service.embedded_redis import EmbeddedRedis
+from service_helpers import RedisProxy, new_game, replica_and_client
+
+PROBE_S = 0.3  # the probe's figures here: a second at most before the subscription is made again
+
+
+class SubscriptionSilencer(RedisProxy):
+    """Notes every connection that subscribes; ``silence`` makes those there now silent."""
+
+    def __init__(self, target_port: int) -> None:
+        super().__init__(target_port)
+        self.subscribing: list[dict[str, Any]] = []
+
+    async def request(self, data: bytes, connection: dict[str, Any]) -> None:
+        if b"SUBSCRIBE" in data.upper() and connection not in self.subscribing:
+            self.subscribing.append(connection)
+
+    def silence(self) -> None:
+        for connection in self.subscribing:
+            connection["silent"] = True
+
+    def silent(self, connection: dict[str, Any]) -> bool:
+        return bool(connection.get("silent"))
+
+
+def test_a_silent_subscription_is_made_again_and_streams_hear_steps_at_once(
+    redis_server: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(notifier, "PROBE_EVERY_S", PROBE_S)
+    monkeypatch.setattr(notifier, "PROBE_ANSWER_S", PROBE_S)
+    assert watch.POLL_S >= 2.0  # what a silent subscription's streams fell back on
+
+    async def scenario() -> None:
+        proxy = SubscriptionSilencer(redis_server.port)
+        async with (
+            proxy.running(),
+            replica_and_client(proxy.url) as (_watched, watcher),
+            replica_and_client(redis_server.url) as (_mover, mover),
+        ):
+            seats = await new_game(mover, 3)
+            game_id = seats[0].game_id
+            stream = watcher.watch(game_id)
+            await asyncio.wait_for(stream.__anext__(), 10)  # the catch-up: the stream is there
+            assert len(proxy.subscribing) == 1
+            proxy.silence()
+            await asyncio.sleep(4 * PROBE_S)  # pinged, unanswered, made again
+            assert len(proxy.subscribing) >= 2, "the silent subscription was never made again"
+            delays = []
+            for _ in range(4):  # bounded: four moves, each heard within POLL_S or the test fails
+                view = await mover.view(game_id)
+                seat = min(view.to_act)
+                mine = await mover.view(game_id, seats[seat].token)
+                sent = time.monotonic()
+                await mover.move(game_id, seats[seat].token, mine.legal_moves[0], expected_version=mine.version)
+                while True:
+                    update = await asyncio.wait_for(stream.__anext__(), watch.POLL_S * 2)
+                    if update.version > mine.version:
+                        break
+                delays.append(time.monotonic() - sent)
+                await asyncio.sleep(0.3)
+            assert sorted(delays)[len(delays) // 2] < 0.25, delays  # the sweep alone: about a second
+            await stream.aclose()
+
+    run(scenario(), 60)
