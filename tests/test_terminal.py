@@ -321,6 +321,7 @@ def test_stimmvieh_top_candidates_are_typed_as_four_parts() -> None:
         "0 7 8 9": "'0' is not a possible influence now; possible: 1, 2, 3, 4, 5, 6, 7, 8, 9",
         "a b c d": "'a' is not a possible influence",
         "play_politician 7": "'play_politician' is not a possible influence",
+        "[2]": "there is no move [2]: no move is numbered here; type a move's parts as shown",
     }
     for typed, message in bad.items():
         with pytest.raises(AnswerError) as error:

@@ -212,6 +212,8 @@ class Menu:
         return self._parts(tokens).move
 
     def _numbered(self, number: int) -> Choice:
+        if not self.numbered:
+            raise AnswerError(f"there is no move [{number}]: no move is numbered here; type a move's parts as shown")
         if not 1 <= number <= len(self.numbered):
             raise AnswerError(f"there is no move [{number}]; the numbers go from 1 to {len(self.numbered)}")
         return self.numbered[number - 1]

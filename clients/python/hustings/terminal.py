@@ -220,7 +220,8 @@ class TerminalPlayer:
         """Ask for a move on ``view``; its new version, 0 when refused, None when the player quits."""
         menu = Menu(view.legal_moves, game_text(view).labeller(view))
         self.write(render(view))
-        self.write("Your legal moves (type a number, or a move's parts as shown):")
+        how = "type a number, or a move's parts as shown" if menu.numbered else "type a move's parts as shown"
+        self.write(f"Your legal moves ({how}):")
         for line in menu.lines():
             self.write(line)
         for _ in range(MAX_ANSWERS):
