@@ -335,15 +335,16 @@ class SeatLifecycle:
         async with host._game_lock(game_id):
             for _attempt in range(8):
                 loaded = await host._load_fresh(game_id)
-                seat = host.seat_of(loaded, token)
-                if seat is None:
-                    raise unauthenticated("SEAT_TOKEN_REQUIRED", "this call needs a seat token")
                 if sent is not None and await self._landed(game_id, sent):
                     # The commit ran although its reply was lost (the commits' connection resent
                     # it, and the resend met its own step): the call's one attempt was applied.
                     # These calls carry no request id to be answered by, and were refused
-                    # ALREADY_ABSENT or NOT_ABSENT for a change they made.
-                    return loaded, seat
+                    # ALREADY_ABSENT or NOT_ABSENT for a change they made (or, leaving an open
+                    # game, which frees the seat, refused the token the leave had retired).
+                    return loaded, sent.seat
+                seat = host.seat_of(loaded, token)
+                if seat is None:
+                    raise unauthenticated("SEAT_TOKEN_REQUIRED", "this call needs a seat token")
                 if loaded.stored.status == game_pb2.GAME_STATUS_FINISHED:
                     raise precondition("GAME_OVER", "the game is over")
                 if not allowed(loaded.stored.seats[seat]):

@@ -48,3 +48,26 @@ def test_a_leave_and_a_return_whose_commit_reply_was_lost_are_answered_as_applie
                 version = view.version
 
     run(scenario(), TIMEOUT_S * 3)
+
+
+def test_a_leave_of_an_open_game_whose_commit_reply_was_lost_is_answered_as_applied(redis_server: EmbeddedRedis) -> None:
+    """Leaving an open game frees the seat and retires its token: the call that looked again
+    after its resent commit found the token no longer any seat's, and was refused
+    INVALID_SEAT_TOKEN for the leave it had made."""
+
+    async def scenario() -> None:
+        proxy = CommitReplyCutter(redis_server.port, MARKER.encode())
+        proxy.cut = 1
+        async with proxy.running(), replica_and_client(proxy.url) as (_replica, client):
+            game_id = (await client.create_game("stimmvieh", 3)).game_id
+            leaver = await client.join(game_id, MARKER)
+            version = (await client.view(game_id)).version
+            proxy.cut = 0
+            auth = (("authorization", f"Bearer {leaver.token}"),)
+            await asyncio.wait_for(client.stub.LeaveGame(gs.LeaveGameRequest(game_id=game_id), metadata=auth), TIMEOUT_S)
+            assert proxy.cut == 1, "the commit's reply was not cut: the case was not reached"
+            view = await client.view(game_id)
+            assert view.status == game_pb2.GAME_STATUS_OPEN and not view.seats[leaver.seat].display_name
+            assert view.version == version + 1
+
+    run(scenario(), TIMEOUT_S * 3)
