@@ -11,8 +11,10 @@ by ``npm run build`` in ``clients/typescript`` and are not committed.
 from __future__ import annotations
 
 import pathlib
+import re
 import subprocess
 import sys
+import tomllib
 
 from grpc_tools import protoc
 
@@ -20,6 +22,23 @@ from hustings.protos import include_dirs
 
 PROTO_ROOT = pathlib.Path(__file__).resolve().parent
 DEFAULT_OUT = PROTO_ROOT.parent / "clients" / "python"
+
+
+# The gRPC stubs refuse to load under a grpcio older than the grpcio-tools that wrote them. They
+# are written to ask for the grpcio the project requires (its lower bound in pyproject.toml), so
+# that a regeneration with a newer grpcio-tools changes nothing and still loads where the
+# project's own lower bound is installed.
+GRPC_VERSION_LINE = re.compile(r"^GRPC_GENERATED_VERSION = '[^']*'$", re.MULTILINE)
+
+
+def required_grpcio() -> str:
+    """The lower bound of grpcio in pyproject.toml."""
+    project = tomllib.loads((PROTO_ROOT.parent / "pyproject.toml").read_text())["project"]
+    for requirement in project["dependencies"]:
+        found = re.fullmatch(r"grpcio>=([0-9.]+)", requirement.replace(" ", ""))
+        if found:
+            return found.group(1)
+    raise SystemExit("pyproject.toml names no lower bound of grpcio")
 
 
 def proto_files() -> list[pathlib.Path]:
@@ -35,6 +54,10 @@ def generate(out_dir: pathlib.Path) -> None:
     args += [f"--python_out={out_dir}", f"--pyi_out={out_dir}", f"--grpc_python_out={out_dir}"]
     if protoc.main(args + files) != 0:
         raise SystemExit("protoc failed")
+    wanted = f"GRPC_GENERATED_VERSION = '{required_grpcio()}'"
+    for stub in out_dir.rglob("*_pb2_grpc.py"):
+        text = stub.read_text()
+        stub.write_text(GRPC_VERSION_LINE.sub(wanted, text, count=1))
     for package_dir in {(out_dir / f).parent for f in files}:
         # Make every generated folder a regular package, up to the import root.
         current = package_dir

@@ -8,8 +8,9 @@ import re
 
 from conftest import REPO
 
-# Lines that name the generator's own version; they may differ between tool releases.
-_VERSION_LINE = re.compile(r"(Protobuf Python Version|GRPC_GENERATED_VERSION|^\s*\d+,\s*$)")
+# Lines that name the protobuf generator's own version; they may differ between tool releases.
+# (The gRPC stubs' GRPC_GENERATED_VERSION is written as pyproject.toml's grpcio lower bound.)
+_VERSION_LINE = re.compile(r"(Protobuf Python Version|^\s*\d+,\s*$)")
 
 
 def _normalised(path: pathlib.Path) -> list[str]:
@@ -31,3 +32,18 @@ def test_generated_code_is_fresh(tmp_path: pathlib.Path) -> None:
         assert _normalised(committed) == _normalised(tmp_path / relative), (
             f"{relative} is stale: run python proto/generate.py"
         )
+
+
+def test_the_stubs_ask_for_the_grpcio_the_project_requires(tmp_path: pathlib.Path) -> None:
+    """Every committed gRPC stub names pyproject.toml's grpcio lower bound: one written by a newer
+    grpcio-tools refused to load under the grpcio the project allows."""
+    spec = importlib.util.spec_from_file_location("generate", REPO / "proto" / "generate.py")
+    assert spec is not None and spec.loader is not None
+    generate = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generate)
+    lower = generate.required_grpcio()
+    assert f'"grpcio>={lower}"' in (REPO / "pyproject.toml").read_text()
+    stubs = sorted((REPO / "clients" / "python").rglob("*_pb2_grpc.py"))
+    assert stubs
+    for stub in stubs:
+        assert f"GRPC_GENERATED_VERSION = '{lower}'" in stub.read_text().splitlines(), stub
