@@ -11,6 +11,7 @@ import asyncio
 import contextvars
 import hashlib
 import hmac
+import math
 import random
 import re
 import secrets
@@ -370,8 +371,12 @@ class GameHost:
             stored.open_since = int(now)
             return wait
         stored.open_since = last
-        left = int(last + wait - now)  # whole seconds, so never past the end
-        return left if left >= 1 else None  # the keys keep the expiry they have, under a second
+        left = math.ceil(last + wait - now)  # whole seconds: the keys outlive the end by under one
+        if left < 1:
+            # Past its end, its keys about to expire: no step renews them (each would add a
+            # second, and keys a step creates, its presence or request ids, need an expiry).
+            raise not_found("GAME_NOT_FOUND", f"no game {stored.game_id}")
+        return left
 
     async def _schedule(self, stored: storage_pb2.StoredGame, due: int | None = None) -> None:
         """Index the step's next deadline before its commit (a crash after it loses no timer).
