@@ -30,7 +30,7 @@ import math
 import time
 import urllib.parse
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable, Iterable
+from typing import Any, AsyncIterator, Callable, Iterable, Iterator
 
 import grpc
 
@@ -44,6 +44,7 @@ from hustings.service.limits import (
     DIRECT_CONNECTION,
     LEAVE_CALLS,
     CallLimit,
+    ClientRate,
     calls_for_steps,
 )
 from hustings.service.unread import UnreadBytes
@@ -723,6 +724,33 @@ def current_creation() -> CreationCharge:
     return _CURRENT_CREATION.get()
 
 
+class _LeaveCharge:
+    """A LeaveGame's charge, paid once, when its commit first goes out."""
+
+    __slots__ = ("_rate", "_client", "_paid")
+
+    def __init__(self, rate: ClientRate, client: str) -> None:
+        self._rate = rate
+        self._client = client
+        self._paid = False
+
+    def pay(self) -> None:
+        if not self._paid:
+            self._paid = True
+            self._rate.charge(self._client, LEAVE_CALLS)
+
+
+# The charge of the LeaveGame this task runs (``ClientLimits.leaving``); none outside a face's call.
+_CURRENT_LEAVE: contextvars.ContextVar[_LeaveCharge | None] = contextvars.ContextVar("hustings_leave_charge", default=None)
+
+
+def leave_committing() -> None:
+    """The LeaveGame being run sends its commit: its client pays for it (once)."""
+    charge = _CURRENT_LEAVE.get()
+    if charge is not None:
+        charge.pay()
+
+
 def _calls_at_default_rate() -> CallLimit:
     return CallLimit(rate=CallRate())
 
@@ -755,11 +783,21 @@ class ClientLimits:
         if self.calls.rate is not None:
             self.calls.rate.charge(client, calls_for_steps(steps))
 
-    def charge_leave(self, client: str) -> None:
-        """Count a LeaveGame that was applied as ``LEAVE_CALLS`` calls more towards ``client``'s
-        rate (never refused: the seat is left; the client's next calls wait)."""
-        if self.calls.rate is not None:
-            self.calls.rate.charge(client, LEAVE_CALLS)
+    @contextlib.contextmanager
+    def leaving(self, client: str) -> Iterator[None]:
+        """Run a LeaveGame whose commit, once it goes out (``leave_committing``), counts as
+        ``LEAVE_CALLS`` calls more towards ``client``'s rate (never refused: the client's next
+        calls wait). Charged as the commit goes out, not after the answer: a call given up on
+        (its deadline short) once its commit had gone left its seat for one call."""
+        rate = self.calls.rate
+        if rate is None:
+            yield
+            return
+        charge = _CURRENT_LEAVE.set(_LeaveCharge(rate, client))
+        try:
+            yield
+        finally:
+            _CURRENT_LEAVE.reset(charge)
 
     @classmethod
     def configured(

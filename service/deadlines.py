@@ -51,12 +51,16 @@ MAX_APPLYING = BUCKETS * CLAIM_BATCH
 # nothing then, and the games waited out the lease: a one-second clock timed out 10-11 s late.
 _CLAIM_LUA = """
 -- KEYS[1] bucket   ARGV[1] now (ms)   ARGV[2] lease until (ms)   ARGV[3] how many
-local most = tonumber(ARGV[3])
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, most)
-for _, member in ipairs(due) do
-  redis.call('ZADD', KEYS[1], 'XX', ARGV[2], member)
+local held = redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[2], ARGV[2])
+local room = tonumber(ARGV[3]) - #held
+if room > 0 then
+  local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, room)
+  for _, member in ipairs(due) do
+    redis.call('ZADD', KEYS[1], 'XX', ARGV[2], member)
+    held[#held + 1] = member
+  end
 end
-return redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[2], ARGV[2], 'LIMIT', 0, most)
+return held
 """
 
 _RELEASE_LUA = """
@@ -82,10 +86,11 @@ def bucket_key(game_id: str) -> str:
 ALL_BUCKETS = tuple(f"hustings:deadlines:{{d{bucket}}}" for bucket in range(BUCKETS))
 
 
-def new_lease(now: int) -> int:
+def new_lease(now: int) -> float:
     """The score of a claim made at ``now``: when its lease runs out, plus up to a second at
-    random, so that leases tell claimers apart."""
-    return now + LEASE_MS + random.randrange(1000)
+    random, to the fraction of a millisecond, so that leases tell claimers apart (a claim
+    answers the games holding its lease: two with one lease would share their games)."""
+    return now + LEASE_MS + random.random() * 1000
 
 
 def now_ms() -> int:
@@ -132,7 +137,7 @@ class DeadlineIndex:
                 counts = await pipe.execute()
         return [key for key, count in zip(keys, counts) if count]
 
-    async def claim(self, now: int, most: int = CLAIM_BATCH, lease: int | None = None, again: bool = False) -> tuple[list[str], int]:
+    async def claim(self, now: int, most: int = CLAIM_BATCH, lease: float | None = None, again: bool = False) -> tuple[list[str], float]:
         """Due games of every bucket (``most`` of each), leased to this replica; returns them
         and the lease score: ``lease``, or a new one (``new_lease``). A claim made ``again``
         with the lease of one whose answer was lost gets the games that one leased too (it asks
@@ -159,7 +164,7 @@ class DeadlineIndex:
                 replies = await pipe.execute()
         return [d.decode() if isinstance(d, bytes) else d for due in replies for d in due], lease
 
-    async def release(self, game_id: str, lease: int, next_due: int) -> bool:
+    async def release(self, game_id: str, lease: float, next_due: int) -> bool:
         """Set a claimed game's next look (or drop it) if the lease is still ours."""
         return bool(await self._release(keys=[bucket_key(game_id)], args=[game_id, lease, next_due]))
 
@@ -195,10 +200,10 @@ class DeadlineRunner(BackgroundLoop):
         self.poll_s = poll_s
         # The tasks applying a game, each with the game and the lease it was claimed under, and
         # each game's latest task (a game claimed again while applied waits for the one before).
-        self._applying: dict[asyncio.Task[None], tuple[str, int]] = {}
+        self._applying: dict[asyncio.Task[None], tuple[str, float]] = {}
         self._latest: dict[str, asyncio.Task[None]] = {}
-        self._failed: list[tuple[str, int]] = []  # claims whose applying failed: handed back at the next poll
-        self._unheard: int | None = None  # the lease of a claim that got no answer
+        self._failed: list[tuple[str, float]] = []  # claims whose applying failed: handed back at the next poll
+        self._unheard: float | None = None  # the lease of a claim that got no answer
         super().__init__()
 
     async def _run(self) -> None:
@@ -270,7 +275,7 @@ class DeadlineRunner(BackgroundLoop):
             await asyncio.wait(set(self._applying))
         return len(started)
 
-    def _start(self, game_id: str, lease: int) -> asyncio.Task[None]:
+    def _start(self, game_id: str, lease: float) -> asyncio.Task[None]:
         task = asyncio.create_task(self._handle_after(self._latest.get(game_id), game_id, lease), name=f"{self.task_name}-game")
         self._latest[game_id] = task
         self._applying[task] = (game_id, lease)
@@ -289,12 +294,12 @@ class DeadlineRunner(BackgroundLoop):
                 # this build cannot read) waits out its lease rather than come back every poll.
                 self._failed.append((game_id, lease))
 
-    async def _handle_after(self, before: asyncio.Task[None] | None, game_id: str, lease: int) -> None:
+    async def _handle_after(self, before: asyncio.Task[None] | None, game_id: str, lease: float) -> None:
         if before is not None:
             await asyncio.wait({before})  # one game is applied once at a time on a replica
         await self._handle(game_id, lease)
 
-    async def _hand_back(self, claims: list[tuple[str, int]]) -> None:
+    async def _hand_back(self, claims: list[tuple[str, float]]) -> None:
         """Make each claimed (game id, lease) due now where the lease is still ours; bounded, and
         quiet if Redis does not answer (the leases then run out as after a crash)."""
         if not claims:
@@ -306,7 +311,7 @@ class DeadlineRunner(BackgroundLoop):
             )
         log.info("deadlines_handed_back", games=len(claims))
 
-    async def _handle(self, game_id: str, lease: int) -> None:
+    async def _handle(self, game_id: str, lease: float) -> None:
         next_due, version = await self.apply_due(game_id)
         if not await self.index.release(game_id, lease, next_due):
             return  # a step scheduled an earlier look meanwhile: that entry stands

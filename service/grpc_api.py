@@ -311,9 +311,8 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     @_unary
     async def LeaveGame(self, request: game_service_pb2.LeaveGameRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.LeaveGameResponse:
-        response = await self.host.leave_game(request.game_id, self._token(context))
-        self.limits.charge_leave(self.client_of(context))
-        return response
+        with self.limits.leaving(self.client_of(context)):
+            return await self.host.leave_game(request.game_id, self._token(context))
 
     @_unary
     async def ReturnToGame(self, request: game_service_pb2.ReturnToGameRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.ReturnToGameResponse:

@@ -326,23 +326,29 @@ class RestServer:
             elif isinstance(response, game_service_pb2.ListGamesResponse):
                 steps += len(response.games) * STEPS_PER_LISTED_GAME
             self.limits.charge_steps(client, steps)
-            if isinstance(response, game_service_pb2.LeaveGameResponse):
-                self.limits.charge_leave(client)
             return web.Response(text=text, content_type="application/json")
 
         return handle
 
     def _charged(self, name: str, client: str, message: Any) -> AsyncContextManager[Any]:
-        """What the call ``name`` takes from its client's allowance of games while it runs, as
-        over gRPC: CreateGame its games, AddBot its bot's, PlayAgain its table's; other calls
-        nothing."""
+        """What the call ``name`` takes from its client's allowances while it runs, as over gRPC:
+        CreateGame its games, AddBot its bot's, PlayAgain its table's, LeaveGame its calls; other
+        calls nothing."""
         if name == "CreateGame":
             return self.limits.creations.spend(client, message.request_id, games_counted(message))
         if name == "AddBot":
             return self._bot_charged(client, message)
         if name == "PlayAgain":
             return self._again_charged(client, message)
+        if name == "LeaveGame":
+            return self._leave_charged(client)
         return contextlib.nullcontext()
+
+    @contextlib.asynccontextmanager
+    async def _leave_charged(self, client: str) -> AsyncIterator[None]:
+        """A LeaveGame charged as its commit goes out (``ClientLimits.leaving``)."""
+        with self.limits.leaving(client):
+            yield
 
     @contextlib.asynccontextmanager
     async def _bot_charged(self, client: str, message: Any) -> AsyncIterator[None]:

@@ -28,7 +28,7 @@ from hustings.ai.server import SERVER_DECISION_S
 from hustings.engine import EngineError, Seat, names
 from hustings.engine.base import is_side_move
 from hustings.service import deadlines, metrics, table
-from hustings.service.client_limits import current_creation
+from hustings.service.client_limits import current_creation, leave_committing
 from hustings.service.errors import ServiceError, aborted, exhausted, invalid, precondition, unauthenticated
 from hustings.service.lobby import listing_changed
 from hustings.service.server_secret import fingerprint
@@ -299,7 +299,7 @@ class SeatLifecycle:
                 return None
             return free_party(loaded.state, seat)
 
-        loaded, seat = await self._change(game_id, token, change, lambda s: not s.absent, "ALREADY_ABSENT", freed)
+        loaded, seat = await self._change(game_id, token, change, lambda s: not s.absent, "ALREADY_ABSENT", freed, committing=leave_committing)
         return game_service_pb2.LeaveGameResponse(view=self.host._view(loaded, seat))
 
     async def return_(self, game_id: str, token: str | None) -> game_service_pb2.ReturnToGameResponse:
@@ -327,9 +327,12 @@ class SeatLifecycle:
         refusal: str,
         rules: Callable[["Loaded", Seat], Any] | None = None,
         returning: bool = False,
-    ) -> tuple["Loaded", Seat]:
+        committing: Callable[[], None] | None = None,
+    ) -> tuple["Loaded", Seat | None]:
         """Apply ``change`` to the caller's seat as a table step; a player ``returning`` is at
-        the table again, and noted present with the step."""
+        the table again, and noted present with the step. ``committing``: called as the step's
+        commit goes out (a leave's charge). Returns the game and the caller's seat (None where
+        the call's token no longer holds one)."""
         host = self.host
         sent: storage_pb2.LogEntry | None = None  # the last step this call committed and heard refused
         async with host._game_lock(game_id):
@@ -340,8 +343,14 @@ class SeatLifecycle:
                     # it, and the resend met its own step): the call's one attempt was applied.
                     # These calls carry no request id to be answered by, and were refused
                     # ALREADY_ABSENT or NOT_ABSENT for a change they made (or, leaving an open
-                    # game, which frees the seat, refused the token the leave had retired).
-                    return loaded, sent.seat
+                    # game, which frees the seat, refused the token the leave had retired). What
+                    # follows a commit follows it here too; the answer shows the seat only if the
+                    # token still holds it (a later step may have given it to somebody else).
+                    await host._after_resent_commit(loaded)
+                    try:
+                        return loaded, host.seat_of(loaded, token)
+                    except ServiceError:
+                        return loaded, None
                 seat = host.seat_of(loaded, token)
                 if seat is None:
                     raise unauthenticated("SEAT_TOKEN_REQUIRED", "this call needs a seat token")
@@ -357,6 +366,8 @@ class SeatLifecycle:
                     _refuse_past_seat_changes(loaded.stored)
                 new, entry = self._table_step(loaded, seat, None if rules is None else rules(loaded, seat))
                 change(new.stored, seat, entry)
+                if committing is not None:
+                    committing()
                 if await self._commit(new, loaded, entry, present=seat if returning else None):
                     await host._after_commit(new)
                     return new, seat
@@ -403,9 +414,14 @@ class SeatLifecycle:
                 place.display_name, place.token_sha256 = name, _hash(token)
                 place.absent = place.bot = False
                 place.timeouts = 0
-                # A decision the seat owes keeps the clock it began with, as at a return: a
+                # A decision its player left in the middle of (the leave noted that decision's
+                # time, ``table.charge_bank``) keeps the clock it began with, as at a return: a
                 # take-over that began a new one let a player leave and take its seat over just
-                # before each deadline, and the table waited as long as it liked.
+                # before each deadline, and the table waited as long as it liked. One that began
+                # while the seat was absent or a bot's (its bot's decision still to come) begins
+                # now: the newcomer never had it, and its clock may have run out meanwhile.
+                if not place.turn_started_ms or place.bank_paid_turn_ms != place.turn_started_ms:
+                    place.turn_started_ms = 0
                 table.changed_event(entry, request.seat, Change.CHANGE_TAKEN_OVER, name)
                 if await self._commit(new, loaded, entry, key, wanted, present=request.seat):
                     await host._after_commit(new)

@@ -95,3 +95,32 @@ def test_a_poll_after_a_claim_that_got_no_answer_claims_its_games_again(own_redi
             await store.close()
 
     run(scenario(), 60)
+
+
+def test_a_claim_sent_again_answers_all_it_leased_and_no_more_than_asked(own_redis: EmbeddedRedis) -> None:
+    """Six games due in one bucket, claims of two: a claim sent again answers the two it leased,
+    not two more (leased too, and then left to wait out the lease); another claim (its own lease)
+    takes the next two; leases of one moment differ."""
+    from hustings.service.store import Store
+
+    async def scenario() -> None:
+        store = Store.from_url(own_redis.url)
+        try:
+            index = deadlines.DeadlineIndex(store.client)
+            now = deadlines.now_ms()
+            bucket = deadlines.bucket_key("backlog-0")
+            games = [g for g in (f"backlog-{n}" for n in range(400)) if deadlines.bucket_key(g) == bucket][:6]
+            assert len(games) == 6
+            for game_id in games:
+                await index.schedule(game_id, now - 1000)
+            first, lease = await index.claim(now, 2)
+            resent, _ = await index.claim(now, 2, lease)
+            again, _ = await index.claim(now, 2, lease, again=True)
+            assert len(first) == 2 and sorted(resent) == sorted(first) == sorted(again), (first, resent, again)
+            other, other_lease = await index.claim(now, 2)
+            assert len(other) == 2 and not set(other) & set(first) and other_lease != lease
+            assert len({deadlines.new_lease(now) for _ in range(1000)}) == 1000
+        finally:
+            await store.close()
+
+    run(scenario(), 60)

@@ -62,8 +62,11 @@ def test_a_silent_subscription_is_made_again_and_streams_hear_steps_at_once(
             await asyncio.wait_for(stream.__anext__(), 10)  # the catch-up: the stream is there
             assert len(proxy.subscribing) == 1
             proxy.silence()
-            await asyncio.sleep(4 * PROBE_S)  # pinged, unanswered, made again
+            silenced = time.monotonic()
+            while len(proxy.subscribing) < 2 and time.monotonic() - silenced < watch.POLL_S * 2:  # bounded: 4 s
+                await asyncio.sleep(0.05)  # pinged, unanswered, made again (after its half-second pause)
             assert len(proxy.subscribing) >= 2, "the silent subscription was never made again"
+            await asyncio.sleep(0.2)  # the new subscription takes hold
             delays = []
             for _ in range(4):  # bounded: four moves, each heard within POLL_S or the test fails
                 view = await mover.view(game_id)

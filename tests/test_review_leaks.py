@@ -5,6 +5,7 @@ or the interference is refused."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
@@ -218,3 +219,41 @@ def test_a_verdict_on_a_matter_of_opinion_is_hidden_from_the_judges_still_to_giv
         assert after_yes[1] == after_no[1], f"seat {other}'s history tells judge {judge}'s yes from its no"
 
     run(scenario())
+
+
+def test_a_newcomer_taking_over_a_decision_begun_while_the_seat_was_absent_gets_its_whole_time(own_redis: EmbeddedRedis) -> None:
+    """A take-over keeps the clock of a decision its player left in the middle of (above); one
+    that began while the seat was absent, its bot's decision still to come (here the replica's
+    budget for tables nobody is at puts it off), begins again: the newcomer never had it, and
+    keeping its start gave the newcomer a deadline already past and a timeout on its record."""
+    decision_s = 1
+
+    async def scenario() -> None:
+        async with replica_and_client(own_redis.url, unattended_decisions_per_second=0.5) as (_replica, client):
+            table = game_pb2.TableSettings(decision_seconds=decision_s, bot_level="random", allow_takeover=True)
+            game_id = (await client.create_game("stimmvieh", 3, table=table)).game_id
+            seats = [await client.join(game_id, name) for name in ("Ann", "Ben", "Col")]
+            for seat in seats:
+                await client.leave(game_id, seat.token)
+            left_at_ms = time.time() * 1000
+            for _ in range(200):  # bounded: 0.1 s apart, 20 s at most
+                view = await client.view(game_id)
+                begun = [s for s in view.seats if s.seat in view.to_act and s.deadline_unix_ms > left_at_ms + 500]
+                # Past its clock, still undecided: the budget gives the table a turn every 2 s.
+                if begun and time.time() * 1000 > begun[0].deadline_unix_ms + 1000 * decision_s + 200:
+                    break
+                await asyncio.sleep(0.1)
+            else:
+                raise AssertionError("no decision began while every seat was absent")
+            seat = begun[0].seat
+            taken_at_ms = time.time() * 1000
+            newcomer = await client.take_over(game_id, seat, "Newcomer")
+            mine = await client.view(game_id, newcomer.token)
+            # Kept, its clock had run out: the seat timed out at once, its bot deciding for the
+            # newcomer, who found the decision gone and a timeout counted.
+            assert seat in mine.to_act and mine.seats[seat].timeouts == 0, (list(mine.to_act), mine.seats[seat].timeouts)
+            assert mine.seats[seat].deadline_unix_ms >= taken_at_ms + 1000 * decision_s - 100, (
+                mine.seats[seat].deadline_unix_ms - taken_at_ms
+            )
+
+    run(scenario(), 60)

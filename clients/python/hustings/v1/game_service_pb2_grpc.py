@@ -192,8 +192,8 @@ class GameServiceServicer:
 
     def LeaveGame(self, request, context):
         """The caller leaves its seat: the seat is absent and its bot plays until the caller returns.
-        A leave that is applied counts as 33 calls towards the caller's rate of calls (README:
-        Limits): leaving and coming back are steps kept with the game that no rule bounds.
+        A leave counts as 33 calls towards the caller's rate of calls once its commit goes out
+        (README: Limits): leaving and coming back are steps kept with the game that no rule bounds.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
