@@ -273,6 +273,9 @@ def test_a_leave_applied_counts_as_more_calls_on_both_faces(redis_server: Embedd
     address's bucket, over gRPC and over REST, so the calls after it are refused that much sooner;
     a leave refused (ALREADY_ABSENT) and a return take one call each, as any call does."""
     burst = 40
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    assert "A `LeaveGame` counts as 32 calls more (`LEAVE_CALLS`) once its commit goes out" in readme
+    assert LEAVE_CALLS == 32
 
     async def scenario() -> None:
         async with limited_and_free(redis_server.url, call_burst=burst) as (limited, helper):

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from conftest import run
+from conftest import REPO, run
 from hustings.service import notifier, watch
 from hustings.service.embedded_redis import EmbeddedRedis
 from service_helpers import RedisProxy, new_game, replica_and_client
@@ -45,6 +45,9 @@ class SubscriptionSilencer(RedisProxy):
 def test_a_silent_subscription_is_made_again_and_streams_hear_steps_at_once(
     redis_server: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    assert "subscription that has heard nothing for 5 s is pinged, and made again when no answer comes within 5 s more" in readme
+    assert (notifier.PROBE_EVERY_S, notifier.PROBE_ANSWER_S) == (5.0, 5.0)
     monkeypatch.setattr(notifier, "PROBE_EVERY_S", PROBE_S)
     monkeypatch.setattr(notifier, "PROBE_ANSWER_S", PROBE_S)
     assert watch.POLL_S >= 2.0  # what a silent subscription's streams fell back on
