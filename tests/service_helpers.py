@@ -186,9 +186,6 @@ class RedisProxy:
         """Whether ``data`` goes on to the client; False ends the connection."""
         return True
 
-    async def before_reply(self, data: bytes, connection: dict[str, Any]) -> None:
-        """Before ``data`` goes on to the client (a subclass may hold it a while)."""
-
     def silent(self, connection: dict[str, Any]) -> bool:
         """Whether ``connection`` is silent: what comes either way is dropped, the connection
         kept open (a NAT that forgot it, a peer half gone)."""
@@ -217,7 +214,6 @@ class RedisProxy:
                     continue
                 if not self.reply(data, connection):
                     return
-                await self.before_reply(data, connection)
                 writer.write(data)
                 await writer.drain()
 

@@ -17,7 +17,7 @@ import contextlib
 import math
 import re
 import time
-from typing import Any, AsyncIterator
+from typing import AsyncIterator
 
 import grpc
 import pytest
@@ -30,7 +30,8 @@ from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.limits import LEAVE_CALLS, CallLimit
 from hustings.service.replica import SOLE_CLIENT, Replica, ReplicaConfig
 from hustings.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
-from service_helpers import RedisProxy, new_game
+from service_helpers import new_game
+from test_cancelled_commits_lost_or_made import CommitHolder
 from test_client_limits import OTHER_ADDRESS, details, replica, two_clients
 
 PER_SECOND = 1.0  # one call back a second: wide enough for a refusal to stand over a few calls on a busy machine
@@ -321,40 +322,18 @@ def test_a_leave_applied_counts_as_more_calls_on_both_faces(redis_server: Embedd
     run(scenario(), timeout_s=60)
 
 
-class _LateReply(RedisProxy):
-    """Holds for ``DELAY_S`` the reply to the first request carrying ``marker`` once ``armed``."""
-
-    DELAY_S = 1.0
-
-    def __init__(self, target_port: int, marker: bytes) -> None:
-        super().__init__(target_port)
-        self.marker = marker
-        self.armed = False
-        self.held = 0
-
-    async def request(self, data: bytes, connection: dict[str, Any]) -> None:
-        if self.armed and self.marker in data:
-            self.armed = False
-            connection["late"] = True
-
-    async def before_reply(self, data: bytes, connection: dict[str, Any]) -> None:
-        if connection.pop("late", False):
-            self.held += 1
-            await asyncio.sleep(self.DELAY_S)
-
-
 def test_a_leave_given_up_on_after_its_commit_went_out_is_charged_all_the_same(redis_server: EmbeddedRedis) -> None:
     """The leave's charge was taken after its answer: a client whose deadline ran out while the
     commit was on its way left its seat for one call. It is taken as the commit goes out."""
     burst = 40
-    marker = "Leaver-2b7e41c9"
+    hold_s = 1.0
 
     async def scenario() -> None:
-        proxy = _LateReply(redis_server.port, marker.encode())
+        proxy = CommitHolder(redis_server.port, hold_s)
         async with proxy.running(), replica(proxy.url, calls_per_client_per_second=PER_SECOND, call_burst=burst) as limited:
             async with replica(redis_server.url, **SOLE_CLIENT) as free, Client(f"127.0.0.1:{free.port}") as helper:
                 game_id = (await helper.create_game("stimmvieh", 3)).game_id
-                leaver = await helper.join(game_id, marker)
+                leaver = await helper.join(game_id, "Leaver")
                 for name in ("Bo", "Cy"):
                     await helper.join(game_id, name)
                 rate = limited.limits.calls.rate
@@ -367,11 +346,11 @@ def test_a_leave_given_up_on_after_its_commit_went_out_is_charged_all_the_same(r
                         await stub.LeaveGame(
                             game_service_pb2.LeaveGameRequest(game_id=game_id),
                             metadata=(("authorization", f"Bearer {leaver.token}"),),
-                            timeout=_LateReply.DELAY_S / 4,
+                            timeout=hold_s / 4,
                         )
                     assert gave_up.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-                    assert proxy.held == 1, "the leave's commit reply was not held: the case was not reached"
-                    await asyncio.sleep(_LateReply.DELAY_S + 0.3)  # the commit's reply comes; the call is gone
+                    assert proxy.held == 1, "the leave's commit was not held: the case was not reached"
+                    await asyncio.sleep(hold_s + 0.3)  # the commit goes on and lands; the call is gone
                     assert (await helper.view(game_id)).seats[leaver.seat].absent  # the leave landed
                     slack = PER_SECOND * (time.monotonic() - started) + 0.01
                     assert rate.tokens(A) <= burst - 1 - LEAVE_CALLS + slack, rate.tokens(A)
