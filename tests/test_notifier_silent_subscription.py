@@ -20,7 +20,10 @@ from hustings.service import notifier, watch
 from hustings.service.embedded_redis import EmbeddedRedis
 from service_helpers import RedisProxy, new_game, replica_and_client
 
-PROBE_S = 0.3  # the probe's figures here: a second at most before the subscription is made again
+# The probe's figures here: pinged after 0.3 s of silence, made again after 1 s more without an
+# answer (on a machine busy with other tests, a ping can wait a few hundred ms for its answer).
+PROBE_EVERY_S = 0.3
+PROBE_ANSWER_S = 1.0
 
 
 class SubscriptionSilencer(RedisProxy):
@@ -48,8 +51,8 @@ def test_a_silent_subscription_is_made_again_and_streams_hear_steps_at_once(
     readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
     assert "subscription that has heard nothing for 5 s is pinged, and made again when no answer comes within 5 s more" in readme
     assert (notifier.PROBE_EVERY_S, notifier.PROBE_ANSWER_S) == (5.0, 5.0)
-    monkeypatch.setattr(notifier, "PROBE_EVERY_S", PROBE_S)
-    monkeypatch.setattr(notifier, "PROBE_ANSWER_S", PROBE_S)
+    monkeypatch.setattr(notifier, "PROBE_EVERY_S", PROBE_EVERY_S)
+    monkeypatch.setattr(notifier, "PROBE_ANSWER_S", PROBE_ANSWER_S)
     assert watch.POLL_S >= 2.0  # what a silent subscription's streams fell back on
 
     async def scenario() -> None:
@@ -63,12 +66,13 @@ def test_a_silent_subscription_is_made_again_and_streams_hear_steps_at_once(
             game_id = seats[0].game_id
             stream = watcher.watch(game_id)
             await asyncio.wait_for(stream.__anext__(), 10)  # the catch-up: the stream is there
-            assert len(proxy.subscribing) == 1
+            before = len(proxy.subscribing)
+            assert before >= 1
             proxy.silence()
             silenced = time.monotonic()
-            while len(proxy.subscribing) < 2 and time.monotonic() - silenced < watch.POLL_S * 2:  # bounded: 4 s
+            while len(proxy.subscribing) == before and time.monotonic() - silenced < watch.POLL_S * 3:  # bounded: 6 s
                 await asyncio.sleep(0.05)  # pinged, unanswered, made again (after its half-second pause)
-            assert len(proxy.subscribing) >= 2, "the silent subscription was never made again"
+            assert len(proxy.subscribing) > before, "the silent subscription was never made again"
             await asyncio.sleep(0.2)  # the new subscription takes hold
             delays = []
             for _ in range(4):  # bounded: four moves, each heard within POLL_S or the test fails
