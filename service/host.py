@@ -354,7 +354,7 @@ class GameHost:
         if before is not None and before.status == stored.status:
             return None
         if stored.status == game_pb2.GAME_STATUS_OPEN:
-            return stored.table.open_seconds or table.DEFAULT_OPEN_S
+            return table.open_wait_s(stored.table)
         return self.retention_s
 
     def _step_expiry(self, stored: storage_pb2.StoredGame) -> int | None:
@@ -365,7 +365,7 @@ class GameHost:
         if stored.status != game_pb2.GAME_STATUS_OPEN:
             return self._expiry(stored)
         now = self._clock()
-        wait = stored.table.open_seconds or table.DEFAULT_OPEN_S
+        wait = table.open_wait_s(stored.table)
         last = (stored.created_at or int(now)) + wait  # the latest start of a wait
         if now < last:
             stored.open_since = int(now)

@@ -108,7 +108,7 @@ def summary_of(stored: storage_pb2.StoredGame) -> game_pb2.GameSummary:
     )
     if stored.status == game_pb2.GAME_STATUS_OPEN:  # its keys expire then (``GameHost._expiry``)
         waiting_since = stored.open_since or stored.created_at  # a seat change begins the wait again
-        summary.open_until = waiting_since + (stored.table.open_seconds or table.DEFAULT_OPEN_S)
+        summary.open_until = waiting_since + table.open_wait_s(stored.table)
     for s in stored.seats:
         table.seat_to_proto(s, summary.seats.add(), present=False)
     return summary

@@ -55,6 +55,11 @@ def check_level(level: str) -> str:
     return level or BEST_BOT_LEVEL
 
 
+def open_wait_s(settings: game_pb2.TableSettings) -> int:
+    """How long an open game of these settings waits for its players after each seat change."""
+    return settings.open_seconds or DEFAULT_OPEN_S
+
+
 def bot_name(level: str) -> str:
     """The display name of a server-side bot."""
     return f"Bot ({level})"
