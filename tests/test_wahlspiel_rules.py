@@ -475,6 +475,23 @@ def test_the_party_of_the_federal_councillor_wins() -> None:
         GAME.apply(state, 0, Pass(), Rng(b"over"))
 
 
+def test_a_placings_detail_counts_its_seats_in_words_that_agree() -> None:
+    """The detail under a placing names the party's seats: "1 national seat, 1 cantonal seat"
+    for one of each (it read "1 national, 1 cantonal seats"), "2 national seats, 0 cantonal
+    seats" otherwise."""
+    state = table(3, round=3)
+    parties = state.parties
+    national = (parties[0].politicians[0], parties[1].politicians[0], parties[1].politicians[1])
+    cantonal = (parties[0].politicians[1], parties[2].politicians[0], parties[2].politicians[1], parties[2].politicians[2])
+    state = replace(state, national=national, cantonal=cantonal, step=FINISHED)
+    outcome = GAME.outcome(state)
+    assert outcome is not None
+    detail = {p.seat: p.detail for p in outcome.placings}
+    assert detail[0].startswith("1 national seat, 1 cantonal seat, "), detail[0]
+    assert detail[1].startswith("2 national seats, 0 cantonal seats, "), detail[1]
+    assert detail[2].startswith("0 national seats, 3 cantonal seats, "), detail[2]
+
+
 @pytest.mark.parametrize("gnomes", [True, False])
 def test_the_gnomes_take_a_candidate_who_reaches_17_votes(gnomes: bool) -> None:
     (star,) = find(lambda p: "objectivity" in p.symbols)
