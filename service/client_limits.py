@@ -24,7 +24,6 @@ import asyncio
 import collections
 import contextlib
 import contextvars
-import functools
 import ipaddress
 import math
 import time
@@ -47,6 +46,7 @@ from hustings.service.limits import (
     ClientRate,
     calls_for_steps,
 )
+from hustings.service.sites import site_of
 from hustings.service.unread import UnreadBytes
 
 # One game a second, sustained, from one address: far beyond a person at a table or a lobby of
@@ -110,14 +110,6 @@ FORWARDED_FOR = "x-forwarded-for"
 # Trusted proxies one after another that an x-forwarded-for is read back through (a CDN, a load
 # balancer, an ingress): past them the last address looked at counts.
 MAX_FORWARDED_HOPS = 8
-# An IPv6 site: the /48 that a client's /64 is part of. A /48 is what an organization is routed,
-# or anyone through a free tunnel broker: 65,536 /64s, each a client with full allowances of its
-# own, so one machine with such a block had 65,536 clients' rates and creations. So the /64s of a
-# site together get this many clients' worth of each rate and burst (``ClientBuckets``'s
-# ``sites``), besides each one's own. Households that an ISP numbers from one /48 (a /56 or a /64
-# each) share it; sixteen of them at their full rates on one replica at once would be needed to
-# meet it.
-IPV6_SITE_PREFIX = 48
 DEFAULT_CLIENTS_PER_IPV6_SITE = 16
 
 
@@ -173,17 +165,6 @@ def client_of(address: str) -> str:
     return address
 
 
-@functools.lru_cache(maxsize=8_192)
-def site_of(client: str) -> str | None:
-    """The IPv6 site of a client that is an IPv6 /64 network (as ``client_of`` names it): its /48
-    (``2001:db8:1::/48``); None for any other client (an IPv4 address, a unix socket's peer)."""
-    if not client.endswith("/64"):
-        return None
-    try:
-        network = ipaddress.IPv6Network(client)
-    except ValueError:
-        return None
-    return str(network.supernet(new_prefix=IPV6_SITE_PREFIX))
 
 
 def grpc_peer_address(peer: str) -> str:

@@ -33,6 +33,7 @@ from typing import Iterator, Protocol
 
 from hustings.service.defaults import CALL_ROOM_PER_CONNECTION, DEFAULT_MAX_STREAMS_PER_CONNECTION
 from hustings.service.errors import exhausted
+from hustings.service.sites import site_of
 
 # The largest request answered, over gRPC and REST alike; a larger one is RESOURCE_EXHAUSTED
 # REQUEST_TOO_LARGE. Every request of the API is a few hundred bytes. A call's body is held in
@@ -132,7 +133,13 @@ class StreamLimits:
         # The per-address rate of calls (the replica's faces share it), which a stream's catch-up
         # counts towards; None: catch-ups are free (a host without faces, in a tool or a test).
         self.rate: ClientRate | None = None
+        # Whether the /64s of one IPv6 site (``site_of``: its /48, which one machine can be
+        # routed) together hold no more streams than one address may: five /64s of a site held
+        # every stream of a replica when each counted alone. False for ``--clients-per-ipv6-site
+        # 0`` (no limits by site).
+        self.sites = True
         self._by_address: dict[str, int] = {}
+        self._by_site: dict[str, int] = {}
         self._by_client: dict[str, int] = {}
         self._by_seat: dict[str, int] = {}
         self._by_game: dict[str, int] = {}  # "<address> <game id>"
@@ -171,6 +178,13 @@ class StreamLimits:
             raise exhausted(
                 "TOO_MANY_STREAMS_FOR_ADDRESS",
                 f"this client address holds its maximum of {self.max_per_address} streams on this replica; close one first",
+            )
+        site = site_of(address) if self.sites else None
+        if site is not None and self._by_site.get(site, 0) >= self.max_per_address:
+            raise exhausted(
+                "TOO_MANY_STREAMS_FOR_ADDRESS",
+                f"this client's IPv6 site (its /48) holds the maximum of one address, {self.max_per_address} streams,"
+                " on this replica; close one first",
             )
         held = self._by_client.get(client, 0)
         if client.startswith(DIRECT_CONNECTION) and held >= self.max_per_direct_connection:
@@ -212,8 +226,11 @@ class StreamLimits:
         address = address if address is not None else client
         seat = seat_key(token) if token else None
         self._refuse_over_cap(address, client, seat, game_id)
+        site = site_of(address) if self.sites else None
         self.open += 1
         self._by_address[address] = self._by_address.get(address, 0) + 1
+        if site is not None:
+            self._by_site[site] = self._by_site.get(site, 0) + 1
         self._by_client[client] = self._by_client.get(client, 0) + 1
         if seat is not None:
             self._by_seat[seat] = self._by_seat.get(seat, 0) + 1
@@ -225,6 +242,8 @@ class StreamLimits:
         finally:
             self.open -= 1
             count_down(self._by_address, address)
+            if site is not None:
+                count_down(self._by_site, site)
             count_down(self._by_client, client)
             if seat is not None:
                 count_down(self._by_seat, seat)

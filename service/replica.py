@@ -222,6 +222,8 @@ class Replica:
                 self.config.clients_per_ipv6_site,
             )
             host.watchers.limits.rate = limits.calls.rate  # a stream's long catch-up counts as calls do
+            # An IPv6 site holds no more streams and unread bytes than one address, unless sites are off.
+            host.watchers.limits.sites = limits.unread.sites = self.config.clients_per_ipv6_site > 0
             try:
                 server, port, health = build_server(
                     host, self.config.address, self.config.max_calls, limits, self.config.grpc_connections

@@ -24,6 +24,7 @@ import contextlib
 from typing import ContextManager, Iterator
 
 from hustings.service.errors import exhausted
+from hustings.service.sites import site_of
 
 # Updates this large or larger are counted: a catch-up of a few dozen steps, a view that lists
 # many moves. A live step's update is a few kilobytes; uncounted, an address's 2,000 streams
@@ -49,7 +50,12 @@ class UnreadBytes:
         self.max_bytes = max_bytes
         self.max_per_address = max_per_address
         self.held = 0
+        # Whether the /64s of one IPv6 site (``site_of``) together hold no more than one address
+        # may: sixteen of them filled the replica's cap, and then any other client's large update
+        # ended its stream. False for ``--clients-per-ipv6-site 0``.
+        self.sites = True
         self._by_address: dict[str, int] = {}  # only addresses holding bytes
+        self._by_site: dict[str, int] = {}  # only sites holding bytes
 
     def held_by(self, address: str) -> int:
         """The counted bytes that ``address``'s streams hold unread now."""
@@ -75,14 +81,30 @@ class UnreadBytes:
                 "TOO_MANY_UNREAD_BYTES_FOR_ADDRESS",
                 "this client address's streams hold their maximum of updates not yet read; read them, or close some",
             )
+        site = site_of(address) if self.sites else None
+        if site is not None and self._by_site.get(site, 0) + size > self.max_per_address:
+            raise exhausted(
+                "TOO_MANY_UNREAD_BYTES_FOR_ADDRESS",
+                "this client's IPv6 site (its /48) holds the maximum of one address in updates not yet read;"
+                " read them, or close some",
+            )
         self.held += size
         self._by_address[address] = held + size
+        if site is not None:
+            self._by_site[site] = self._by_site.get(site, 0) + size
         try:
             yield
         finally:
             self.held -= size
-            left = self._by_address[address] - size
-            if left:
-                self._by_address[address] = left
-            else:
-                del self._by_address[address]
+            _take(self._by_address, address, size)
+            if site is not None:
+                _take(self._by_site, site, size)
+
+
+def _take(held: dict[str, int], key: str, size: int) -> None:
+    """``size`` bytes fewer held by ``key``; a key holding none is dropped."""
+    left = held[key] - size
+    if left:
+        held[key] = left
+    else:
+        del held[key]

@@ -6,6 +6,7 @@ free block) had 65,536 clients' allowances: as many games at once as 65,536 addr
 from __future__ import annotations
 
 import argparse
+import asyncio
 from typing import Any
 
 import aiohttp
@@ -223,3 +224,114 @@ def test_a_site_far_past_its_rate_is_flooding_whichever_64_calls() -> None:
     assert not apart.flooding(client_of(member(0)))
     clock.now += rate.refill_s + 0.01
     assert not rate.flooding(client_of(member(0)))
+
+
+# ---------------------------------------------------------------- what a site holds: streams, unread bytes
+
+
+def test_the_64s_of_a_site_hold_no_more_streams_together_than_one_address() -> None:
+    """Five /64s of one site each within their own cap of 2,000 held all 10,000 streams of a
+    replica, and every other client was refused TOO_MANY_WATCHERS. Now a site's /64s together
+    hold what one address may (here 4): a fifth stream from another /64 of it is refused
+    TOO_MANY_STREAMS_FOR_ADDRESS, naming no address, counting nothing; another site, an IPv4
+    client and, with sites off (``--clients-per-ipv6-site 0``), the same /64 are admitted; a
+    stream closed gives the site its place back."""
+    from contextlib import ExitStack
+
+    from hustings.service.errors import ServiceError
+    from hustings.service.limits import StreamLimits
+
+    limits = StreamLimits(max_streams=100, max_per_client=50, max_per_seat=32, max_per_address=4)
+    with ExitStack() as held:
+        for n in range(4):
+            held.enter_context(limits.hold(f"grpc:{n}", None, client_of(member(n))))
+        for attempt in (
+            lambda: limits.check("grpc:9", None, client_of(member(9))),
+            lambda: limits.hold("grpc:9", None, client_of(member(9))).__enter__(),
+        ):
+            with pytest.raises(ServiceError) as caught:
+                attempt()
+            assert caught.value.reason == "TOO_MANY_STREAMS_FOR_ADDRESS"
+            assert "2001:db8" not in caught.value.message and "/48" in caught.value.message
+            assert limits.open == 4 and limits.held_from(client_of(member(9))) == 0
+        with limits.hold("grpc:x", None, client_of("2001:db8:2::1")), limits.hold("grpc:y", None, "203.0.113.7"):
+            assert limits.open == 6
+        limits.sites = False
+        with limits.hold("grpc:9", None, client_of(member(9))):
+            assert limits.open == 5
+        limits.sites = True
+        held.close()
+    assert limits.open == 0
+    with limits.hold("grpc:9", None, client_of(member(9))):  # the site's places are back
+        assert limits.open == 1
+
+
+def test_the_64s_of_a_site_hold_no_more_unread_bytes_together_than_one_address() -> None:
+    """Sixteen /64s of a site within their own 16 MiB of unread updates filled the replica's
+    256 MiB, and then any other client's large update ended its stream. Now the site's /64s
+    together hold one address's cap: an update that would take the site past it is refused
+    TOO_MANY_UNREAD_BYTES_FOR_ADDRESS and counts nothing, while another site is written to."""
+    from hustings.service.errors import ServiceError
+    from hustings.service.unread import COUNTED_BYTES, UnreadBytes
+
+    unread = UnreadBytes(max_bytes=100 * COUNTED_BYTES, max_per_address=3 * COUNTED_BYTES)
+    with unread.writing(client_of(member(0)), 2 * COUNTED_BYTES):
+        with pytest.raises(ServiceError) as caught:
+            with unread.writing(client_of(member(1)), 2 * COUNTED_BYTES):
+                pass
+        assert caught.value.reason == "TOO_MANY_UNREAD_BYTES_FOR_ADDRESS" and "2001:db8" not in caught.value.message
+        assert unread.held == 2 * COUNTED_BYTES and unread.held_by(client_of(member(1))) == 0
+        with unread.writing(client_of(member(1)), COUNTED_BYTES), unread.writing(client_of("2001:db8:2::1"), 3 * COUNTED_BYTES):
+            assert unread.held == 6 * COUNTED_BYTES
+        unread.sites = False
+        with unread.writing(client_of(member(1)), 2 * COUNTED_BYTES):
+            assert unread.held == 4 * COUNTED_BYTES
+        unread.sites = True
+    assert unread.held == 0
+    with unread.writing(client_of(member(1)), 3 * COUNTED_BYTES):  # the site's bytes are back
+        assert unread.held == 3 * COUNTED_BYTES
+
+
+def test_a_sites_streams_are_refused_past_one_address_s_on_both_faces(redis_server: EmbeddedRedis) -> None:
+    """Behind a trusted proxy, with two streams per address and room for 100 on the replica: two
+    /64s of one site hold two streams between them (one gRPC, one event stream); a third from a
+    third /64 is refused TOO_MANY_STREAMS_FOR_ADDRESS on either face (a 429 over REST), while
+    another site and an IPv4 client stream. With ``clients_per_ipv6_site=0`` (no limits by site)
+    the third /64 streams."""
+    from hustings.client import Client
+    from service_helpers import new_game
+    from test_stream_address_limits import Stream, opened, refused
+    from test_watchers import own_channel
+
+    async def scenario(sites: int) -> None:
+        caps = {"max_streams_per_address": 2, "max_watchers": 100, "clients_per_ipv6_site": sites}
+        async with trusting_replica(redis_server.url, **caps) as served:
+            address = f"127.0.0.1:{served.port}"
+            url = f"http://127.0.0.1:{served.http_port}/v1/games/{{}}:watch?fromVersion=0"
+            async with Client(address) as setup, own_channel(address) as proxy, aiohttp.ClientSession() as http:
+                game_id = (await new_game(setup, 3))[0].game_id
+                stub = game_service_pb2_grpc.GameServiceStub(proxy)
+
+                def forwarded(client: str) -> tuple[tuple[str, str], ...]:
+                    return (("x-forwarded-for", client),)
+
+                held = [await opened(Stream(stub, game_id, forwarded(member(0))))]
+                async with http.get(url.format(game_id), headers={"X-Forwarded-For": member(1)}) as event_stream:
+                    assert event_stream.status == 200
+                    await asyncio.wait_for(event_stream.content.readline(), 10)
+                    third = Stream(stub, game_id, forwarded(member(2)))
+                    if sites:
+                        assert await refused(third) == "TOO_MANY_STREAMS_FOR_ADDRESS"
+                        async with http.get(url.format(game_id), headers={"X-Forwarded-For": member(3)}) as over:
+                            assert over.status == 429
+                            assert (await over.json())["details"][0]["reason"] == "TOO_MANY_STREAMS_FOR_ADDRESS"
+                    else:
+                        held.append(await opened(third))
+                    held.append(await opened(Stream(stub, game_id, forwarded("2001:db8:2::1"))))
+                    held.append(await opened(Stream(stub, game_id, forwarded("203.0.113.7"))))
+                    assert [s.error for s in held if s.error] == []
+                for stream in held:
+                    await stream.close()
+
+    run(scenario(4), timeout_s=60)
+    run(scenario(0), timeout_s=60)

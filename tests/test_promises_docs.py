@@ -289,7 +289,7 @@ def test_unread_updates_past_the_replica_s_cap_end_their_streams_too_many_unread
     from hustings.service.unread import COUNTED_BYTES, DEFAULT_MAX_UNREAD_BYTES, DEFAULT_MAX_UNREAD_BYTES_PER_ADDRESS
 
     said = _said(README)
-    assert "towards 16 MiB of unread updates per client address and 256 MiB per replica" in said
+    assert "towards 16 MiB of unread updates per client address (and per IPv6 site) and 256 MiB per replica" in said
     assert "An update of 8 KiB or more" in said
     assert (COUNTED_BYTES, DEFAULT_MAX_UNREAD_BYTES_PER_ADDRESS, DEFAULT_MAX_UNREAD_BYTES) == (8 << 10, 16 << 20, 256 << 20)
     held, streams = 2, 5
