@@ -1,7 +1,8 @@
 """An IPv6 site (README, Limits: who a client is): a client is an IPv6 /64, and the /64s of one /48
 together get ``--clients-per-ipv6-site`` clients' worth of each rate (calls, creations, new HTTP
-connections), besides each one's own. Without it, one machine routed a /48 (any tunnel broker's
-free block) had 65,536 clients' allowances: as many games at once as 65,536 addresses."""
+connections), besides each one's own, and together hold no more streams and unread updates than
+one address. Without it, one machine routed a /48 (any tunnel broker's free block) had 65,536
+clients' allowances: as many games at once as 65,536 addresses."""
 
 from __future__ import annotations
 
