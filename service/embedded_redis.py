@@ -9,10 +9,17 @@ runs under umask 077), and it listens on a unix socket inside that folder and on
 neither another local user nor anything on the network can read the games, their seat token
 hashes or their request ids. Where the socket's path would be too long for the kernel, it listens
 on 127.0.0.1 with a generated password instead, kept in a 0600 file in the folder.
+
+The folder has one owner at a time: the process that started its server, or adopted the one a
+killed predecessor left running, holds a lock on ``owner.lock`` in it for as long as it uses the
+server (the kernel lets go of it when the process dies). Another process asking for the same
+folder while that one lives is refused: a second ``hustings serve`` in the same folder adopted
+the first one's server and stopped it when it stopped itself, leaving the first with no store.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pathlib
 import secrets
@@ -141,6 +148,7 @@ class EmbeddedRedis:
     _process: subprocess.Popen[bytes] | None = None
     _adopted_pid: int | None = None
     _url: str = ""
+    _owner_fd: int | None = None  # the open ``owner.lock``, locked, while this object uses the folder
 
     def __post_init__(self) -> None:
         # Redis changes into --dir before it opens its other files: every path must be absolute.
@@ -184,7 +192,8 @@ class EmbeddedRedis:
     def start(self) -> "EmbeddedRedis":
         """Start the server (or adopt the one a killed predecessor left running on this folder).
 
-        Raises :class:`EmbeddedRedisError` with Redis's own reason when it cannot start.
+        Raises :class:`EmbeddedRedisError` with Redis's own reason when it cannot start, and
+        when another process that lives owns the folder.
         """
         try:
             if self.private:
@@ -193,6 +202,42 @@ class EmbeddedRedis:
                 self.data_dir.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise EmbeddedRedisError(f"cannot use {self.data_dir} as the data folder: {error.strerror}") from None
+        if self._owner_fd is None:  # started again after a kill, it owns the folder already
+            self._own_folder()
+        try:
+            return self._start_owned()
+        except BaseException:
+            self.abandon()
+            raise
+
+    def _own_folder(self) -> None:
+        """Take the folder's owner lock, or refuse: another process that lives uses the folder."""
+        lock = self.data_dir / "owner.lock"
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as error:
+            raise EmbeddedRedisError(f"cannot use {self.data_dir} as the data folder: {error.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            owner = os.read(fd, 32).decode(errors="replace").strip()
+            os.close(fd)
+            raise EmbeddedRedisError(
+                f"{self.data_dir} is in use by another process (pid {owner or 'unknown'}) and its Redis:"
+                " stop that one first, or give this one another data folder (--data-dir)"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._owner_fd = fd
+
+    def abandon(self) -> None:
+        """Let go of the folder without stopping its server, as a killed process does: the next
+        process to ask for the folder adopts the server."""
+        if self._owner_fd is not None:
+            os.close(self._owner_fd)  # closing the file lets go of its lock
+            self._owner_fd = None
+
+    def _start_owned(self) -> "EmbeddedRedis":
         if self._adopt_running():
             return self
         args = [
@@ -314,6 +359,7 @@ class EmbeddedRedis:
             except OSError:
                 pass
             self._adopted_pid = None
+        self.abandon()
 
     def kill(self) -> None:
         """Kill the server at once (SIGKILL), as a crash would."""

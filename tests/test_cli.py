@@ -17,7 +17,7 @@ import pytest
 from conftest import run, serve_process
 from service_helpers import choose_top_candidates, new_game, play_to_end
 from hustings.client import Client
-from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.service.embedded_redis import EmbeddedRedis, EmbeddedRedisError
 from hustings.v1 import game_pb2
 
 CLI = [sys.executable, "-m", "hustings.cli"]
@@ -187,7 +187,9 @@ def test_a_private_redis_left_running_is_adopted_over_its_socket(tmp_path: pathl
         client = sync_redis.Redis.from_url(first.url)
         client.set("kept", "yes")
         client.close()
-        # A successor (as after a killed serve) finds it through the folder and adopts it.
+        # A successor (as after a killed serve, whose lock on the folder the kernel let go of)
+        # finds it through the folder and adopts it.
+        first.abandon()
         second = EmbeddedRedis(tmp_path / "data", private=True).start()
         assert second.pid == first.pid and second.url == first.url
         client = sync_redis.Redis.from_url(second.url)
@@ -214,6 +216,7 @@ def test_a_private_redis_in_a_long_folder_takes_a_password(tmp_path: pathlib.Pat
         assert password not in pathlib.Path(f"/proc/{server.pid}/cmdline").read_bytes().decode(errors="replace")
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700
         assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in folder.iterdir() if p.is_file())
+        server.abandon()
         adopted = EmbeddedRedis(folder, private=True).start()
         assert adopted.pid == server.pid and adopted.url == server.url
     finally:
@@ -260,6 +263,54 @@ def test_a_killed_serve_leaves_its_redis_to_the_next_one(tmp_path: pathlib.Path)
     while time.monotonic() < deadline and _alive(redis_pid):
         time.sleep(0.05)
     assert not _alive(redis_pid), "the adopted Redis outlived the server that adopted it"
+
+
+def test_a_folder_in_use_by_a_living_owner_is_refused_and_its_redis_left_alone(tmp_path: pathlib.Path) -> None:
+    """A second owner of a folder whose first lives is refused in one line naming the first's
+    pid, and the server goes on; once the first lets go (as a killed process does), the next
+    adopts it; once it stops, the folder is free again."""
+    import redis as sync_redis
+
+    folder = tmp_path / "data"
+    first = EmbeddedRedis(folder, private=True).start()
+    try:
+        with pytest.raises(EmbeddedRedisError, match=rf"in use by another process \(pid {os.getpid()}\)"):
+            EmbeddedRedis(folder, private=True).start()
+        client = sync_redis.Redis.from_url(first.url)
+        assert client.ping()
+        client.close()
+        assert stat.S_IMODE((folder / "owner.lock").stat().st_mode) == 0o600
+        first.abandon()
+        second = EmbeddedRedis(folder, private=True).start()
+        assert second.pid == first.pid
+        second.stop()
+    finally:
+        first.stop()
+    third = EmbeddedRedis(folder, private=True).start()
+    third.stop()
+
+
+def test_a_second_serve_in_the_same_folder_is_refused_and_the_first_serves_on(tmp_path: pathlib.Path) -> None:
+    """Two `hustings serve` from one folder: the second adopted the first's Redis and, when it
+    stopped, stopped that Redis too, leaving the first answering STORE_UNAVAILABLE until it was
+    restarted. Now the second exits 1 in one line naming the folder's owner, and the first goes
+    on serving from the same Redis."""
+    with serve_process(cwd=tmp_path) as (process, port):
+        redis_pid = int((tmp_path / ".hustings-data" / "redis.pid").read_text())
+        second = subprocess.run(
+            [sys.executable, "-m", "hustings.cli", "serve", "--address", "127.0.0.1:0", "--http-address", ""],
+            cwd=tmp_path, capture_output=True, text=True, timeout=60,
+        )
+        assert second.returncode == 1, second.stderr
+        assert f"in use by another process (pid {process.pid})" in second.stderr
+        assert "Traceback" not in second.stderr
+        assert _alive(redis_pid)
+
+        async def create() -> str:
+            async with Client(f"127.0.0.1:{port}") as client:
+                return (await new_game(client, 3))[0].game_id
+
+        assert run(create())
 
 
 def _alive(pid: int) -> bool:
