@@ -829,7 +829,7 @@ def build_app(server: RestServer) -> web.Application:
     page = play_files.files["index.html"]
 
     async def play(request: web.Request) -> web.StreamResponse:
-        return web.Response(body=page.body, content_type="text/html", charset="utf-8")
+        return page.answer(request)  # with its ETag, as its files are
 
     async def root(request: web.Request) -> web.StreamResponse:
         raise web.HTTPFound("/play")

@@ -124,8 +124,11 @@ def test_the_page_and_its_files_carry_the_page_policy(live: LiveRest) -> None:
         live.call("GET", "/play/", allow_redirects=False),  # the folder redirects to the page
         live.call("GET", "/play/games/", allow_redirects=False),  # a folder, which lists nothing
         live.call("GET", "/play/missing.js"),
+        live.call("GET", "/play", headers={"If-None-Match": page.headers["ETag"]}),  # the page's own 304
     ]
-    assert [a.status_code for a in answers] == [200, 200, 200, 200, 200, 304, 302, 403, 404]
+    assert [a.status_code for a in answers] == [200, 200, 200, 200, 200, 304, 302, 403, 404, 304]
+    index = (REPO / "service" / "static" / "play" / "index.html").read_bytes()
+    assert page.content == index and page.headers["ETag"] == live.call("GET", "/play/index.html").headers["ETag"]
     for answer in answers:
         _assert_page_policy(answer)
 
