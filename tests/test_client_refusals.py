@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import io
+import subprocess
+import sys
 import time
 
 import grpc
@@ -85,19 +87,29 @@ def test_play_with_a_refused_name_leaves_no_table_in_the_lobby(redis_server: Emb
 
 
 def test_example_bot_with_a_refused_name_leaves_no_table_in_the_lobby(redis_server: EmbeddedRedis) -> None:
-    """``python -m hustings.ai.example_bot --name "Bot (random)"`` is refused BAD_DISPLAY_NAME,
-    and leaves no open table, its server bots seated, in everybody's lobby."""
+    """``python -m hustings.ai.example_bot --name "Bot (random)"`` is refused BAD_DISPLAY_NAME in
+    one line with exit status 1 (it ended in a traceback), as README's "ends it with the reason,
+    exit status 1" says, and leaves no open table, its server bots seated, in everybody's lobby."""
 
     async def scenario() -> None:
         async with replica_and_client(redis_server.url) as (replica, client):
             before = await _lobby_ids(client)
+            done = await asyncio.to_thread(
+                subprocess.run,
+                [sys.executable, "-m", "hustings.ai.example_bot", "--server", f"127.0.0.1:{replica.port}", "--players", "3",
+                 "--name", REFUSED_NAME],
+                capture_output=True, text=True, timeout=60,
+            )
+            assert done.returncode == 1, done.stderr[-2000:]
+            assert done.stderr.strip().splitlines() == [done.stderr.strip()] and "BAD_DISPLAY_NAME" in done.stderr, done.stderr[-2000:]
+            assert "Traceback" not in done.stderr and "created" not in done.stderr
             args = argparse.Namespace(
                 server=f"127.0.0.1:{replica.port}", game="", kind="stimmvieh", players=3, bot_level="",
                 name=REFUSED_NAME, seed=1, engine_bot="",
             )
-            with pytest.raises(HustingsError) as refused:
-                await example_bot.main(args)
-            assert (refused.value.code, refused.value.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "BAD_DISPLAY_NAME")
+            assert await example_bot.main(args) == 1
+            args.name, args.game = "Ada", "g" + "0" * 24  # a game that is not there: the join's refusal alike
+            assert await example_bot.main(args) == 1
             left = await _lobby_ids(client) - before
             assert not left, f"a refused name left {len(left)} open table(s) in the lobby: {sorted(left)}"
 

@@ -269,15 +269,23 @@ async def main(args: argparse.Namespace) -> int:
     def log(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
+    try:
+        checked_display_name(args.name)  # before any table is made: a refused name leaves none behind
+    except HustingsError as refused:
+        log(str(refused))
+        return 1
     async with server_at(args.server) as address, contextlib.AsyncExitStack() as stack:
         clients = [await stack.enter_async_context(Client(a.strip())) for a in address.split(",")]
         game_id = args.game
-        if not game_id:
-            checked_display_name(args.name)  # before the table is made: a refused name leaves none behind
-            table = game_pb2.TableSettings(bot_seats=range(1, args.players), bot_level=args.bot_level)
-            game_id = (await clients[0].create_game(args.kind, args.players, table=table)).game_id
-            log(f"created {args.kind} game {game_id} with server-side bots in seats 1 to {args.players - 1}")
-        joined = await clients[0].join(game_id, args.name)
+        try:
+            if not game_id:
+                table = game_pb2.TableSettings(bot_seats=range(1, args.players), bot_level=args.bot_level)
+                game_id = (await clients[0].create_game(args.kind, args.players, table=table)).game_id
+                log(f"created {args.kind} game {game_id} with server-side bots in seats 1 to {args.players - 1}")
+            joined = await clients[0].join(game_id, args.name)
+        except HustingsError as refused:  # the table or the seat refused (GAME_FULL, GAME_NOT_FOUND, ...)
+            log(str(refused))
+            return 1
         decide = None
         if args.engine_bot:  # an engine bot of the arena, deciding from the views it is sent
             from hustings.ai import make_bot
