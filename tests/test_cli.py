@@ -116,6 +116,11 @@ def test_verify_command_checks_a_finished_game(redis_server: EmbeddedRedis) -> N
         unfinished = run(open_game())
         done = subprocess.run([*CLI, "verify", str(unfinished), "--server", address], capture_output=True, timeout=60)
         assert done.returncode == 1 and _json_line(done.stdout)["verified"] is False
+        # README: a game the server refuses to show is that refusal in one line on stderr, status 2.
+        for game, reason in (("g" + "0" * 24, "GAME_NOT_FOUND"), ("g" * 300, "BAD_GAME_ID")):
+            done = subprocess.run([*CLI, "verify", game, "--server", address], capture_output=True, text=True, timeout=60)
+            assert done.returncode == 2 and done.stdout == "", (done.stdout, done.stderr)
+            assert len(done.stderr.strip().splitlines()) == 1 and reason in done.stderr, done.stderr
 
 
 def test_play_starts_its_own_server_and_quits_cleanly() -> None:

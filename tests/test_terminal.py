@@ -453,3 +453,38 @@ def test_a_hidden_wahlspiel_verdict_is_told_as_given_not_as_a_no() -> None:
     shown.wahlspiel.judged.CopyFrom(wahlspiel_pb2.WahlspielVerdict(judge=1, politician_id="P01", verdict=True))
     told = tell_wahlspiel(shown, view)
     assert told is not None and told.startswith("Player 1 judged ") and told.endswith(": yes")
+
+
+def test_a_player_who_answers_nothing_but_bad_moves_leaves_after_max_answers(
+    redis_server: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """README: "A bad answer is explained and asked again (a thousand times at most; then it
+    leaves)". With the bound at 5: five answers that are no move are each explained, then the
+    player is told it leaves, and is asked nothing more (it left silently before)."""
+    from hustings import terminal
+
+    assert terminal.MAX_ANSWERS == 1_000
+    monkeypatch.setattr(terminal, "MAX_ANSWERS", 5)
+
+    async def main() -> None:
+        async with running_replica(redis_server.url) as replica:
+            async with Client(f"127.0.0.1:{replica.port}") as client:  # type: ignore[attr-defined]
+                created = await client.create_game("stimmvieh", 3)
+                me = await client.join(created.game_id, "Ada")
+                for name in ("Bo", "Cy"):
+                    await client.join(created.game_id, name)
+                screen = io.StringIO()
+                prompts: list[str] = []
+
+                async def ask(prompt: str) -> str | None:
+                    prompts.append(prompt)
+                    return "no such move" if len(prompts) <= 10 else None
+
+                player = TerminalPlayer(client, me, "Ada", screen, ask)
+                await asyncio.wait_for(player.run(), 60)
+                text = screen.getvalue()
+                assert len(prompts) == 5, prompts
+                assert text.count("not a move") == 5, text
+                assert "5 answers that were not moves: leaving the game" in text, text
+
+    run(main())

@@ -241,6 +241,7 @@ class TerminalPlayer:
                 self.write(f"  refused: {error.reason}: {error.message}")
                 return 0
             return int(response.version)
+        self.write(f"  {MAX_ANSWERS} answers that were not moves: leaving the game")
         return None
 
 
