@@ -314,3 +314,37 @@ def test_final_placings_read_like_the_python_example() -> None:
     screen = render(view)
     assert "  1. Party A: 610 (65k votes, 305k€)\n" in screen
     assert "  2. Party B: 12\n" in screen
+
+
+def test_doubled_donations_read_the_same_in_the_table_and_the_final_placing() -> None:
+    """The rulebook's counting example (Karin 340 k€ doubled to 680 k€): the campaign's line in
+    the terminal table said "680 k€ doubled" and the final placing "340k€ doubled" for the same
+    party; both now say what was doubled and what it came to."""
+    from dataclasses import replace
+
+    from hustings.engine import Rng, get_game
+    from hustings.engine.stimmvieh import StimmviehOptions
+    from hustings.engine.stimmvieh.content import DONATION, Card
+    from hustings.engine.stimmvieh.model import deck
+    from hustings.engine.stimmvieh.scoring import election_night, outcome_of
+
+    cards = deck()
+
+    def votes(*ids: str) -> tuple[Card, ...]:
+        return tuple(cards[i] for i in ids)
+
+    def donation(amount: int) -> tuple[Card, ...]:
+        return (Card("DX", DONATION, amount, 1, "example"),)
+
+    record = election_night(1, [
+        (votes("V15", "V16", "V07", "V05"), donation(340)), (votes("V17", "V12", "V09", "V03"), donation(430)),
+        (votes("V13", "V11", "V08", "V06"), donation(370)), (votes("V14"), donation(780)),
+    ])
+    state = get_game("stimmvieh").setup(StimmviehOptions(4), Rng(b"doubled"))
+    placings = {p.seat: p for p in outcome_of(replace(state, campaign_results=(record,))).placings}
+    assert placings[0].detail == "105k votes, 340k€ doubled to 680k€" and placings[0].score == 680
+    assert placings[1].detail == "90k votes, 430k€"
+    view = _stimmvieh_view(1, 1)
+    result = view.stimmvieh.campaign_results[0].results[0]
+    result.doubled, result.donations, result.final_donations = True, 340, 680
+    assert stimmvieh_table(view).endswith("65k votes, 340 k€ doubled to 680 k€, 1 point")

@@ -488,3 +488,13 @@ def test_a_player_who_answers_nothing_but_bad_moves_leaves_after_max_answers(
                 assert "5 answers that were not moves: leaving the game" in text, text
 
     run(main())
+
+
+def test_counts_in_a_typed_group_are_listed_by_value() -> None:
+    """Wahlspiel's purchases of 0 to 14 voters were listed as text, "0, 1, 10, 11, ..., 2, 3"."""
+    moves = []
+    for count in range(15):
+        move = game_pb2.Move()
+        move.wahlspiel.buy_voters.count = count
+        moves.append(move)
+    assert Menu(moves).lines()[1].strip() == "count: " + ", ".join(str(n) for n in range(15))

@@ -192,9 +192,9 @@ class Menu:
         said = []
         for field in group.varying:
             if field.is_repeated:
-                values = sorted({v for c in group.choices for v in c.parts[field.name]}, key=str)  # type: ignore[attr-defined]
+                values = sorted({v for c in group.choices for v in c.parts[field.name]}, key=_in_order)  # type: ignore[attr-defined]
             else:
-                values = sorted({c.parts[field.name] for c in group.choices}, key=str)
+                values = sorted({c.parts[field.name] for c in group.choices}, key=_in_order)
             said.append(f"{words(field.name)}: " + ", ".join(_field_text(field, v) for v in values))
         return _cut("; ".join(said))
 
@@ -338,6 +338,11 @@ def _same_set(a: Value, b: Value) -> bool:
     if isinstance(a, tuple) and isinstance(b, tuple):
         return sorted(a, key=str) == sorted(b, key=str)
     return a == b
+
+
+def _in_order(value: object) -> tuple[int, int, str]:
+    """Numbers by their value (2 before 10), then everything else by its text."""
+    return (0, value, "") if isinstance(value, int) else (1, 0, str(value))
 
 
 def _natural(text: str) -> tuple[int, str]:

@@ -56,8 +56,9 @@ def stimmvieh_table(view: game_pb2.GameView) -> str:
     for record in table.campaign_results[-1:]:
         lines.append(f"Campaign {record.campaign} results:")
         for r in record.results:
-            doubled = " doubled" if r.doubled else ""
-            lines.append(f"  place {r.rank}: {party_name(view, r.party)}, {r.votes}k votes, {r.final_donations} k€{doubled}, {quantity(r.points, 'point')}")
+            # The donations before and after doubling, as the final placing's detail says them.
+            donations = f"{r.donations} k€ doubled to {r.final_donations} k€" if r.doubled else f"{r.final_donations} k€"
+            lines.append(f"  place {r.rank}: {party_name(view, r.party)}, {r.votes}k votes, {donations}, {quantity(r.points, 'point')}")
     return wrap(lines)
 
 
