@@ -670,6 +670,11 @@ class CreationCharge:
         self._sent = False
         self.refusal = refusal
 
+    @property
+    def client(self) -> str:
+        """The client address charged; empty for a create outside any limit."""
+        return self._client
+
     def sent(self, going: bool = True) -> None:
         """The creating commit (or an AddBot's) is going to Redis: from here the game may be made
         whatever becomes of the call (cancelled, past its deadline, its reply lost), so a failure

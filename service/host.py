@@ -33,6 +33,7 @@ from hustings.service.errors import (
     RetryLater,
     ServiceError,
     aborted,
+    exhausted,
     invalid,
     not_found,
     precondition,
@@ -43,6 +44,7 @@ from hustings.service.defaults import DEFAULT_RETENTION_S
 from hustings.service.client_limits import CreationCharge, current_creation, games_counted
 from hustings.service.legal_moves import fill_legal_moves
 from hustings.service.lobby import LobbyRepair, in_lobby, index_quietly, lobby_page, summary_of
+from hustings.service.open_tables import OpenTables
 from hustings.service.presence import Presence
 from hustings.service.seats import SeatLifecycle, check_party_name, display_name
 from hustings.service.limits import (
@@ -303,6 +305,8 @@ class GameHost:
         self.lobby_repair = LobbyRepair(store, retention_s=retention_s, clock=clock)  # the replicas' shared clock
         # Whether Redis has room for new games (a replica sets its StoreRoom here).
         self.room: StoreRoom | NoLimit = NoLimit()
+        # The listed tables each client keeps waiting (a replica with the bound sets it here).
+        self.open_tables: OpenTables | None = None
         self.retention_s = retention_s
         self.deadlines = deadlines.DeadlineIndex(store.client, store.lane)
         self.kept = KeptIndex(store.client, store.lane)  # which games to look at when Redis needs room
@@ -620,6 +624,17 @@ class GameHost:
         answer = await self._unless_refused(creation, replayed)
         if answer is not None:
             return answer
+        if not request.table.unlisted and await self._open_tables_full(creation.client):
+            answer = await replayed()  # a retry of a create that happened is answered, as above
+            if answer is None:
+                metrics.refused_creation("TOO_MANY_OPEN_TABLES")
+                raise exhausted(
+                    "TOO_MANY_OPEN_TABLES",
+                    f"this client keeps its maximum of {self.open_tables.per_client} listed tables"  # type: ignore[union-attr]
+                    " waiting for players on this replica; wait until one starts or expires, or make an unlisted table",
+                )
+            creation.replayed()
+            return answer
         new = self._set_up(game, request)
         game_id = "g" + secrets.token_hex(12)  # random: never derived from what a client sent
         if request.request_id:
@@ -635,7 +650,25 @@ class GameHost:
                 return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(self._adopt(existing), None))
             await self._refuse_gone(key, game_id)
         loaded = await self._open(game_id, new, creation, key if request.request_id else "")
+        if self.open_tables is not None and creation.client and not request.table.unlisted:
+            self.open_tables.note(creation.client, game_id)
         return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(loaded, None))
+
+    async def _open_tables_full(self, client: str) -> bool:
+        """Whether ``client`` keeps as many listed tables waiting as it may (``OpenTables``)."""
+        if self.open_tables is None or not client:
+            return False
+        return await self.open_tables.full(client, self._still_waiting)
+
+    async def _still_waiting(self, game_ids: list[str]) -> list[str]:
+        """Those of ``game_ids`` the lobby lists as open tables whose wait has not run out."""
+        now_s = self._clock()
+        summaries = await self.store.lobby_summaries(game_ids)
+        return [
+            game_id
+            for game_id, summary in summaries.items()
+            if summary.status == game_pb2.GAME_STATUS_OPEN and (not summary.open_until or summary.open_until > now_s)
+        ]
 
     async def _refuse_gone(self, key: str, game_id: str) -> None:
         """Refuse a retried create whose game was made and is gone (it expired, or was removed

@@ -38,8 +38,10 @@ class LiveRest:
             allow_client_seed=allow_client_seed,
             grace_s=1.0,
             # One replica serves a whole module's tests, every call from loopback: the call rate
-            # per address (its own tests start replicas of their own) would pace them all.
+            # per address (its own tests start replicas of their own) would pace them all, and
+            # the bound on one address's listed tables waiting would refuse their tables.
             **UNBOUNDED_CALL_RATE,
+            open_tables_per_client=0,
         )
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="live-rest", daemon=True)

@@ -46,8 +46,9 @@ def sent_view(game: Any, state: Any, options: Any, seat: int | None, status: int
 async def replica_and_client(redis_url: str, **config: object) -> AsyncIterator[tuple[Replica, Client]]:
     """An in-process replica on a free loopback port (``config``: more ReplicaConfig fields) and a
     client of it, both closed afterwards. The test is its one client, calling as fast as it can
-    from one address: no rate of calls per address unless ``config`` sets one."""
-    config = {**UNBOUNDED_CALL_RATE, **config}
+    from one address: no rate of calls per address, and no bound on the listed tables it keeps
+    waiting, unless ``config`` sets them."""
+    config = {**UNBOUNDED_CALL_RATE, "open_tables_per_client": 0, **config}
     replica = await Replica(ReplicaConfig(redis_url=redis_url, address="127.0.0.1:0", grace_s=1.0, **config)).start()  # type: ignore[arg-type]
     client = Client(f"127.0.0.1:{replica.port}")
     try:

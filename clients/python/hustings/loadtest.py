@@ -82,6 +82,7 @@ def replica_processes(redis_url: str, count: int, base_port: int = 0) -> Iterato
                      # streams: the per-client limits, which keep clients from crowding each other
                      # out, are raised to the replica's own.
                      "--max-calls-per-client", "2048", "--creates-per-client-per-minute", "1000000", "--create-burst", "1000000",
+                     "--open-tables-per-client", "0",
                      "--max-streams-per-address", "10000", "--max-streams-per-game", "10000",
                      "--calls-per-client-per-second", "1000000", "--call-burst", "1000000"],
                     stdout=subprocess.DEVNULL,

@@ -1,0 +1,178 @@
+"""Listed tables one client keeps waiting (README, Limits: open tables): one address made 120
+listed tables in 0.2 s and, at its creation rate, kept the first pages of everybody's lobby.
+Past ``--open-tables-per-client`` listed tables still waiting, CreateGame of another listed table
+is RESOURCE_EXHAUSTED ``TOO_MANY_OPEN_TABLES`` (no retry hint), changing nothing; unlisted tables,
+other addresses and retries of a create that happened are answered as before, and a table that
+starts or expires makes room."""
+
+from __future__ import annotations
+
+import uuid
+
+import aiohttp
+import grpc
+import pytest
+
+from conftest import run
+from hustings.service import open_tables
+from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.service.open_tables import DEFAULT_OPEN_TABLES_PER_CLIENT, OpenTables
+from hustings.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
+from test_client_limits import details, replica
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_client_at_its_bound_is_looked_up_at_most_once_a_second_and_only_its_open_tables_count() -> None:
+    """Two tables noted, a bound of two: the lookup is asked which still wait; both do, so the
+    client is full, and within RECHECK_S it is full again without a lookup. One started: room
+    for one. A retried note counts once; only the newest ``per_client`` are kept; clients past
+    ``max_clients`` are forgotten, least recently creating first."""
+    clock = Clock()
+    tables = OpenTables(per_client=2, max_clients=2, clock=clock)
+    asked: list[list[str]] = []
+    waiting = {"g1", "g2"}
+
+    async def still_open(ids: list[str]) -> list[str]:
+        asked.append(ids)
+        return [i for i in ids if i in waiting]
+
+    async def scenario() -> None:
+        assert not await tables.full("a", still_open) and asked == []  # under the bound: no lookup
+        tables.note("a", "g1")
+        tables.note("a", "g1")  # a retry's game, counted once
+        assert not await tables.full("a", still_open) and asked == []
+        tables.note("a", "g2")
+        assert await tables.full("a", still_open) and asked == [["g1", "g2"]]
+        waiting.discard("g1")  # g1 started
+        clock.now += open_tables.RECHECK_S / 2
+        assert await tables.full("a", still_open) and len(asked) == 1  # refused again without a lookup
+        clock.now += open_tables.RECHECK_S
+        assert not await tables.full("a", still_open) and tables.held("a") == ["g2"]
+        for game_id in ("g3", "g4"):
+            tables.note("a", game_id)
+        assert tables.held("a") == ["g3", "g4"]  # the newest two
+        tables.note("b", "g5")
+        tables.note("c", "g6")  # a third client: "a", least recently creating, is forgotten
+        assert tables.held("a") == [] and tables.held("b") == ["g5"] and tables.held("c") == ["g6"]
+
+    run(scenario())
+    with pytest.raises(ValueError):
+        OpenTables(per_client=0)
+
+
+def test_the_64s_of_an_ipv6_site_keep_no_more_tables_waiting_than_one_address() -> None:
+    """Two /64s of one /48 with a table each fill a bound of two for the whole site; another site
+    and an IPv4 address are not touched; with sites off each /64 counts alone."""
+    from hustings.service.client_limits import client_of
+
+    async def still_open(ids: list[str]) -> list[str]:
+        return ids
+
+    async def scenario(sites: bool) -> list[bool]:
+        tables = OpenTables(per_client=2)
+        tables.sites = sites
+        tables.note(client_of("2001:db8:1:1::5"), "g1")
+        tables.note(client_of("2001:db8:1:2::5"), "g2")
+        return [
+            await tables.full(client_of("2001:db8:1:3::5"), still_open),
+            await tables.full(client_of("2001:db8:2::5"), still_open),
+            await tables.full("203.0.113.5", still_open),
+        ]
+
+    assert run(scenario(True)) == [True, False, False]
+    assert run(scenario(False)) == [False, False, False]
+
+
+def test_serve_takes_the_bound_and_defaults_to_fifty() -> None:
+    from hustings.cli import _parser
+    from hustings.service.replica import SOLE_CLIENT, UNBOUNDED_CREATES, ReplicaConfig
+
+    from conftest import REPO
+
+    assert DEFAULT_OPEN_TABLES_PER_CLIENT == 50 and open_tables.RECHECK_S == 1.0
+    readme = " ".join((REPO / "README.md").read_text().split())
+    assert "`--open-tables-per-client` (50, a lobby page)" in readme and "at most once a second a client" in readme
+    proto = " ".join((REPO / "proto" / "hustings" / "v1" / "game_service.proto").read_text().replace("//", " ").split())
+    assert "as many listed tables waiting for players as a replica allows (50 by default)" in proto
+    assert _parser().parse_args(["serve"]).open_tables_per_client == 50
+    assert _parser().parse_args(["serve", "--open-tables-per-client", "0"]).open_tables_per_client == 0
+    assert ReplicaConfig(redis_url="redis://127.0.0.1:1/0").open_tables_per_client == 50
+    assert UNBOUNDED_CREATES["open_tables_per_client"] == SOLE_CLIENT["open_tables_per_client"] == 0
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["serve", "--open-tables-per-client", "-1"])
+
+
+def _refusals() -> float:
+    from prometheus_client import REGISTRY
+
+    return REGISTRY.get_sample_value("hustings_refused_creations_total", {"reason": "TOO_MANY_OPEN_TABLES"}) or 0.0
+
+
+def _create(table: game_pb2.TableSettings | None = None, request_id: str = "") -> game_service_pb2.CreateGameRequest:
+    return game_service_pb2.CreateGameRequest(
+        kind="stimmvieh", options=game_pb2.GameOptions(players=3), table=table, request_id=request_id
+    )
+
+
+def test_past_its_open_tables_a_client_is_refused_on_both_faces_and_a_started_table_makes_room(
+    redis_server: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bound of two, behind a trusted proxy: an address with two listed tables waiting is
+    refused a third TOO_MANY_OPEN_TABLES over gRPC (no RetryInfo) and REST (429), the lobby and
+    its creation allowance unchanged; its unlisted table, a retry of its second create, and
+    another address's table are made or answered; once one of its tables has started, it makes
+    a listed table again."""
+    monkeypatch.setattr(open_tables, "RECHECK_S", 0.0)
+
+    async def scenario() -> None:
+        config = {"open_tables_per_client": 2, "create_burst": 4, "creates_per_client_per_minute": 0.01, "trusted_proxies": ("127.0.0.0/8",)}
+        async with replica(redis_server.url, **config) as served:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{served.port}") as channel, aiohttp.ClientSession() as http:
+                stub = game_service_pb2_grpc.GameServiceStub(channel)
+                me = (("x-forwarded-for", "203.0.113.30"),)
+                second_id = str(uuid.uuid4())
+                first = await stub.CreateGame(_create(), metadata=me, timeout=10)
+                second = await stub.CreateGame(_create(request_id=second_id), metadata=me, timeout=10)
+
+                async def lobby() -> set[str]:
+                    page = await stub.ListGames(game_service_pb2.ListGamesRequest(page_size=200), timeout=10)
+                    return {g.game_id for g in page.games}
+
+                listed = await lobby()
+                assert {first.game_id, second.game_id} <= listed
+                counted = _refusals()
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    await stub.CreateGame(_create(), metadata=me, timeout=10)
+                assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                assert details(refused.value) == ("TOO_MANY_OPEN_TABLES", None)
+                url = f"http://127.0.0.1:{served.http_port}/v1/games"
+                body = {"kind": "stimmvieh", "options": {"players": 3}}
+                async with http.post(url, json=body, headers={"X-Forwarded-For": "203.0.113.30"}) as answer:
+                    assert answer.status == 429 and "Retry-After" not in answer.headers
+                    assert (await answer.json())["details"][0]["reason"] == "TOO_MANY_OPEN_TABLES"
+                assert await lobby() == listed  # nothing was made
+                assert _refusals() == counted + 2  # hustings_refused_creations_total{reason}
+                again = await stub.CreateGame(_create(request_id=second_id), metadata=me, timeout=10)
+                assert again.game_id == second.game_id  # a retry is answered with its game
+                unlisted = await stub.CreateGame(
+                    _create(game_pb2.TableSettings(unlisted=True), str(uuid.uuid4())), metadata=me, timeout=10
+                )
+                assert unlisted.game_id not in await lobby()
+                other = await stub.CreateGame(_create(), metadata=(("x-forwarded-for", "203.0.113.31"),), timeout=10)
+                assert other.game_id in await lobby()
+                for name in ("Ada", "Bo", "Cy"):  # the first table fills and starts
+                    await stub.JoinGame(game_service_pb2.JoinGameRequest(game_id=first.game_id, display_name=name), timeout=10)
+                # Room again, and the refused calls took nothing of the allowance (4: three made, one left).
+                made = await stub.CreateGame(_create(), metadata=me, timeout=10)
+                assert made.game_id in await lobby()
+
+    run(scenario(), timeout_s=60)
