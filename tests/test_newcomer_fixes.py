@@ -319,7 +319,8 @@ def test_final_placings_read_like_the_python_example() -> None:
 def test_doubled_donations_read_the_same_in_the_table_and_the_final_placing() -> None:
     """The rulebook's counting example (Karin 340 k€ doubled to 680 k€): the campaign's line in
     the terminal table said "680 k€ doubled" and the final placing "340k€ doubled" for the same
-    party; both now say what was doubled and what it came to."""
+    party. The table now says what was doubled and what it came to; the placing's detail keeps
+    the words of every release, which `hustings verify` compares with its replay."""
     from dataclasses import replace
 
     from hustings.engine import Rng, get_game
@@ -342,7 +343,7 @@ def test_doubled_donations_read_the_same_in_the_table_and_the_final_placing() ->
     ])
     state = get_game("stimmvieh").setup(StimmviehOptions(4), Rng(b"doubled"))
     placings = {p.seat: p for p in outcome_of(replace(state, campaign_results=(record,))).placings}
-    assert placings[0].detail == "105k votes, 340k€ doubled to 680k€" and placings[0].score == 680
+    assert placings[0].detail == "105k votes, 340k€ doubled" and placings[0].score == 680
     assert placings[1].detail == "90k votes, 430k€"
     view = _stimmvieh_view(1, 1)
     result = view.stimmvieh.campaign_results[0].results[0]

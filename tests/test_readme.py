@@ -456,8 +456,8 @@ def test_the_python_example_plays_a_seat_to_the_end(served: str) -> None:
     first, *placings = done.stdout.splitlines()
     shown = re.search(r"It prints `(GAME_STATUS_FINISHED at version \d+)` and a line per party, `(.*?)`", " ".join(section.split()))
     assert shown and first == shown.group(1), (first, section)
-    # The detail: votes and donations, and what doubled donations came to (the score).
-    line = re.compile(r"(\d)\. (.+?)( \(me\))?: (\d+) \((\d+)k votes, (\d+)k€(?: doubled to (\d+)k€)?\)")
+    # The detail: votes and donations, doubled or not (the score is what they came to).
+    line = re.compile(r"(\d)\. (.+?)( \(me\))?: (\d+) \((\d+)k votes, (\d+)k€( doubled)?\)")
     assert line.fullmatch(shown.group(2)), shown.group(2)
     parsed = [line.fullmatch(placing) for placing in placings]
     assert len(parsed) == 4 and all(parsed), placings  # three seats and Angelus
@@ -467,7 +467,6 @@ def test_the_python_example_plays_a_seat_to_the_end(served: str) -> None:
         assert m is not None
         donations, doubled = int(m.group(6)), m.group(7)
         assert int(m.group(4)) == (2 * donations if doubled else donations), m.group(0)
-        assert doubled is None or int(doubled) == 2 * donations, m.group(0)
     ranks, scores = [int(m.group(1)) for m in parsed], [int(m.group(4)) for m in parsed]
     assert ranks == sorted(ranks) and ranks[0] == 1 and scores == sorted(scores, reverse=True), placings
 

@@ -140,15 +140,11 @@ def outcome_of(state: WahlspielState) -> Outcome:
     placings = []
     for i in order:
         rank = 1 + sum(1 for j in range(players) if keys[j] > keys[i])
+        # Every release's `hustings verify` compares these words with its own replay's: they stay.
         detail = (
             (f"Federal Councillor {POLITICIANS[state.federal].name}; " if i == winner else "")
-            + f"{_seats(national[i], 'national')}, {_seats(cantonal[i], 'cantonal')}, {state.parties[i].money} francs"
+            + f"{national[i]} national, {cantonal[i]} cantonal seats, {state.parties[i].money} francs"
         )
         ranked_by = tuple(zip(("federal_councillor", "best_candidate_votes", "national_seats", "cantonal_seats", "money"), map(int, keys[i])))
         placings.append(Placing(rank=rank, seat=i, name=names[i], score=best[i], detail=detail, ranked_by=ranked_by))
     return Outcome(tuple(placings))
-
-
-def _seats(count: int, kind: str) -> str:
-    """``count`` seats of ``kind`` in words: "1 national seat", "2 cantonal seats"."""
-    return f"{count} {kind} seat" if count == 1 else f"{count} {kind} seats"
