@@ -508,8 +508,12 @@ class Watchers:
         feed.watchers.discard(wake)
         if not feed.watchers and self._feeds.get(feed.game_id) is feed:
             del self._feeds[feed.game_id]
-            if feed.task is not None:
-                feed.task.cancel()
+            # Forgotten as it is cancelled: the cancelled task keeps its CancelledError, whose
+            # traceback keeps the reader's frames and so the feed; a feed still naming its task
+            # made a cycle (the feed, its tail and its step's views) that only the collector freed.
+            task, feed.task = feed.task, None
+            if task is not None:
+                task.cancel()
             if not self._feeds and self._sweeper is not None:
                 self._sweeper.cancel()
                 self._sweeper = None
