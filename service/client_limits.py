@@ -165,8 +165,6 @@ def client_of(address: str) -> str:
     return address
 
 
-
-
 def grpc_peer_address(peer: str) -> str:
     """The remote address in gRPC's peer name (``ipv4:1.2.3.4:5678`` -> ``1.2.3.4``,
     ``ipv6:%5B::1%5D:5678`` -> ``::1``); a peer with no IP address (a unix socket) is its name."""
@@ -674,6 +672,11 @@ class CreationCharge:
     def client(self) -> str:
         """The client address charged; empty for a create outside any limit."""
         return self._client
+
+    @property
+    def committed(self) -> bool:
+        """Whether the creating commit went out (``sent``): its game may be made."""
+        return self._sent
 
     def sent(self, going: bool = True) -> None:
         """The creating commit (or an AddBot's) is going to Redis: from here the game may be made

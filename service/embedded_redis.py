@@ -219,15 +219,22 @@ class EmbeddedRedis:
             raise EmbeddedRedisError(f"cannot use {self.data_dir} as the data folder: {error.strerror}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
+        except BlockingIOError:
             owner = os.read(fd, 32).decode(errors="replace").strip()
             os.close(fd)
             raise EmbeddedRedisError(
                 f"{self.data_dir} is in use by another process (pid {owner or 'unknown'}) and its Redis:"
                 " stop that one first, or give this one another data folder (--data-dir)"
             ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        except OSError as error:  # a file system without locks (some network mounts)
+            os.close(fd)
+            raise EmbeddedRedisError(f"cannot lock {lock}: {error.strerror}") from None
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        except OSError as error:
+            os.close(fd)
+            raise EmbeddedRedisError(f"cannot use {self.data_dir} as the data folder: {error.strerror}") from None
         self._owner_fd = fd
 
     def abandon(self) -> None:

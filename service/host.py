@@ -44,7 +44,7 @@ from hustings.service.defaults import DEFAULT_RETENTION_S
 from hustings.service.client_limits import CreationCharge, current_creation, games_counted
 from hustings.service.legal_moves import fill_legal_moves
 from hustings.service.lobby import LobbyRepair, in_lobby, index_quietly, lobby_page, summary_of
-from hustings.service.open_tables import OpenTables
+from hustings.service.open_tables import Claim, OpenTables
 from hustings.service.presence import Presence
 from hustings.service.seats import SeatLifecycle, check_party_name, display_name
 from hustings.service.limits import (
@@ -624,7 +624,9 @@ class GameHost:
         answer = await self._unless_refused(creation, replayed)
         if answer is not None:
             return answer
-        if not request.table.unlisted and await self._open_tables_full(creation.client):
+        new = self._set_up(game, request)
+        claim = None if request.table.unlisted else await self._open_table_claim(creation.client)
+        if claim is False:  # the client keeps as many listed tables waiting as it may
             answer = await replayed()  # a retry of a create that happened is answered, as above
             if answer is None:
                 metrics.refused_creation("TOO_MANY_OPEN_TABLES")
@@ -635,30 +637,37 @@ class GameHost:
                 )
             creation.replayed()
             return answer
-        new = self._set_up(game, request)
         game_id = "g" + secrets.token_hex(12)  # random: never derived from what a client sent
-        if request.request_id:
-            request_fingerprint = _create_fingerprint(game, request)
-            key = self.keys.request_key("create", request.request_id)
-            game_id, first_fingerprint = await self.store.reserve_create(key, game_id, request_fingerprint)
-            _same_request(first_fingerprint, request_fingerprint)
-            existing = await self.store.load(game_id)
-            if existing is not None:
-                creation.replayed()  # a retry of a create that happened takes no game of the allowance
-                # Noted again: the attempt that made the game may have ended before it could.
-                await self.store.note_create_made(key, game_id)
-                return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(self._adopt(existing), None))
-            await self._refuse_gone(key, game_id)
-        loaded = await self._open(game_id, new, creation, key if request.request_id else "")
-        if self.open_tables is not None and creation.client and not request.table.unlisted:
-            self.open_tables.note(creation.client, game_id)
+        try:
+            if request.request_id:
+                request_fingerprint = _create_fingerprint(game, request)
+                key = self.keys.request_key("create", request.request_id)
+                game_id, first_fingerprint = await self.store.reserve_create(key, game_id, request_fingerprint)
+                _same_request(first_fingerprint, request_fingerprint)
+                existing = await self.store.load(game_id)
+                if existing is not None:
+                    creation.replayed()  # a retry of a create that happened takes no game of the allowance
+                    if claim:
+                        claim.made(game_id)  # counted once, whichever attempt notes it
+                    # Noted again: the attempt that made the game may have ended before it could.
+                    await self.store.note_create_made(key, game_id)
+                    return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(self._adopt(existing), None))
+                await self._refuse_gone(key, game_id)
+            loaded = await self._open(game_id, new, creation, key if request.request_id else "")
+        finally:
+            if claim:
+                if creation.committed:  # made, or being made whatever becomes of this call
+                    claim.made(game_id)
+                claim.release()
         return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(loaded, None))
 
-    async def _open_tables_full(self, client: str) -> bool:
-        """Whether ``client`` keeps as many listed tables waiting as it may (``OpenTables``)."""
+    async def _open_table_claim(self, client: str) -> Claim | None | bool:
+        """A place for one more listed table of ``client`` (``OpenTables``): None where nothing
+        bounds them, False when it keeps as many waiting as it may."""
         if self.open_tables is None or not client:
-            return False
-        return await self.open_tables.full(client, self._still_waiting)
+            return None
+        claim = await self.open_tables.claim(client, self._still_waiting)
+        return False if claim is None else claim
 
     async def _still_waiting(self, game_ids: list[str]) -> list[str]:
         """Those of ``game_ids`` the lobby lists as open tables whose wait has not run out."""

@@ -40,10 +40,10 @@ GAMES_REMOVED_FOR_ROOM = Counter(
 )
 REFUSED_CREATIONS = Counter(
     "hustings_refused_creations_total",
-    "CreateGame and AddBot calls refused for what they would cost, by reason: TOO_MANY_GAMES_CREATED (the client's allowance) or STORE_NEARLY_FULL (the store's last room is kept for the games in play).",
+    "CreateGame and AddBot calls refused for what they would cost, by reason: TOO_MANY_GAMES_CREATED (the client's allowance), STORE_NEARLY_FULL (the store's last room is kept for the games in play) or TOO_MANY_OPEN_TABLES (the client keeps as many listed tables waiting as it may).",
     ["reason"],
 )
-for _reason in ("TOO_MANY_GAMES_CREATED", "STORE_NEARLY_FULL"):
+for _reason in ("TOO_MANY_GAMES_CREATED", "STORE_NEARLY_FULL", "TOO_MANY_OPEN_TABLES"):
     REFUSED_CREATIONS.labels(_reason)  # scraped as 0 from the start, so that a rate of it is defined
 
 

@@ -14,12 +14,17 @@ one address may, as they hold no more streams (``sites``).
 A replica remembers the listed tables each client made through it (its last ``per_client`` at
 most, for at most ``max_clients`` clients, least recently creating forgotten first), and only
 when a client is at its bound does it ask the lobby which of them still wait: one read of at
-most ``per_client`` summaries, and at most one a second per client (a client refused just now is
-refused again without one). A table started, expired or gone leaves the count then.
+most ``per_client`` summaries at a time for a client (calls that find one under way wait for
+it), and none within RECHECK_S of finding it full (a client refused just now is refused again
+without one). A table started, expired or gone leaves the count then. A create that passes holds
+its place from that moment (``Claim``) until its table is made or the call fails, so that
+creates in flight together cannot pass the bound: 120 at once from one address had all passed
+when only tables already made counted.
 """
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import time
 from typing import Awaitable, Callable, Iterable
@@ -29,8 +34,33 @@ from hustings.service.sites import site_of
 # A classroom or an office behind one address, a table each, still fits; one address fills at
 # most a lobby page (50, the default page size) rather than all of them.
 DEFAULT_OPEN_TABLES_PER_CLIENT = 50
-DEFAULT_MAX_CLIENTS = 65_536  # as the creation buckets: about 100 bytes a client and its tables
+DEFAULT_MAX_CLIENTS = 65_536  # as the creation buckets: a few kB a client at its bound
 RECHECK_S = 1.0  # a client at its bound has its tables looked up at most this often
+
+
+StillOpen = Callable[[list[str]], Awaitable[Iterable[str]]]  # which of these game ids still wait
+
+
+class Claim:
+    """A place among a client's (and its site's) open tables, held by one CreateGame from its
+    check until ``release``; ``made`` counts the table it made (a retry's: the same game)."""
+
+    def __init__(self, tables: "OpenTables", client: str, keys: list[str]) -> None:
+        self._tables = tables
+        self._client = client
+        self._keys = keys
+        self._held = True
+
+    def made(self, game_id: str) -> None:
+        """The claim's table ``game_id`` was made (or its commit went out): it counts."""
+        self._tables.note(self._client, game_id)
+
+    def release(self) -> None:
+        """Give the place back (once): a table made counts by ``made`` from then on."""
+        if self._held:
+            self._held = False
+            for key in self._keys:
+                self._tables._unclaim(key)
 
 
 class OpenTables:
@@ -51,6 +81,8 @@ class OpenTables:
         # client -> its tables (game ids, oldest first), least recently creating client first
         self._tables: collections.OrderedDict[str, dict[str, None]] = collections.OrderedDict()
         self._refused_at: dict[str, float] = {}  # client -> when it was last found at its bound
+        self._pending: dict[str, int] = {}  # client -> creates past the check whose tables are not made yet
+        self._lookups: dict[str, asyncio.Future[None]] = {}  # client -> its lookup under way
 
     def held(self, client: str) -> list[str]:
         """The tables of ``client`` that may still be open, oldest first."""
@@ -66,14 +98,30 @@ class OpenTables:
         for key in self._keys(client):
             self._note(key, game_id)
 
-    async def full(self, client: str, still_open: Callable[[list[str]], Awaitable[Iterable[str]]]) -> bool:
-        """Whether ``client``, or its IPv6 site, keeps ``per_client`` tables that still wait:
-        asks ``still_open`` (which of these game ids are open tables now) only when a count says
-        so, and not again within RECHECK_S of finding it full."""
-        for key in self._keys(client):
+    async def claim(self, client: str, still_open: StillOpen) -> Claim | None:
+        """A place for one more listed table of ``client``, or None when it, or its IPv6 site,
+        keeps ``per_client`` tables that still wait, made or being made: asks ``still_open``
+        (which of these game ids are open tables now) only when a count says so, and not
+        again within RECHECK_S of finding it full."""
+        keys = self._keys(client)
+        for key in keys:
             if await self._full(key, still_open):
-                return True
-        return False
+                return None
+        if any(self._count(key) >= self.per_client for key in keys):
+            return None  # others took the last places while this one waited for a lookup
+        for key in keys:  # no await since the counts above: the place is this call's
+            self._pending[key] = self._pending.get(key, 0) + 1
+        return Claim(self, client, keys)
+
+    def _count(self, key: str) -> int:
+        return len(self._tables.get(key, ())) + self._pending.get(key, 0)
+
+    def _unclaim(self, key: str) -> None:
+        left = self._pending[key] - 1
+        if left:
+            self._pending[key] = left
+        else:
+            del self._pending[key]
 
     def _note(self, client: str, game_id: str) -> None:
         tables = self._tables.setdefault(client, {})
@@ -85,26 +133,39 @@ class OpenTables:
             forgotten, _ = self._tables.popitem(last=False)
             self._refused_at.pop(forgotten, None)
 
-    async def _full(self, client: str, still_open: Callable[[list[str]], Awaitable[Iterable[str]]]) -> bool:
-        held = self.held(client)
-        if len(held) < self.per_client:
+    async def _full(self, key: str, still_open: StillOpen) -> bool:
+        if self._count(key) < self.per_client:
             return False
-        now = self._clock()
-        refused_at = self._refused_at.get(client)
-        if refused_at is not None and now - refused_at < RECHECK_S:
+        refused_at = self._refused_at.get(key)
+        if refused_at is not None and self._clock() - refused_at < RECHECK_S:
             return True
+        lookup = self._lookups.get(key)
+        if lookup is None:  # one lookup at a time for a client: the others wait for it
+            lookup = self._lookups[key] = asyncio.ensure_future(self._look_up(key, still_open))
+            lookup.add_done_callback(lambda done: self._looked_up(key, done))
+        await asyncio.shield(lookup)
+        if self._count(key) < self.per_client:
+            self._refused_at.pop(key, None)
+            return False
+        self._refused_at[key] = self._clock()
+        if len(self._refused_at) > self._max_clients:
+            self._refused_at.pop(next(iter(self._refused_at)))
+        return True
+
+    async def _look_up(self, key: str, still_open: StillOpen) -> None:
+        """Drop those of ``key``'s tables that no longer wait."""
+        held = self.held(key)
         waiting = set(await still_open(held))
-        tables = self._tables.get(client)
+        tables = self._tables.get(key)
         if tables is not None:
             for game_id in held:
                 if game_id not in waiting:
                     tables.pop(game_id, None)
             if not tables:
-                del self._tables[client]
-        if len(self.held(client)) < self.per_client:
-            self._refused_at.pop(client, None)
-            return False
-        self._refused_at[client] = now
-        if len(self._refused_at) > self._max_clients:
-            self._refused_at.pop(next(iter(self._refused_at)))
-        return True
+                del self._tables[key]
+
+    def _looked_up(self, key: str, done: "asyncio.Future[None]") -> None:
+        if self._lookups.get(key) is done:
+            del self._lookups[key]
+        if not done.cancelled():
+            done.exception()  # retrieved: each caller that waited has raised it already

@@ -221,12 +221,12 @@ def create_and_join_from_the_lobby(page: Any, base_url: str, unlisted: bool = Fa
 
 
 @contextlib.asynccontextmanager
-async def running_replica(redis_url: str, allow_client_seed: bool = True) -> AsyncIterator["object"]:
-    """An in-process replica on a free port; yields the Replica."""
+async def running_replica(redis_url: str, allow_client_seed: bool = True, **config: Any) -> AsyncIterator["object"]:
+    """An in-process replica on a free port (``config``: more ReplicaConfig fields); yields the Replica."""
     from hustings.service.replica import Replica, ReplicaConfig
 
     replica = await Replica(
-        ReplicaConfig(redis_url=redis_url, address="127.0.0.1:0", allow_client_seed=allow_client_seed, grace_s=1.0)
+        ReplicaConfig(redis_url=redis_url, address="127.0.0.1:0", allow_client_seed=allow_client_seed, grace_s=1.0, **config)
     ).start()
     try:
         yield replica

@@ -7,6 +7,7 @@ starts or expires makes room."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
 import aiohttp
@@ -45,18 +46,24 @@ def test_a_client_at_its_bound_is_looked_up_at_most_once_a_second_and_only_its_o
         asked.append(ids)
         return [i for i in ids if i in waiting]
 
+    async def room(client: str) -> bool:
+        claim = await tables.claim(client, still_open)
+        if claim is not None:
+            claim.release()
+        return claim is not None
+
     async def scenario() -> None:
-        assert not await tables.full("a", still_open) and asked == []  # under the bound: no lookup
+        assert await room("a") and asked == []  # under the bound: no lookup
         tables.note("a", "g1")
         tables.note("a", "g1")  # a retry's game, counted once
-        assert not await tables.full("a", still_open) and asked == []
+        assert await room("a") and asked == []
         tables.note("a", "g2")
-        assert await tables.full("a", still_open) and asked == [["g1", "g2"]]
+        assert not await room("a") and asked == [["g1", "g2"]]
         waiting.discard("g1")  # g1 started
         clock.now += open_tables.RECHECK_S / 2
-        assert await tables.full("a", still_open) and len(asked) == 1  # refused again without a lookup
+        assert not await room("a") and len(asked) == 1  # refused again without a lookup
         clock.now += open_tables.RECHECK_S
-        assert not await tables.full("a", still_open) and tables.held("a") == ["g2"]
+        assert await room("a") and tables.held("a") == ["g2"]
         for game_id in ("g3", "g4"):
             tables.note("a", game_id)
         assert tables.held("a") == ["g3", "g4"]  # the newest two
@@ -67,6 +74,41 @@ def test_a_client_at_its_bound_is_looked_up_at_most_once_a_second_and_only_its_o
     run(scenario())
     with pytest.raises(ValueError):
         OpenTables(per_client=0)
+
+
+def test_creates_in_flight_together_hold_their_places_and_share_one_lookup() -> None:
+    """A bound of three and one table made: of ten claims at once, two get a place and eight are
+    refused, until a claim is released without a table; one that made its table counts it.
+    Twenty claims at the bound while the lookup is slow make one lookup between them. When only
+    made tables counted, 120 creates at once from one address all passed a bound of 50."""
+    tables = OpenTables(per_client=3, clock=Clock())
+    lookups = 0
+
+    async def slow_still_open(ids: list[str]) -> list[str]:
+        nonlocal lookups
+        lookups += 1
+        await asyncio.sleep(0.05)
+        return ids
+
+    async def scenario() -> None:
+        tables.note("a", "g1")
+        claims = await asyncio.gather(*(tables.claim("a", slow_still_open) for _ in range(10)))
+        held = [c for c in claims if c is not None]
+        assert len(held) == 2, claims
+        assert await asyncio.gather(*(tables.claim("a", slow_still_open) for _ in range(20))) == [None] * 20
+        assert lookups == 1
+        held[0].release()  # its create failed before its commit: the place is free again
+        again = await tables.claim("a", slow_still_open)
+        assert again is not None
+        held[1].made("g2")
+        held[1].release()
+        again.made("g3")
+        again.release()
+        assert tables.held("a") == ["g1", "g2", "g3"]
+        tables._refused_at.clear()
+        assert await tables.claim("a", slow_still_open) is None and lookups == 2
+
+    run(scenario())
 
 
 def test_the_64s_of_an_ipv6_site_keep_no_more_tables_waiting_than_one_address() -> None:
@@ -82,11 +124,8 @@ def test_the_64s_of_an_ipv6_site_keep_no_more_tables_waiting_than_one_address() 
         tables.sites = sites
         tables.note(client_of("2001:db8:1:1::5"), "g1")
         tables.note(client_of("2001:db8:1:2::5"), "g2")
-        return [
-            await tables.full(client_of("2001:db8:1:3::5"), still_open),
-            await tables.full(client_of("2001:db8:2::5"), still_open),
-            await tables.full("203.0.113.5", still_open),
-        ]
+        clients = (client_of("2001:db8:1:3::5"), client_of("2001:db8:2::5"), "203.0.113.5")
+        return [await tables.claim(client, still_open) is None for client in clients]
 
     assert run(scenario(True)) == [True, False, False]
     assert run(scenario(False)) == [False, False, False]
@@ -100,7 +139,7 @@ def test_serve_takes_the_bound_and_defaults_to_fifty() -> None:
 
     assert DEFAULT_OPEN_TABLES_PER_CLIENT == 50 and open_tables.RECHECK_S == 1.0
     readme = " ".join((REPO / "README.md").read_text().split())
-    assert "`--open-tables-per-client` (50, a lobby page)" in readme and "at most once a second a client" in readme
+    assert "`--open-tables-per-client` (50, a lobby page)" in readme and "none within a second of finding it full" in readme
     proto = " ".join((REPO / "proto" / "hustings" / "v1" / "game_service.proto").read_text().replace("//", " ").split())
     assert "as many listed tables waiting for players as a replica allows (50 by default)" in proto
     assert _parser().parse_args(["serve"]).open_tables_per_client == 50
@@ -174,5 +213,36 @@ def test_past_its_open_tables_a_client_is_refused_on_both_faces_and_a_started_ta
                 # Room again, and the refused calls took nothing of the allowance (4: three made, one left).
                 made = await stub.CreateGame(_create(), metadata=me, timeout=10)
                 assert made.game_id in await lobby()
+
+    run(scenario(), timeout_s=60)
+
+
+def test_creates_sent_together_make_no_more_listed_tables_than_the_bound(redis_server: EmbeddedRedis) -> None:
+    """Thirty creates at once from one address with a bound of three, over gRPC and REST
+    together: three tables made, the others refused TOO_MANY_OPEN_TABLES (all thirty were made
+    when a create counted only once its table was)."""
+
+    async def scenario() -> None:
+        config = {"open_tables_per_client": 3, "trusted_proxies": ("127.0.0.0/8",)}
+        async with replica(redis_server.url, **config) as served:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{served.port}") as channel, aiohttp.ClientSession() as http:
+                stub = game_service_pb2_grpc.GameServiceStub(channel)
+                me = "203.0.113.40"
+                url = f"http://127.0.0.1:{served.http_port}/v1/games"
+
+                async def over_grpc() -> str:
+                    try:
+                        await stub.CreateGame(_create(), metadata=(("x-forwarded-for", me),), timeout=20)
+                        return "made"
+                    except grpc.aio.AioRpcError as error:
+                        return details(error)[0]
+
+                async def over_rest() -> str:
+                    body = {"kind": "stimmvieh", "options": {"players": 3}}
+                    async with http.post(url, json=body, headers={"X-Forwarded-For": me}) as answer:
+                        return "made" if answer.status == 200 else (await answer.json())["details"][0]["reason"]
+
+                outcomes = await asyncio.gather(*(over_grpc() if i % 2 else over_rest() for i in range(30)))
+                assert sorted(outcomes) == ["TOO_MANY_OPEN_TABLES"] * 27 + ["made"] * 3, outcomes
 
     run(scenario(), timeout_s=60)

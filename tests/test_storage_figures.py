@@ -174,13 +174,13 @@ def _forwarded(address: str) -> tuple[tuple[str, str], ...]:
     return (("x-forwarded-for", address),)
 
 
-CROWD_ADDRESSES = 100
-CROWD_GAMES = 10_000  # a hundred from each address, within each one's burst of creates
+CROWD_ADDRESSES = 200
+CROWD_GAMES = 10_000  # fifty from each address: within each one's burst of creates and its listed tables waiting
 PAGE = 200
 
 
 def test_a_crowd_of_addresses_fills_the_lobby_with_unjoined_games_and_pages_it(tmp_path: pathlib.Path) -> None:
-    """10,000 unjoined games from 100 forwarded addresses through a replica with its default
+    """10,000 unjoined games from 200 forwarded addresses through a replica with its default
     limits (nothing replica-wide bounds them); then what Redis holds, and what reading the whole
     lobby costs, page by page, unfiltered and by kind and status."""
 

@@ -133,10 +133,12 @@ class GameServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def CreateGame(self, request, context):
-        """Creates a game; it starts once every seat is taken. A client address (an IPv6 site
-        together) that keeps as many listed tables waiting for players as a replica allows (50 by
-        default) is refused another listed one RESOURCE_EXHAUSTED TOO_MANY_OPEN_TABLES, with no retry
-        hint, until one of them starts or expires; unlisted tables are not counted.
+        """Creates a game; it starts once every seat is taken.
+
+        A client address (an IPv6 site together) that keeps as many listed tables waiting for
+        players as a replica allows (50 by default) is refused another listed one RESOURCE_EXHAUSTED
+        TOO_MANY_OPEN_TABLES, with no retry hint, until one of them starts or expires; unlisted
+        tables are not counted.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
