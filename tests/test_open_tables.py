@@ -20,16 +20,7 @@ from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.open_tables import DEFAULT_OPEN_TABLES_PER_CLIENT, OpenTables
 from hustings.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
 from test_client_limits import details, replica
-
-
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
+from test_ipv6_sites import Clock
 
 
 def test_a_client_at_its_bound_is_looked_up_at_most_once_a_second_and_only_its_open_tables_count() -> None:
