@@ -629,12 +629,7 @@ class GameHost:
         if claim is False:  # the client keeps as many listed tables waiting as it may
             answer = await replayed()  # a retry of a create that happened is answered, as above
             if answer is None:
-                metrics.refused_creation("TOO_MANY_OPEN_TABLES")
-                raise exhausted(
-                    "TOO_MANY_OPEN_TABLES",
-                    f"this client keeps its maximum of {self.open_tables.per_client} listed tables"  # type: ignore[union-attr]
-                    " waiting for players on this replica; wait until one starts or expires, or make an unlisted table",
-                )
+                raise self._too_many_open_tables()
             creation.replayed()
             return answer
         game_id = "g" + secrets.token_hex(12)  # random: never derived from what a client sent
@@ -660,6 +655,15 @@ class GameHost:
                     claim.made(game_id)
                 claim.release()
         return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(loaded, None))
+
+    def _too_many_open_tables(self) -> ServiceError:
+        """RESOURCE_EXHAUSTED ``TOO_MANY_OPEN_TABLES`` (counted among the refused creations)."""
+        metrics.refused_creation("TOO_MANY_OPEN_TABLES")
+        return exhausted(
+            "TOO_MANY_OPEN_TABLES",
+            f"this client keeps its maximum of {self.open_tables.per_client} listed tables"  # type: ignore[union-attr]
+            " waiting for players on this replica; wait until one starts or expires, or make an unlisted table",
+        )
 
     async def _open_table_claim(self, client: str) -> Claim | None | bool:
         """A place for one more listed table of ``client`` (``OpenTables``): None where nothing
@@ -849,10 +853,35 @@ class GameHost:
             if loaded is not None:
                 creation.replayed()  # made by an earlier call: this one takes no game of the allowance
             else:
-                # A next game made again after it expired may find its namesake's entry in the
-                # lobby still: the commit that makes it lists it instead (``_listed_as_made``).
-                loaded = await self._open(next_id, self._set_up(game, _again(finished)), creation)
+                loaded = await self._make_next(next_id, game, _again(finished), creation, made)
         return game_service_pb2.PlayAgainResponse(game_id=next_id, view=self._view(loaded, None))
+
+    async def _make_next(
+        self,
+        next_id: str,
+        game: Game[Any, Any, Any],
+        again: game_service_pb2.CreateGameRequest,
+        creation: CreationCharge,
+        made: Callable[[], Awaitable[Loaded | None]],
+    ) -> Loaded:
+        """Make the next game ``next_id`` as ``again`` asks, counted as a listed table of the
+        caller's when it is one (``TOO_MANY_OPEN_TABLES`` unless another call made it meanwhile)."""
+        claim = None if again.table.unlisted else await self._open_table_claim(creation.client)
+        if claim is False:
+            loaded = await made()
+            if loaded is None:
+                raise self._too_many_open_tables()
+            creation.replayed()
+            return loaded
+        try:
+            # A next game made again after it expired may find its namesake's entry in the
+            # lobby still: the commit that makes it lists it instead (``_listed_as_made``).
+            return await self._open(next_id, self._set_up(game, again), creation)
+        finally:
+            if claim:
+                if creation.committed:
+                    claim.made(next_id)
+                claim.release()
 
     async def _replayed_create(
         self, game: Game[Any, Any, Any], request: game_service_pb2.CreateGameRequest

@@ -8,6 +8,7 @@ starts or expires makes room."""
 from __future__ import annotations
 
 import asyncio
+import random
 import uuid
 
 import aiohttp
@@ -15,6 +16,7 @@ import grpc
 import pytest
 
 from conftest import run
+from hustings.client import Client, HustingsError
 from hustings.service import open_tables
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.open_tables import DEFAULT_OPEN_TABLES_PER_CLIENT, OpenTables
@@ -237,3 +239,34 @@ def test_creates_sent_together_make_no_more_listed_tables_than_the_bound(redis_s
                 assert sorted(outcomes) == ["TOO_MANY_OPEN_TABLES"] * 27 + ["made"] * 3, outcomes
 
     run(scenario(), timeout_s=60)
+
+
+def test_a_next_game_of_a_listed_table_counts_as_a_listed_table_of_the_player_who_makes_it(
+    redis_server: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PlayAgain makes a listed table of a listed one: uncounted, a client at its bound played a
+    game through and asked for the next, a listed table at its creation rate past the bound. With
+    a bound of one and a table of its own waiting, the player's PlayAgain is refused
+    TOO_MANY_OPEN_TABLES and makes nothing; once that table has started, it makes the next game."""
+    from service_helpers import play_to_end
+
+    monkeypatch.setattr(open_tables, "RECHECK_S", 0.0)
+
+    async def scenario() -> None:
+        config = {"open_tables_per_client": 1, "trusted_proxies": ("127.0.0.0/8",)}
+        async with replica(redis_server.url, **config) as served:
+            async with Client(f"127.0.0.1:{served.port}") as client:
+                finished = (await client.create_game("stimmvieh", 3)).game_id
+                seats = [await client.join(finished, name) for name in ("Ada", "Bo", "Cy")]
+                await play_to_end([client], seats, random.Random(5))
+                waiting = (await client.create_game("stimmvieh", 3)).game_id  # the first has started: room
+                with pytest.raises(HustingsError) as refused:
+                    await client.play_again(finished, seats[0].token)
+                assert (refused.value.code, refused.value.reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "TOO_MANY_OPEN_TABLES")
+                listed = {g.game_id for g in (await client.games(page_size=200)).games}
+                for name in ("Di", "Ed", "Fa"):
+                    await client.join(waiting, name)
+                made = await client.play_again(finished, seats[0].token)
+                assert made.game_id not in listed and made.view.status == game_pb2.GAME_STATUS_OPEN
+
+    run(scenario(), timeout_s=120)

@@ -234,8 +234,8 @@ class GameServiceServicer:
         however many overlap, answers with the same next game: its id is derived from the finished
         game's id and creation under the server secret (nobody without the secret can compute it,
         and nothing is written to the finished game), and exactly one game is made. The first call
-        makes it, charged to the caller as a CreateGame of that table is; a later one answers with
-        it as it is now and is not charged.
+        makes it, charged to the caller as a CreateGame of that table is (and refused as one is,
+        TOO_MANY_OPEN_TABLES included); a later one answers with it as it is now and is not charged.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
