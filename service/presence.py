@@ -10,6 +10,7 @@ cost about 0.15 ms of the replica, and 10,000 players' streams renew theirs 1,00
 from __future__ import annotations
 
 import asyncio
+import collections
 import time
 from typing import Any, Callable
 
@@ -26,6 +27,12 @@ REFRESH_S = 5.0
 # A presence hash that a write of presence makes (a game's step makes its own, with the game's
 # expiry, which the hash then keeps): it outlives no game by long.
 KEEP_S = 24 * 3600
+# At most this many seats' throttles and games' copies are kept (the least recently used go
+# first). Both are also dropped once they can no longer matter: a throttle older than
+# TOUCH_EVERY_S (the next touch is due anyway), a game's copy older than REFRESH_S in which no
+# seat was seen within the window (it shows nobody, and the next refresh reads it again).
+# Cleared all at once at this bound, they made every live game's presence due and read again
+# together, and finished games' entries stayed until then.
 MAX_TRACKED = 50_000
 FLUSH_S = 0.2  # seats seen within this long are written together (far inside WINDOW_MS)
 
@@ -41,8 +48,10 @@ class Presence:
     def __init__(self, store: Store, now_ms: Callable[[], int] = now_ms) -> None:
         self.store = store
         self.now_ms = now_ms  # the replicas' shared clock (service/clock.py): seen times are compared across replicas
-        self._touched: dict[tuple[str, int], float] = {}
-        self._read: dict[str, tuple[float, dict[int, int]]] = {}
+        # (game, seat) -> when its presence was last due; least recently due first
+        self._touched: collections.OrderedDict[tuple[str, int], float] = collections.OrderedDict()
+        # game -> (when read, seat -> seen at ms); least recently read or noted first
+        self._read: collections.OrderedDict[str, tuple[float, dict[int, int]]] = collections.OrderedDict()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._pending: dict[str, dict[int, int]] = {}  # seen, not written yet: game -> seat -> ms
         self._flusher: asyncio.Task[None] | None = None  # writes what is pending (``_flush``)
@@ -69,12 +78,15 @@ class Presence:
         key = (game_id, seat)
         due = now - self._touched.get(key, -TOUCH_EVERY_S) >= TOUCH_EVERY_S or at_ms is not None
         if due:
-            if len(self._touched) > MAX_TRACKED:
-                self._touched.clear()
-            self._touched[key] = now
+            touched = self._touched
+            touched[key] = now
+            touched.move_to_end(key)
+            while touched and (len(touched) > MAX_TRACKED or now - next(iter(touched.values())) >= TOUCH_EVERY_S):
+                touched.popitem(last=False)
             seen = self._read.get(game_id)
             if seen is not None:
                 seen[1][seat] = at_ms if at_ms is not None else self.now_ms()
+                self._read.move_to_end(game_id)
         return due
 
     async def _flush(self) -> None:
@@ -95,9 +107,17 @@ class Presence:
         if seen is not None and time.monotonic() - seen[0] < REFRESH_S:
             return
         raw = await self.store.client.hgetall(presence_key(game_id))
-        if len(self._read) > MAX_TRACKED:
-            self._read.clear()
-        self._read[game_id] = (time.monotonic(), {int(k): int(v) for k, v in raw.items()})
+        now = time.monotonic()
+        read = self._read
+        read[game_id] = (now, {int(k): int(v) for k, v in raw.items()})
+        read.move_to_end(game_id)
+        cutoff = self.now_ms() - WINDOW_MS
+        while read:
+            read_at, seats = next(iter(read.values()))
+            stale = now - read_at >= REFRESH_S and all(at < cutoff for at in seats.values())
+            if not (stale or len(read) > MAX_TRACKED):
+                break
+            read.popitem(last=False)
 
     def seen(self, game_id: str) -> set[int]:
         """The seats seen within the window, as this replica last read them."""
