@@ -9,6 +9,9 @@ moved by hand."""
 
 from __future__ import annotations
 
+import contextlib
+from typing import AsyncIterator
+
 import pytest
 
 from conftest import run
@@ -30,6 +33,16 @@ class Clocks:
         self.ms += int(seconds * 1000)
 
 
+@contextlib.asynccontextmanager
+async def _presence(redis_url: str, clocks: Clocks) -> AsyncIterator[Presence]:
+    """A replica's Presence over a Store of ``redis_url``, on ``clocks``."""
+    store = Store.from_url(redis_url)
+    try:
+        yield Presence(store, now_ms=lambda: clocks.ms)
+    finally:
+        await store.close()
+
+
 def test_throttles_and_copies_that_can_no_longer_matter_are_dropped_as_others_come(
     redis_server: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -37,9 +50,7 @@ def test_throttles_and_copies_that_can_no_longer_matter_are_dropped_as_others_co
     monkeypatch.setattr(presence.time, "monotonic", lambda: clocks.mono)
 
     async def scenario() -> None:
-        store = Store.from_url(redis_server.url)
-        try:
-            seen = Presence(store, now_ms=lambda: clocks.ms)
+        async with _presence(redis_server.url, clocks) as seen:
             for n in range(100):  # a hundred games each seen once, then never again
                 await seen.refresh(f"gone{n}")
                 seen.noted(f"gone{n}", 0, clocks.ms)
@@ -56,8 +67,6 @@ def test_throttles_and_copies_that_can_no_longer_matter_are_dropped_as_others_co
             assert not seen._due("live", 1)  # still throttled: its throttle was kept
             clocks.advance(TOUCH_EVERY_S)
             assert seen._due("live", 1)
-        finally:
-            await store.close()
 
     run(scenario())
 
@@ -69,16 +78,12 @@ def test_a_copy_with_a_seat_still_within_the_window_is_kept(redis_server: Embedd
     monkeypatch.setattr(presence.time, "monotonic", lambda: clocks.mono)
 
     async def scenario() -> None:
-        store = Store.from_url(redis_server.url)
-        try:
-            seen = Presence(store, now_ms=lambda: clocks.ms)
+        async with _presence(redis_server.url, clocks) as seen:
             await seen.refresh("watched")
             for _ in range(4):  # its player's stream keeps it seen, every TOUCH_EVERY_S
                 clocks.advance(TOUCH_EVERY_S)
                 seen.noted("watched", 2, clocks.ms)
             await seen.refresh("other")  # a refresh of another game prunes: this one stays
             assert "watched" in seen._read and seen.seen("watched") == {2}
-        finally:
-            await store.close()
 
     run(scenario())
