@@ -18,8 +18,8 @@ most ``per_client`` summaries at a time for a client (calls that find one under 
 it), and none within RECHECK_S of finding it full (a client refused just now is refused again
 without one). A table started, expired or gone leaves the count then. A create that passes holds
 its place from that moment (``Claim``) until its table is made or the call fails, so that
-creates in flight together cannot pass the bound: 120 at once from one address had all passed
-when only tables already made counted.
+creates in flight together cannot pass the bound: 100 sent at once against a bound of 3 had all
+been made when only tables already made counted.
 """
 
 from __future__ import annotations

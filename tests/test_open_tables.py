@@ -73,7 +73,7 @@ def test_creates_in_flight_together_hold_their_places_and_share_one_lookup() -> 
     """A bound of three and one table made: of ten claims at once, two get a place and eight are
     refused, until a claim is released without a table; one that made its table counts it.
     Twenty claims at the bound while the lookup is slow make one lookup between them. When only
-    made tables counted, 120 creates at once from one address all passed a bound of 50."""
+    made tables counted, 100 creates sent at once against a bound of 3 had all been made."""
     tables = OpenTables(per_client=3, clock=Clock())
     lookups = 0
 
