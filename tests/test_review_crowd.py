@@ -213,9 +213,23 @@ STREAMS_NOT_READ = 8
 HELD_UPDATES = 3  # the address's cap in the test, in updates from version 0
 
 
-# Steps behind the game's version that a mid-size catch-up starts: between COUNTED_BYTES and
-# LARGE_UPDATE_BYTES (its size is checked).
-MID_SIZE_STEPS_BEHIND = 60
+# Steps behind the game's version that a mid-size catch-up may start, tried in turn until one
+# makes it between COUNTED_BYTES and LARGE_UPDATE_BYTES: steps differ in size from game to game
+# (60 behind once came to 8,161 bytes, just under what counts).
+MID_SIZE_STEPS_BEHIND = (60, 80, 100, 130, 170)
+
+
+async def _mid_size_start(limited: Any, game_id: str, version: int) -> int:
+    """A version of ``game_id`` whose catch-up to ``version`` is a mid-size update."""
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{limited.port}") as reader:
+        stub = game_service_pb2_grpc.GameServiceStub(reader)
+        sizes = []
+        for behind in MID_SIZE_STEPS_BEHIND:
+            size = (await _first_update(stub, game_id, version - behind)).ByteSize()
+            if COUNTED_BYTES < size < LARGE_UPDATE_BYTES:
+                return version - behind
+            sizes.append(size)
+    raise AssertionError(f"no mid-size catch-up {MID_SIZE_STEPS_BEHIND} steps behind: {sizes}")
 
 
 @pytest.mark.parametrize("catch_up", ["whole", "mid_size"])
@@ -238,7 +252,7 @@ def test_streams_whose_updates_are_never_read_hold_a_bounded_number_of_bytes(red
                     assert COUNTED_BYTES <= size < LARGE_UPDATE_BYTES, size
                 limited.limits.unread.max_per_address = HELD_UPDATES * size + size // 2
 
-            start = 0 if catch_up == "whole" else version - MID_SIZE_STEPS_BEHIND
+            start = 0 if catch_up == "whole" else await _mid_size_start(limited, game_id, version)
             async with streams_never_read(limited, game_id, STREAMS_NOT_READ, cap, start) as (size, calls, codes):
                 refused = [c for c in codes if c == grpc.StatusCode.RESOURCE_EXHAUSTED]
                 assert len(refused) == STREAMS_NOT_READ - HELD_UPDATES, codes
