@@ -44,7 +44,7 @@ from hustings.service.defaults import DEFAULT_RETENTION_S
 from hustings.service.client_limits import CreationCharge, current_creation, games_counted
 from hustings.service.legal_moves import fill_legal_moves
 from hustings.service.lobby import LobbyRepair, in_lobby, index_quietly, lobby_page, summary_of
-from hustings.service.open_tables import Claim, OpenTables
+from hustings.service.open_tables import UNBOUNDED, Claim, OpenTables
 from hustings.service.presence import Presence
 from hustings.service.seats import SeatLifecycle, check_party_name, display_name
 from hustings.service.limits import (
@@ -625,8 +625,8 @@ class GameHost:
         if answer is not None:
             return answer
         new = self._set_up(game, request)
-        claim = None if request.table.unlisted else await self._open_table_claim(creation.client)
-        if claim is False:  # the client keeps as many listed tables waiting as it may
+        claim = await self._open_table_claim(creation.client, listed=not request.table.unlisted)
+        if claim is None:  # the client keeps as many listed tables waiting as it may
             answer = await replayed()  # a retry of a create that happened is answered, as above
             if answer is None:
                 raise self._too_many_open_tables()
@@ -642,18 +642,14 @@ class GameHost:
                 existing = await self.store.load(game_id)
                 if existing is not None:
                     creation.replayed()  # a retry of a create that happened takes no game of the allowance
-                    if claim:
-                        claim.made(game_id)  # counted once, whichever attempt notes it
+                    claim.made(game_id)  # counted once, whichever attempt notes it
                     # Noted again: the attempt that made the game may have ended before it could.
                     await self.store.note_create_made(key, game_id)
                     return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(self._adopt(existing), None))
                 await self._refuse_gone(key, game_id)
             loaded = await self._open(game_id, new, creation, key if request.request_id else "")
         finally:
-            if claim:
-                if creation.committed:  # made, or being made whatever becomes of this call
-                    claim.made(game_id)
-                claim.release()
+            claim.settle(game_id, made=creation.committed)  # made, or being made whatever becomes of this call
         return game_service_pb2.CreateGameResponse(game_id=game_id, view=self._view(loaded, None))
 
     def _too_many_open_tables(self) -> ServiceError:
@@ -665,13 +661,12 @@ class GameHost:
             " waiting for players on this replica; wait until one starts or expires, or make an unlisted table",
         )
 
-    async def _open_table_claim(self, client: str) -> Claim | None | bool:
-        """A place for one more listed table of ``client`` (``OpenTables``): None where nothing
-        bounds them, False when it keeps as many waiting as it may."""
-        if self.open_tables is None or not client:
-            return None
-        claim = await self.open_tables.claim(client, self._still_waiting)
-        return False if claim is None else claim
+    async def _open_table_claim(self, client: str, listed: bool) -> Claim | None:
+        """A place for one more table of ``client``, counted when it is ``listed`` and tables are
+        bounded (``OpenTables``; else ``UNBOUNDED``); None when it keeps as many waiting as it may."""
+        if not listed or self.open_tables is None or not client:
+            return UNBOUNDED
+        return await self.open_tables.claim(client, self._still_waiting)
 
     async def _still_waiting(self, game_ids: list[str]) -> list[str]:
         """Those of ``game_ids`` the lobby lists as open tables whose wait has not run out."""
@@ -866,8 +861,8 @@ class GameHost:
     ) -> Loaded:
         """Make the next game ``next_id`` as ``again`` asks, counted as a listed table of the
         caller's when it is one (``TOO_MANY_OPEN_TABLES`` unless another call made it meanwhile)."""
-        claim = None if again.table.unlisted else await self._open_table_claim(creation.client)
-        if claim is False:
+        claim = await self._open_table_claim(creation.client, listed=not again.table.unlisted)
+        if claim is None:
             loaded = await made()
             if loaded is None:
                 raise self._too_many_open_tables()
@@ -878,10 +873,7 @@ class GameHost:
             # lobby still: the commit that makes it lists it instead (``_listed_as_made``).
             return await self._open(next_id, self._set_up(game, again), creation)
         finally:
-            if claim:
-                if creation.committed:
-                    claim.made(next_id)
-                claim.release()
+            claim.settle(next_id, made=creation.committed)
 
     async def _replayed_create(
         self, game: Game[Any, Any, Any], request: game_service_pb2.CreateGameRequest

@@ -329,9 +329,9 @@ class _Call:
         count_down(limit.by_client, self.client)
 
 
-def count_down(counts: dict[str, int], key: str) -> None:
-    """One fewer of ``key`` in ``counts``; a key that reaches 0 is dropped."""
-    left = counts[key] - 1
+def count_down(counts: dict[str, int], key: str, by: int = 1) -> None:
+    """``by`` fewer of ``key`` in ``counts``; a key that reaches 0 is dropped."""
+    left = counts[key] - by
     if left:
         counts[key] = left
     else:

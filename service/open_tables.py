@@ -43,24 +43,36 @@ StillOpen = Callable[[list[str]], Awaitable[Iterable[str]]]  # which of these ga
 
 class Claim:
     """A place among a client's (and its site's) open tables, held by one CreateGame from its
-    check until ``release``; ``made`` counts the table it made (a retry's: the same game)."""
+    check until ``release``; ``made`` counts the table it made (a retry's: the same game). A
+    claim of no ``tables`` (``UNBOUNDED``: an unlisted table, a replica without the bound)
+    counts nothing."""
 
-    def __init__(self, tables: "OpenTables", client: str, keys: list[str]) -> None:
+    def __init__(self, tables: "OpenTables | None", client: str, keys: list[str]) -> None:
         self._tables = tables
         self._client = client
         self._keys = keys
-        self._held = True
+        self._held = tables is not None
 
     def made(self, game_id: str) -> None:
         """The claim's table ``game_id`` was made (or its commit went out): it counts."""
-        self._tables.note(self._client, game_id)
+        if self._tables is not None:
+            self._tables.note(self._client, game_id)
 
     def release(self) -> None:
         """Give the place back (once): a table made counts by ``made`` from then on."""
         if self._held:
             self._held = False
             for key in self._keys:
-                self._tables._unclaim(key)
+                self._tables._unclaim(key)  # type: ignore[union-attr]
+
+    def settle(self, game_id: str, made: bool) -> None:
+        """At the end of the create: count ``game_id`` if it was ``made``, then ``release``."""
+        if made:
+            self.made(game_id)
+        self.release()
+
+
+UNBOUNDED = Claim(None, "", [])
 
 
 class OpenTables:

@@ -24,6 +24,7 @@ import contextlib
 from typing import ContextManager, Iterator
 
 from hustings.service.errors import exhausted
+from hustings.service.limits import count_down
 from hustings.service.sites import site_of
 
 # Updates this large or larger are counted: a catch-up of a few dozen steps, a view that lists
@@ -96,15 +97,6 @@ class UnreadBytes:
             yield
         finally:
             self.held -= size
-            _take(self._by_address, address, size)
+            count_down(self._by_address, address, size)
             if site is not None:
-                _take(self._by_site, site, size)
-
-
-def _take(held: dict[str, int], key: str, size: int) -> None:
-    """``size`` bytes fewer held by ``key``; a key holding none is dropped."""
-    left = held[key] - size
-    if left:
-        held[key] = left
-    else:
-        del held[key]
+                count_down(self._by_site, site, size)

@@ -325,17 +325,8 @@ def test_doubled_donations_read_the_same_in_the_table_and_the_final_placing() ->
 
     from hustings.engine import Rng, get_game
     from hustings.engine.stimmvieh import StimmviehOptions
-    from hustings.engine.stimmvieh.content import DONATION, Card
-    from hustings.engine.stimmvieh.model import deck
     from hustings.engine.stimmvieh.scoring import election_night, outcome_of
-
-    cards = deck()
-
-    def votes(*ids: str) -> tuple[Card, ...]:
-        return tuple(cards[i] for i in ids)
-
-    def donation(amount: int) -> tuple[Card, ...]:
-        return (Card("DX", DONATION, amount, 1, "example"),)
+    from test_stimmvieh_rules import donation, vote_cards as votes
 
     record = election_night(1, [
         (votes("V15", "V16", "V07", "V05"), donation(340)), (votes("V17", "V12", "V09", "V03"), donation(430)),
