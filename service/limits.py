@@ -336,3 +336,60 @@ def count_down(counts: dict[str, int], key: str, by: int = 1) -> None:
         counts[key] = left
     else:
         del counts[key]  # only keys with open streams or calls stay, so the maps stay small
+
+
+class Tally:
+    """Counts by key (only keys counted above 0 are kept) that also know, at once, a key
+    counted the most: a replica at a cap makes room for a newcomer by taking from the one that
+    holds the most (``heaviest``), and looking for it must not cost a scan of every client
+    under a crowd of them."""
+
+    __slots__ = ("counts", "total", "_by_count", "_top")
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+        self.total = 0
+        self._by_count: dict[int, dict[str, None]] = {}  # count -> the keys counted so (in order)
+        self._top = 0
+
+    def get(self, key: str) -> int:
+        """How many ``key`` is counted (0 for a key not counted)."""
+        return self.counts.get(key, 0)
+
+    def up(self, key: str) -> None:
+        """One more of ``key``."""
+        held = self.counts.get(key, 0)
+        self._move(key, held, held + 1)
+        self.counts[key] = held + 1
+        self.total += 1
+        if held + 1 > self._top:
+            self._top = held + 1
+
+    def down(self, key: str) -> None:
+        """One fewer of ``key``; a key that reaches 0 is dropped."""
+        held = self.counts[key]
+        self._move(key, held, held - 1)
+        self.total -= 1
+        if held == 1:
+            del self.counts[key]
+        else:
+            self.counts[key] = held - 1
+        while self._top and self._top not in self._by_count:
+            self._top -= 1
+
+    def heaviest(self) -> tuple[str, int] | None:
+        """A key counted the most (the first to reach that count), and its count; None when
+        nothing is counted."""
+        keys = self._by_count.get(self._top)
+        if not keys:
+            return None
+        return next(iter(keys)), self._top
+
+    def _move(self, key: str, before: int, after: int) -> None:
+        if before:
+            keys = self._by_count[before]
+            del keys[key]
+            if not keys:
+                del self._by_count[before]
+        if after:
+            self._by_count.setdefault(after, {})[key] = None

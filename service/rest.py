@@ -37,6 +37,7 @@ from hustings.service.play_files import PlayFiles
 from hustings.service.rest_connections import (
     API_SECURITY_HEADERS,
     CORS_HEADERS,
+    BodyArrivals,
     ConnectionGate,
     GatedConnection,
     GatedSite,
@@ -259,6 +260,7 @@ class RestServer:
     limits: ClientLimits = field(default_factory=ClientLimits)  # shared with the gRPC face
     settings: HttpSettings = field(default_factory=HttpSettings)
     gate: ConnectionGate | None = None  # the open connections, once serving
+    arrivals: BodyArrivals | None = None  # the request bodies still arriving, once serving
     runner: web.AppRunner | None = None
     port: int = 0
     _streams: set[asyncio.Task[Any]] = field(default_factory=set)
@@ -290,10 +292,10 @@ class RestServer:
             logs.begin_call(rpc=rule.name, face="rest", game_id=params.get("game_id"))
             try:
                 client = self.limits.addresses.of_http(request)
-                # The call is counted from before its body is read: a body held in memory while it
-                # arrives is one of its client's calls in flight, and has a deadline of its own.
+                # A body still arriving is counted among its client's bodies arriving, not its
+                # calls in flight, and has a deadline of its own (``_arrived``).
+                body = await self._arrived(request, client) if rule.body else b""
                 with self.limits.calls.hold(client):  # the same per-client limits as gRPC
-                    body = await self._body(request) if rule.body else b""
                     # A long body counts as more calls, by what decoding and checking it takes
                     # (about what writing as much JSON does: a 60 kB body of lists 3.5 ms), even
                     # when it is then refused: one address sent such bodies at its rate and
@@ -363,6 +365,23 @@ class RestServer:
         key, games = await self.host.play_again_cost(message.game_id)
         async with self.limits.creations.spend(client, key, games):
             yield
+
+    async def _arrived(self, request: web.Request, client: str) -> bytes:
+        """The request's body. One that has not wholly arrived when its call begins counts,
+        while it arrives, among its client's bodies arriving (``BodyArrivals``: as many as its
+        calls in flight, the replica's as many as its calls, and at that cap the address
+        holding the most gives way). Before, such bodies held calls in flight: five addresses
+        sending a byte of a body on 420 connections each held every call of a replica, and every
+        other client's calls, over gRPC too, were refused TOO_MANY_CALLS for as long as they
+        sent them again."""
+        if request.content.is_eof() or self.arrivals is None:
+            return await self._body(request)  # in hand already: read without a wait
+        connection = request.protocol
+        self.arrivals.enter(client, connection)
+        try:
+            return await self._body(request)
+        finally:
+            self.arrivals.leave(client, connection)
 
     async def _body(self, request: web.Request) -> bytes:
         """The request's body, read within the body deadline; ``_BodyRefused`` when it is too
@@ -887,6 +906,7 @@ async def start_rest(
     total, per_address = connection_caps(server.settings)
     rate = connection_rate(server.settings, server.limits.calls.rate)
     server.gate = ConnectionGate(total, per_address, server.limits.addresses.trusted_proxies, server.limits.flooding, rate)
+    server.arrivals = BodyArrivals(server.limits.calls.max_calls, server.limits.calls.max_per_client)
     app = build_app(server)
     # aiohttp waits its shutdown timeout for the calls in flight, then as long again for those it
     # has told to stop: half the grace each, so that the last call ends within the grace.

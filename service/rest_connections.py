@@ -4,7 +4,8 @@ headers, and what a request the HTTP parser refuses is answered.
 aiohttp serves each HTTP/1.1 connection with one protocol object (``RequestHandler``). Here a
 subclass of it counts the connection against two caps when it opens, per client address and per
 replica, and closes one past either at once (a reset: no answer, no log line per refusal, no
-task started); before that, as it is accepted, a connection from an address that is flooding,
+task started), unless at the replica's cap an idle connection of the address holding the most
+gives way to it (``ConnectionGate._make_room``); before that, as it is accepted, a connection from an address that is flooding,
 far past its call rate (``ClientLimits.flooding``; ``hustings.service.rest`` closes its open
 connections at their next 429), or one past its address's rate of new connections
 (``ConnectionRate``) is reset the same way. It answers a
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import itertools
 import resource
 import socket
 import struct
@@ -51,9 +53,9 @@ from hustings.service.client_limits import (
     canonical_address,
     client_of,
 )
-from hustings.service.errors import RetryLater, ServiceError
+from hustings.service.errors import RetryLater, ServiceError, exhausted
 from hustings.service.grpc_api import DESCRIPTOR_RESERVE
-from hustings.service.limits import count_down
+from hustings.service.limits import Tally
 
 log = structlog.get_logger("hustings.rest")
 
@@ -64,8 +66,8 @@ log = structlog.get_logger("hustings.rest")
 # while it plays and keeps its connection; one quiet for 30 s is most likely gone or parked, and
 # opening it again costs a TCP handshake. (aiohttp's default is 3,630 s.)
 KEEP_ALIVE_TIMEOUT_S = 30.0
-# A request body must have arrived this long after its call was admitted (it holds one of its
-# client's calls in flight meanwhile); every body of the API is a few hundred bytes.
+# A request body must have arrived this long after its call began (meanwhile it counts among its
+# client's requests arriving, ``BodyArrivals``); every body of the API is a few hundred bytes.
 BODY_DEADLINE_S = 10.0
 # An event of a Server-Sent-Events stream must be taken by the client's connection within this
 # long, or the stream ends: a client that stops reading (or is gone) would otherwise keep its
@@ -111,6 +113,9 @@ LISTEN_BACKLOG = 1024
 # Connections refused at most this many at a time as they are accepted, before the event loop
 # serves anything else: the rest are accepted at its next turn.
 REFUSALS_PER_ACCEPT = 256
+# The connections of the address holding the most that are looked at for an idle one to close,
+# when the replica is at its cap and another address asks for one (``ConnectionGate._make_room``).
+ROOM_LOOKS = 64
 # How long a connection keeps reading (and dropping) the rest of a body it answered without
 # reading to its end (too large, too late, a refused call) before it closes: aiohttp lingers so
 # that a client still sending gets to read the answer, and every body of the API is sent within
@@ -248,9 +253,13 @@ class ConnectionGate:
         # A peer's host as accept() gives it -> (the client it counts as, whether it is within a
         # trusted proxy); emptied when it reaches MAX_KNOWN_PEERS.
         self._peers: dict[str, tuple[str, bool]] = {}
-        self.open = 0
-        self.by_address: dict[str, int] = {}  # only addresses with connections open
+        self.held = Tally()  # open connections by client address
+        self._connections: dict[str, dict["GatedConnection", None]] = {}  # by client address, oldest first
         self.refused = SparseLog("http_connections_refused", "HTTP connections closed at once: a connection cap was reached")
+        self.made_room = SparseLog(
+            "http_connections_made_room",
+            "idle HTTP connections of the address holding the most closed: the replica was at its cap and another address asked for one",
+        )
         self.refused_flooding = SparseLog(
             "http_connections_refused_flooding", "HTTP connections closed at once: their address is far past its call rate"
         )
@@ -279,23 +288,59 @@ class ConnectionGate:
             return False
         return True
 
-    def admit(self, peer: str) -> str | None:
-        """Count one connection from the peer address ``peer``: the client address it counts
-        as (``client_of``), or None past a cap (and then nothing is counted). The flood and the
-        rate of new connections were looked at as it was accepted (``accepts``)."""
+    @property
+    def open(self) -> int:
+        """The connections open now."""
+        return self.held.total
+
+    def admit(self, peer: str, connection: "GatedConnection | None" = None) -> str | None:
+        """Count one connection (``connection``, when given: it may be closed to make room for
+        another) from the peer address ``peer``: the client address it counts as
+        (``client_of``), or None past a cap (and then nothing is counted). At the replica's cap
+        an idle connection of the address that holds the most is closed to make room, when that
+        address holds more than one more than this one (``_make_room``). The flood and the rate
+        of new connections were looked at as it was accepted (``accepts``)."""
         address = client_of(peer)
-        held = self.by_address.get(address, 0)
-        if self.open >= self.max_connections or (held >= self.max_per_address and not self._trusted(peer)):
+        held = self.held.get(address)
+        if held >= self.max_per_address and not self._trusted(peer):
             self.refused.note()
             return None
-        self.by_address[address] = held + 1
-        self.open += 1
+        if self.held.total >= self.max_connections and not self._make_room(held):
+            self.refused.note()
+            return None
+        self.held.up(address)
+        if connection is not None:
+            self._connections.setdefault(address, {})[connection] = None
         return address
 
-    def release(self, address: str) -> None:
-        """One connection from ``address`` closed."""
-        self.open -= 1
-        count_down(self.by_address, address)
+    def _make_room(self, held: int) -> bool:
+        """Close an idle connection (one waiting for a request's headers, ``GatedConnection.idle``)
+        of the address that holds the most connections, if it holds more than ``held`` + 1 (so
+        equals never take turns closing each other's); whether one was closed. Before, five
+        addresses each under their cap held every connection of a replica, idle, and every other
+        client's connection was reset; now such connections give way to whoever holds fewer, and
+        the addresses at the cap keep what they use (event streams, calls). Only the first
+        ``ROOM_LOOKS`` of its connections, oldest first, are looked at."""
+        heaviest = self.held.heaviest()
+        if heaviest is None or heaviest[1] <= held + 1:
+            return False
+        address = heaviest[0]
+        idle = next((c for c in itertools.islice(self._connections.get(address, {}), ROOM_LOOKS) if c.idle()), None)
+        if idle is None:
+            return False
+        idle.give_way()
+        self.made_room.note()
+        return True
+
+    def release(self, address: str, connection: "GatedConnection | None" = None) -> None:
+        """One connection from ``address`` (``connection``, if it was given to ``admit``) closed."""
+        self.held.down(address)
+        if connection is not None:
+            mine = self._connections.get(address)
+            if mine is not None:
+                mine.pop(connection, None)
+                if not mine:
+                    del self._connections[address]
 
     def _trusted(self, peer: str) -> bool:
         if not self.trusted_proxies:
@@ -305,6 +350,64 @@ class ConnectionGate:
         except ValueError:
             return False
         return any(ip in network for network in self.trusted_proxies)
+
+
+class BodyArrivals:
+    """Request bodies still arriving over HTTP (a call's body not wholly in hand when the call
+    began), by client address, with their caps: at most ``max_per_client`` from one address and
+    ``max_arriving`` on the replica (its calls' caps). At the replica's cap the address holding
+    the most arriving, if it holds more than one more than the newcomer, gives way: its oldest
+    such connection is closed (its call ends CANCELLED, 499) and the newcomer is let in. A body
+    of the API is a few hundred bytes, sent at once; only a client that holds its bodies back
+    keeps many arriving."""
+
+    def __init__(self, max_arriving: int, max_per_client: int) -> None:
+        if min(max_arriving, max_per_client) < 1:
+            raise ValueError("arrival limits must be at least 1")
+        self.max_arriving = max_arriving
+        self.max_per_client = max_per_client
+        self.held = Tally()
+        self._connections: dict[str, dict[Any, None]] = {}  # by client address, oldest first
+        self.made_room = SparseLog(
+            "http_bodies_made_room",
+            "HTTP connections whose bodies arrived slowest closed: the replica had its maximum of bodies arriving",
+        )
+
+    def enter(self, client: str, connection: Any) -> None:
+        """Count the body arriving on ``connection`` (a ``GatedConnection``) from ``client``
+        until ``leave``; RESOURCE_EXHAUSTED (the reasons of the call caps) past a cap that no
+        one gives way at, and then nothing is counted."""
+        held = self.held.get(client)
+        if held >= self.max_per_client:
+            raise exhausted(
+                "TOO_MANY_CALLS_FOR_CLIENT",
+                f"this client has its maximum of {self.max_per_client} requests arriving on this replica; retry shortly",
+            )
+        if self.held.total >= self.max_arriving and not self._make_room(held):
+            raise exhausted("TOO_MANY_CALLS", f"this replica has {self.max_arriving} requests arriving; retry shortly")
+        self.held.up(client)
+        self._connections.setdefault(client, {})[connection] = None
+
+    def leave(self, client: str, connection: Any) -> None:
+        """The body on ``connection`` has arrived, or never will (nothing if it gave way)."""
+        mine = self._connections.get(client)
+        if mine is None or connection not in mine:
+            return
+        del mine[connection]
+        if not mine:
+            del self._connections[client]
+        self.held.down(client)
+
+    def _make_room(self, held: int) -> bool:
+        heaviest = self.held.heaviest()
+        if heaviest is None or heaviest[1] <= held + 1:
+            return False
+        address = heaviest[0]
+        oldest = next(iter(self._connections[address]))
+        self.leave(address, oldest)
+        oldest.give_way()  # its body's read ends with the connection
+        self.made_room.note()
+        return True
 
 
 def peer_address(transport: asyncio.BaseTransport) -> str:
@@ -332,12 +435,13 @@ class GatedConnection(RequestHandler):
     is open, and answering errors that aiohttp handles itself (a request its parser refuses, a
     handler's uncaught error) with a fixed JSON status."""
 
-    __slots__ = ("_gate", "_address", "_on_lost", "closing_unread")
+    __slots__ = ("_gate", "_address", "_made", "_on_lost", "closing_unread")
 
     def __init__(self, manager: Any, gate: ConnectionGate, **settings: Any) -> None:
         super().__init__(manager, **settings)
         self._gate = gate
-        self._address: str | None = None
+        self._address: str | None = None  # the client address it is counted as, while it is
+        self._made = False  # whether aiohttp was told of it (a connection refused at once is not)
         self._on_lost: Callable[[], None] | None = None
         self.closing_unread = False  # closed once answered, a request's body left unread
 
@@ -365,7 +469,7 @@ class GatedConnection(RequestHandler):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         """Admit the connection, or close it at once (a reset, no answer) past a cap."""
-        address = self._gate.admit(peer_address(transport))
+        address = self._gate.admit(peer_address(transport), self)
         if address is None:
             drop(transport)  # aiohttp never learns of it: no task, no timer, no log line
             return
@@ -376,14 +480,30 @@ class GatedConnection(RequestHandler):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT, int(UNACKNOWLEDGED_S * 1000))
             except OSError:
                 pass  # not a TCP socket
+        self._made = True
         super().connection_made(transport)
+
+    def idle(self) -> bool:
+        """Whether the connection waits for a request (its next one, or the headers of its
+        first), with none in hand: what aiohttp's keep-alive timer would close."""
+        waiter = self._waiter
+        return waiter is not None and not waiter.done() and not self._force_close
+
+    def give_way(self) -> None:
+        """Close the connection to make room for another (``ConnectionGate._make_room``): its
+        place is given back now, not when the transport is done closing."""
+        if self._address is not None:
+            self._gate.release(self._address, self)
+            self._address = None
+        self.force_close()
 
     def connection_lost(self, exc: BaseException | None) -> None:
         """Release the connection's place (a refused one has none, and nothing to stop)."""
-        if self._address is None:
+        if not self._made:
             return
-        self._gate.release(self._address)
-        self._address = None
+        if self._address is not None:
+            self._gate.release(self._address, self)
+            self._address = None
         on_lost, self._on_lost = self._on_lost, None
         super().connection_lost(exc)
         if on_lost is not None:

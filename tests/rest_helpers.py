@@ -12,7 +12,7 @@ import time
 import uuid
 import contextlib
 import socketserver
-from typing import Any, Iterator, TypeVar
+from typing import Any, Callable, Iterator, TypeVar
 
 import requests
 
@@ -25,6 +25,16 @@ LEAK_MARKERS = (
     "invalid literal", "recursion", "Failed to parse", "Message type", "Expecting", "line 1 column",
     "Traceback", "int()", "Couldn't parse", "hustings.v1.", "Value out of range", "Exception",
 )
+
+
+def wait_for(condition: Callable[[], bool], within_s: float, poll_s: float = 0.05) -> bool:
+    """Whether ``condition`` holds within ``within_s`` (polled every ``poll_s``)."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(poll_s)
+    return condition()
 
 
 class LiveRest:

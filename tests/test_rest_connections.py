@@ -1,5 +1,5 @@
 """The REST face's connections, end to end over loopback against a real replica and Redis: a slow
-body holds one of its client's calls and is refused at its deadline; idle connections and
+body counts among its client's bodies arriving (not its calls) and is refused at its deadline; idle connections and
 headers sent a byte at a time are closed at the keep-alive timeout; past its connection cap an
 address is closed at once while another is served; an event stream whose client does not read
 ends at the write deadline; a malformed request gets a fixed JSON status; the Server header
@@ -22,10 +22,10 @@ from typing import Any, Callable, Iterator
 import pytest
 
 from conftest import REPO, serve_process
-from rest_helpers import LiveRest, request_id
+from rest_helpers import LiveRest, request_id, wait_for
 from hustings.bots import run_bots
 from hustings.service.embedded_redis import EmbeddedRedis, free_port, wait_for_port
-from hustings.service.rest_connections import HttpSettings
+from hustings.service.rest_connections import BodyArrivals, HttpSettings
 from hustings.v1 import game_pb2, stimmvieh_pb2
 
 SETTINGS = HttpSettings(
@@ -101,12 +101,7 @@ def _closed(sock: socket.socket) -> bool:
 
 
 def _wait_for(condition: Callable[[], bool]) -> bool:
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(POLL_S)
-    return condition()
+    return wait_for(condition, WAIT_S, POLL_S)
 
 
 def _get(live: LiveRest, path: str, source: str = HERE) -> tuple[int, dict[str, str], bytes]:
@@ -123,36 +118,45 @@ def _calls_in_flight(live: LiveRest) -> int:
     return live.replica.limits.calls.in_flight
 
 
-def test_a_slow_body_is_refused_at_its_deadline_and_frees_its_call(live: LiveRest) -> None:
+def _arriving(live: LiveRest) -> BodyArrivals:
+    assert live.replica is not None
+    arrivals = live.replica._parts["rest"].arrivals
+    assert arrivals is not None
+    return arrivals
+
+
+def test_a_slow_body_is_refused_at_its_deadline_and_frees_its_place(live: LiveRest) -> None:
     with _connect(live) as sock:
         sock.sendall(SLOW_CREATE)  # one byte of a body of 100, then nothing
-        assert _wait_for(lambda: _calls_in_flight(live) == 1)  # the call is counted while its body is awaited
+        assert _wait_for(lambda: _arriving(live).held.total == 1)  # counted while its body is awaited
+        assert _calls_in_flight(live) == 0  # and not as a call in flight
         status, headers, body = _answer(sock)
         assert (status, _reason(body)) == (408, "BODY_TIMEOUT")
         assert json.loads(body)["code"] == 4  # DEADLINE_EXCEEDED
         assert headers.get("connection") == "close"
         assert _closed(sock)
-    assert _wait_for(lambda: _calls_in_flight(live) == 0)
+    assert _wait_for(lambda: _arriving(live).held.total == 0)
 
 
-def test_slow_bodies_count_against_their_clients_calls_in_flight(live: LiveRest) -> None:
-    assert live.replica is not None
-    calls = live.replica.limits.calls
-    usual, calls.max_per_client = calls.max_per_client, CALLS_PER_CLIENT  # for this test only
+def test_slow_bodies_count_against_their_clients_bodies_arriving_not_its_calls(live: LiveRest) -> None:
+    arrivals = _arriving(live)
+    usual, arrivals.max_per_client = arrivals.max_per_client, CALLS_PER_CLIENT  # for this test only
     slow = [_connect(live) for _ in range(CALLS_PER_CLIENT)]
     try:
         for sock in slow:
             sock.sendall(SLOW_CREATE)
-        assert _wait_for(lambda: _calls_in_flight(live) == CALLS_PER_CLIENT)
-        status, _headers, body = _get(live, "/v1/kinds")
+        assert _wait_for(lambda: arrivals.held.get(HERE) == CALLS_PER_CLIENT)
+        with _connect(live) as one_more:
+            one_more.sendall(SLOW_CREATE)
+            status, _headers, body = _answer(one_more)
         assert (status, _reason(body)) == (429, "TOO_MANY_CALLS_FOR_CLIENT")
-        assert _get(live, "/v1/kinds", ELSEWHERE)[0] == 200  # another client is not held up
+        assert _get(live, "/v1/kinds")[0] == 200  # the client's calls are not held up by its bodies
+        assert _calls_in_flight(live) == 0
         for sock in slow:
             assert _answer(sock)[0] == 408
-        assert _wait_for(lambda: _calls_in_flight(live) == 0)
-        assert _get(live, "/v1/kinds")[0] == 200
+        assert _wait_for(lambda: arrivals.held.total == 0)
     finally:
-        calls.max_per_client = usual
+        arrivals.max_per_client = usual
         for sock in slow:
             sock.close()
 

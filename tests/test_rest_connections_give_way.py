@@ -1,0 +1,194 @@
+"""At its cap of HTTP connections a replica makes room for an address that holds fewer: an idle
+connection of the address that holds the most is closed, and the newcomer is served. Before,
+five addresses each under their cap held every connection of a replica, idle, and every other
+client's new connection was reset. Connections in use (an event stream) never give way, and
+addresses that hold as many do not close each other's.
+
+End to end over loopback against a real replica and Redis; the clients are raw sockets from
+several loopback addresses (127.0.0.0/8 is all loopback), the caps small, every wait bounded."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import socket
+import uuid
+from typing import Callable, Iterator
+
+import pytest
+
+from rest_helpers import LiveRest, wait_for
+from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.service.rest_connections import ConnectionGate, HttpSettings
+
+SETTINGS = HttpSettings(max_connections=8, max_connections_per_address=6, keep_alive_s=30.0)
+HEAVY, LIGHT, NEWCOMER = "127.0.0.12", "127.0.0.13", "127.0.0.14"
+WAIT_S = 10.0  # the longest any step waits
+QUIET_S = 0.5  # how long a connection that must stay open is watched
+POLL_S = 0.02
+
+
+@pytest.fixture()
+def live(redis_server: EmbeddedRedis) -> Iterator[LiveRest]:
+    server = LiveRest(redis_server.url)
+    server.config = dataclasses.replace(server.config, http=SETTINGS)
+    with server:
+        yield server
+
+
+def _gate(live: LiveRest) -> ConnectionGate:
+    assert live.replica is not None
+    gate = live.replica._parts["rest"].gate
+    assert gate is not None
+    return gate
+
+
+def _connect(live: LiveRest, source: str) -> socket.socket:
+    assert live.replica is not None
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind((source, 0))
+    sock.settimeout(WAIT_S)
+    sock.connect(("127.0.0.1", live.replica.http_port))
+    return sock
+
+
+def _wait_for(condition: Callable[[], bool]) -> bool:
+    return wait_for(condition, WAIT_S, POLL_S)
+
+
+def _closed_within(sock: socket.socket, seconds: float) -> bool:
+    """Whether the server closed the connection (EOF or reset) within ``seconds``; what it sent
+    before is read and dropped."""
+    sock.settimeout(seconds)
+    try:
+        while sock.recv(65536):
+            pass
+        return True
+    except ConnectionResetError:
+        return True
+    except socket.timeout:
+        return False
+    finally:
+        sock.settimeout(WAIT_S)
+
+
+def _status_of_kinds(live: LiveRest, source: str) -> int | None:
+    """The status of GET /v1/kinds on a new connection from ``source``, or None when the
+    connection was closed without an answer."""
+    try:
+        with _connect(live, source) as sock:
+            sock.sendall(b"GET /v1/kinds HTTP/1.1\r\nHost: x\r\n\r\n")
+            data = b""
+            while b"\r\n" not in data:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    return None
+                data += chunk
+            return int(data.split(b" ")[1])
+    except (ConnectionResetError, BrokenPipeError):
+        return None
+
+
+def _hold(live: LiveRest, source: str, count: int, request: bytes = b"") -> list[socket.socket]:
+    """``count`` connections from ``source``, each sent ``request`` (nothing: idle), counted by
+    the replica's gate before this returns."""
+    gate = _gate(live)
+    before = gate.held.get(source)
+    held = []
+    for _ in range(count):
+        sock = _connect(live, source)
+        if request:
+            sock.sendall(request)
+        held.append(sock)
+    assert _wait_for(lambda: gate.held.get(source) == before + count)
+    return held
+
+
+def test_the_heaviest_addresss_oldest_idle_connection_gives_way_and_the_newcomer_is_served(live: LiveRest) -> None:
+    gate = _gate(live)
+    heavy = _hold(live, HEAVY, 6)
+    light = _hold(live, LIGHT, 2)
+    try:
+        assert gate.open == SETTINGS.max_connections
+        assert _status_of_kinds(live, NEWCOMER) == 200
+        assert _closed_within(heavy[0], WAIT_S)  # the oldest of the address holding the most
+        assert not any(_closed_within(sock, QUIET_S) for sock in heavy[1:] + light)
+        assert _wait_for(lambda: (gate.held.get(HEAVY), gate.held.get(LIGHT)) == (5, 2))
+    finally:
+        for sock in heavy + light:
+            sock.close()
+    assert _wait_for(lambda: gate.open == 0)
+
+
+def test_addresses_holding_as_many_do_not_close_each_others(live: LiveRest) -> None:
+    gate = _gate(live)
+    first = _hold(live, HEAVY, 4)
+    second = _hold(live, LIGHT, 4)
+    try:
+        # HEAVY asks for a fifth: LIGHT holds no more than it, so nothing gives way.
+        assert _status_of_kinds(live, HEAVY) is None
+        assert not any(_closed_within(sock, QUIET_S) for sock in first + second)
+        assert (gate.held.get(HEAVY), gate.held.get(LIGHT)) == (4, 4)
+    finally:
+        for sock in first + second:
+            sock.close()
+    assert _wait_for(lambda: gate.open == 0)
+
+
+def test_connections_in_use_never_give_way(live: LiveRest) -> None:
+    gate = _gate(live)
+    game_id, _joined = live.new_game(players=3)
+    watch = f"GET /v1/games/{game_id}:watch?fromVersion=0 HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+    assert live.replica is not None
+    streams = live.replica.host.watchers.limits
+    assert _wait_for(lambda: gate.open == 0)  # the calls that made the game are done
+    heavy = _hold(live, HEAVY, 6, watch)
+    light = _hold(live, LIGHT, 2)
+    try:
+        assert _wait_for(lambda: streams.open == 6)
+        assert _status_of_kinds(live, NEWCOMER) is None  # only LIGHT has idle ones, and it holds few
+        assert not any(_closed_within(sock, QUIET_S) for sock in light)
+        assert streams.open == 6 and gate.held.get(HEAVY) == 6
+    finally:
+        for sock in heavy + light:
+            sock.close()
+    assert _wait_for(lambda: gate.open == 0)
+
+
+def _create_head(body: bytes) -> bytes:
+    return b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body)
+
+
+def test_at_the_cap_of_bodies_arriving_the_address_holding_the_most_gives_way(live: LiveRest) -> None:
+    assert live.replica is not None
+    arrivals = live.replica._parts["rest"].arrivals
+    assert arrivals is not None
+    usual = arrivals.max_arriving, arrivals.max_per_client
+    arrivals.max_arriving, arrivals.max_per_client = 4, 3  # for this test only
+    body = json.dumps({"kind": "stimmvieh", "options": {"players": 3}, "requestId": uuid.uuid4().hex}).encode()
+    slow = _create_head(body) + body[:1]  # a byte of the body, then nothing
+    heavy = _hold(live, HEAVY, 3, slow)
+    light = _hold(live, LIGHT, 1, slow)
+    try:
+        assert _wait_for(lambda: arrivals.held.total == 4)
+        assert live.replica.limits.calls.in_flight == 0  # bodies arriving hold no calls
+        with _connect(live, NEWCOMER) as newcomer:
+            newcomer.sendall(slow)
+            assert _closed_within(heavy[0], WAIT_S)  # the oldest of the address holding the most
+            newcomer.sendall(body[1:])
+            assert newcomer.recv(65536).startswith(b"HTTP/1.1 200 ")
+        assert not any(_closed_within(sock, QUIET_S) for sock in heavy[1:] + light)
+        assert (arrivals.held.get(HEAVY), arrivals.held.get(LIGHT)) == (2, 1)
+        light += _hold(live, LIGHT, 1, slow)  # room for it: the cap is reached again
+        assert _wait_for(lambda: arrivals.held.total == 4)
+        # LIGHT asks for a third: the heaviest holds no more than one more than it, so it is refused.
+        with _connect(live, LIGHT) as another:
+            another.sendall(slow)
+            answer = another.recv(65536)
+        assert answer.startswith(b"HTTP/1.1 429 ") and b'"TOO_MANY_CALLS"' in answer
+        assert not any(_closed_within(sock, QUIET_S) for sock in heavy[1:] + light)
+    finally:
+        arrivals.max_arriving, arrivals.max_per_client = usual
+        for sock in heavy + light:
+            sock.close()
+    assert _wait_for(lambda: arrivals.held.total == 0)
