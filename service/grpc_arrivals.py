@@ -13,6 +13,7 @@ as before.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
 from typing import Any, AsyncIterator, Awaitable, Callable
@@ -22,9 +23,10 @@ import grpc
 from hustings.service import metrics
 from hustings.service.call_clock import CallClock
 from hustings.service.errors import ServiceError, invalid
-from hustings.service.limits import count_down
+from hustings.service.limits import Tally
 
 RECEIPT_S = 10.0  # an API request is a few hundred bytes: one packet, or a few retransmissions
+GAVE_WAY = "this replica had its maximum of requests arriving, and this client the most of them; retry shortly"
 
 
 def _exhausted(reason: str, message: str) -> ServiceError:
@@ -32,35 +34,66 @@ def _exhausted(reason: str, message: str) -> ServiceError:
 
 
 class Arrivals:
-    """Requests whose message is still arriving, by client address, with their caps."""
+    """Requests whose message is still arriving, by client address, with their caps. At the
+    replica's cap the client holding the most arriving, when it holds more than one more than
+    the newcomer, gives way: its oldest such call is refused (``gave_way``) and the newcomer let
+    in. Before, five addresses each under their cap that announced messages and never sent them
+    held every place, and every other client's calls were refused."""
 
     def __init__(self, max_arriving: int, max_per_client: int) -> None:
         if min(max_arriving, max_per_client) < 1:
             raise ValueError("arrival limits must be at least 1")
         self.max_arriving = max_arriving
         self.max_per_client = max_per_client
-        self.arriving = 0
-        self._by_client: dict[str, int] = {}
+        self.held = Tally()
+        self._tasks: dict[asyncio.Task[Any], str] = {}  # the calls arriving, oldest first, and their clients
+        self._gave_way: set[asyncio.Task[Any]] = set()  # cancelled to make room, not yet refused
 
-    def enter(self, client: str) -> None:
-        """Count one request of ``client`` in arrival (until ``leave``); refuse it with
-        RESOURCE_EXHAUSTED (the reasons of the call caps) when a cap is reached, and then count
-        nothing. Two plain calls rather than a context manager: every call enters here."""
-        if self.arriving >= self.max_arriving:
-            raise _exhausted("TOO_MANY_CALLS", f"this replica has {self.max_arriving} requests arriving; retry shortly")
-        held = self._by_client.get(client, 0)
+    @property
+    def arriving(self) -> int:
+        """How many requests are arriving now."""
+        return self.held.total
+
+    def enter(self, client: str, task: asyncio.Task[Any]) -> None:
+        """Count the request of ``client`` that ``task`` reads in arrival (until ``leave``);
+        refuse it with RESOURCE_EXHAUSTED (the reasons of the call caps) when a cap is reached
+        that no one gives way at, and then count nothing. Two plain calls rather than a context
+        manager: every call enters here."""
+        held = self.held.get(client)
         if held >= self.max_per_client:
             raise _exhausted(
                 "TOO_MANY_CALLS_FOR_CLIENT",
                 f"this client has its maximum of {self.max_per_client} requests arriving on this replica; retry shortly",
             )
-        self.arriving += 1
-        self._by_client[client] = held + 1
+        if self.held.total >= self.max_arriving and not self._make_room(held):
+            raise _exhausted("TOO_MANY_CALLS", f"this replica has {self.max_arriving} requests arriving; retry shortly")
+        self.held.up(client)
+        self._tasks[task] = client
 
-    def leave(self, client: str) -> None:
-        """The request of ``client`` counted by ``enter`` has arrived, or never will."""
-        self.arriving -= 1
-        count_down(self._by_client, client)
+    def leave(self, client: str, task: asyncio.Task[Any]) -> None:
+        """The request of ``client`` that ``task`` reads has arrived, or never will (nothing if
+        it gave way)."""
+        if self._tasks.pop(task, None) is not None:
+            self.held.down(client)
+
+    def gave_way(self, task: asyncio.Task[Any]) -> bool:
+        """Whether ``task`` was cancelled to make room (told once)."""
+        if task in self._gave_way:
+            self._gave_way.discard(task)
+            return True
+        return False
+
+    def _make_room(self, held: int) -> bool:
+        heaviest = self.held.heaviest()
+        if heaviest is None or heaviest[1] <= held + 1:
+            return False
+        client = heaviest[0]
+        # Its oldest: a walk of the calls arriving, at the cap only (a few thousand at most).
+        oldest = next(task for task, whose in self._tasks.items() if whose == client)
+        self.leave(client, oldest)
+        self._gave_way.add(oldest)
+        oldest.cancel()
+        return True
 
 
 class ArrivalInterceptor(grpc.aio.ServerInterceptor):
@@ -121,8 +154,10 @@ class ArrivalInterceptor(grpc.aio.ServerInterceptor):
     async def _receive(self, name: str, context: grpc.aio.ServicerContext) -> Any:
         """The call's request, read under the arrival limits; aborts the call otherwise."""
         client = self.client_of(context)
+        task = asyncio.current_task()
+        assert task is not None
         try:
-            self.arrivals.enter(client)
+            self.arrivals.enter(client, task)
         except ServiceError as error:
             await _refuse(context, name, error)
         try:
@@ -133,8 +168,13 @@ class ArrivalInterceptor(grpc.aio.ServerInterceptor):
                 grpc.StatusCode.DEADLINE_EXCEEDED, "SERVER_DEADLINE", f"the request did not arrive within {RECEIPT_S:.0f} s"
             )
             await _refuse(context, name, error)
+        except asyncio.CancelledError:
+            if not self.arrivals.gave_way(task):
+                raise
+            task.uncancel()
+            await _refuse(context, name, _exhausted("TOO_MANY_CALLS", GAVE_WAY))
         finally:
-            self.arrivals.leave(client)
+            self.arrivals.leave(client, task)
         if request is grpc.aio.EOF:
             await _refuse(context, name, invalid("MALFORMED_REQUEST", "the call ended before its request"))
         return request

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import struct
 import time
-from typing import AsyncIterator, Iterator
+from typing import Any, AsyncIterator, Iterator
 
 import grpc
 import pytest
@@ -94,9 +94,10 @@ class RawHttp2:
         self._corked: list[bytes] | None = None  # frames held back by ``corked``
 
     @classmethod
-    async def open(cls, port: int) -> "RawHttp2":
-        """Connect and send the connection preface with empty SETTINGS."""
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    async def open(cls, port: int, source: str = "127.0.0.1") -> "RawHttp2":
+        """Connect (from the loopback address ``source``) and send the connection preface with
+        empty SETTINGS."""
+        reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
         connection = cls(reader, writer)
         writer.write(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
         connection.send(SETTINGS, 0, 0)
@@ -471,8 +472,8 @@ def test_requests_that_never_finish_arriving_are_capped_and_ended(
     admitted: list[str] = []
     enter = grpc_arrivals.Arrivals.enter
 
-    def noting_enter(arrivals: grpc_arrivals.Arrivals, client: str) -> None:
-        enter(arrivals, client)
+    def noting_enter(arrivals: grpc_arrivals.Arrivals, client: str, task: asyncio.Task[Any]) -> None:
+        enter(arrivals, client, task)
         admitted.append(client)
 
     monkeypatch.setattr(grpc_arrivals.Arrivals, "enter", noting_enter)
@@ -494,6 +495,54 @@ def test_requests_that_never_finish_arriving_are_capped_and_ended(
             print(f"statuses {statuses} within {took:.1f} s")
             assert statuses == [DEADLINE_EXCEEDED] * per_client + [RESOURCE_EXHAUSTED] * 2
             assert took <= receipt_s + 3.0
+            assert (await client.create_game("stimmvieh", 3)).game_id  # places free again
+
+    run(scenario(), timeout_s=60)
+
+
+def test_at_the_cap_of_requests_arriving_the_client_holding_the_most_gives_way(
+    redis_server: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At the replica's cap of requests arriving, a call from a client holding fewer is let in
+    and the oldest of the client holding the most is refused RESOURCE_EXHAUSTED; clients holding
+    as many do not refuse each other's. Before, five addresses each under their cap held every
+    place, and every other client's calls were refused."""
+    heavy, light, newcomer = "127.0.0.22", "127.0.0.23", "127.0.0.24"
+    places: list[grpc_arrivals.Arrivals] = []
+    enter = grpc_arrivals.Arrivals.enter
+
+    def noting_enter(arrivals: grpc_arrivals.Arrivals, client: str, task: asyncio.Task[Any]) -> None:
+        enter(arrivals, client, task)
+        places.append(arrivals)
+
+    monkeypatch.setattr(grpc_arrivals.Arrivals, "enter", noting_enter)
+
+    async def arriving(count: int) -> None:
+        async with asyncio.timeout(WAIT_S):
+            while not places or places[0].arriving != count:
+                await asyncio.sleep(0.01)
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url, max_calls=4, max_calls_per_client=3) as (replica, client):
+            held = []
+            for number, source in enumerate((heavy, heavy, heavy, light)):
+                h2 = await RawHttp2.open(replica.port, source)
+                h2.start_call(replica.port, 1, "CreateGame", 100, b"x" * 10)  # announced, never finished
+                held.append(h2)
+                await arriving(number + 1)  # in this order: the oldest is the first
+            fresh = await RawHttp2.open(replica.port, newcomer)
+            fresh.start_call(replica.port, 1, "CreateGame", 100, b"x" * 10)
+            assert await _status_of(held[0], 1, WAIT_S) == RESOURCE_EXHAUSTED  # the heaviest's oldest
+            await arriving(4)  # the newcomer's in its place
+            assert (places[0].held.get(heavy), places[0].held.get(light), places[0].held.get(newcomer)) == (2, 1, 1)
+            # LIGHT asks again: the heaviest holds no more than one more than it, so it is refused.
+            again = await RawHttp2.open(replica.port, light)
+            again.start_call(replica.port, 1, "CreateGame", 100, b"x" * 10)
+            assert await _status_of(again, 1, WAIT_S) == RESOURCE_EXHAUSTED
+            assert places[0].arriving == 4
+            for h2 in (*held, fresh, again):
+                h2.close()
+            await arriving(0)
             assert (await client.create_game("stimmvieh", 3)).game_id  # places free again
 
     run(scenario(), timeout_s=60)
