@@ -50,8 +50,8 @@ def test_a_bot_seat_counts_as_one_game_more_a_greedy_one_as_three_and_a_strong_t
         assert games_counted(_create_request(4, [2], level)) == 2
         assert games_counted(_create_request(4, [], level)) == 1
         assert bot_games(level) == 1
-    assert games_counted(_create_request(4, [0, 1, 2, 3], "greedy")) == 13
-    assert games_counted(_create_request(4, [], "greedy")) == 1
+    # Greedy and strong tables count every seat: a player who leaves or times out is a bot too.
+    assert games_counted(_create_request(4, [0, 1, 2, 3], "greedy")) == 13 == games_counted(_create_request(4, [], "greedy"))
     assert DEFAULT_CREATE_BURST // games_counted(_create_request(4, [0, 1, 2, 3])) == 24
     assert DEFAULT_CREATE_BURST // games_counted(_create_request(4, [0, 1, 2, 3], "greedy")) == 9
     assert games_counted(_create_request(4, [0, 1, 2, 3], "strong")) == 41 == games_counted(_create_request(4, [], "strong"))
@@ -229,14 +229,18 @@ def test_the_readme_and_the_proto_state_the_pace_and_what_bots_count_as() -> Non
     pace = f"one decision every {table.BOT_ONLY_STEP_MS} ms at most"
     assert readme.count(pace) == 2 and pace in game
     assert (
-        f"Any other bot seat counts as {words[RANDOM_BOT_GAMES]} game more (`random`) or {words[GREEDY_BOT_GAMES]} (`greedy`), "
-        f"and an `AddBot` of one as {words[RANDOM_BOT_GAMES]} or {words[GREEDY_BOT_GAMES]}" in readme
+        f"A random bot seat counts as {words[RANDOM_BOT_GAMES]} game more, and an `AddBot` of a random or a greedy bot as "
+        f"{words[RANDOM_BOT_GAMES]} or {words[GREEDY_BOT_GAMES]}" in readme
+    )
+    assert (
+        f"one whose bots are greedy as one game and {words[GREEDY_BOT_GAMES]} more per seat" in readme
+        and f"counts as one game and {words[STRONG_BOT_GAMES]} more per seat" in readme
     )
     burst = DEFAULT_CREATE_BURST
     assert f"the burst now makes {burst // (1 + 4 * RANDOM_BOT_GAMES)} such tables, or {burst // (1 + 4 * GREEDY_BOT_GAMES)} of greedy bots" in readme
     assert (
-        f"Each counts as {words[RANDOM_BOT_GAMES]} game more in the creator's allowance of games created, a greedy bot as "
-        f"{words[GREEDY_BOT_GAMES]} (a table of strong bots: {words[STRONG_BOT_GAMES]} more per seat" in game
+        f"Each counts as {words[RANDOM_BOT_GAMES]} game more in the creator's allowance of games created (a table of greedy "
+        f"bots: {words[GREEDY_BOT_GAMES]} more per seat, bot or not; of strong bots: {words[STRONG_BOT_GAMES]} more per seat)" in game
     )
     assert (
         f"The bot counts as {words[RANDOM_BOT_GAMES]} game in the caller's allowance of games created (a greedy bot as "
