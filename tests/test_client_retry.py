@@ -24,7 +24,8 @@ import pytest
 from conftest import run, running_replica
 from service_helpers import stimmvieh_options
 from hustings.bots import BotStats, Replicas, play_game
-from hustings.client import Client, HustingsError, RetryPolicy
+from hustings.ai import example_bot
+from hustings.client import HINT_JITTER, MIN_HINT_S, Client, HustingsError, RetryPolicy, hinted_pause_s
 from hustings.service.embedded_redis import EmbeddedRedis, free_port
 from hustings.v1 import game_pb2, game_service_pb2
 
@@ -345,3 +346,22 @@ def test_table_calls_retried_across_lost_answers_happen_once(tmp_path: pathlib.P
                     assert _changes(history, Change.CHANGE_TAKEN_OVER) == [0]
 
     run(scenario(), 90.0)
+
+
+def test_a_hinted_pause_is_the_hint_plus_up_to_a_quarter_of_it_drawn_at_random() -> None:
+    """README: a refusal with a retry hint is retried after the hint "plus up to a quarter of it
+    more" (never less than 10 ms): the pauses fall in that range and spread over it."""
+    rng = random.Random(11)
+    for hint in (0.0, 0.04, 1.0, 30.0):
+        floor = max(MIN_HINT_S, hint)
+        draws = [hinted_pause_s(hint, rng) for _ in range(400)]
+        assert all(floor <= d <= floor * (1 + HINT_JITTER) for d in draws), (hint, min(draws), max(draws))
+        assert min(draws) < floor * 1.05 and max(draws) > floor * 1.2
+    assert (HINT_JITTER, MIN_HINT_S) == (0.25, 0.01)
+
+
+def test_the_example_bots_quiet_limit_is_the_readmes() -> None:
+    """README: the examples reopen a stream that goes silent, "the Python one after 10 s"."""
+    readme = " ".join((pathlib.Path(__file__).resolve().parent.parent / "README.md").read_text().split())
+    assert f"the Python one after {example_bot.QUIET_S:g} s, the TypeScript one after 30 s without a byte" in readme
+    assert example_bot.QUIET_S == 10.0

@@ -4,6 +4,7 @@ versions are refused with their reasons; a seat's secret stays out of every othe
 
 from __future__ import annotations
 
+import asyncio
 import random
 from dataclasses import dataclass
 from typing import Any, Iterator
@@ -13,7 +14,7 @@ import pytest
 
 from conftest import run
 from rest_helpers import LiveRest
-from service_helpers import new_game, play_to_end
+from service_helpers import new_game, play_to_end, replica_and_client
 from hustings.client import Client, HustingsError, Joined
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.rest_routes import to_json
@@ -274,3 +275,41 @@ def test_rest_refuses_bad_page_sizes_and_versions(live: LiveRest, finished: Tabl
     ahead = live.call("GET", f"{path}?afterVersion={version + 1}").json()
     assert ahead["code"] == grpc.StatusCode.OUT_OF_RANGE.value[0]
     assert ahead["details"][0]["metadata"] == {"version": str(version)}
+
+
+def test_client_history_starts_again_when_the_game_ends_part_way(redis_server: EmbeddedRedis) -> None:
+    """README: `client.history` walks every page, starting again if the game ends part-way, so
+    that all is filtered or all revealed. A spectator reads a table of bots alone in pages of 5;
+    the game ends between its first and second page: the answer is the revealed history, the
+    same as one read after the end."""
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url) as (_replica, client):
+            table = game_pb2.TableSettings(bot_seats=[0, 1, 2])
+            game_id = (await client.create_game("stimmvieh", 3, table=table)).game_id
+            for _ in range(200):  # one bot decision per 100 ms: a few steps in a second or so
+                if (await client.view(game_id)).version >= 6:
+                    break
+                await asyncio.sleep(0.05)
+            pages: list[game_service_pb2.GetHistoryResponse] = []
+            read_page = client.history_page
+
+            async def page_after_the_end(*args: Any, **kwargs: Any) -> game_service_pb2.GetHistoryResponse:
+                if len(pages) == 1:  # between the first page and the second, the game ends
+                    for _ in range(600):
+                        if (await client.view(game_id)).status == game_pb2.GAME_STATUS_FINISHED:
+                            break
+                        await asyncio.sleep(0.05)
+                page = await read_page(*args, **kwargs)
+                pages.append(page)
+                return page
+
+            client.history_page = page_after_the_end  # type: ignore[method-assign]
+            walked = await client.history(game_id, page_size=5)
+            client.history_page = read_page  # type: ignore[method-assign]
+            after = await client.history(game_id)
+            assert not pages[0].revealed and pages[1].revealed  # the game did end part-way
+            assert list(pages[0].entries) != list(after[:5])  # a filtered page differs from the revealed
+            assert walked == after and len(after) == (await client.view(game_id)).version
+
+    run(scenario(), timeout_s=120)

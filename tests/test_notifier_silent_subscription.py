@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 import pytest
+import structlog.testing
 
 from conftest import REPO, run
 from hustings.service import notifier, watch
@@ -73,11 +74,14 @@ def test_a_silent_subscription_is_made_again_and_streams_hear_steps_at_once(
                 await asyncio.sleep(0.01)
             before = len(proxy.subscribing)
             assert before >= 1, "the stream's game was never subscribed to"
-            proxy.silence()
-            silenced = time.monotonic()
-            while len(proxy.subscribing) == before and time.monotonic() - silenced < watch.POLL_S * 3:  # bounded: 6 s
-                await asyncio.sleep(0.05)  # pinged, unanswered, made again (after its half-second pause)
+            with structlog.testing.capture_logs() as logged:
+                proxy.silence()
+                silenced = time.monotonic()
+                while len(proxy.subscribing) == before and time.monotonic() - silenced < watch.POLL_S * 3:  # bounded: 6 s
+                    await asyncio.sleep(0.05)  # pinged, unanswered, made again (after its half-second pause)
             assert len(proxy.subscribing) > before, "the silent subscription was never made again"
+            # README: "(`notifier_reconnecting` in the log)", once for the one silenced subscription.
+            assert [line["log_level"] for line in logged if line["event"] == "notifier_reconnecting"] == ["warning"]
             await asyncio.sleep(0.2)  # the new subscription takes hold
             delays = []
             for _ in range(4):  # bounded: four moves, each heard within POLL_S or the test fails

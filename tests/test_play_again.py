@@ -44,13 +44,17 @@ def _table(bot_seats: list[int], **settings: Any) -> game_pb2.TableSettings:
     return table
 
 
-async def _finished(clients: list[Client], table: game_pb2.TableSettings, seed: str = "") -> tuple[str, list[Joined]]:
-    """A Stimmvieh table of ``PLAYERS`` seats with ``table``'s bots, every other seat joined
-    (through the clients in turn), played to its end with random legal moves while the bots
-    play theirs."""
+async def _finished(
+    clients: list[Client], table: game_pb2.TableSettings, seed: str = "", added: tuple[int, ...] = ()
+) -> tuple[str, list[Joined]]:
+    """A Stimmvieh table of ``PLAYERS`` seats with ``table``'s bots and a bot added (AddBot) to
+    each seat of ``added``, every other seat joined (through the clients in turn), played to its
+    end with random legal moves while the bots play theirs."""
     created = await clients[0].create_game("stimmvieh", PLAYERS, stimmvieh_options(PLAYERS), seed=seed, table=table)
     game_id = created.game_id
-    humans = [s for s in range(PLAYERS) if s not in table.bot_seats]
+    for seat in added:
+        await clients[0].add_bot(game_id, seat=seat)
+    humans = [s for s in range(PLAYERS) if s not in table.bot_seats and s not in added]
     joined = [await clients[i % len(clients)].join(game_id, f"Player {s}", seat=s) for i, s in enumerate(humans)]
     rng = random.Random(7)
     deadline = time.monotonic() + GAME_TIMEOUT_S
@@ -146,6 +150,21 @@ def test_a_finished_table_plays_again_with_the_same_options_and_table_and_its_bo
             assert joined.view.status == game_pb2.GAME_STATUS_ACTIVE
             # Once that game is over too, its own next game is another one.
             assert _next_of(replica, next_id) not in (game_id, next_id)
+
+    run(scenario())
+
+
+def test_bots_added_through_add_bot_are_not_carried_over(redis_server: EmbeddedRedis) -> None:
+    """README and proto: the next game seats the table's bot seats, not the bots a game got
+    through AddBot; their seats are free for players."""
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url) as (_replica, client):
+            game_id, (me,) = await _finished([client], _table([2]), added=(1,))
+            finished = await client.view(game_id)
+            assert [(s.seat, s.bot) for s in finished.seats] == [(0, False), (1, True), (2, True)]
+            view = (await client.play_again(game_id, me.token)).view
+            assert [(s.seat, s.taken, s.bot) for s in view.seats] == [(0, False, False), (1, False, False), (2, True, True)]
 
     run(scenario())
 

@@ -1,4 +1,4 @@
-"""At its cap of HTTP connections a replica makes room for an address that holds fewer: an idle
+"""At its cap of HTTP connections (lowered to fit the process's descriptors) a replica makes room for an address that holds fewer: an idle
 connection of the address that holds the most is closed, and the newcomer is served. Before,
 five addresses each under their cap held every connection of a replica, idle, and every other
 client's new connection was reset. Connections in use (an event stream) never give way, and
@@ -16,10 +16,12 @@ import uuid
 from typing import Callable, Iterator
 
 import pytest
+import structlog.testing
 
 from rest_helpers import LiveRest, wait_for
 from hustings.service.embedded_redis import EmbeddedRedis
-from hustings.service.rest_connections import ConnectionGate, HttpSettings
+from hustings.service.grpc_api import DESCRIPTOR_RESERVE
+from hustings.service.rest_connections import ConnectionGate, HttpSettings, connection_caps
 
 SETTINGS = HttpSettings(max_connections=8, max_connections_per_address=6, keep_alive_s=30.0)
 HEAVY, LIGHT, NEWCOMER = "127.0.0.12", "127.0.0.13", "127.0.0.14"
@@ -192,3 +194,15 @@ def test_at_the_cap_of_bodies_arriving_the_address_holding_the_most_gives_way(li
         for sock in heavy + light:
             sock.close()
     assert _wait_for(lambda: arrivals.held.total == 0)
+
+
+def test_the_replicas_cap_is_lowered_and_logged_to_the_other_half_of_the_descriptors() -> None:
+    """README: the replica's cap of HTTP connections "is lowered, and logged, to the other half
+    of the descriptors (less 256, like gRPC's)"; a cap that fits is left alone, unlogged."""
+    with structlog.testing.capture_logs() as logged:
+        assert connection_caps(HttpSettings(), open_files=1280) == (512, 512)
+        assert connection_caps(HttpSettings(max_connections=100, max_connections_per_address=50), open_files=1280) == (100, 50)
+    assert DESCRIPTOR_RESERVE == 256
+    assert [(line["event"], line["max_connections"], line["open_files_limit"]) for line in logged] == [
+        ("http_connections_capped_by_open_files", 512, 1280)
+    ]

@@ -5,6 +5,8 @@ serve` as a process where its log lines are read).
 
 from __future__ import annotations
 
+import json
+
 import asyncio
 import pathlib
 import time
@@ -158,6 +160,16 @@ def test_request_ids_of_moves_are_not_logged(redis_server: EmbeddedRedis) -> Non
     assert f'"game_id": "{game_id}"' in logs and "move_applied" in logs and "move_rejected" in logs
     assert move_id not in logs
     assert refused_id not in logs
+    # README: a move's lines are bound with game id, seat, version and request_key (a keyed
+    # hash of the request id: the applied move and its retry share one, the refused one not).
+    lines = [json.loads(line) for line in logs.splitlines() if line.startswith("{")]
+    applied = [line for line in lines if line.get("event") == "move_applied"]
+    rejected = [line for line in lines if line.get("event") == "move_rejected"]
+    assert len(applied) == 1 and len(rejected) == 1, (applied, rejected)
+    assert applied[0]["game_id"] == game_id and applied[0]["seat"] == 0 and applied[0]["version"] >= 1
+    assert rejected[0]["game_id"] == game_id and rejected[0]["seat"] == 0
+    keys = {line["request_key"] for line in applied + rejected}
+    assert len(keys) == 2 and all(len(key) == 16 for key in keys)
 
 
 def test_leaving_an_open_game_names_who_left(redis_server: EmbeddedRedis) -> None:

@@ -304,6 +304,9 @@ def test_bad_table_settings_are_refused_with_a_reason(redis_server: EmbeddedRedi
             before = lobby.zcard(LOBBY_KEY)
             for settings, reason in (
                 ({"decision_seconds": -1}, "BAD_TABLE_SETTINGS"),
+                # README: open_seconds "at most 30 days" (and every other time the same).
+                ({"open_seconds": 30 * 24 * 3600 + 1}, "BAD_TABLE_SETTINGS"),
+                ({"decision_seconds": 30 * 24 * 3600 + 1}, "BAD_TABLE_SETTINGS"),
                 ({"increment_seconds": 5}, "BAD_TABLE_SETTINGS"),
                 ({"bot_seats": [3]}, "BAD_TABLE_SETTINGS"),
                 ({"bot_seats": [1, 1]}, "BAD_TABLE_SETTINGS"),

@@ -364,3 +364,29 @@ def test_watch_reads_the_event_stream_ends_with_the_game_and_gives_up_on_silence
     versions = [int(v) for v in line["versions"]]
     assert versions and versions[-1] == int(view["version"]) and versions == sorted(set(versions))
     assert line["status"] == "ended" and line["atEnd"] == []
+
+
+HINT_SCRIPT = """
+import { DEFAULT_QUIET_MS, hintedPauseMs } from "./rest.js";
+const draws = {};
+for (const hint of [0, 40, 1000]) draws[hint] = Array.from({ length: 400 }, () => hintedPauseMs(hint, Math.random));
+console.log(JSON.stringify({ quietMs: DEFAULT_QUIET_MS, draws }));
+"""
+
+
+def test_hinted_pauses_and_the_quiet_limit_are_what_the_readme_says(built: pathlib.Path) -> None:
+    """README: a refusal's hint is waited out "plus up to a quarter of it more" (drawn, so the
+    pauses spread over that range; a hint of 0 waits the 10 ms floor), and `api.watch` gives up
+    "after 30 s without a byte"."""
+    script = built / "hint_check.mjs"
+    script.write_text(HINT_SCRIPT)
+    try:
+        result = _run(_tool("node"), str(script), timeout=60)
+    finally:
+        script.unlink()
+    line = json.loads(result.stdout.strip().splitlines()[-1])
+    assert line["quietMs"] == 30_000
+    for hint, draws in line["draws"].items():
+        floor = max(10, int(hint))
+        assert all(floor <= d <= floor * 1.25 for d in draws), (hint, min(draws), max(draws))
+        assert min(draws) < floor * 1.05 and max(draws) > floor * 1.2  # spread over the range
