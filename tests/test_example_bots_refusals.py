@@ -37,9 +37,9 @@ from google.protobuf import json_format
 from conftest import run
 from rest_helpers import LiveRest, serving_in_background
 from service_helpers import RefusingProxy, away_from_a_running_game, replica_and_client
-from hustings.ai.example_bot import MoveRefused, Refused, play
+from hustings.ai.example_bot import MAX_MOVE_PACES, MoveRefused, Refused, play
 from hustings.bots import BotStats, RandomBot, play_seat
-from hustings.client import Client, HustingsError, Joined
+from hustings.client import ONE_ATTEMPT, Client, HustingsError, Joined, RetryPolicy
 from hustings.service.client_limits import call_rate_exceeded
 from hustings.service.embedded_redis import EmbeddedRedis, free_port
 from hustings.service.errors import RetryLater, ServiceError
@@ -114,12 +114,17 @@ def test_the_typescript_bot_refuses_a_bad_name_before_it_makes_a_table(
         assert _games(live) == before  # no table left open in the lobby
 
 
-async def _seat_behind_proxy(redis_url: str, refusals: list[ServiceError], scenario: Any) -> None:
+async def _seat_behind_proxy(
+    redis_url: str, refusals: list[ServiceError], scenario: Any, retry: RetryPolicy = RetryPolicy()
+) -> None:
     async with replica_and_client(redis_url) as (replica, client):
         table = game_pb2.TableSettings(bot_seats=[1, 2, 3], bot_level="random")
         game_id = (await client.create_game("stimmvieh", 4, table=table)).game_id
         joined = await client.join(game_id, "Ada")
-        async with RefusingProxy(f"127.0.0.1:{replica.port}", refusals) as proxy, Client(f"127.0.0.1:{proxy.port}") as through:
+        async with (
+            RefusingProxy(f"127.0.0.1:{replica.port}", refusals) as proxy,
+            Client(f"127.0.0.1:{proxy.port}", retry=retry) as through,
+        ):
             await scenario(proxy, through, joined)
 
 
@@ -133,6 +138,24 @@ def test_the_python_bot_sends_a_move_refused_resource_exhausted_again_on_the_sam
 
     store_full = ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED, "STORE_FULL", "the store is full")
     run(_seat_behind_proxy(redis_server.url, [store_full], scenario), timeout_s=60)
+
+
+def test_the_python_bot_sends_a_move_refused_resource_exhausted_again_twenty_times_at_most(redis_server: EmbeddedRedis) -> None:
+    """README: a move refused RESOURCE_EXHAUSTED is sent again "20 times in a row at most", then
+    the bot ends with the refusal. Every move is refused here (hinted 10 ms, so that the pauses
+    are short; the client makes one attempt a call, so that each of the bot's sendings is one
+    move through the proxy): the bot stops, having sent the move MAX_MOVE_PACES + 1 times, on
+    the one stream."""
+
+    async def scenario(proxy: RefusingProxy, through: Client, joined: Any) -> None:
+        with pytest.raises(MoveRefused) as refused:
+            await asyncio.wait_for(play([through], joined, random.Random(3)), 50)
+        assert refused.value.refusal.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert proxy.watches == 1 and len({move.request_id for move in proxy.moves}) == 1
+        assert len(proxy.moves) == MAX_MOVE_PACES + 1 == 21
+
+    hinted = call_rate_exceeded(0.01)
+    run(_seat_behind_proxy(redis_server.url, [hinted] * 2_000, scenario, ONE_ATTEMPT), timeout_s=60)
 
 
 def test_the_python_bot_ends_with_the_reason_of_a_move_refused_internal(redis_server: EmbeddedRedis) -> None:
