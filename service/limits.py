@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from typing import Iterator, Protocol
+from typing import Any, Iterator, Protocol
 
 from hustings.service.defaults import CALL_ROOM_PER_CONNECTION, DEFAULT_MAX_STREAMS_PER_CONNECTION
 from hustings.service.errors import exhausted
@@ -104,6 +104,19 @@ def seat_key(token: str) -> str:
     return hashlib.sha256(b"streams:" + token.encode()).hexdigest()
 
 
+class Held:
+    """One stream counted by ``StreamLimits.hold``. While it follows its game (``follow``), it
+    may be asked to give way to another client of its IPv6 site (``gave_way``; its ``wake`` is
+    set so that it sees so at once)."""
+
+    __slots__ = ("address", "wake", "gave_way")
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+        self.wake: Any = None  # the stream's asyncio.Event, while it follows its game
+        self.gave_way = False
+
+
 class StreamLimits:
     """The open streams of a replica, by client address, by client and by seat token, with
     their caps."""
@@ -140,6 +153,8 @@ class StreamLimits:
         self.sites = True
         self._by_address: dict[str, int] = {}
         self._by_site: dict[str, int] = {}
+        self._site_holders: dict[str, Tally] = {}  # by site: its /64s' streams
+        self._followers: dict[str, dict[Held, None]] = {}  # by address: its streams that may give way, oldest first
         self._by_client: dict[str, int] = {}
         self._by_seat: dict[str, int] = {}
         self._by_game: dict[str, int] = {}  # "<address> <game id>"
@@ -180,7 +195,7 @@ class StreamLimits:
                 f"this client address holds its maximum of {self.max_per_address} streams on this replica; close one first",
             )
         site = site_of(address) if self.sites else None
-        if site is not None and self._by_site.get(site, 0) >= self.max_per_address:
+        if site is not None and self._by_site.get(site, 0) >= self.max_per_address and self._giver(site, address) is None:
             raise exhausted(
                 "TOO_MANY_STREAMS_FOR_ADDRESS",
                 f"this client's IPv6 site (its /48) holds the maximum of one address, {self.max_per_address} streams,"
@@ -217,33 +232,73 @@ class StreamLimits:
         """How many streams the client address ``address`` holds now, over all its connections."""
         return self._by_address.get(address, 0)
 
+    def _giver(self, site: str, address: str) -> Held | None:
+        """The stream that would give way so that ``address`` may hold one more in its full
+        ``site``: the oldest that follows its game of the site's /64 holding the most, if that
+        one holds more than one more than ``address``; else None (equals never take turns)."""
+        holders = self._site_holders.get(site)
+        heaviest = holders.heaviest() if holders is not None else None
+        if heaviest is None or heaviest[1] <= holders.get(address) + 1:  # type: ignore[union-attr]
+            return None
+        return next(iter(self._followers.get(heaviest[0], ())), None)
+
+    def follow(self, held: Held, wake: Any) -> None:
+        """``held`` follows its game now, woken by ``wake``: it may be asked to give way."""
+        held.wake = wake
+        self._followers.setdefault(held.address, {})[held] = None
+
+    def unfollow(self, held: Held) -> None:
+        """``held`` follows its game no more."""
+        mine = self._followers.get(held.address)
+        if mine is not None and held in mine:
+            del mine[held]
+            if not mine:
+                del self._followers[held.address]
+
     @contextlib.contextmanager
-    def hold(self, client: str, token: str | None, address: str | None = None, game_id: str = "") -> Iterator[None]:
+    def hold(self, client: str, token: str | None, address: str | None = None, game_id: str = "") -> Iterator[Held]:
         """Count one stream of ``client`` from ``address`` (with ``token``, if any; of
         ``game_id``, if any) while the block runs; refuse it with RESOURCE_EXHAUSTED when a cap
         is reached, and then count nothing. Without an address (a caller in the same process)
-        the client stands for it."""
+        the client stands for it. At the cap of its IPv6 site, the site's /64 holding the most,
+        if it holds more than one more than this one, gives way: its oldest stream that follows
+        its game ends (``gave_way``) and this one is counted. Before, one /64 holding its
+        address's cap kept every other /64 of its /48 (a tunnel broker's or a mobile network's
+        customers) from any stream."""
         address = address if address is not None else client
         seat = seat_key(token) if token else None
         self._refuse_over_cap(address, client, seat, game_id)
         site = site_of(address) if self.sites else None
+        if site is not None and self._by_site.get(site, 0) >= self.max_per_address:
+            giver = self._giver(site, address)
+            assert giver is not None  # else refused above
+            self.unfollow(giver)
+            giver.gave_way = True
+            giver.wake.set()
         self.open += 1
         self._by_address[address] = self._by_address.get(address, 0) + 1
         if site is not None:
             self._by_site[site] = self._by_site.get(site, 0) + 1
+            self._site_holders.setdefault(site, Tally()).up(address)
         self._by_client[client] = self._by_client.get(client, 0) + 1
         if seat is not None:
             self._by_seat[seat] = self._by_seat.get(seat, 0) + 1
         watched = f"{address} {game_id}"
         if game_id:
             self._by_game[watched] = self._by_game.get(watched, 0) + 1
+        held = Held(address)
         try:
-            yield
+            yield held
         finally:
+            self.unfollow(held)
             self.open -= 1
             count_down(self._by_address, address)
             if site is not None:
                 count_down(self._by_site, site)
+                holders = self._site_holders[site]
+                holders.down(address)
+                if not holders.total:
+                    del self._site_holders[site]
             count_down(self._by_client, client)
             if seat is not None:
                 count_down(self._by_seat, seat)

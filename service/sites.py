@@ -14,7 +14,9 @@ import ipaddress
 # numbers from one /48 (a /56 or a /64 each) share it; sixteen of them at their full rates on one
 # replica at once would be needed to meet it. What a replica holds for a client address while it
 # lasts (its streams, their unread bytes) a site holds no more of than one address: five /64s of
-# one site held every stream of a replica when each counted alone.
+# one site held every stream of a replica when each counted alone. And at the site's cap of
+# streams its /64 holding the most gives way to one holding fewer (``limits.StreamLimits.hold``):
+# one /64 at its address's cap kept every other /64 of its /48 from streaming.
 IPV6_SITE_PREFIX = 48
 
 

@@ -37,8 +37,8 @@ from redis.exceptions import RedisError
 
 from hustings.engine import Seat
 from hustings.service import metrics, visibility
-from hustings.service.errors import ServiceError, invalid, store_error, unauthenticated
-from hustings.service.limits import StreamLimits, calls_for_steps
+from hustings.service.errors import ServiceError, exhausted, invalid, store_error, unauthenticated
+from hustings.service.limits import Held, StreamLimits, calls_for_steps
 from hustings.service.logs import SparseLines
 from hustings.service.notifier import Announcement, Notifier
 from hustings.service.store import Store
@@ -69,6 +69,11 @@ SHARED_RESPONSES = 64  # responses a step keeps for watchers in step (most are a
 # 10,000-step game held the loop 28 ms at most, against 135 ms read and built whole.
 CATCH_UPS_AT_ONCE = 4
 CATCH_UP_CHUNK = 1_000
+# The refusal that ends a stream that gave way to another /64 of its IPv6 site (StreamLimits.hold).
+GAVE_WAY = (
+    "this client's IPv6 site (its /48) held the maximum of one address's streams on this replica, this client"
+    " the most of them: this stream gave way to another client of the site"
+)
 # Streams refused before their first update (a cap, the rate, no such game) are logged at most
 # once this often per code and reason, with how many alike since: any client causes them at will,
 # and one address made 898 lines a second, one a refusal.
@@ -342,7 +347,7 @@ class Watchers:
         if self._closing():
             raise shutting_down()
         paying = address if address is not None else client
-        with self.limits.hold(client, token, address, game_id):
+        with self.limits.hold(client, token, address, game_id) as held:
             # Opening counts towards the address's rate of calls as a unary call does, before
             # anything is read: a stream refused after a read (no such game, a version ahead, a
             # foreign token) is paid for as a refused call is, and an address over its rate
@@ -375,15 +380,18 @@ class Watchers:
                     if loaded.version > from_version:  # nothing will follow: no feed needed
                         yield await self._update(None, Step(loaded), from_version, seat)
                     return
-                async with contextlib.aclosing(self._follow(game_id, token, seat, from_version, loaded)) as updates:
+                async with contextlib.aclosing(self._follow(game_id, token, seat, from_version, loaded, held)) as updates:
                     async for update in updates:
                         yield update
             finally:
                 metrics.WATCHERS.dec()
 
-    async def _follow(self, game_id: str, token: str | None, seat: Seat | None, last: int, loaded: "Loaded") -> AsyncIterator[Update]:
+    async def _follow(
+        self, game_id: str, token: str | None, seat: Seat | None, last: int, loaded: "Loaded", held: Held
+    ) -> AsyncIterator[Update]:
         wake = asyncio.Event()
         feed = self._join(game_id, loaded, wake)
+        self.limits.follow(held, wake)  # from now on it may be asked to give way (StreamLimits.hold)
         try:
             if loaded.version > feed.step.version:
                 step = Step(loaded)  # this watcher read a newer version than the feed has yet
@@ -396,6 +404,8 @@ class Watchers:
                     raise ServiceError(failure.code, failure.reason, failure.message, failure.metadata)
                 if self._closing():
                     raise shutting_down()
+                if held.gave_way:
+                    raise exhausted("TOO_MANY_STREAMS_FOR_ADDRESS", GAVE_WAY)
                 if step.version > last:
                     if seat is not None and self._seat_of(step.loaded, token) != seat:
                         # A reissued token ends the old holder's stream.
@@ -414,6 +424,7 @@ class Watchers:
                         await _woken(wake, SEEN_EVERY_S)
                 step = feed.step
         finally:
+            self.limits.unfollow(held)
             self._leave(feed, wake)
 
     async def _update(self, feed: GameFeed | None, step: Step, last: int, seat: Seat | None) -> Update:

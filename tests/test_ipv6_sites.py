@@ -267,6 +267,50 @@ def test_the_64s_of_a_site_hold_no_more_streams_together_than_one_address() -> N
         assert limits.open == 1
 
 
+def test_the_64_of_a_site_holding_the_most_gives_way_to_another_64_of_it() -> None:
+    """One /64 holding its site's every place (its address's cap, 4 here) kept every other /64
+    of the /48 (a tunnel broker's or a mobile network's customers) from any stream. Now, at the
+    site's cap, the /64 holding the most, when it holds more than one more than the newcomer,
+    gives way: its oldest stream that follows its game is told so (``gave_way``, woken) and the
+    newcomer is counted. A stream still catching up is never asked; /64s holding as many never
+    take turns; the pre-check (``check``) asks nothing of anyone."""
+    import asyncio
+    from contextlib import ExitStack
+
+    from hustings.service.errors import ServiceError
+    from hustings.service.limits import StreamLimits
+
+    limits = StreamLimits(max_streams=100, max_per_client=50, max_per_seat=32, max_per_address=4)
+    heavy, light, third = client_of(member(0)), client_of(member(1)), client_of(member(2))
+    with ExitStack() as streams:
+        held = [streams.enter_context(limits.hold(f"grpc:h{n}", None, heavy)) for n in range(4)]
+        with pytest.raises(ServiceError):  # none of them follows its game yet: none may give way
+            limits.hold("grpc:l0", None, light).__enter__()
+        wakes = [asyncio.Event() for _ in held]
+        for stream, wake in zip(held, wakes):
+            limits.follow(stream, wake)
+        limits.check("grpc:l0", None, light)  # room can be made: not refused, and nobody asked
+        assert not any(stream.gave_way for stream in held)
+        streams.enter_context(limits.hold("grpc:l0", None, light))
+        assert [stream.gave_way for stream in held] == [True, False, False, False]  # the oldest
+        assert wakes[0].is_set() and not wakes[1].is_set()
+        assert limits.open == 5 and limits.held_from(light) == 1
+        streams.enter_context(limits.hold("grpc:t0", None, third))  # 4 against 0: another gives way
+        assert [stream.gave_way for stream in held] == [True, True, False, False]
+        # light holds 1, the heaviest 4 (two of them leaving): light may take one more, not third's
+        streams.enter_context(limits.hold("grpc:l1", None, light))
+        assert held[2].gave_way
+    assert limits.open == 0
+    # /64s holding as many do not take turns: two each, and a third asks from one of them.
+    with ExitStack() as streams:
+        for address in (heavy, heavy, light, light):
+            stream = streams.enter_context(limits.hold(f"grpc:{address}", None, address))
+            limits.follow(stream, asyncio.Event())
+        with pytest.raises(ServiceError) as caught:
+            limits.hold("grpc:x", None, heavy).__enter__()
+        assert caught.value.reason == "TOO_MANY_STREAMS_FOR_ADDRESS" and limits.open == 4
+
+
 def test_the_64s_of_a_site_hold_no_more_unread_bytes_together_than_one_address() -> None:
     """Sixteen /64s of a site within their own 16 MiB of unread updates filled the replica's
     256 MiB, and then any other client's large update ended its stream. Now the site's /64s
@@ -336,3 +380,44 @@ def test_a_sites_streams_are_refused_past_one_address_s_on_both_faces(redis_serv
 
     run(scenario(4), timeout_s=60)
     run(scenario(0), timeout_s=60)
+
+
+def test_a_64_holding_its_sites_streams_gives_way_to_a_neighbour_on_both_faces(redis_server: EmbeddedRedis) -> None:
+    """Behind a trusted proxy, two streams per address: one /64 holds both of its site's; a
+    neighbouring /64 of the /48 opens an event stream and is served, while the first /64's
+    oldest stream ends RESOURCE_EXHAUSTED TOO_MANY_STREAMS_FOR_ADDRESS (naming no address).
+    Then they hold one each, and neither gives way to the other: a second gRPC stream of the
+    neighbour's, and one more of the first /64's, are refused."""
+    from hustings.client import Client
+    from service_helpers import new_game
+    from test_stream_address_limits import Stream, opened, refused
+    from test_watchers import own_channel
+
+    async def scenario() -> None:
+        caps = {"max_streams_per_address": 2, "max_watchers": 100}
+        async with trusting_replica(redis_server.url, **caps) as served:
+            address = f"127.0.0.1:{served.port}"
+            url = f"http://127.0.0.1:{served.http_port}/v1/games/{{}}:watch?fromVersion=0"
+            async with Client(address) as setup, own_channel(address) as proxy, aiohttp.ClientSession() as http:
+                game_id = (await new_game(setup, 3))[0].game_id
+                stub = game_service_pb2_grpc.GameServiceStub(proxy)
+
+                def forwarded(client: str) -> tuple[tuple[str, str], ...]:
+                    return (("x-forwarded-for", client),)
+
+                heavy = [await opened(Stream(stub, game_id, forwarded(member(0)))) for _ in range(2)]
+                await asyncio.sleep(0.2)  # both follow their game now
+                async with http.get(url.format(game_id), headers={"X-Forwarded-For": member(1)}) as event_stream:
+                    assert event_stream.status == 200
+                    await asyncio.wait_for(event_stream.content.readline(), 10)
+                    assert await refused(heavy[0]) == "TOO_MANY_STREAMS_FOR_ADDRESS"
+                    assert "2001:db8" not in (heavy[0].error.details() or "")  # type: ignore[union-attr]
+                    neighbour = Stream(stub, game_id, forwarded(member(1)))
+                    assert await refused(neighbour) == "TOO_MANY_STREAMS_FOR_ADDRESS"
+                    again = Stream(stub, game_id, forwarded(member(0)))
+                    assert await refused(again) == "TOO_MANY_STREAMS_FOR_ADDRESS"
+                    assert heavy[1].error is None and len(heavy[1].versions) >= 1
+                for stream in (*heavy, neighbour, again):
+                    await stream.close()
+
+    run(scenario(), timeout_s=60)
