@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from typing import Any
+import contextlib
+from typing import Any, AsyncIterator
 
 import aiohttp
 import grpc
@@ -337,46 +338,55 @@ def test_the_64s_of_a_site_hold_no_more_unread_bytes_together_than_one_address()
         assert unread.held == 3 * COUNTED_BYTES
 
 
+@contextlib.asynccontextmanager
+async def _a_game_behind_a_proxy(redis_url: str, **caps: Any) -> AsyncIterator[tuple[Any, str, str, aiohttp.ClientSession]]:
+    """A replica trusting loopback as its proxy (``caps``: more ReplicaConfig fields) with a game
+    of three players: (a GameService stub on a channel of its own, the game's id, its event
+    stream's URL, an HTTP session)."""
+    from hustings.client import Client
+    from service_helpers import new_game
+    from test_watchers import own_channel
+
+    async with trusting_replica(redis_url, **caps) as served:
+        address = f"127.0.0.1:{served.port}"
+        async with Client(address) as setup, own_channel(address) as proxy, aiohttp.ClientSession() as http:
+            game_id = (await new_game(setup, 3))[0].game_id
+            url = f"http://127.0.0.1:{served.http_port}/v1/games/{game_id}:watch?fromVersion=0"
+            yield game_service_pb2_grpc.GameServiceStub(proxy), game_id, url, http
+
+
+def _forwarded(client: str) -> tuple[tuple[str, str], ...]:
+    return (("x-forwarded-for", client),)
+
+
 def test_a_sites_streams_are_refused_past_one_address_s_on_both_faces(redis_server: EmbeddedRedis) -> None:
     """Behind a trusted proxy, with two streams per address and room for 100 on the replica: two
     /64s of one site hold two streams between them (one gRPC, one event stream); a third from a
     third /64 is refused TOO_MANY_STREAMS_FOR_ADDRESS on either face (a 429 over REST), while
     another site and an IPv4 client stream. With ``clients_per_ipv6_site=0`` (no limits by site)
     the third /64 streams."""
-    from hustings.client import Client
-    from service_helpers import new_game
     from test_stream_address_limits import Stream, opened, refused
-    from test_watchers import own_channel
 
     async def scenario(sites: int) -> None:
         caps = {"max_streams_per_address": 2, "max_watchers": 100, "clients_per_ipv6_site": sites}
-        async with trusting_replica(redis_server.url, **caps) as served:
-            address = f"127.0.0.1:{served.port}"
-            url = f"http://127.0.0.1:{served.http_port}/v1/games/{{}}:watch?fromVersion=0"
-            async with Client(address) as setup, own_channel(address) as proxy, aiohttp.ClientSession() as http:
-                game_id = (await new_game(setup, 3))[0].game_id
-                stub = game_service_pb2_grpc.GameServiceStub(proxy)
-
-                def forwarded(client: str) -> tuple[tuple[str, str], ...]:
-                    return (("x-forwarded-for", client),)
-
-                held = [await opened(Stream(stub, game_id, forwarded(member(0))))]
-                async with http.get(url.format(game_id), headers={"X-Forwarded-For": member(1)}) as event_stream:
-                    assert event_stream.status == 200
-                    await asyncio.wait_for(event_stream.content.readline(), 10)
-                    third = Stream(stub, game_id, forwarded(member(2)))
-                    if sites:
-                        assert await refused(third) == "TOO_MANY_STREAMS_FOR_ADDRESS"
-                        async with http.get(url.format(game_id), headers={"X-Forwarded-For": member(3)}) as over:
-                            assert over.status == 429
-                            assert (await over.json())["details"][0]["reason"] == "TOO_MANY_STREAMS_FOR_ADDRESS"
-                    else:
-                        held.append(await opened(third))
-                    held.append(await opened(Stream(stub, game_id, forwarded("2001:db8:2::1"))))
-                    held.append(await opened(Stream(stub, game_id, forwarded("203.0.113.7"))))
-                    assert [s.error for s in held if s.error] == []
-                for stream in held:
-                    await stream.close()
+        async with _a_game_behind_a_proxy(redis_server.url, **caps) as (stub, game_id, url, http):
+            held = [await opened(Stream(stub, game_id, _forwarded(member(0))))]
+            async with http.get(url, headers={"X-Forwarded-For": member(1)}) as event_stream:
+                assert event_stream.status == 200
+                await asyncio.wait_for(event_stream.content.readline(), 10)
+                third = Stream(stub, game_id, _forwarded(member(2)))
+                if sites:
+                    assert await refused(third) == "TOO_MANY_STREAMS_FOR_ADDRESS"
+                    async with http.get(url, headers={"X-Forwarded-For": member(3)}) as over:
+                        assert over.status == 429
+                        assert (await over.json())["details"][0]["reason"] == "TOO_MANY_STREAMS_FOR_ADDRESS"
+                else:
+                    held.append(await opened(third))
+                held.append(await opened(Stream(stub, game_id, _forwarded("2001:db8:2::1"))))
+                held.append(await opened(Stream(stub, game_id, _forwarded("203.0.113.7"))))
+                assert [s.error for s in held if s.error] == []
+            for stream in held:
+                await stream.close()
 
     run(scenario(4), timeout_s=60)
     run(scenario(0), timeout_s=60)
@@ -388,36 +398,24 @@ def test_a_64_holding_its_sites_streams_gives_way_to_a_neighbour_on_both_faces(r
     oldest stream ends RESOURCE_EXHAUSTED TOO_MANY_STREAMS_FOR_ADDRESS (naming no address).
     Then they hold one each, and neither gives way to the other: a second gRPC stream of the
     neighbour's, and one more of the first /64's, are refused."""
-    from hustings.client import Client
-    from service_helpers import new_game
     from test_stream_address_limits import Stream, opened, refused
-    from test_watchers import own_channel
 
     async def scenario() -> None:
         caps = {"max_streams_per_address": 2, "max_watchers": 100}
-        async with trusting_replica(redis_server.url, **caps) as served:
-            address = f"127.0.0.1:{served.port}"
-            url = f"http://127.0.0.1:{served.http_port}/v1/games/{{}}:watch?fromVersion=0"
-            async with Client(address) as setup, own_channel(address) as proxy, aiohttp.ClientSession() as http:
-                game_id = (await new_game(setup, 3))[0].game_id
-                stub = game_service_pb2_grpc.GameServiceStub(proxy)
-
-                def forwarded(client: str) -> tuple[tuple[str, str], ...]:
-                    return (("x-forwarded-for", client),)
-
-                heavy = [await opened(Stream(stub, game_id, forwarded(member(0)))) for _ in range(2)]
-                await asyncio.sleep(0.2)  # both follow their game now
-                async with http.get(url.format(game_id), headers={"X-Forwarded-For": member(1)}) as event_stream:
-                    assert event_stream.status == 200
-                    await asyncio.wait_for(event_stream.content.readline(), 10)
-                    assert await refused(heavy[0]) == "TOO_MANY_STREAMS_FOR_ADDRESS"
-                    assert "2001:db8" not in (heavy[0].error.details() or "")  # type: ignore[union-attr]
-                    neighbour = Stream(stub, game_id, forwarded(member(1)))
-                    assert await refused(neighbour) == "TOO_MANY_STREAMS_FOR_ADDRESS"
-                    again = Stream(stub, game_id, forwarded(member(0)))
-                    assert await refused(again) == "TOO_MANY_STREAMS_FOR_ADDRESS"
-                    assert heavy[1].error is None and len(heavy[1].versions) >= 1
-                for stream in (*heavy, neighbour, again):
-                    await stream.close()
+        async with _a_game_behind_a_proxy(redis_server.url, **caps) as (stub, game_id, url, http):
+            heavy = [await opened(Stream(stub, game_id, _forwarded(member(0)))) for _ in range(2)]
+            await asyncio.sleep(0.2)  # both follow their game now
+            async with http.get(url, headers={"X-Forwarded-For": member(1)}) as event_stream:
+                assert event_stream.status == 200
+                await asyncio.wait_for(event_stream.content.readline(), 10)
+                assert await refused(heavy[0]) == "TOO_MANY_STREAMS_FOR_ADDRESS"
+                assert "2001:db8" not in (heavy[0].error.details() or "")  # type: ignore[union-attr]
+                neighbour = Stream(stub, game_id, _forwarded(member(1)))
+                assert await refused(neighbour) == "TOO_MANY_STREAMS_FOR_ADDRESS"
+                again = Stream(stub, game_id, _forwarded(member(0)))
+                assert await refused(again) == "TOO_MANY_STREAMS_FOR_ADDRESS"
+                assert heavy[1].error is None and len(heavy[1].versions) >= 1
+            for stream in (*heavy, neighbour, again):
+                await stream.close()
 
     run(scenario(), timeout_s=60)
