@@ -264,3 +264,6 @@ def test_the_readme_bot_with_nothing_but_http_plays_every_kind_to_the_end(served
         history = requests.get(f"http://{served[1]}/v1/games/{game_id}/history", timeout=10).json()["entries"]
         assert len([e for e in history if e.get("seat") == 0 and "move" in e]) >= 5, kind  # the bot's own seat decided
         assert not requests.get(f"http://{served[1]}/v1/games/{game_id}/view", timeout=10).json()["view"]["seats"][0]["botPlayed"]
+        # It makes its decisions only: never a move beside them (a hand-over gave its Budget away).
+        beside = ("handBudget", "offerDeal", "withdrawOffer", "declineOffer")
+        assert not [e for e in history if e.get("seat") == 0 and set(beside) & e.get("move", {}).get("spinDoctors", {}).keys()], kind
