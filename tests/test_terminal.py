@@ -341,12 +341,15 @@ def test_stimmvieh_play_politician_parts_and_numbers() -> None:
         with pytest.raises(AnswerError, match=r"there is no move \[99\]; the numbers go from 1 to"):
             menu.parse("99")
     cards_of = {i: {c for j, c in plays if j == i} for i, _ in plays}
-    other = next((c for i, cs in cards_of.items() for c in cs if c not in cards_of[influence]), None)
+    other = next((c for i, cs in cards_of.items() for c in cs if c and c not in cards_of[influence]), None)
     if other is not None:  # a card another politician may take, but not this one
         with pytest.raises(AnswerError, match=rf"not legal now; with that influence: play_politician {influence} "):
             menu.parse(f"{influence} {other}")
     with pytest.raises(AnswerError, match=r"takes 2 part\(s\) \(influence, take card\); you typed 3"):
         menu.parse(f"{influence} {card} {card}")
+    # A legal influence without its card: the card is what is missing, not a legal influence.
+    with pytest.raises(AnswerError, match=rf"play_politician with influence {influence} needs its take card too: play_politician {influence} "):
+        menu.parse(f"play_politician {influence}")
 
 
 def test_several_kinds_of_move_need_the_kind_and_small_ones_are_numbered() -> None:
@@ -367,6 +370,11 @@ def test_several_kinds_of_move_need_the_kind_and_small_ones_are_numbered() -> No
     large = menu.typed[0]
     choice = large.choices[len(large.choices) // 2]
     assert menu.parse(menu.typed_parts(choice)) == choice.move
+    # Its parts alone, as the menu's example shows them, make that move when no other kind fits.
+    parts = menu.typed_parts(choice).split(" ", 1)[1]
+    others = [g for g in menu.groups if g is not large]
+    if not any(_fits(menu, g, parts) for g in others):
+        assert menu.parse(parts) == choice.move
     lines = menu.lines()
     assert any(line.startswith(f"  {large.kind} ") for line in lines)
     assert all(len(line) <= 420 for line in lines)
@@ -498,3 +506,27 @@ def test_counts_in_a_typed_group_are_listed_by_value() -> None:
         move.wahlspiel.buy_voters.count = count
         moves.append(move)
     assert Menu(moves).lines()[1].strip() == "count: " + ", ".join(str(n) for n in range(15))
+
+
+def _fits(menu: Menu, group: Any, parts: str) -> bool:
+    """Whether ``parts`` make a move of ``group`` of ``menu``."""
+    try:
+        menu._match(group, parts.split())
+    except AnswerError:
+        return False
+    return True
+
+
+def test_spin_doctors_staff_parts_alone_choose_the_staff() -> None:
+    """`hustings play`'s menu shows a Staff as its parts ("e.g. 7 8 9 10 11 12") beside the
+    hand-overs; typed so, without the move's name, they choose that Staff (they were refused
+    "not a move here")."""
+    moves = _legal_moves("spin_doctors", 3, 0, 3)
+    menu = Menu(moves)
+    assert {g.kind for g in menu.groups} >= {"choose_staff", "hand_budget"}
+    staff = next(g for g in menu.groups if g.kind == "choose_staff")
+    choice = staff.choices[7]
+    parts = menu.typed_parts(choice).removeprefix("choose_staff ")
+    assert menu.parse(parts) == choice.move
+    with pytest.raises(AnswerError, match="is not a move here"):
+        menu.parse("bogus 1 2")

@@ -243,7 +243,20 @@ class Menu:
         elif len(self.groups) == 1:
             group = self.groups[0]
         else:
-            raise AnswerError(f"{tokens[0]!r} is not a move here; start with one of: " + ", ".join(g.kind for g in self.groups))
+            # Parts alone, as the menu's example shows them: the one kind of move they make, if
+            # only one does (The Spin Doctors lists hand-overs beside most decisions).
+            fitting = []
+            for candidate in self.groups:
+                try:
+                    fitting.append(self._match(candidate, tokens))
+                except AnswerError:
+                    continue
+            if len(fitting) == 1:
+                return fitting[0]
+            kinds = ", ".join(g.kind for g in self.groups)
+            if fitting:
+                raise AnswerError(f"{' '.join(tokens)!r} may be more than one kind of move; start with one of: {kinds}")
+            raise AnswerError(f"{tokens[0]!r} is not a move here; start with one of: {kinds}")
         return self._match(group, tokens)
 
     def _group_of(self, token: str) -> Group | None:
@@ -329,6 +342,9 @@ class Menu:
         first = group.varying[0]
         if first.name in wanted and len(group.varying) > 1:
             rest = [self.typed_parts(c) for c in group.choices if c.parts[first.name] == wanted[first.name]]
+            missing = [words(f.name) for f in group.varying if f.name not in wanted]
+            if rest and missing:  # a legal start, its other parts left out
+                raise AnswerError(f"{group.kind} with {typed} needs its {' and '.join(missing)} too: {_cut(' | '.join(rest))}")
             if rest:
                 raise AnswerError(f"{group.kind} with {typed} is not legal now; with that {words(first.name)}: {_cut(' | '.join(rest))}")
         raise AnswerError(f"{group.kind} with {typed} is not legal now")
