@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import pathlib
@@ -131,6 +132,34 @@ def test_play_starts_its_own_server_and_quits_cleanly() -> None:
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     assert "your move" in out and "choose_top_candidates" in out
     assert "Traceback" not in done.stderr.decode()
+
+
+def test_play_quit_on_a_server_leaves_its_seats_to_the_tables_bots_and_showed_the_commitment(redis_server: EmbeddedRedis) -> None:
+    """`hustings play --server`, quit at its first prompt: it leaves every seat it held (yours
+    and its own bots'), so the table's bots play the game out instead of its turn being owed
+    for good; and it printed the seed commitment at the start, the one `hustings verify
+    --commitment` wants (views of the game show the same)."""
+    with serve_process("--redis-url", redis_server.url) as (_process, port):
+        done = subprocess.run([*CLI, "play", "--players", "3", "--server", f"127.0.0.1:{port}"], input=b"q\n", capture_output=True, timeout=120)
+        out = done.stdout.decode()
+        assert done.returncode == 0, done.stderr.decode()[-2000:]
+        game_id = out.split(" game ", 1)[1].split(".", 1)[0]
+        commitment = out.split("Its seed commitment: ", 1)[1].split()[0]
+        assert f"Left game {game_id} before its end" in out
+
+        async def finished() -> game_pb2.GameView:
+            async with Client(f"127.0.0.1:{port}") as client:
+                view = await client.view(game_id)
+                assert all(seat.absent for seat in view.seats) or view.status == game_pb2.GAME_STATUS_FINISHED
+                for _ in range(600):  # a table of bots alone: a decision per 100 ms
+                    if view.status == game_pb2.GAME_STATUS_FINISHED:
+                        return view
+                    await asyncio.sleep(0.1)
+                    view = await client.view(game_id)
+                raise AssertionError(f"the bots did not play {game_id} out: version {view.version}")
+
+        view = run(finished(), 90)
+        assert view.seed_commitment == commitment and len(commitment) == 64
 
 
 def test_loadtest_prints_its_figures() -> None:

@@ -24,6 +24,8 @@ from hustings.move_entry import AnswerError, Menu, move_text
 from hustings.tables import fallback_tell, game_text, seat_name, wrap
 from hustings.v1 import game_pb2, game_service_pb2
 
+LEAVE_WITHIN_S = 5.0  # how long quitting waits to leave its seats (``_leave_unfinished``)
+
 MAX_UPDATES = 50_000  # updates handled in one game; far above the longest game
 MAX_ANSWERS = 1_000  # typed answers to one prompt before the player is taken to have left
 IDLE_TIMEOUT_S = 120.0  # bots answer at once; this long without news means the game is stuck
@@ -267,9 +269,34 @@ async def play_in_terminal(
         seated = [await client.join(created.game_id, f"Bot {i}") for i in range(1, players)]
         bots = [asyncio.create_task(play_seat(client, j, RandomBot(random.Random(rng.getrandbits(64))), stats)) for j in seated]
         print(f"You are {name}, seat {me.seat}, in {kind} game {created.game_id}.", file=out, flush=True)
+        # Kept now, it lets ``hustings verify`` check the game without taking the server's word.
+        print(f"Its seed commitment: {me.view.seed_commitment}", file=out, flush=True)
         try:
             return await TerminalPlayer(client, me, name, out, ask).run()
         finally:
             for task in bots:
                 task.cancel()
             await asyncio.gather(*bots, return_exceptions=True)
+            await _leave_unfinished(client, [me, *seated], out)
+
+
+async def _leave_unfinished(client: Client, seats: list[Joined], out: TextIO) -> None:
+    """Leave every seat of a game left before its end (``q``, Ctrl-C), so that the table's own
+    bots play it out: its seats' bots here stop with the program, and a game left so on a
+    server that goes on stood still in its lobby, its turn owed, for as long as it was kept.
+    Best effort, within LEAVE_WITHIN_S: the server may be gone too."""
+    if not seats:
+        return
+    try:
+        async with asyncio.timeout(LEAVE_WITHIN_S):
+            view = await client.view(seats[0].game_id)
+            if view.status == game_pb2.GAME_STATUS_FINISHED:
+                return
+            for seat in seats:
+                try:
+                    await client.leave(seat.game_id, seat.token)
+                except HustingsError:
+                    pass  # absent already (its time ran out), or the game ended meanwhile
+    except (HustingsError, TimeoutError):
+        return
+    print(f"Left game {seats[0].game_id} before its end: the table's bots play it out.", file=out, flush=True)
