@@ -1,6 +1,6 @@
 """The ``hustings`` command as a user types it, with values it cannot use and signals in the
-middle: a one-line message naming the flag and a non-zero status, no Python traceback, a prompt
-exit on Ctrl-C or SIGTERM, no process of its own left running (an embedded Redis, loadtest's
+middle: a one-line message naming the flag and status 2, no Python traceback, a prompt
+exit on Ctrl-C, SIGTERM or SIGHUP, no process of its own left running (an embedded Redis, loadtest's
 replicas), and memory that does not grow with the games asked for."""
 
 from __future__ import annotations
@@ -203,7 +203,7 @@ def _all_gone(pids: list[int], seconds: float = 10.0) -> list[int]:
     return [pid for pid in pids if _alive(pid)]
 
 
-@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "ctrl_c"])
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=["sigterm", "ctrl_c", "sighup"])
 @pytest.mark.parametrize(
     ("argv", "wanted"),
     [
@@ -222,7 +222,37 @@ def test_a_signal_ends_the_command_through_its_cleanup(argv: list[str], wanted: 
         status = process.wait(timeout=30)
         left = _all_gone(below)
         assert not left, f"{[_cmdline(pid)[:80] for pid in left]} outlived `hustings {argv[0]}` after {stop.name}"
-        assert status == {signal.SIGTERM: 143, signal.SIGINT: 130}[stop], (status, process.stderr.read().decode()[-1500:] if process.stderr else "")
+        assert status == {signal.SIGTERM: 143, signal.SIGINT: 130, signal.SIGHUP: 129}[stop], (
+            status, process.stderr.read().decode()[-1500:] if process.stderr else ""
+        )
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP], ids=["sigterm", "sighup"])
+@pytest.mark.parametrize(
+    "command",
+    # The bot's game is one of greedy server-side bots: long enough to be under way when signalled.
+    [[*CLI, "play", "--players", "3"], [sys.executable, "-m", "hustings.ai.example_bot", "--kind", "spin_doctors", "--bot-level", "greedy"]],
+    ids=["play", "example_bot"],
+)
+def test_a_closed_terminal_or_sigterm_stops_play_and_the_example_bot_with_their_embedded_redis(
+    command: list[str], stop: signal.Signals
+) -> None:
+    """`hustings play` and the example bot without --server start an embedded server; a closed
+    terminal (SIGHUP) or SIGTERM left its Redis running and its folder behind. Now they stop
+    it as on Ctrl-C, with status 128 + the signal's number."""
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        below = _started(process, ("redis-server",))
+        assert process.poll() is None, "it ended before the signal"
+        process.send_signal(stop)
+        status = process.wait(timeout=30)
+        left = _all_gone(below)
+        assert not left, f"{[_cmdline(pid)[:80] for pid in left]} outlived `{' '.join(command[1:4])}` after {stop.name}"
+        assert status == 128 + stop, (status, process.stderr.read().decode()[-1500:] if process.stderr else "")
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate(timeout=10)
 
 
 def _silent_port() -> tuple[socket.socket, int]:

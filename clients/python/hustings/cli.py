@@ -10,9 +10,10 @@ import os
 import pathlib
 import signal
 import sys
-from typing import Any, Coroutine, NoReturn, Sequence
+from typing import Any, NoReturn, Sequence
 
 from hustings.service.defaults import CALL_ROOM_PER_CONNECTION, DEFAULT_ADDRESS, DEFAULT_DATA_DIR, DEFAULT_MAX_STREAMS_PER_CONNECTION
+from hustings.stopping import until_stopped
 
 DEFAULT_HTTP_ADDRESS = "127.0.0.1:8080"
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")  # as hustings.service.logs.LEVELS
@@ -501,32 +502,8 @@ def _problem(args: argparse.Namespace) -> str | None:
 
 
 # Commands that start processes of their own (an embedded Redis, replicas) and stop them when
-# they end: SIGTERM ends them as Ctrl-C does, through their cleanup.
-STOPPED_BY_SIGTERM = ("bots", "loadtest", "clockbench")
-SIGTERM_STATUS = 128 + signal.SIGTERM
-
-
-async def _until_sigterm(work: Coroutine[Any, Any, int]) -> int:
-    """``work``, cancelled by SIGTERM as asyncio.run cancels it on SIGINT, so that every
-    ``finally`` on its way runs; then SIGTERM_STATUS."""
-    task = asyncio.current_task()
-    assert task is not None
-    loop = asyncio.get_running_loop()
-    terminated: list[bool] = []
-
-    def on_sigterm() -> None:
-        terminated.append(True)
-        task.cancel()
-
-    loop.add_signal_handler(signal.SIGTERM, on_sigterm)
-    try:
-        return await work
-    except asyncio.CancelledError:
-        if terminated:
-            return SIGTERM_STATUS
-        raise
-    finally:
-        loop.remove_signal_handler(signal.SIGTERM)
+# they end: SIGTERM and SIGHUP end them as Ctrl-C does, through their cleanup (``stopping``).
+STOPPED_BY_SIGNALS = ("bots", "loadtest", "clockbench", "play")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -547,7 +524,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = {"serve": _serve, "bots": _bots, "play": _play, "loadtest": _loadtest, "clockbench": _clockbench, "verify": _verify}[args.command]
     work = command(args)
     try:
-        return asyncio.run(_until_sigterm(work) if args.command in STOPPED_BY_SIGTERM else work)
+        return asyncio.run(until_stopped(work) if args.command in STOPPED_BY_SIGNALS else work)
     except KeyboardInterrupt:
         return 130
     except Exception as error:  # noqa: BLE001 - the command line shows a clean message

@@ -48,6 +48,7 @@ from typing import AsyncIterator, Callable, Sequence, TypeVar
 import grpc
 
 from hustings.client import Client, HustingsError, Joined, RetryPolicy, checked_display_name, hinted_pause_s, new_request_id
+from hustings.stopping import until_stopped
 from hustings.v1 import game_pb2
 
 # Codes after which watching again (on this or another replica) may get further.
@@ -319,4 +320,5 @@ def _parser() -> argparse.ArgumentParser:
 
 
 if __name__ == "__main__":
-    raise SystemExit(asyncio.run(main(_parser().parse_args())))
+    # SIGTERM or SIGHUP (a closed terminal) ends it as Ctrl-C does: its embedded server stops too.
+    raise SystemExit(asyncio.run(until_stopped(main(_parser().parse_args()))))
