@@ -156,6 +156,9 @@ def test_loadtest_refuses_counts_and_ports_it_cannot_use_in_one_line(argv: list[
         (["bots", "--players", "9", "--server", "127.0.0.1:1"], "--players"),
         (["play", "--kind", "wahlspiel", "--players", "1", "--server", "127.0.0.1:1"], "--players"),
         (["loadtest", "--kind", "spin_doctors", "--players", "6", "--watchers", "0", "--seconds", "0"], "--players"),
+        # Refused before its embedded Redis starts (it started, and then serve exited 1 naming no flag).
+        (["serve", "--address", "127.0.0.1:99999"], "--address"),
+        (["serve", "--http-address", "nonsense"], "--http-address"),
     ],
 )
 def test_counts_and_lengths_that_make_no_run_are_refused_in_one_line(argv: list[str], flag: str) -> None:

@@ -10,7 +10,7 @@ import os
 import pathlib
 import signal
 import sys
-from typing import Any, NoReturn, Sequence
+from typing import Any, Callable, NoReturn, Sequence
 
 from hustings.service.defaults import CALL_ROOM_PER_CONNECTION, DEFAULT_ADDRESS, DEFAULT_DATA_DIR, DEFAULT_MAX_STREAMS_PER_CONNECTION
 from hustings.stopping import until_stopped
@@ -186,6 +186,23 @@ def _cidr(text: str) -> str:
 COMMITMENT_HEX_DIGITS = 64  # a SHA-256, as views show the seed commitment
 
 
+def _listen_address(face: str) -> Callable[[str], str]:
+    """A listen address flag's type: HOST:PORT with a port from 0 to 65535 ('' for a face that
+    is off, a gRPC ``unix:`` path), refused before anything starts (a bad one was refused only
+    once the embedded Redis had started, with status 1 and no flag named)."""
+
+    def parse(text: str) -> str:
+        from hustings.service.replica import StartupError, check_listen_address
+
+        try:
+            check_listen_address(face, text)
+        except StartupError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+        return text
+
+    return parse
+
+
 def _commitment(text: str) -> str:
     """--commitment: a seed commitment, 64 hex digits, in the lower case views show it in (so
     that one copied in capitals still compares equal)."""
@@ -211,9 +228,9 @@ def _parser() -> argparse.ArgumentParser:
     kind_help = "game kind: %(choices)s (default %(default)s)"
 
     serve = sub.add_parser("serve", help="run a replica of the service", epilog=SERVE_ENVIRONMENT)
-    serve.add_argument("--address", default=os.environ.get("HUSTINGS_ADDRESS", DEFAULT_ADDRESS), help="gRPC listen address (default %(default)s)")
-    serve.add_argument("--http-address", default=os.environ.get("HUSTINGS_HTTP_ADDRESS", DEFAULT_HTTP_ADDRESS), help="REST/JSON and the browser client at /play (default %(default)s; '' turns it off)")
-    serve.add_argument("--metrics-address", default=os.environ.get("HUSTINGS_METRICS_ADDRESS", ""), help="Prometheus /metrics listen address, e.g. 127.0.0.1:9464 (off when empty)")
+    serve.add_argument("--address", type=_listen_address("gRPC"), default=os.environ.get("HUSTINGS_ADDRESS", DEFAULT_ADDRESS), help="gRPC listen address (default %(default)s)")
+    serve.add_argument("--http-address", type=_listen_address("REST/JSON"), default=os.environ.get("HUSTINGS_HTTP_ADDRESS", DEFAULT_HTTP_ADDRESS), help="REST/JSON and the browser client at /play (default %(default)s; '' turns it off)")
+    serve.add_argument("--metrics-address", type=_listen_address("metrics"), default=os.environ.get("HUSTINGS_METRICS_ADDRESS", ""), help="Prometheus /metrics listen address, e.g. 127.0.0.1:9464 (off when empty)")
     serve.add_argument("--redis-url", default=os.environ.get("HUSTINGS_REDIS_URL", ""), help="external Redis; without it an embedded Redis is started")
     # An empty HUSTINGS_DATA_DIR (a compose file's unset ${VAR}) is not set, as every other
     # variable's empty value is: it was the current folder, made private with everything in it.
