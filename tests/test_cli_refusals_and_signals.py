@@ -6,6 +6,7 @@ replicas), and memory that does not grow with the games asked for."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -287,3 +288,13 @@ def test_bots_memory_does_not_grow_with_the_games_asked_for() -> None:
             time.sleep(0.1)
         assert peak > 0, "bots exited at once"
         assert peak < 150, f"bots --games 200000 took {peak:.0f} MB before playing a game (10 games: about 70 MB)"
+
+
+def test_bots_against_no_server_say_where_nothing_answered() -> None:
+    """`hustings bots --server` where nothing listens: its summary counts UNAVAILABLE, and one
+    line on stderr names the address (it said nothing but the summary's error count)."""
+    listener, port = _silent_port()
+    listener.close()  # nothing listens there now
+    done = subprocess.run([*CLI, "bots", "--games", "1", "--server", f"127.0.0.1:{port}"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and json.loads(done.stdout)["error_reasons"] == {"UNAVAILABLE": 1}, done.stdout
+    assert done.stderr.strip() == f"hustings bots: no server answered at 127.0.0.1:{port} (UNAVAILABLE); is `hustings serve` running there?"

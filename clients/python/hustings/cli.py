@@ -452,6 +452,9 @@ async def _bots(args: argparse.Namespace) -> int:
             absent_seats=args.absent_seats, move_seconds=args.move_seconds,
         )
     print(json.dumps(summary), flush=True)
+    if args.server and summary["games_finished"] == 0 and summary["error_reasons"].get("UNAVAILABLE"):
+        # The summary alone said {"UNAVAILABLE": 1}: say where nothing answered.
+        print(f"hustings bots: no server answered at {args.server} (UNAVAILABLE); is `hustings serve` running there?", file=sys.stderr)
     return 0 if summary["errors"] == 0 and summary["games_finished"] == args.games else 1
 
 
