@@ -23,7 +23,7 @@ import grpc
 from hustings.service import metrics
 from hustings.service.call_clock import CallClock
 from hustings.service.errors import ServiceError, invalid
-from hustings.service.limits import Tally
+from hustings.service.limits import count_down
 
 RECEIPT_S = 10.0  # an API request is a few hundred bytes: one packet, or a few retransmissions
 GAVE_WAY = "this replica had its maximum of requests arriving, and this client the most of them; retry shortly"
@@ -38,43 +38,46 @@ class Arrivals:
     replica's cap the client holding the most arriving, when it holds more than one more than
     the newcomer, gives way: its oldest such call is refused (``gave_way``) and the newcomer let
     in. Before, five addresses each under their cap that announced messages and never sent them
-    held every place, and every other client's calls were refused."""
+    held every place, and every other client's calls were refused. Every call enters here, so
+    the counts are plain; the client holding the most is looked for only at the cap."""
 
     def __init__(self, max_arriving: int, max_per_client: int) -> None:
         if min(max_arriving, max_per_client) < 1:
             raise ValueError("arrival limits must be at least 1")
         self.max_arriving = max_arriving
         self.max_per_client = max_per_client
-        self.held = Tally()
+        self.arriving = 0
+        self._by_client: dict[str, int] = {}
         self._tasks: dict[asyncio.Task[Any], str] = {}  # the calls arriving, oldest first, and their clients
         self._gave_way: set[asyncio.Task[Any]] = set()  # cancelled to make room, not yet refused
 
-    @property
-    def arriving(self) -> int:
-        """How many requests are arriving now."""
-        return self.held.total
+    def held_by(self, client: str) -> int:
+        """How many requests of ``client`` are arriving now."""
+        return self._by_client.get(client, 0)
 
     def enter(self, client: str, task: asyncio.Task[Any]) -> None:
         """Count the request of ``client`` that ``task`` reads in arrival (until ``leave``);
         refuse it with RESOURCE_EXHAUSTED (the reasons of the call caps) when a cap is reached
         that no one gives way at, and then count nothing. Two plain calls rather than a context
         manager: every call enters here."""
-        held = self.held.get(client)
+        held = self._by_client.get(client, 0)
         if held >= self.max_per_client:
             raise _exhausted(
                 "TOO_MANY_CALLS_FOR_CLIENT",
                 f"this client has its maximum of {self.max_per_client} requests arriving on this replica; retry shortly",
             )
-        if self.held.total >= self.max_arriving and not self._make_room(held):
+        if self.arriving >= self.max_arriving and not self._make_room(held):
             raise _exhausted("TOO_MANY_CALLS", f"this replica has {self.max_arriving} requests arriving; retry shortly")
-        self.held.up(client)
+        self.arriving += 1
+        self._by_client[client] = held + 1
         self._tasks[task] = client
 
     def leave(self, client: str, task: asyncio.Task[Any]) -> None:
         """The request of ``client`` that ``task`` reads has arrived, or never will (nothing if
         it gave way)."""
         if self._tasks.pop(task, None) is not None:
-            self.held.down(client)
+            self.arriving -= 1
+            count_down(self._by_client, client)
 
     def gave_way(self, task: asyncio.Task[Any]) -> bool:
         """Whether ``task`` was cancelled to make room (told once)."""
@@ -84,15 +87,14 @@ class Arrivals:
         return False
 
     def _make_room(self, held: int) -> bool:
-        heaviest = self.held.heaviest()
-        if heaviest is None or heaviest[1] <= held + 1:
+        # At the cap only: a walk of the clients and of the calls arriving (a few thousand at most).
+        client, most = max(self._by_client.items(), key=lambda item: item[1], default=("", 0))
+        if most <= held + 1:
             return False
-        client = heaviest[0]
-        # Its oldest: a walk of the calls arriving, at the cap only (a few thousand at most).
         oldest = next(task for task, whose in self._tasks.items() if whose == client)
         self.leave(client, oldest)
         self._gave_way.add(oldest)
-        oldest.cancel()
+        oldest.cancel()  # its read ends refused TOO_MANY_CALLS (``ArrivalInterceptor._receive``)
         return True
 
 

@@ -47,6 +47,8 @@ DEFAULT_MAX_STREAMS_PER_CLIENT = 1_000
 # still holds its thousands.
 DEFAULT_MAX_STREAMS_PER_ADDRESS = 2_000
 DEFAULT_MAX_STREAMS_PER_SEAT = 32
+# /64s of a full IPv6 site looked at for a stream to give way (``StreamLimits._giver``), the most first.
+ROOM_LOOKS = 64
 # The client key of a gRPC connection (``ClientAddresses.connection_of``) from a peer that is no trusted
 # proxy: its streams are capped by the connection's room as well as by the per-client cap. A
 # trusted proxy's connections carry many clients; it opens another connection at the cap.
@@ -107,14 +109,18 @@ def seat_key(token: str) -> str:
 class Held:
     """One stream counted by ``StreamLimits.hold``. While it follows its game (``follow``), it
     may be asked to give way to another client of its IPv6 site (``gave_way``; its ``wake`` is
-    set so that it sees so at once)."""
+    set so that it sees so at once); it then counts in its site no more."""
 
-    __slots__ = ("address", "wake", "gave_way")
+    __slots__ = ("address", "site", "wake", "gave_way", "room_from", "aside", "ended")
 
-    def __init__(self, address: str) -> None:
+    def __init__(self, address: str, site: str | None) -> None:
         self.address = address
+        self.site = site  # the IPv6 site it counts in, until it gives way (None: none)
         self.wake: Any = None  # the stream's asyncio.Event, while it follows its game
         self.gave_way = False
+        self.room_from: Held | None = None  # the stream set aside to give way once this one follows
+        self.aside = False  # set aside to give way to another, which has not followed its game yet
+        self.ended = False
 
 
 class StreamLimits:
@@ -234,18 +240,33 @@ class StreamLimits:
 
     def _giver(self, site: str, address: str) -> Held | None:
         """The stream that would give way so that ``address`` may hold one more in its full
-        ``site``: the oldest that follows its game of the site's /64 holding the most, if that
-        one holds more than one more than ``address``; else None (equals never take turns)."""
+        ``site``: the oldest that follows its game (and is not set aside for another already) of
+        the site's /64 holding the most that has one, if that /64 holds more than one more than
+        ``address``; else None (equals never take turns). ``ROOM_LOOKS`` /64s at most."""
         holders = self._site_holders.get(site)
-        heaviest = holders.heaviest() if holders is not None else None
-        if heaviest is None or heaviest[1] <= holders.get(address) + 1:  # type: ignore[union-attr]
+        if holders is None:
             return None
-        return next(iter(self._followers.get(heaviest[0], ())), None)
+        for looked, (holder, _count) in enumerate(holders.heaviest_first(above=holders.get(address) + 1)):
+            giver = next((f for f in self._followers.get(holder, ()) if not f.aside), None)
+            if giver is not None:
+                return giver
+            if looked + 1 >= ROOM_LOOKS:
+                break
+        return None
 
     def follow(self, held: Held, wake: Any) -> None:
-        """``held`` follows its game now, woken by ``wake``: it may be asked to give way."""
+        """``held`` follows its game now, woken by ``wake``: it may be asked to give way. The
+        stream set aside to make room for it (``hold``) gives way now: not before, so that a
+        stream refused on its way (past its client's rate, a game that does not exist) ends
+        nobody else's."""
         held.wake = wake
         self._followers.setdefault(held.address, {})[held] = None
+        giver, held.room_from = held.room_from, None
+        if giver is not None and not giver.ended:
+            self.unfollow(giver)
+            giver.gave_way = True
+            self._leave_site(giver)  # the site counts it no more: its cap holds while it ends
+            giver.wake.set()
 
     def unfollow(self, held: Held) -> None:
         """``held`` follows its game no more."""
@@ -255,6 +276,16 @@ class StreamLimits:
             if not mine:
                 del self._followers[held.address]
 
+    def _leave_site(self, held: Held) -> None:
+        site, held.site = held.site, None
+        if site is None:
+            return
+        count_down(self._by_site, site)
+        holders = self._site_holders[site]
+        holders.down(held.address)
+        if not holders.total:
+            del self._site_holders[site]
+
     @contextlib.contextmanager
     def hold(self, client: str, token: str | None, address: str | None = None, game_id: str = "") -> Iterator[Held]:
         """Count one stream of ``client`` from ``address`` (with ``token``, if any; of
@@ -262,19 +293,19 @@ class StreamLimits:
         is reached, and then count nothing. Without an address (a caller in the same process)
         the client stands for it. At the cap of its IPv6 site, the site's /64 holding the most,
         if it holds more than one more than this one, gives way: its oldest stream that follows
-        its game ends (``gave_way``) and this one is counted. Before, one /64 holding its
+        its game is set aside, and ends (``gave_way``) once this one follows its game
+        (``follow``); if this one ends first, it is given back. Before, one /64 holding its
         address's cap kept every other /64 of its /48 (a tunnel broker's or a mobile network's
         customers) from any stream."""
         address = address if address is not None else client
         seat = seat_key(token) if token else None
         self._refuse_over_cap(address, client, seat, game_id)
         site = site_of(address) if self.sites else None
+        held = Held(address, site)
         if site is not None and self._by_site.get(site, 0) >= self.max_per_address:
-            giver = self._giver(site, address)
-            assert giver is not None  # else refused above
-            self.unfollow(giver)
-            giver.gave_way = True
-            giver.wake.set()
+            held.room_from = self._giver(site, address)
+            assert held.room_from is not None  # else refused above
+            held.room_from.aside = True  # no other newcomer takes it too
         self.open += 1
         self._by_address[address] = self._by_address.get(address, 0) + 1
         if site is not None:
@@ -286,19 +317,16 @@ class StreamLimits:
         watched = f"{address} {game_id}"
         if game_id:
             self._by_game[watched] = self._by_game.get(watched, 0) + 1
-        held = Held(address)
         try:
             yield held
         finally:
+            held.ended = True
             self.unfollow(held)
+            if held.room_from is not None:  # it never followed: the stream set aside follows on
+                held.room_from.aside = False
             self.open -= 1
             count_down(self._by_address, address)
-            if site is not None:
-                count_down(self._by_site, site)
-                holders = self._site_holders[site]
-                holders.down(address)
-                if not holders.total:
-                    del self._site_holders[site]
+            self._leave_site(held)
             count_down(self._by_client, client)
             if seat is not None:
                 count_down(self._by_seat, seat)
@@ -431,6 +459,13 @@ class Tally:
             self.counts[key] = held - 1
         while self._top and self._top not in self._by_count:
             self._top -= 1
+
+    def heaviest_first(self, above: int = 0) -> Iterator[tuple[str, int]]:
+        """The keys counted more than ``above``, and their counts, the most first (in the order
+        they reached their count); stop iterating before changing the tally."""
+        for count in range(self._top, above, -1):
+            for key in self._by_count.get(count, ()):
+                yield key, count
 
     def heaviest(self) -> tuple[str, int] | None:
         """A key counted the most (the first to reach that count), and its count; None when

@@ -458,6 +458,8 @@ class RestServer:
         response = web.StreamResponse(headers=EVENT_STREAM_HEADERS)
         await response.prepare(request)
         bound_event_stream_buffers(request.transport)
+        if self.gate is not None and isinstance(request.protocol, GatedConnection):
+            self.gate.streaming(request.protocol)  # it never gives way to make room
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(maxsize=16)
 
         async def produce() -> None:

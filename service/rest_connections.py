@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
-import itertools
 import resource
 import socket
 import struct
@@ -113,8 +112,9 @@ LISTEN_BACKLOG = 1024
 # Connections refused at most this many at a time as they are accepted, before the event loop
 # serves anything else: the rest are accepted at its next turn.
 REFUSALS_PER_ACCEPT = 256
-# The connections of the address holding the most that are looked at for an idle one to close,
-# when the replica is at its cap and another address asks for one (``ConnectionGate._make_room``).
+# How far the replica looks for an idle connection to close when it is at its cap and another
+# address asks for one (``ConnectionGate._make_room``): this many addresses and busy connections
+# together, the addresses holding the most first.
 ROOM_LOOKS = 64
 # How long a connection keeps reading (and dropping) the rest of a body it answered without
 # reading to its end (too large, too late, a refused call) before it closes: aiohttp lingers so
@@ -254,7 +254,9 @@ class ConnectionGate:
         # trusted proxy); emptied when it reaches MAX_KNOWN_PEERS.
         self._peers: dict[str, tuple[str, bool]] = {}
         self.held = Tally()  # open connections by client address
-        self._connections: dict[str, dict["GatedConnection", None]] = {}  # by client address, oldest first
+        # By client address, oldest first: the connections that may give way to make room (none
+        # of a trusted proxy's, and none carrying an event stream).
+        self._connections: dict[str, dict["GatedConnection", None]] = {}
         self.refused = SparseLog("http_connections_refused", "HTTP connections closed at once: a connection cap was reached")
         self.made_room = SparseLog(
             "http_connections_made_room",
@@ -302,35 +304,55 @@ class ConnectionGate:
         of new connections were looked at as it was accepted (``accepts``)."""
         address = client_of(peer)
         held = self.held.get(address)
-        if held >= self.max_per_address and not self._trusted(peer):
+        trusted = self._trusted(peer)
+        if held >= self.max_per_address and not trusted:
             self.refused.note()
             return None
-        if self.held.total >= self.max_connections and not self._make_room(held):
+        # A trusted proxy, counted only against the replica's cap, neither takes room nor gives it.
+        if self.held.total >= self.max_connections and (trusted or not self._make_room(held)):
             self.refused.note()
             return None
         self.held.up(address)
-        if connection is not None:
+        if connection is not None and not trusted:
             self._connections.setdefault(address, {})[connection] = None
         return address
 
     def _make_room(self, held: int) -> bool:
         """Close an idle connection (one waiting for a request's headers, ``GatedConnection.idle``)
-        of the address that holds the most connections, if it holds more than ``held`` + 1 (so
-        equals never take turns closing each other's); whether one was closed. Before, five
-        addresses each under their cap held every connection of a replica, idle, and every other
-        client's connection was reset; now such connections give way to whoever holds fewer, and
-        the addresses at the cap keep what they use (event streams, calls). Only the first
-        ``ROOM_LOOKS`` of its connections, oldest first, are looked at."""
-        heaviest = self.held.heaviest()
-        if heaviest is None or heaviest[1] <= held + 1:
+        of an address that holds more than ``held`` + 1 connections (so equals never take turns
+        closing each other's), the address holding the most first; whether one was closed.
+        Before, five addresses each under their cap held every connection of a replica, idle,
+        and every other client's connection was reset; now such connections give way to whoever
+        holds fewer, and the addresses at the cap keep what they use (event streams, calls
+        being answered). At most ``ROOM_LOOKS`` addresses and connections are looked at, each
+        address's oldest first."""
+        looks = ROOM_LOOKS
+        chosen = None
+        for address, _count in self.held.heaviest_first(above=held + 1):
+            looks -= 1
+            for connection in self._connections.get(address, ()):
+                if connection.idle():
+                    chosen = connection
+                    break
+                looks -= 1
+                if looks <= 0:
+                    break
+            if chosen is not None or looks <= 0:
+                break
+        if chosen is None:
             return False
-        address = heaviest[0]
-        idle = next((c for c in itertools.islice(self._connections.get(address, {}), ROOM_LOOKS) if c.idle()), None)
-        if idle is None:
-            return False
-        idle.give_way()
+        chosen.give_way()
         self.made_room.note()
         return True
+
+    def streaming(self, connection: "GatedConnection") -> None:
+        """``connection`` carries an event stream now (for as long as it lasts): it never gives way."""
+        address = connection.address
+        mine = self._connections.get(address) if address is not None else None
+        if mine is not None and connection in mine:
+            del mine[connection]
+            if not mine:
+                del self._connections[address]  # type: ignore[arg-type]
 
     def release(self, address: str, connection: "GatedConnection | None" = None) -> None:
         """One connection from ``address`` (``connection``, if it was given to ``admit``) closed."""
@@ -482,6 +504,11 @@ class GatedConnection(RequestHandler):
                 pass  # not a TCP socket
         self._made = True
         super().connection_made(transport)
+
+    @property
+    def address(self) -> str | None:
+        """The client address the connection counts as, while it is counted."""
+        return self._address
 
     def idle(self) -> bool:
         """Whether the connection waits for a request (its next one, or the headers of its

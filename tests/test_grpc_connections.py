@@ -534,7 +534,7 @@ def test_at_the_cap_of_requests_arriving_the_client_holding_the_most_gives_way(
             fresh.start_call(replica.port, 1, "CreateGame", 100, b"x" * 10)
             assert await _status_of(held[0], 1, WAIT_S) == RESOURCE_EXHAUSTED  # the heaviest's oldest
             await arriving(4)  # the newcomer's in its place
-            assert (places[0].held.get(heavy), places[0].held.get(light), places[0].held.get(newcomer)) == (2, 1, 1)
+            assert (places[0].held_by(heavy), places[0].held_by(light), places[0].held_by(newcomer)) == (2, 1, 1)
             # LIGHT asks again: the heaviest holds no more than one more than it, so it is refused.
             again = await RawHttp2.open(replica.port, light)
             again.start_call(replica.port, 1, "CreateGame", 100, b"x" * 10)

@@ -272,9 +272,10 @@ def test_the_64_of_a_site_holding_the_most_gives_way_to_another_64_of_it() -> No
     """One /64 holding its site's every place (its address's cap, 4 here) kept every other /64
     of the /48 (a tunnel broker's or a mobile network's customers) from any stream. Now, at the
     site's cap, the /64 holding the most, when it holds more than one more than the newcomer,
-    gives way: its oldest stream that follows its game is told so (``gave_way``, woken) and the
-    newcomer is counted. A stream still catching up is never asked; /64s holding as many never
-    take turns; the pre-check (``check``) asks nothing of anyone."""
+    gives way: its oldest stream that follows its game is set aside, and told so (``gave_way``,
+    woken, no longer counted in the site) once the newcomer follows its game; a newcomer that
+    ends before (refused on its way) gives it back. A stream still catching up is never asked;
+    /64s holding as many never take turns; the pre-check (``check``) asks nothing of anyone."""
     import asyncio
     from contextlib import ExitStack
 
@@ -283,6 +284,11 @@ def test_the_64_of_a_site_holding_the_most_gives_way_to_another_64_of_it() -> No
 
     limits = StreamLimits(max_streams=100, max_per_client=50, max_per_seat=32, max_per_address=4)
     heavy, light, third = client_of(member(0)), client_of(member(1)), client_of(member(2))
+    site = "2001:db8:1::/48"
+
+    def newcomer(streams: ExitStack, client: str, address: str) -> None:
+        limits.follow(streams.enter_context(limits.hold(client, None, address)), asyncio.Event())
+
     with ExitStack() as streams:
         held = [streams.enter_context(limits.hold(f"grpc:h{n}", None, heavy)) for n in range(4)]
         with pytest.raises(ServiceError):  # none of them follows its game yet: none may give way
@@ -291,22 +297,23 @@ def test_the_64_of_a_site_holding_the_most_gives_way_to_another_64_of_it() -> No
         for stream, wake in zip(held, wakes):
             limits.follow(stream, wake)
         limits.check("grpc:l0", None, light)  # room can be made: not refused, and nobody asked
-        assert not any(stream.gave_way for stream in held)
-        streams.enter_context(limits.hold("grpc:l0", None, light))
+        with limits.hold("grpc:l0", None, light):  # refused on its way, before it follows
+            assert not any(stream.gave_way for stream in held)
+        assert not any(stream.gave_way for stream in held) and limits._by_site[site] == 4  # given back
+        newcomer(streams, "grpc:l0", light)
         assert [stream.gave_way for stream in held] == [True, False, False, False]  # the oldest
         assert wakes[0].is_set() and not wakes[1].is_set()
-        assert limits.open == 5 and limits.held_from(light) == 1
-        streams.enter_context(limits.hold("grpc:t0", None, third))  # 4 against 0: another gives way
-        assert [stream.gave_way for stream in held] == [True, True, False, False]
-        # light holds 1, the heaviest 4 (two of them leaving): light may take one more, not third's
-        streams.enter_context(limits.hold("grpc:l1", None, light))
-        assert held[2].gave_way
-    assert limits.open == 0
+        assert limits.open == 5 and limits.held_from(light) == 1 and limits._by_site[site] == 4  # the site's cap holds
+        newcomer(streams, "grpc:t0", third)  # 3 against 0: another gives way
+        assert [stream.gave_way for stream in held] == [True, True, False, False] and limits._by_site[site] == 4
+        # heavy now holds 2 in the site, light 1: light takes no more (equals within one), nor third
+        with pytest.raises(ServiceError):
+            limits.hold("grpc:l1", None, light).__enter__()
+    assert limits.open == 0 and not limits._by_site
     # /64s holding as many do not take turns: two each, and a third asks from one of them.
     with ExitStack() as streams:
         for address in (heavy, heavy, light, light):
-            stream = streams.enter_context(limits.hold(f"grpc:{address}", None, address))
-            limits.follow(stream, asyncio.Event())
+            newcomer(streams, f"grpc:{address}", address)
         with pytest.raises(ServiceError) as caught:
             limits.hold("grpc:x", None, heavy).__enter__()
         assert caught.value.reason == "TOO_MANY_STREAMS_FOR_ADDRESS" and limits.open == 4
@@ -408,6 +415,7 @@ def test_a_64_holding_its_sites_streams_gives_way_to_a_neighbour_on_both_faces(r
             async with http.get(url, headers={"X-Forwarded-For": member(1)}) as event_stream:
                 assert event_stream.status == 200
                 await asyncio.wait_for(event_stream.content.readline(), 10)
+                await asyncio.wait_for(heavy[0].task, 10)  # it ends once the event stream follows its game
                 assert await refused(heavy[0]) == "TOO_MANY_STREAMS_FOR_ADDRESS"
                 assert "2001:db8" not in (heavy[0].error.details() or "")  # type: ignore[union-attr]
                 neighbour = Stream(stub, game_id, _forwarded(member(1)))

@@ -10,6 +10,7 @@ several loopback addresses (127.0.0.0/8 is all loopback), the caps small, every 
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import json
 import socket
 import uuid
@@ -138,6 +139,9 @@ def test_addresses_holding_as_many_do_not_close_each_others(live: LiveRest) -> N
 
 
 def test_connections_in_use_never_give_way(live: LiveRest) -> None:
+    """HEAVY holds six event streams, LIGHT two idle connections: a newcomer takes one of
+    LIGHT's (it holds more than one more than the newcomer), never one of HEAVY's streams, though
+    HEAVY holds the most; once LIGHT's left one is in use too, the next newcomer is refused."""
     gate = _gate(live)
     game_id, _joined = live.new_game(players=3)
     watch = f"GET /v1/games/{game_id}:watch?fromVersion=0 HTTP/1.1\r\nHost: x\r\n\r\n".encode()
@@ -148,13 +152,61 @@ def test_connections_in_use_never_give_way(live: LiveRest) -> None:
     light = _hold(live, LIGHT, 2)
     try:
         assert _wait_for(lambda: streams.open == 6)
-        assert _status_of_kinds(live, NEWCOMER) is None  # only LIGHT has idle ones, and it holds few
-        assert not any(_closed_within(sock, QUIET_S) for sock in light)
+        assert _status_of_kinds(live, NEWCOMER) == 200
+        assert _closed_within(light[0], WAIT_S)  # LIGHT's oldest idle one made the room
         assert streams.open == 6 and gate.held.get(HEAVY) == 6
+        light[1].sendall(watch)  # LIGHT's other connection carries a stream now
+        assert _wait_for(lambda: streams.open == 7)
+        with _connect(live, NEWCOMER) as held_open:  # the newcomer holds one: 7 + 1 = the cap
+            assert _wait_for(lambda: gate.open == SETTINGS.max_connections)
+            assert _status_of_kinds(live, "127.0.0.15") is None  # nothing idle to close but its own
+            assert not _closed_within(held_open, QUIET_S) and streams.open == 7
     finally:
         for sock in heavy + light:
             sock.close()
     assert _wait_for(lambda: gate.open == 0)
+
+
+class _Connection:
+    """A stand-in for a GatedConnection: idle or not, and closed when it gives way."""
+
+    def __init__(self, gate: ConnectionGate, idle: bool) -> None:
+        self.gate, self.is_idle, self.address, self.closed = gate, idle, None, False
+
+    def idle(self) -> bool:
+        return self.is_idle
+
+    def give_way(self) -> None:
+        self.gate.release(self.address, self)  # type: ignore[arg-type]
+        self.closed = True
+
+
+def test_room_is_looked_for_past_the_heaviest_and_a_trusted_proxy_neither_gives_nor_takes_it() -> None:
+    """At the cap, the address holding the most that has an idle connection gives way, even
+    when the one holding the most has none idle (it held the rest off before); a trusted
+    proxy's connections, counted only against the replica's cap, never give way, and a new one
+    of its own takes no room either."""
+    gate = ConnectionGate(max_connections=10, max_per_address=6, trusted_proxies=[ipaddress.ip_network("10.0.0.0/8")])
+    admitted: list[_Connection] = []
+
+    def connect(peer: str, idle: bool) -> _Connection | None:
+        connection = _Connection(gate, idle)
+        connection.address = gate.admit(peer, connection)  # type: ignore[arg-type]
+        if connection.address is None:
+            return None
+        admitted.append(connection)
+        return connection
+
+    busy = [connect("192.0.2.1", idle=False) for _ in range(5)]  # the heaviest: nothing idle
+    idle = [connect("192.0.2.2", idle=True) for _ in range(3)]
+    proxied = [connect("10.0.0.1", idle=True) for _ in range(2)]
+    assert gate.open == 10 and all(busy + idle + proxied)
+    assert connect("192.0.2.9", idle=True) is not None  # room made past the heaviest
+    assert [c.closed for c in idle] == [True, False, False] and not any(c.closed for c in busy + proxied)  # type: ignore[union-attr]
+    assert connect("10.0.0.1", idle=True) is None  # the proxy takes no room
+    assert connect("192.0.2.8", idle=True) is not None  # 192.0.2.2 (2) still holds more than one more
+    assert connect("192.0.2.7", idle=True) is None  # the rest hold 5 busy, 1, 2 proxied, 1, 1
+    assert not any(c.closed for c in proxied)  # type: ignore[union-attr]
 
 
 def _create_head(body: bytes) -> bytes:
