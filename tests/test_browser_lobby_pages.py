@@ -51,3 +51,22 @@ def test_a_lobby_that_ends_on_its_page_offers_no_more(page: Any, tmp_path_factor
             assert page.locator("#more-games").is_hidden()
     finally:
         own.stop()
+
+
+def test_tables_waiting_for_players_come_first(page: Any, live: LiveRest) -> None:
+    """One address's games in play, made and joined at its create rate, filled the lobby's first
+    page and pushed a table waiting for players off it. Now the newest tables waiting for players
+    come first, and then the newest of all: an older open table is on top of 50 newer games in
+    play, and shown once (a page may come back short while more follow: at least 50 rows)."""
+    from playwright.sync_api import expect
+
+    waiting = live.ok("POST", "/v1/games", {"kind": "stimmvieh", "options": {"players": 3}})["gameId"]
+    made = [live.new_game(players=3)[0] for _ in range(50)]  # newer, and in play: every seat joined
+    page.goto(f"{live.base_url}/play")
+    rows = page.locator("#games tr.game-row")
+    expect(rows.first).to_have_attribute("data-game-id", waiting)
+    expect(rows.nth(49)).to_be_visible()  # then the newest of all: the games in play
+    ids = [rows.nth(i).get_attribute("data-game-id") for i in range(rows.count())]
+    in_play = set(made)
+    assert ids.count(waiting) == 1 and len(ids) == len(set(ids)) and len(in_play & set(ids[1:])) >= 49
+    assert page.locator("#error").is_hidden(), page.locator("#error").inner_text()

@@ -68,7 +68,15 @@ async function renderLobby(app) {
   const mine = routes;
   document.getElementById("where").textContent = "lobby";
   document.title = "hustings · lobby";
-  const [{ kinds = [] }, { games = [], nextPageToken = "" }] = await Promise.all([api("GET", "/v1/kinds"), api("GET", `/v1/games?pageSize=${LOBBY_PAGE}`)]);
+  // The newest tables waiting for players first, then the newest of all: one address's games in
+  // play, made and joined at its create rate, filled the first page and pushed every table
+  // waiting for players off it.
+  const [{ kinds = [] }, { games: waiting = [] }, { games: newest = [], nextPageToken = "" }] = await Promise.all([
+    api("GET", "/v1/kinds"),
+    api("GET", `/v1/games?pageSize=${LOBBY_PAGE}&status=GAME_STATUS_OPEN`),
+    api("GET", `/v1/games?pageSize=${LOBBY_PAGE}`),
+  ]);
+  const games = [...waiting, ...newest.filter((game) => !waiting.some((w) => w.gameId === game.gameId))];
   if (mine !== routes) return;
   const titles = Object.fromEntries(kinds.map((k) => [k.kind, k.title || k.kind]));
   const name = h("input", { id: "player-name", placeholder: "your name", maxlength: 40, value: playerName(), autocomplete: "nickname" });
@@ -187,9 +195,10 @@ async function renderLobby(app) {
         game.status === "GAME_STATUS_OPEN" && !seated ? h("button", { class: "join", type: "button", onclick: () => join(game.gameId) }, "Join") : null,
         h("button", { class: "open", type: "button", onclick: () => { location.hash = `#/game/${game.gameId}`; } }, seated ? "Play" : "Watch")));
   };
-  // The lobby a page at a time, newest first: "More tables" follows the page token while there
-  // is one (a page may come back short while more follow). A table already shown is not shown
-  // twice (tables made meanwhile move the later pages along).
+  // The lobby a page at a time, newest first (after the tables waiting for players): "More
+  // tables" follows the page token of the newest of all while there is one (a page may come back
+  // short while more follow). A table already shown is not shown twice (tables made meanwhile
+  // move the later pages along).
   const shown = new Set(games.map((game) => game.gameId));
   const body = h("tbody", {}, games.map(row));
   let next = nextPageToken;
