@@ -9,7 +9,9 @@ still open at once on a replica; past it CreateGame of a listed table is RESOURC
 clock), while an unlisted table (``table.unlisted``), which no lobby shows, is made as before.
 
 The /64s of one IPv6 site (``sites.site_of``: its /48) together keep no more tables waiting than
-one address may, as they hold no more streams (``sites``).
+``SITE_SHARE`` addresses may: one /64 at its bound leaves the rest of its /48 (a tunnel broker's
+or a mobile network's customers) room for three addresses' more, where a site's bound of one
+address's let one /64 keep every other from making a listed table.
 
 A replica remembers the listed tables each client made through it (its last ``per_client`` at
 most, for at most ``max_clients`` clients, least recently creating forgotten first), and only
@@ -29,13 +31,16 @@ import collections
 import time
 from typing import Awaitable, Callable, Iterable
 
-from hustings.service.sites import site_of
+from hustings.service.sites import IPV6_SITE_PREFIX, site_of
 
 # A classroom or an office behind one address, a table each, still fits; one address fills at
 # most a lobby page (50, the default page size) rather than all of them.
 DEFAULT_OPEN_TABLES_PER_CLIENT = 50
 DEFAULT_MAX_CLIENTS = 65_536  # as the creation buckets: a few kB a client at its bound
 RECHECK_S = 1.0  # a client at its bound has its tables looked up at most this often
+# The addresses' worth of tables the /64s of an IPv6 site keep waiting together (module docstring).
+SITE_SHARE = 4
+SITE_SUFFIX = f"/{IPV6_SITE_PREFIX}"  # how a site's key ends (``sites.site_of``); a client's ends in /64
 
 
 StillOpen = Callable[[list[str]], Awaitable[Iterable[str]]]  # which of these game ids still wait
@@ -119,11 +124,15 @@ class OpenTables:
         for key in keys:
             if await self._full(key, still_open):
                 return None
-        if any(self._count(key) >= self.per_client for key in keys):
+        if any(self._count(key) >= self._bound(key) for key in keys):
             return None  # others took the last places while this one waited for a lookup
         for key in keys:  # no await since the counts above: the place is this call's
             self._pending[key] = self._pending.get(key, 0) + 1
         return Claim(self, client, keys)
+
+    def _bound(self, key: str) -> int:
+        """How many tables ``key`` (a client, or an IPv6 site) may keep waiting."""
+        return self.per_client * SITE_SHARE if key.endswith(SITE_SUFFIX) else self.per_client
 
     def _count(self, key: str) -> int:
         return len(self._tables.get(key, ())) + self._pending.get(key, 0)
@@ -139,14 +148,14 @@ class OpenTables:
         tables = self._tables.setdefault(client, {})
         self._tables.move_to_end(client)
         tables[game_id] = None
-        while len(tables) > self.per_client:  # only the newest count: the older were let past
+        while len(tables) > self._bound(client):  # only the newest count: the older were let past
             del tables[next(iter(tables))]
         while len(self._tables) > self._max_clients:
             forgotten, _ = self._tables.popitem(last=False)
             self._refused_at.pop(forgotten, None)
 
     async def _full(self, key: str, still_open: StillOpen) -> bool:
-        if self._count(key) < self.per_client:
+        if self._count(key) < self._bound(key):
             return False
         refused_at = self._refused_at.get(key)
         if refused_at is not None and self._clock() - refused_at < RECHECK_S:
@@ -156,7 +165,7 @@ class OpenTables:
             lookup = self._lookups[key] = asyncio.ensure_future(self._look_up(key, still_open))
             lookup.add_done_callback(lambda done: self._looked_up(key, done))
         await asyncio.shield(lookup)
-        if self._count(key) < self.per_client:
+        if self._count(key) < self._bound(key):
             self._refused_at.pop(key, None)
             return False
         self._refused_at[key] = self._clock()

@@ -104,9 +104,11 @@ def test_creates_in_flight_together_hold_their_places_and_share_one_lookup() -> 
     run(scenario())
 
 
-def test_the_64s_of_an_ipv6_site_keep_no_more_tables_waiting_than_one_address() -> None:
-    """Two /64s of one /48 with a table each fill a bound of two for the whole site; another site
-    and an IPv4 address are not touched; with sites off each /64 counts alone."""
+def test_the_64s_of_an_ipv6_site_keep_no_more_tables_waiting_than_four_addresses() -> None:
+    """One /64 at its bound (two here) leaves its /48 neighbours room (a site's bound of one
+    address's let it keep every other /64 of the /48 from a listed table); four /64s at their
+    bound fill the site's, eight tables, and a fifth /64 of it is refused; another site and an
+    IPv4 address are not touched; with sites off each /64 counts alone."""
     from hustings.service.client_limits import client_of
 
     async def still_open(ids: list[str]) -> list[str]:
@@ -116,12 +118,18 @@ def test_the_64s_of_an_ipv6_site_keep_no_more_tables_waiting_than_one_address() 
         tables = OpenTables(per_client=2)
         tables.sites = sites
         tables.note(client_of("2001:db8:1:1::5"), "g1")
-        tables.note(client_of("2001:db8:1:2::5"), "g2")
-        clients = (client_of("2001:db8:1:3::5"), client_of("2001:db8:2::5"), "203.0.113.5")
-        return [await tables.claim(client, still_open) is None for client in clients]
+        tables.note(client_of("2001:db8:1:1::6"), "g2")  # that /64 is at its bound
+        answers = [await tables.claim(client_of("2001:db8:1:1::7"), still_open) is None]
+        answers.append(await tables.claim(client_of("2001:db8:1:2::5"), still_open) is None)  # a neighbour
+        for n in range(2, 5):
+            for m in range(2 if n > 2 else 1):
+                tables.note(client_of(f"2001:db8:1:{n}::{m + 10}"), f"g{n}{m}")
+        clients = (client_of("2001:db8:1:9::5"), client_of("2001:db8:2::5"), "203.0.113.5")
+        return answers + [await tables.claim(client, still_open) is None for client in clients]
 
-    assert run(scenario(True)) == [True, False, False]
-    assert run(scenario(False)) == [False, False, False]
+    assert open_tables.SITE_SHARE == 4
+    assert run(scenario(True)) == [True, False, True, False, False]
+    assert run(scenario(False)) == [True, False, False, False, False]
 
 
 def test_serve_takes_the_bound_and_defaults_to_fifty() -> None:
