@@ -16,7 +16,8 @@ import ipaddress
 # lasts (its streams, their unread bytes) a site holds no more of than one address: five /64s of
 # one site held every stream of a replica when each counted alone. And at the site's cap of
 # streams its /64 holding the most gives way to one holding fewer (``limits.StreamLimits.hold``):
-# one /64 at its address's cap kept every other /64 of its /48 from streaming.
+# one /64 at its address's cap kept every other /64 of its /48 from streaming. Listed tables
+# waiting, which cannot give way, a site keeps four addresses' worth of (``open_tables``).
 IPV6_SITE_PREFIX = 48
 
 
