@@ -37,6 +37,9 @@ COUNTED_BYTES = 8 << 10
 DEFAULT_MAX_UNREAD_BYTES_PER_ADDRESS = 16 << 20
 # What all the streams of a replica may hold unread.
 DEFAULT_MAX_UNREAD_BYTES = 256 << 20
+# The addresses' worth of unread bytes the /64s of one IPv6 site may hold together: four sites
+# fill a replica's cap, and one /64 holding its own leaves its neighbours room.
+SITE_SHARE = 4
 _NOT_COUNTED = contextlib.nullcontext()  # the block for an update too small to count: holds nothing
 
 
@@ -51,9 +54,10 @@ class UnreadBytes:
         self.max_bytes = max_bytes
         self.max_per_address = max_per_address
         self.held = 0
-        # Whether the /64s of one IPv6 site (``site_of``) together hold no more than one address
-        # may: sixteen of them filled the replica's cap, and then any other client's large update
-        # ended its stream. False for ``--clients-per-ipv6-site 0``.
+        # Whether the /64s of one IPv6 site (``site_of``) together hold no more than SITE_SHARE
+        # addresses may: sixteen of them filled the replica's cap, and then any other client's
+        # large update ended its stream; at one address's, one /64 whose streams read nothing
+        # ended those of every other /64 of its /48. False for ``--clients-per-ipv6-site 0``.
         self.sites = True
         self._by_address: dict[str, int] = {}  # only addresses holding bytes
         self._by_site: dict[str, int] = {}  # only sites holding bytes
@@ -83,10 +87,10 @@ class UnreadBytes:
                 "this client address's streams hold their maximum of updates not yet read; read them, or close some",
             )
         site = site_of(address) if self.sites else None
-        if site is not None and self._by_site.get(site, 0) + size > self.max_per_address:
+        if site is not None and self._by_site.get(site, 0) + size > self.max_per_address * SITE_SHARE:
             raise exhausted(
                 "TOO_MANY_UNREAD_BYTES_FOR_ADDRESS",
-                "this client's IPv6 site (its /48) holds the maximum of one address in updates not yet read;"
+                f"this client's IPv6 site (its /48) holds the maximum of {SITE_SHARE} addresses in updates not yet read;"
                 " read them, or close some",
             )
         self.held += size

@@ -319,30 +319,37 @@ def test_the_64_of_a_site_holding_the_most_gives_way_to_another_64_of_it() -> No
         assert caught.value.reason == "TOO_MANY_STREAMS_FOR_ADDRESS" and limits.open == 4
 
 
-def test_the_64s_of_a_site_hold_no_more_unread_bytes_together_than_one_address() -> None:
+def test_the_64s_of_a_site_hold_no_more_unread_bytes_together_than_four_addresses() -> None:
     """Sixteen /64s of a site within their own 16 MiB of unread updates filled the replica's
-    256 MiB, and then any other client's large update ended its stream. Now the site's /64s
-    together hold one address's cap: an update that would take the site past it is refused
-    TOO_MANY_UNREAD_BYTES_FOR_ADDRESS and counts nothing, while another site is written to."""
-    from hustings.service.errors import ServiceError
-    from hustings.service.unread import COUNTED_BYTES, UnreadBytes
+    256 MiB, and then any other client's large update ended its stream; at one address's cap for
+    the site, one /64 whose streams read nothing ended every neighbour's. Now the site's /64s
+    together hold four addresses' worth: one /64 at its own cap leaves its neighbours room, an
+    update that would take the site past four is refused TOO_MANY_UNREAD_BYTES_FOR_ADDRESS and
+    counts nothing, while another site is written to."""
+    from contextlib import ExitStack
 
+    from hustings.service.errors import ServiceError
+    from hustings.service.unread import COUNTED_BYTES, SITE_SHARE, UnreadBytes
+
+    assert SITE_SHARE == 4
     unread = UnreadBytes(max_bytes=100 * COUNTED_BYTES, max_per_address=3 * COUNTED_BYTES)
-    with unread.writing(client_of(member(0)), 2 * COUNTED_BYTES):
+    with ExitStack() as writes:
+        writes.enter_context(unread.writing(client_of(member(0)), 3 * COUNTED_BYTES))  # at its own cap
+        writes.enter_context(unread.writing(client_of(member(1)), 3 * COUNTED_BYTES))  # a neighbour has room
+        writes.enter_context(unread.writing(client_of(member(2)), 3 * COUNTED_BYTES))
+        writes.enter_context(unread.writing(client_of(member(3)), 2 * COUNTED_BYTES))  # the site holds 11 of 12
         with pytest.raises(ServiceError) as caught:
-            with unread.writing(client_of(member(1)), 2 * COUNTED_BYTES):
+            with unread.writing(client_of(member(4)), 2 * COUNTED_BYTES):
                 pass
         assert caught.value.reason == "TOO_MANY_UNREAD_BYTES_FOR_ADDRESS" and "2001:db8" not in caught.value.message
-        assert unread.held == 2 * COUNTED_BYTES and unread.held_by(client_of(member(1))) == 0
-        with unread.writing(client_of(member(1)), COUNTED_BYTES), unread.writing(client_of("2001:db8:2::1"), 3 * COUNTED_BYTES):
-            assert unread.held == 6 * COUNTED_BYTES
+        assert unread.held == 11 * COUNTED_BYTES and unread.held_by(client_of(member(4))) == 0
+        with unread.writing(client_of(member(4)), COUNTED_BYTES), unread.writing(client_of("2001:db8:2::1"), 3 * COUNTED_BYTES):
+            assert unread.held == 15 * COUNTED_BYTES
         unread.sites = False
-        with unread.writing(client_of(member(1)), 2 * COUNTED_BYTES):
-            assert unread.held == 4 * COUNTED_BYTES
+        with unread.writing(client_of(member(4)), 2 * COUNTED_BYTES):
+            assert unread.held == 13 * COUNTED_BYTES
         unread.sites = True
     assert unread.held == 0
-    with unread.writing(client_of(member(1)), 3 * COUNTED_BYTES):  # the site's bytes are back
-        assert unread.held == 3 * COUNTED_BYTES
 
 
 @contextlib.asynccontextmanager
