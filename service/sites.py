@@ -12,12 +12,13 @@ import ipaddress
 # site together get ``client_limits.DEFAULT_CLIENTS_PER_IPV6_SITE`` clients' worth of each rate
 # and burst (``ClientBuckets``'s ``sites``), besides each one's own. Households that an ISP
 # numbers from one /48 (a /56 or a /64 each) share it; sixteen of them at their full rates on one
-# replica at once would be needed to meet it. What a replica holds for a client address while it
-# lasts (its streams, their unread bytes) a site holds no more of than one address: five /64s of
-# one site held every stream of a replica when each counted alone. And at the site's cap of
-# streams its /64 holding the most gives way to one holding fewer (``limits.StreamLimits.hold``):
-# one /64 at its address's cap kept every other /64 of its /48 from streaming. Listed tables
-# waiting, which cannot give way, a site keeps four addresses' worth of (``open_tables``).
+# replica at once would be needed to meet it. The streams a replica holds for a client address
+# while they last a site holds no more of than one address: five /64s of one site held every
+# stream of a replica when each counted alone. And at the site's cap of streams its /64 holding
+# the most gives way to one holding fewer (``limits.StreamLimits.hold``): one /64 at its
+# address's cap kept every other /64 of its /48 from streaming. Of what cannot give way at once,
+# listed tables waiting (``open_tables``) and stream updates unread (``unread``), a site keeps
+# four addresses' worth: at one address's, one /64 at its cap shut out the rest of its /48.
 IPV6_SITE_PREFIX = 48
 
 
