@@ -37,6 +37,7 @@ from google.protobuf import json_format
 from conftest import run
 from rest_helpers import LiveRest, serving_in_background
 from service_helpers import RefusingProxy, away_from_a_running_game, replica_and_client
+from hustings.ai import example_bot
 from hustings.ai.example_bot import MAX_MOVE_PACES, MoveRefused, Refused, play
 from hustings.bots import BotStats, RandomBot, play_seat
 from hustings.client import ONE_ATTEMPT, Client, HustingsError, Joined, RetryPolicy
@@ -140,12 +141,16 @@ def test_the_python_bot_sends_a_move_refused_resource_exhausted_again_on_the_sam
     run(_seat_behind_proxy(redis_server.url, [store_full], scenario), timeout_s=60)
 
 
-def test_the_python_bot_sends_a_move_refused_resource_exhausted_again_twenty_times_at_most(redis_server: EmbeddedRedis) -> None:
+def test_the_python_bot_sends_a_move_refused_resource_exhausted_again_twenty_times_at_most(
+    redis_server: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """README: a move refused RESOURCE_EXHAUSTED is sent again "20 times in a row at most", then
-    the bot ends with the refusal. Every move is refused here (hinted 10 ms, so that the pauses
-    are short; the client makes one attempt a call, so that each of the bot's sendings is one
-    move through the proxy): the bot stops, having sent the move MAX_MOVE_PACES + 1 times, on
-    the one stream."""
+    the bot ends with the refusal. Every move is refused here (hinted 10 ms, and the bot's own
+    growing pause shortened to milliseconds for the test: the bound is what it checks; the
+    client makes one attempt a call, so that each of the bot's sendings is one move through the
+    proxy): the bot stops, having sent the move MAX_MOVE_PACES + 1 times, on the one stream."""
+    monkeypatch.setattr(example_bot, "RECONNECT_PAUSE_S", 0.001)
+    monkeypatch.setattr(example_bot, "RECONNECT_MAX_S", 0.01)
 
     async def scenario(proxy: RefusingProxy, through: Client, joined: Any) -> None:
         with pytest.raises(MoveRefused) as refused:
@@ -446,6 +451,26 @@ def test_the_typescript_bot_sends_a_move_refused_resource_exhausted_again_on_the
             assert again_at - first_at >= HINT_S  # not before the server's hint
         if refusal is BARE_429:
             assert again_at - first_at >= 1.0  # not before the balancer's Retry-After
+
+
+@pytest.mark.slow  # twenty of the bot's own pauses, growing from 0.5 s to 4 s: about 30 s
+def test_the_typescript_bot_sends_a_move_refused_resource_exhausted_again_twenty_times_at_most(
+    typescript_dist: pathlib.Path, redis_server: EmbeddedRedis
+) -> None:
+    """README: a move refused RESOURCE_EXHAUSTED is sent again "20 times in a row at most", then
+    the bot ends with the refusal. Every move is refused (hinted 10 ms; one attempt a call): the
+    TypeScript bot sends the same decision MAX_MOVE_PACES + 1 times on its one stream, then
+    stops with the refusal."""
+    status, headers, body = _refusal(call_rate_exceeded(0.01))
+    hinted = (status, {k: v for k, v in headers.items() if k != "Retry-After"}, body)  # the hint in the status only: 10 ms
+    with LiveRest(redis_server.url) as live:
+        game_id, (ada,) = _rest_game(live, [1, 2, 3], ["Ada"])
+        with _serving(RestRefusingProxy(live, move_refusals=[hinted] * 200)) as proxy:
+            played = _ts_play(typescript_dist, proxy, ada, game_id)
+        assert played.get("error") == "Refused" and played["call"] == "move", played
+        assert played["code"] == grpc.StatusCode.RESOURCE_EXHAUSTED.value[0] and played["reason"] == "CALL_RATE_EXCEEDED"
+        assert proxy.watches == 1 and len(proxy.moves) == MAX_MOVE_PACES + 1 == 21
+        assert len({json.dumps(body, sort_keys=True) for _, body in proxy.moves}) == 1  # the same decision each time
 
 
 def test_the_typescript_bot_ends_with_the_reason_of_a_move_refused_internal(
