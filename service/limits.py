@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from typing import Any, Iterator, Protocol
+from typing import Any, Iterable, Iterator, Protocol
 
 from hustings.service.defaults import CALL_ROOM_PER_CONNECTION, DEFAULT_MAX_STREAMS_PER_CONNECTION
 from hustings.service.errors import exhausted
@@ -158,9 +158,8 @@ class StreamLimits:
         # 0`` (no limits by site).
         self.sites = True
         self._by_address: dict[str, int] = {}
-        self._by_site: dict[str, int] = {}
-        self._site_holders: dict[str, Tally] = {}  # by site: its /64s' streams
-        self._followers: dict[str, dict[Held, None]] = {}  # by address: its streams that may give way, oldest first
+        self._by_site: dict[str, Tally] = {}  # by site: the streams of each of its /64s
+        self._followers = Lines()  # by address: its streams that may give way, oldest first
         self._by_client: dict[str, int] = {}
         self._by_seat: dict[str, int] = {}
         self._by_game: dict[str, int] = {}  # "<address> <game id>"
@@ -187,9 +186,10 @@ class StreamLimits:
             self.rate.take(address)
             self.rate.charge(address, calls_for_steps(steps))
 
-    def _refuse_over_cap(self, address: str, client: str, seat: str | None, game_id: str = "") -> None:
-        # The widest cap first: its reason tells the caller the most (another replica, then
-        # another address's share, then this connection's).
+    def _refuse_over_cap(self, address: str, client: str, seat: str | None, game_id: str = "") -> Held | None:
+        """Refuse what a cap refuses; else the stream that would give way to this one in its
+        full IPv6 site (``_giver``), if one must. The widest cap first: its reason tells the
+        caller the most (another replica, then another address's share, then this connection's)."""
         if self.open >= self.max_streams:
             raise exhausted(
                 "TOO_MANY_WATCHERS",
@@ -201,7 +201,9 @@ class StreamLimits:
                 f"this client address holds its maximum of {self.max_per_address} streams on this replica; close one first",
             )
         site = site_of(address) if self.sites else None
-        if site is not None and self._by_site.get(site, 0) >= self.max_per_address and self._giver(site, address) is None:
+        full = site is not None and self.held_in_site(site) >= self.max_per_address
+        giver = self._giver(site, address) if full else None  # type: ignore[arg-type]
+        if full and giver is None:
             raise exhausted(
                 "TOO_MANY_STREAMS_FOR_ADDRESS",
                 f"this client's IPv6 site (its /48) holds the maximum of one address, {self.max_per_address} streams,"
@@ -229,6 +231,7 @@ class StreamLimits:
                 "TOO_MANY_STREAMS_FOR_GAME",
                 f"this client address holds its maximum of {self.max_per_game} streams of this game on this replica; close one first",
             )
+        return giver
 
     def held_by(self, client: str) -> int:
         """How many streams ``client`` holds now."""
@@ -238,16 +241,21 @@ class StreamLimits:
         """How many streams the client address ``address`` holds now, over all its connections."""
         return self._by_address.get(address, 0)
 
+    def held_in_site(self, site: str) -> int:
+        """How many streams the /64s of the IPv6 site ``site`` hold now (those that gave way not)."""
+        holders = self._by_site.get(site)
+        return holders.total if holders is not None else 0
+
     def _giver(self, site: str, address: str) -> Held | None:
         """The stream that would give way so that ``address`` may hold one more in its full
         ``site``: the oldest that follows its game (and is not set aside for another already) of
         the site's /64 holding the most that has one, if that /64 holds more than one more than
         ``address``; else None (equals never take turns). ``ROOM_LOOKS`` /64s at most."""
-        holders = self._site_holders.get(site)
+        holders = self._by_site.get(site)
         if holders is None:
             return None
         for looked, (holder, _count) in enumerate(holders.heaviest_first(above=holders.get(address) + 1)):
-            giver = next((f for f in self._followers.get(holder, ()) if not f.aside), None)
+            giver = next((f for f in self._followers.of(holder) if not f.aside), None)
             if giver is not None:
                 return giver
             if looked + 1 >= ROOM_LOOKS:
@@ -260,7 +268,7 @@ class StreamLimits:
         stream refused on its way (past its client's rate, a game that does not exist) ends
         nobody else's."""
         held.wake = wake
-        self._followers.setdefault(held.address, {})[held] = None
+        self._followers.add(held.address, held)
         giver, held.room_from = held.room_from, None
         if giver is not None and not giver.ended:
             self.unfollow(giver)
@@ -270,21 +278,16 @@ class StreamLimits:
 
     def unfollow(self, held: Held) -> None:
         """``held`` follows its game no more."""
-        mine = self._followers.get(held.address)
-        if mine is not None and held in mine:
-            del mine[held]
-            if not mine:
-                del self._followers[held.address]
+        self._followers.discard(held.address, held)
 
     def _leave_site(self, held: Held) -> None:
         site, held.site = held.site, None
         if site is None:
             return
-        count_down(self._by_site, site)
-        holders = self._site_holders[site]
+        holders = self._by_site[site]
         holders.down(held.address)
         if not holders.total:
-            del self._site_holders[site]
+            del self._by_site[site]
 
     @contextlib.contextmanager
     def hold(self, client: str, token: str | None, address: str | None = None, game_id: str = "") -> Iterator[Held]:
@@ -299,18 +302,16 @@ class StreamLimits:
         customers) from any stream."""
         address = address if address is not None else client
         seat = seat_key(token) if token else None
-        self._refuse_over_cap(address, client, seat, game_id)
+        giver = self._refuse_over_cap(address, client, seat, game_id)
         site = site_of(address) if self.sites else None
         held = Held(address, site)
-        if site is not None and self._by_site.get(site, 0) >= self.max_per_address:
-            held.room_from = self._giver(site, address)
-            assert held.room_from is not None  # else refused above
-            held.room_from.aside = True  # no other newcomer takes it too
+        if giver is not None:
+            held.room_from = giver
+            giver.aside = True  # no other newcomer takes it too
         self.open += 1
         self._by_address[address] = self._by_address.get(address, 0) + 1
         if site is not None:
-            self._by_site[site] = self._by_site.get(site, 0) + 1
-            self._site_holders.setdefault(site, Tally()).up(address)
+            self._by_site.setdefault(site, Tally()).up(address)
         self._by_client[client] = self._by_client.get(client, 0) + 1
         if seat is not None:
             self._by_seat[seat] = self._by_seat.get(seat, 0) + 1
@@ -483,3 +484,32 @@ class Tally:
                 del self._by_count[before]
         if after:
             self._by_count.setdefault(after, {})[key] = None
+
+
+class Lines:
+    """Items by key, each key's oldest first; only keys holding items are kept. What may give
+    way at a cap, by who holds it: a client's idle connections, its bodies arriving, its
+    streams."""
+
+    __slots__ = ("_by_key",)
+
+    def __init__(self) -> None:
+        self._by_key: dict[str, dict[Any, None]] = {}
+
+    def add(self, key: str, item: Any) -> None:
+        """``item`` of ``key``, after those it has."""
+        self._by_key.setdefault(key, {})[item] = None
+
+    def discard(self, key: str, item: Any) -> bool:
+        """``item`` of ``key`` no more; whether it was one."""
+        mine = self._by_key.get(key)
+        if mine is None or item not in mine:
+            return False
+        del mine[item]
+        if not mine:
+            del self._by_key[key]
+        return True
+
+    def of(self, key: str) -> Iterable[Any]:
+        """The items of ``key``, oldest first (do not change them while iterating)."""
+        return self._by_key.get(key, ())

@@ -228,7 +228,7 @@ class Replica:
             if self.config.open_tables_per_client:
                 host.open_tables = OpenTables(self.config.open_tables_per_client)
                 host.open_tables.sites = self.config.clients_per_ipv6_site > 0
-            # An IPv6 site holds no more streams and unread bytes than one address, unless sites are off.
+            # An IPv6 site's streams and unread bytes are limited as a site's, unless sites are off.
             host.watchers.limits.sites = limits.unread.sites = self.config.clients_per_ipv6_site > 0
             try:
                 server, port, health = build_server(

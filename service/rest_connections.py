@@ -54,7 +54,7 @@ from hustings.service.client_limits import (
 )
 from hustings.service.errors import RetryLater, ServiceError, exhausted
 from hustings.service.grpc_api import DESCRIPTOR_RESERVE
-from hustings.service.limits import Tally
+from hustings.service.limits import Lines, Tally
 
 log = structlog.get_logger("hustings.rest")
 
@@ -256,7 +256,7 @@ class ConnectionGate:
         self.held = Tally()  # open connections by client address
         # By client address, oldest first: the connections that may give way to make room (none
         # of a trusted proxy's, and none carrying an event stream).
-        self._connections: dict[str, dict["GatedConnection", None]] = {}
+        self._connections = Lines()
         self.refused = SparseLog("http_connections_refused", "HTTP connections closed at once: a connection cap was reached")
         self.made_room = SparseLog(
             "http_connections_made_room",
@@ -314,7 +314,7 @@ class ConnectionGate:
             return None
         self.held.up(address)
         if connection is not None and not trusted:
-            self._connections.setdefault(address, {})[connection] = None
+            self._connections.add(address, connection)
         return address
 
     def _make_room(self, held: int) -> bool:
@@ -330,7 +330,7 @@ class ConnectionGate:
         chosen = None
         for address, _count in self.held.heaviest_first(above=held + 1):
             looks -= 1
-            for connection in self._connections.get(address, ()):
+            for connection in self._connections.of(address):
                 if connection.idle():
                     chosen = connection
                     break
@@ -347,22 +347,14 @@ class ConnectionGate:
 
     def streaming(self, connection: "GatedConnection") -> None:
         """``connection`` carries an event stream now (for as long as it lasts): it never gives way."""
-        address = connection.address
-        mine = self._connections.get(address) if address is not None else None
-        if mine is not None and connection in mine:
-            del mine[connection]
-            if not mine:
-                del self._connections[address]  # type: ignore[arg-type]
+        if connection.address is not None:
+            self._connections.discard(connection.address, connection)
 
     def release(self, address: str, connection: "GatedConnection | None" = None) -> None:
         """One connection from ``address`` (``connection``, if it was given to ``admit``) closed."""
         self.held.down(address)
         if connection is not None:
-            mine = self._connections.get(address)
-            if mine is not None:
-                mine.pop(connection, None)
-                if not mine:
-                    del self._connections[address]
+            self._connections.discard(address, connection)
 
     def _trusted(self, peer: str) -> bool:
         if not self.trusted_proxies:
@@ -389,7 +381,7 @@ class BodyArrivals:
         self.max_arriving = max_arriving
         self.max_per_client = max_per_client
         self.held = Tally()
-        self._connections: dict[str, dict[Any, None]] = {}  # by client address, oldest first
+        self._connections = Lines()  # by client address, oldest first
         self.made_room = SparseLog(
             "http_bodies_made_room",
             "HTTP connections whose bodies arrived slowest closed: the replica had its maximum of bodies arriving",
@@ -408,24 +400,19 @@ class BodyArrivals:
         if self.held.total >= self.max_arriving and not self._make_room(held):
             raise exhausted("TOO_MANY_CALLS", f"this replica has {self.max_arriving} requests arriving; retry shortly")
         self.held.up(client)
-        self._connections.setdefault(client, {})[connection] = None
+        self._connections.add(client, connection)
 
     def leave(self, client: str, connection: Any) -> None:
         """The body on ``connection`` has arrived, or never will (nothing if it gave way)."""
-        mine = self._connections.get(client)
-        if mine is None or connection not in mine:
-            return
-        del mine[connection]
-        if not mine:
-            del self._connections[client]
-        self.held.down(client)
+        if self._connections.discard(client, connection):
+            self.held.down(client)
 
     def _make_room(self, held: int) -> bool:
         heaviest = self.held.heaviest()
         if heaviest is None or heaviest[1] <= held + 1:
             return False
         address = heaviest[0]
-        oldest = next(iter(self._connections[address]))
+        oldest = next(iter(self._connections.of(address)))
         self.leave(address, oldest)
         oldest.give_way()  # its body's read ends with the connection
         self.made_room.note()

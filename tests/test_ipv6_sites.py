@@ -299,17 +299,17 @@ def test_the_64_of_a_site_holding_the_most_gives_way_to_another_64_of_it() -> No
         limits.check("grpc:l0", None, light)  # room can be made: not refused, and nobody asked
         with limits.hold("grpc:l0", None, light):  # refused on its way, before it follows
             assert not any(stream.gave_way for stream in held)
-        assert not any(stream.gave_way for stream in held) and limits._by_site[site] == 4  # given back
+        assert not any(stream.gave_way for stream in held) and limits.held_in_site(site) == 4  # given back
         newcomer(streams, "grpc:l0", light)
         assert [stream.gave_way for stream in held] == [True, False, False, False]  # the oldest
         assert wakes[0].is_set() and not wakes[1].is_set()
-        assert limits.open == 5 and limits.held_from(light) == 1 and limits._by_site[site] == 4  # the site's cap holds
+        assert limits.open == 5 and limits.held_from(light) == 1 and limits.held_in_site(site) == 4  # the site's cap holds
         newcomer(streams, "grpc:t0", third)  # 3 against 0: another gives way
-        assert [stream.gave_way for stream in held] == [True, True, False, False] and limits._by_site[site] == 4
+        assert [stream.gave_way for stream in held] == [True, True, False, False] and limits.held_in_site(site) == 4
         # heavy now holds 2 in the site, light 1: light takes no more (equals within one), nor third
         with pytest.raises(ServiceError):
             limits.hold("grpc:l1", None, light).__enter__()
-    assert limits.open == 0 and not limits._by_site
+    assert limits.open == 0 and limits.held_in_site(site) == 0
     # /64s holding as many do not take turns: two each, and a third asks from one of them.
     with ExitStack() as streams:
         for address in (heavy, heavy, light, light):

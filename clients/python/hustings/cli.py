@@ -274,7 +274,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--creates-per-client-per-minute", type=_positive, default=60.0, help="games one client address may create per minute, sustained (default %(default)s)")
     serve.add_argument("--create-burst", type=_at_least_one, default=120, help="games one client address may create at once (default %(default)s)")
     serve.add_argument("--open-tables-per-client", type=_zero_or_more_int, default=50, help="listed tables one client address keeps waiting for players at once on this replica (TOO_MANY_OPEN_TABLES past it; unlisted tables are not counted); 0 for no such limit (default %(default)s)")
-    serve.add_argument("--clients-per-ipv6-site", type=_zero_or_more_int, default=16, help="the IPv6 /64s of one /48 (a site) together get this many client addresses' call rate, creations and new HTTP connections, besides each one's own, and hold no more streams and unread updates than one address; 0 for no such limit (default %(default)s)")
+    serve.add_argument("--clients-per-ipv6-site", type=_zero_or_more_int, default=16, help="the IPv6 /64s of one /48 (a site) together get this many client addresses' call rate, creations and new HTTP connections, besides each one's own, hold no more streams than one address (its /64 holding the most gives way to another) and no more unread updates or listed tables waiting than four; 0 for no such limit (default %(default)s)")
     serve.add_argument(
         "--new-games-until-percent",
         type=_percent,
