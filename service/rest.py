@@ -77,6 +77,9 @@ FLOODING_BODIES = frozenset({"BODY_NOT_ALLOWED", "TOO_MANY_CHUNKS"})
 KEEPALIVE_S = 15.0
 # Answers 200 while the replica serves games and 503 while it cannot reach Redis or is stopping.
 READY_PATH = "/readyz"
+# The share of a stop's grace that aiohttp waits for calls in flight once it has closed their
+# connections, and again once it has cancelled them (``RestServer.stop``).
+AIOHTTP_SHARE_OF_GRACE = 0.1
 # READY_PATH is free of the call rate (see ``_metered_beside_rpcs``) but has a rate of its own
 # per address, where the replica has a call rate: a balancer probes a replica every few seconds,
 # and unbounded, one address pipelining it over 100 connections had 10,000 answers a second and
@@ -263,7 +266,10 @@ class RestServer:
     arrivals: BodyArrivals | None = None  # the request bodies still arriving, once serving
     runner: web.AppRunner | None = None
     port: int = 0
+    grace_s: float = DEFAULT_GRACE_S  # for the calls in flight at a stop
     _streams: set[asyncio.Task[Any]] = field(default_factory=set)
+    _calls: int = 0  # RPCs in flight
+    _no_calls: asyncio.Event | None = None  # set when the last ends, while the face stops
     events: RenderedEvents = field(default_factory=RenderedEvents)  # shared by the event streams in step
     refusals: SparseRefusals = field(default_factory=SparseRefusals)  # event streams refused at their start
     # Whether the replica can serve games (it reaches Redis): READY_PATH's answer, as gRPC health
@@ -271,17 +277,36 @@ class RestServer:
     ready: Callable[[], bool] = lambda: True
 
     async def stop(self) -> None:
-        """End the event streams, then stop listening; calls in flight have the grace given to
-        ``start_rest`` to finish."""
+        """End the event streams and stop taking connections; then give the calls in flight
+        (``grace_s``, most of it before aiohttp closes their connections) to finish, their
+        bodies still arriving among them. aiohttp, once it stops, reads nothing more from a
+        connection: a call whose body had begun to arrive went unanswered."""
         for task in list(self._streams):
             task.cancel()
         for task in list(self._streams):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         if self.runner is not None:
+            for site in list(self.runner.sites):
+                await site.stop()
+            await self._calls_ended(self.grace_s * (1 - 2 * AIOHTTP_SHARE_OF_GRACE))
             await self.runner.cleanup()
             self.runner = None
         log.info("rest_stopped")
+
+    async def _calls_ended(self, within_s: float) -> None:
+        """Wait until no RPC is in flight, or ``within_s``."""
+        if not self._calls:
+            return
+        self._no_calls = asyncio.Event()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(within_s):
+                await self._no_calls.wait()
+
+    def _call_ended(self) -> None:
+        self._calls -= 1
+        if not self._calls and self._no_calls is not None:
+            self._no_calls.set()
 
     # --- handlers -----------------------------------------------------------------------------
     def _unary_handler(self, rule: HttpRule) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
@@ -290,6 +315,7 @@ class RestServer:
         async def handle(request: web.Request) -> web.StreamResponse:
             params = _path_params(rule, request)
             logs.begin_call(rpc=rule.name, face="rest", game_id=params.get("game_id"))
+            self._calls += 1
             try:
                 client = self.limits.addresses.of_http(request)
                 # A body still arriving is counted among its client's bodies arriving, not its
@@ -317,6 +343,8 @@ class RestServer:
                 return error_response(error)
             except RedisError as failure:
                 return error_response(store_error(failure))
+            finally:
+                self._call_ended()
             if isinstance(response, game_service_pb2.GetGameKindResponse):
                 return rest_answer(request, response)  # cacheable: ETag, If-None-Match, fixed bytes
             text = json.dumps(to_json(response))
@@ -910,9 +938,10 @@ async def start_rest(
     server.gate = ConnectionGate(total, per_address, server.limits.addresses.trusted_proxies, server.limits.flooding, rate)
     server.arrivals = BodyArrivals(server.limits.calls.max_calls, server.limits.calls.max_per_client)
     app = build_app(server)
+    server.grace_s = grace_s
     # aiohttp waits its shutdown timeout for the calls in flight, then as long again for those it
-    # has told to stop: half the grace each, so that the last call ends within the grace.
-    runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=grace_s / 2)
+    # has told to stop; the calls have had the rest of the grace already (``RestServer.stop``).
+    runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=grace_s * AIOHTTP_SHARE_OF_GRACE)
     await runner.setup()
     bind_host, bind_port = _split(address)
     site = GatedSite(runner, bind_host, bind_port, connection_factory(runner, server.gate, server.settings), server.gate)

@@ -6,6 +6,7 @@ their games made. Real Redis, a real replica with both faces, real HTTP and gRPC
 from __future__ import annotations
 
 import asyncio
+import json
 
 import aiohttp
 import pytest
@@ -73,6 +74,45 @@ def test_calls_in_flight_on_both_faces_finish_within_the_same_grace(tmp_path_fac
     finally:
         admin.close()
         server.stop()
+
+
+def test_a_rest_call_whose_body_is_still_arriving_when_the_replica_stops_is_answered(redis_server: EmbeddedRedis) -> None:
+    """A body that began to arrive before the stop and ends after it is read, and its call
+    answered within the grace (aiohttp, once stopping, reads nothing more from a connection: the
+    call waited for the rest of its body until cancelled, and its connection closed unanswered)."""
+
+    async def scenario() -> None:
+        config = ReplicaConfig(
+            redis_url=redis_server.url, address="127.0.0.1:0", http_address="127.0.0.1:0", grace_s=GRACE_S, **UNBOUNDED_CALL_RATE  # type: ignore[arg-type]
+        )
+        replica = await Replica(config).start()
+        try:
+            body = json.dumps({"kind": "stimmvieh", "options": {"players": 3}}).encode()
+            reader, writer = await asyncio.open_connection("127.0.0.1", replica.http_port)
+            head = f"POST /v1/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+            writer.write(head.encode() + body[:10])
+            await writer.drain()
+            await asyncio.sleep(STOP_AFTER_S)  # the call has begun, the rest of its body not sent
+            stopping = asyncio.ensure_future(replica.stop())
+            await asyncio.sleep(STOP_AFTER_S)
+            assert not stopping.done()
+            writer.write(body[10:])
+            await writer.drain()
+            status = await asyncio.wait_for(reader.readline(), GRACE_S)
+            assert status.startswith(b"HTTP/1.1 200 "), status
+            length = 0
+            while (line := await asyncio.wait_for(reader.readline(), GRACE_S)) not in (b"\r\n", b""):
+                name, _, value = line.decode().partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+            made = json.loads(await asyncio.wait_for(reader.readexactly(length), GRACE_S))
+            assert made["gameId"]
+            await asyncio.wait_for(stopping, 2 * GRACE_S)
+            writer.close()
+        finally:
+            await replica.stop()
+
+    run(scenario(), timeout_s=60)
 
 
 def test_a_stopped_replica_leaves_no_kick_or_follow_up_running(redis_server: EmbeddedRedis) -> None:
