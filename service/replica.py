@@ -8,6 +8,7 @@ import contextlib
 import pathlib
 import re
 import secrets
+import socket
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
@@ -88,6 +89,28 @@ def check_listen_address(face: str, address: str) -> None:
         raise StartupError(f"cannot listen for {face} on {address!r}: give HOST:PORT, the port from 0 to 65535")
 
 
+def check_grpc_bindable(address: str) -> None:
+    """StartupError unless some address that ``address`` names can be bound here now, as gRPC
+    binds it (reusing a port left in TIME_WAIT, never one another socket listens on): asked
+    before gRPC's own bind, whose failure also writes a line of gRPC's own to stderr."""
+    host, _, port = address.rpartition(":")
+    if address.startswith("unix:") or not port.isdigit():
+        return
+    try:
+        found = socket.getaddrinfo(host.strip("[]") or None, int(port), type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError):
+        found = []
+    for family, kind, proto, _, where in found:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(where)
+            except OSError:
+                continue
+            return
+    raise StartupError(f"cannot listen for gRPC on {address!r}: in use, or not an address of this machine")
+
+
 def redis_location(url: str) -> str:
     """Where ``url`` points, without its user name or password: ``host:port`` (or the socket's
     path), for messages about it."""
@@ -166,6 +189,7 @@ class Replica:
         """Connect to Redis, start listening for updates and serve gRPC."""
         for face, address in (("gRPC", self.config.address), ("REST/JSON", self.config.http_address), ("metrics", self.config.metrics_address)):
             check_listen_address(face, address)
+        check_grpc_bindable(self.config.address)
         where = redis_location(self.config.redis_url)
         try:
             store = Store.from_url(

@@ -27,6 +27,7 @@ import contextlib
 import pathlib
 import re
 import secrets
+import urllib.parse
 from dataclasses import dataclass
 from typing import Any, Awaitable, Iterator
 
@@ -68,6 +69,7 @@ REFILE_CHUNK = 250  # entries per refile script: each call holds Redis for well 
 CREATE_REQUEST_TTL_S = 24 * 3600
 MAX_KEPT_KEYS = 4096  # games whose commit keys a store keeps made (about 2 MB at most)
 
+SERVER_SCHEMES = ("redis", "rediss", "unix")
 CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
 
 _COMMIT_LUA = (pathlib.Path(__file__).parent / "lua" / "commit.lua").read_text()
@@ -341,6 +343,9 @@ class Store:
         for one (then fails as a ``redis.ConnectionError``, which callers answer as UNAVAILABLE)
         instead of failing at once, so a burst queues rather than breaks.
         """
+        if urllib.parse.urlsplit(url).scheme.lower() not in (*SERVER_SCHEMES, *CLUSTER_SCHEMES):
+            *others, last = (f"{scheme}://" for scheme in (*SERVER_SCHEMES, *CLUSTER_SCHEMES))
+            raise ValueError(f"the Redis URL must begin with {', '.join(others)} or {last}")
         scheme, sep, rest = url.partition("://")
         cluster = bool(sep) and scheme in CLUSTER_SCHEMES
         if max_connections < (2 if cluster else 3):

@@ -7,7 +7,9 @@ once a second, and while it is at ``until_percent`` of ``maxmemory`` or more (on
 any node) CreateGame is refused RESOURCE_EXHAUSTED ``STORE_NEARLY_FULL``; joins, moves, clocks
 and bots go on in the room left. Creation opens again once finished games have expired (or an
 operator has given Redis more memory). A Redis without ``maxmemory`` has no limit to keep room
-below; nothing is refused then. One log line when creation stops, one when it opens again.
+below; nothing is refused then. One log line when creation stops, one when it opens again; a
+warning (``store_may_evict_games``) when Redis has a limit and a policy that evicts keys to keep
+within it, which would drop games rather than refuse writes.
 """
 
 from __future__ import annotations
@@ -49,6 +51,20 @@ def memory_fill(info: dict[str, Any]) -> float | None:
     return max(fills) if fills else None
 
 
+def evicting_policies(info: dict[str, Any]) -> list[str]:
+    """The ``maxmemory-policy`` of every node with a ``maxmemory`` that evicts keys to keep
+    within it (every policy but ``noeviction``: a game's keys all expire some day, so even the
+    ``volatile-`` ones take games), from an ``INFO memory`` answer; sorted, each once."""
+    nodes = [info] if "used_memory" in info else [node for node in info.values() if isinstance(node, dict)]
+    return sorted(
+        {
+            str(node.get("maxmemory_policy", "noeviction"))
+            for node in nodes
+            if int(node.get("maxmemory", 0) or 0) > 0 and node.get("maxmemory_policy", "noeviction") != "noeviction"
+        }
+    )
+
+
 def refused_for_good(refused: ResponseError) -> bool:
     """Whether Redis refused a command to this user for good: not permitted by its ACL
     (``NOPERM``), or unknown (renamed away, as managed services do), rather than for now (``BUSY``
@@ -73,6 +89,7 @@ class StoreRoom(BackgroundLoop):
         self.full = False  # new games refused
         self.unreadable = False  # Redis refuses INFO to this user: no reading will ever come
         self._full_since = 0.0
+        self._evicting: list[str] = []  # the evicting policies last read
 
     def refusal(self) -> ServiceError | None:
         """``STORE_NEARLY_FULL`` while new games are refused, else None."""
@@ -99,6 +116,11 @@ class StoreRoom(BackgroundLoop):
             self.failed(log, "store_memory_unread", error)
             return
         self.fill = memory_fill(info)
+        evicting = evicting_policies(info)
+        if evicting != self._evicting:
+            self._evicting = evicting
+            if evicting:  # at start and whenever it changes: Redis would drop games to make room
+                log.warning("store_may_evict_games", maxmemory_policy=",".join(evicting), expected="noeviction")
         metrics.STORE_MEMORY_FILL.set(self.fill or 0.0)
         full = self.fill is not None and self.fill >= self._until
         if full and not self.full:

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from typing import Any
 
+import pytest
 import yaml
 
 from conftest import REPO
@@ -37,6 +38,8 @@ def test_compose_runs_redis_three_replicas_and_a_grpc_balancer() -> None:
         assert "redis://redis:6379/0" in replica["command"]
         assert replica["environment"]["HUSTINGS_ADDRESS"] == f"0.0.0.0:{GRPC_PORT}"
         assert replica["depends_on"]["redis"]["condition"] == "service_healthy"
+        # The operator's HUSTINGS_SECRET when given, else empty, which serve takes as none.
+        assert replica["environment"]["HUSTINGS_SECRET"] == "${HUSTINGS_SECRET:-}"
     assert "redis" in services and "envoy" in services
     envoy = _documents("envoy.yaml")[0]
     cluster = envoy["static_resources"]["clusters"][0]
@@ -62,6 +65,11 @@ def test_compose_runs_redis_three_replicas_and_a_grpc_balancer() -> None:
     envoy_address = ipaddress.ip_address(services["envoy"]["networks"]["default"]["ipv4_address"])
     (subnet,) = compose["networks"]["default"]["ipam"]["config"]
     assert envoy_address in ipaddress.ip_network(subnet["subnet"])
+    # Docker gives the containers started before Envoy (Redis, the replicas) addresses from
+    # ip_range, else from the whole subnet, the first free first: Envoy's own, which it then
+    # could not take ("Address already in use").
+    handed_out = ipaddress.ip_network(subnet["ip_range"])
+    assert handed_out.subnet_of(ipaddress.ip_network(subnet["subnet"])) and envoy_address not in handed_out
     for name in replicas:
         command = services[name]["command"]
         trusted = [ipaddress.ip_network(command[i + 1]) for i, flag in enumerate(command) if flag == "--trusted-proxy"]
@@ -75,6 +83,17 @@ def test_compose_runs_redis_three_replicas_and_a_grpc_balancer() -> None:
         # figure a replica advertises): past it, calls would wait inside Envoy.
         upstream = cluster["typed_extension_protocol_options"]["envoy.extensions.upstreams.http.v3.HttpProtocolOptions"]
         assert upstream["explicit_http_config"]["http2_protocol_options"]["max_concurrent_streams"] == parsed.max_streams_per_connection
+
+
+def test_an_empty_server_secret_variable_is_none_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    """compose.yaml passes HUSTINGS_SECRET on as "${HUSTINGS_SECRET:-}": empty when the operator
+    gives none, which serve takes as no secret (kept in Redis), not as a secret too short."""
+    from hustings.service import server_secret
+
+    monkeypatch.setenv("HUSTINGS_SECRET", "")
+    assert server_secret.resolve("", None) is None
+    monkeypatch.setenv("HUSTINGS_SECRET", "s" * 16)
+    assert server_secret.resolve("", None) == b"s" * 16
 
 
 def _seconds(text: str) -> float:
@@ -132,10 +151,23 @@ def test_kubernetes_manifests_fit_together() -> None:
     assert pdb["spec"]["minAvailable"] < hpa["spec"]["minReplicas"]
     redis_url = docs[("Secret", "hustings-redis")]["stringData"]["url"]
     assert redis_url.startswith("redis://hustings-redis:6379")
+    # The server secret from a Secret of the deployment's own (deploy/README.md: never kept in
+    # Redis in production), which the manifests leave to the operator to create.
+    assert env["HUSTINGS_SECRET"]["valueFrom"]["secretKeyRef"] == {"name": "hustings-secret", "key": "secret"}
+    assert ("Secret", "hustings-secret") not in docs
+    # The autoscaler keeps the replica count: one in the Deployment would reset it at every apply.
+    assert "replicas" not in deployment["spec"]
     limit = _has_memory_limit(docs[("ConfigMap", "hustings-redis-config")]["data"]["redis.conf"])
     # The container may hold maxmemory twice over (an append-only file's rewrite forks Redis).
-    redis_container = docs[("StatefulSet", "hustings-redis")]["spec"]["template"]["spec"]["containers"][0]
+    redis = docs[("StatefulSet", "hustings-redis")]
+    redis_container = redis["spec"]["template"]["spec"]["containers"][0]
     assert _bytes(redis_container["resources"]["limits"]["memory"], KUBERNETES_UNITS) >= 2 * limit
+    # Its disk holds the append-only file of maxmemory's data, grown to twice its base before a
+    # rewrite and kept beside the new base during one: measured, a base of half the data's memory.
+    (claim,) = redis["spec"]["volumeClaimTemplates"]
+    assert _bytes(claim["spec"]["resources"]["requests"]["storage"], KUBERNETES_UNITS) >= 3 * limit
+    # A StatefulSet's governing Service is headless.
+    assert docs[("Service", redis["spec"]["serviceName"])]["spec"]["clusterIP"] == "None"
 
 
 # Sizes as Redis's configuration (1gb is 2**30 bytes, 1g 10**9, case aside) and Kubernetes write them.

@@ -4,6 +4,7 @@ a balancer when this replica cannot reach Redis."""
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import socket
@@ -41,6 +42,13 @@ def _ended(process: subprocess.Popen[str], timeout_s: float = 60.0) -> tuple[str
         return process.communicate(timeout=10)[1], None
 
 
+def _json_line(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
+
+
 def test_a_setting_that_cannot_work_stops_serve_with_one_line(redis_server: EmbeddedRedis, tmp_path: pathlib.Path) -> None:
     """README: a bad setting is refused at start with one line and exit status 1 (2 for a value
     the command line cannot read), without a traceback and without the Redis password."""
@@ -54,8 +62,14 @@ def test_a_setting_that_cannot_work_stops_serve_with_one_line(redis_server: Embe
                             1, f"hustings: cannot reach Redis at 127.0.0.1:{refusing}: "),
             "url": (_serve(tmp_path, "--address", "127.0.0.1:0", "--redis-url", "redis//:hunter2@127.0.0.1/0"),
                     1, "hustings: cannot use the Redis URL"),
+            # Every scheme it takes named, the Cluster's among them.
+            "scheme": (_serve(tmp_path, "--address", "127.0.0.1:0", "--redis-url", "foo://:hunter2@127.0.0.1/0"),
+                       1, "the Redis URL must begin with redis://, rediss://, unix://, redis+cluster:// or rediss+cluster://"),
             "grpc": (_serve(tmp_path, "--address", f"127.0.0.1:{busy}", "--redis-url", redis_server.url),
                      1, f"hustings: cannot listen for gRPC on '127.0.0.1:{busy}'"),
+            # TEST-NET-1: no address of this machine (nothing is sent to it; a bind fails here).
+            "foreign": (_serve(tmp_path, "--address", "192.0.2.1:50051", "--redis-url", redis_server.url),
+                        1, "hustings: cannot listen for gRPC on '192.0.2.1:50051': in use, or not an address of this machine"),
             "metrics": (_serve(tmp_path, "--address", "127.0.0.1:0", "--metrics-address", f"127.0.0.1:{busy}", "--redis-url", redis_server.url),
                         1, f"hustings: cannot listen for metrics on '127.0.0.1:{busy}'"),
             "retention": (_serve(tmp_path, HUSTINGS_RETENTION_DAYS="thirty"), 2, "argument --retention-days: not a number: 'thirty'"),
@@ -68,6 +82,8 @@ def test_a_setting_that_cannot_work_stops_serve_with_one_line(redis_server: Embe
         stderr, returncode = results[name]
         ours = [text for text in stderr.splitlines() if text.startswith("hustings")]
         assert returncode == status and len(ours) == 1 and line in ours[0], f"{name}: {returncode}\n{stderr}"
+        # Beside it only the service's own JSON log lines (gRPC's bind failure once wrote its own).
+        assert all(text in ours or _json_line(text) for text in stderr.splitlines() if text.strip()), f"{name}:\n{stderr}"
         assert "Traceback" not in stderr and "hunter2" not in stderr, f"{name}:\n{stderr}"
         assert '"serving"' not in stderr, f"{name}: said it was serving:\n{stderr}"  # never before it serves
 

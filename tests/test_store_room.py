@@ -18,7 +18,7 @@ from prometheus_client import REGISTRY
 from hustings.cli import _parser
 from hustings.client import Client, HustingsError
 from hustings.service.embedded_redis import EmbeddedRedis
-from hustings.service.store_room import memory_fill
+from hustings.service.store_room import evicting_policies, memory_fill
 from hustings.v1 import game_pb2
 from conftest import run
 from hustings.service.replica import UNBOUNDED_CREATES
@@ -150,6 +150,43 @@ def test_memory_fill_reads_one_server_and_the_fullest_node_of_a_cluster() -> Non
         "10.0.0.3:6379": {"used_memory": 5000, "maxmemory": 0},
     }
     assert memory_fill(cluster) == 0.95
+
+
+def test_a_redis_that_may_evict_games_is_warned_of_once_per_change(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """deploy/README.md: Redis must not evict (``maxmemory-policy noeviction``); a replica that
+    finds a limit with an evicting policy warns at start and again when the policy changes."""
+
+    async def scenario(url: str, admin: redis.Redis) -> None:
+        async with replica_and_client(url, store_room_check_s=ROOM_CHECK_S) as (_replica, _client):
+            await asyncio.sleep(ROOM_CHECK_S * 5)
+            assert capsys.readouterr().out.count("store_may_evict_games") == 1  # at start, once
+            admin.config_set("maxmemory-policy", "noeviction")
+            await asyncio.sleep(ROOM_CHECK_S * 5)
+            assert "store_may_evict_games" not in capsys.readouterr().out
+            admin.config_set("maxmemory-policy", "volatile-ttl")
+            await asyncio.sleep(ROOM_CHECK_S * 5)
+            said = [line for line in capsys.readouterr().out.splitlines() if "store_may_evict_games" in line]
+            assert len(said) == 1 and "volatile-ttl" in said[0], said
+
+    with EmbeddedRedis(tmp_path / "redis", appendonly=False) as server:
+        admin = redis.Redis.from_url(server.url)
+        try:
+            admin.config_set("maxmemory", 1 << 30)
+            admin.config_set("maxmemory-policy", "allkeys-lru")
+            run(scenario(server.url, admin))
+        finally:
+            admin.close()
+
+
+def test_evicting_policies_are_those_of_nodes_with_a_limit() -> None:
+    assert evicting_policies({"used_memory": 1, "maxmemory": 1000, "maxmemory_policy": "noeviction"}) == []
+    assert evicting_policies({"used_memory": 1, "maxmemory": 0, "maxmemory_policy": "allkeys-lru"}) == []  # no limit: nothing evicted
+    cluster = {
+        "10.0.0.1:6379": {"used_memory": 1, "maxmemory": 1000, "maxmemory_policy": "volatile-lru"},
+        "10.0.0.2:6379": {"used_memory": 1, "maxmemory": 1000, "maxmemory_policy": "noeviction"},
+        "10.0.0.3:6379": {"used_memory": 1, "maxmemory": 1000, "maxmemory_policy": "allkeys-lfu"},
+    }
+    assert evicting_policies(cluster) == ["allkeys-lfu", "volatile-lru"]
 
 
 @pytest.mark.parametrize("value", ["0", "100.5", "-3", "ninety"])
