@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sized, TypeVar
+from typing import Any, Sized, TypeVar
 
 SizedT = TypeVar("SizedT", bound=Sized)
 
@@ -51,3 +51,23 @@ def short_list(values: SizedT, name: str) -> SizedT:
     if len(values) > MAX_MOVE_LIST:
         raise MalformedMoveError("LIST_TOO_LONG", f"{name} holds more than {MAX_MOVE_LIST} items")
     return values
+
+
+# The names of the games as a Move's oneof names them, for messages about a move of another game.
+_GAME_TITLES = {"stimmvieh": "Stimmvieh", "wahlspiel": "Wahlspiel", "spin_doctors": "The Spin Doctors"}
+
+
+def refuse_other_games(message: Any, field: str) -> None:
+    """MalformedMoveError unless the Move ``message`` holds a decision of the game whose oneof
+    member is ``field``: ``EMPTY_MOVE`` when it holds none, ``WRONG_GAME_KIND`` (naming both
+    games) when it holds another game's."""
+    sent = message.WhichOneof("game")
+    if sent == field:
+        return
+    title = _GAME_TITLES[field]
+    if sent is None:
+        raise MalformedMoveError("EMPTY_MOVE", f"the move carries no decision of {title}")
+    raise MalformedMoveError(
+        "WRONG_GAME_KIND", f"the move is a decision of {_GAME_TITLES.get(sent, sent)}; this game is {title}"
+    )
+

@@ -117,9 +117,9 @@ def unauthenticated(reason: str, message: str) -> ServiceError:
     return ServiceError(grpc.StatusCode.UNAUTHENTICATED, reason, message)
 
 
-def aborted(reason: str, message: str) -> ServiceError:
+def aborted(reason: str, message: str, metadata: dict[str, str] | None = None) -> ServiceError:
     """ABORTED: the request was made against an old version."""
-    return ServiceError(grpc.StatusCode.ABORTED, reason, message)
+    return ServiceError(grpc.StatusCode.ABORTED, reason, message, metadata)
 
 
 # The retry hints of the store's refusals. Unreachable: the replica pings Redis once a second

@@ -1241,6 +1241,7 @@ class GameHost:
             raise aborted(
                 "STALE_VERSION",
                 f"the game is at version {loaded.version}, not {request.expected_version}",
+                {"version": str(loaded.version)},
             )
 
     def _advance(

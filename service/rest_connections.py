@@ -139,12 +139,14 @@ API_SECURITY_HEADERS = {
 
 # CORS on every response (answers, errors, the event stream, static files, a request the parser
 # refused): any origin may call the API, since seat tokens travel in a header and never in
-# cookies. Browsers may read these response headers too, beyond the safelisted ones.
+# cookies. Browsers may read these response headers too, beyond the safelisted ones: Date among
+# them, the server's time, by which a page of another origin counts a clock down as /play does. A
+# request may carry Cache-Control (a page's fetch of an event stream often sends no-cache).
 CORS_HEADERS = {
     "Access-Control-Allow-Origin": "*",
-    "Access-Control-Allow-Headers": "Authorization, Content-Type, Last-Event-ID, If-None-Match",
+    "Access-Control-Allow-Headers": "Authorization, Content-Type, Last-Event-ID, If-None-Match, Cache-Control",
     "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
-    "Access-Control-Expose-Headers": "ETag, Retry-After",
+    "Access-Control-Expose-Headers": "ETag, Retry-After, Date",
 }
 # What aiohttp answers itself (``GatedConnection.handle_error``): a script of any origin that
 # sent a request the parser refuses reads MALFORMED_HTTP_REQUEST, not a CORS failure.

@@ -14,6 +14,7 @@ import contextlib
 import http.server
 import json
 import pathlib
+import re
 import shutil
 import socket
 import subprocess
@@ -366,6 +367,17 @@ def test_watch_reads_the_event_stream_ends_with_the_game_and_gives_up_on_silence
     assert line["status"] == "ended" and line["atEnd"] == []
 
 
+def _node_script(built: pathlib.Path, name: str, text: str) -> Any:
+    """The last line of what the module ``text``, run by node beside the built client, prints (JSON)."""
+    script = built / name
+    script.write_text(text)
+    try:
+        result = _run(_tool("node"), str(script), timeout=60)
+    finally:
+        script.unlink()
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
 HINT_SCRIPT = """
 import { DEFAULT_QUIET_MS, hintedPauseMs } from "./rest.js";
 const draws = {};
@@ -378,15 +390,30 @@ def test_hinted_pauses_and_the_quiet_limit_are_what_the_readme_says(built: pathl
     """README: a refusal's hint is waited out "plus up to a quarter of it more" (drawn, so the
     pauses spread over that range; a hint of 0 waits the 10 ms floor), and `api.watch` gives up
     "after 30 s without a byte"."""
-    script = built / "hint_check.mjs"
-    script.write_text(HINT_SCRIPT)
-    try:
-        result = _run(_tool("node"), str(script), timeout=60)
-    finally:
-        script.unlink()
-    line = json.loads(result.stdout.strip().splitlines()[-1])
+    line = _node_script(built, "hint_check.mjs", HINT_SCRIPT)
     assert line["quietMs"] == 30_000
     for hint, draws in line["draws"].items():
         floor = max(10, int(hint))
         assert all(floor <= d <= floor * 1.25 for d in draws), (hint, min(draws), max(draws))
         assert min(draws) < floor * 1.05 and max(draws) > floor * 1.2  # spread over the range
+
+
+REQUEST_ID_SCRIPT = """
+import { newRequestId } from "./rest.js";
+const secure = [newRequestId(), newRequestId()];
+// A page that is no secure context (plain http from another host) has no crypto.randomUUID.
+const real = globalThis.crypto;
+Object.defineProperty(globalThis, "crypto", { value: { getRandomValues: (a) => real.getRandomValues(a) }, configurable: true });
+const plain = Array.from({ length: 200 }, () => newRequestId());
+console.log(JSON.stringify({ secure, plain }));
+"""
+
+
+def test_request_ids_are_drawn_without_random_uuid_too(built: pathlib.Path) -> None:
+    """README In the browser: request ids come from `crypto.randomUUID` in a secure context and
+    from `crypto.getRandomValues` elsewhere (the client threw "randomUUID is not a function" on a
+    page served over plain http from another host than localhost): 32 hex digits either way."""
+    line = _node_script(built, "request_id_check.mjs", REQUEST_ID_SCRIPT)
+    for ids in (line["secure"], line["plain"]):
+        assert all(re.fullmatch(r"[0-9a-f]{32}", i) for i in ids), ids[:3]
+        assert len(set(ids)) == len(ids)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from hustings.engine.errors import MalformedMoveError, short_list
+from hustings.engine.errors import MalformedMoveError, refuse_other_games, short_list
 from hustings.engine.spin_doctors import model as m
 from hustings.engine.spin_doctors.content import CONTENT, CONTENT_DATA
 from hustings.engine.spin_doctors.flow import PLAYS
@@ -91,9 +91,8 @@ _PLAYS = PLAYS
 
 
 def move_from_proto(message: game_pb2.Move) -> Any:
-    """An engine move from a Move. Raises MalformedMoveError (EMPTY_MOVE, BAD_NUMBER)."""
-    if message.WhichOneof("game") != "spin_doctors":
-        raise MalformedMoveError("EMPTY_MOVE", "the move carries no Spin Doctors decision")
+    """An engine move from a Move. Raises MalformedMoveError (EMPTY_MOVE, WRONG_GAME_KIND, BAD_NUMBER)."""
+    refuse_other_games(message, "spin_doctors")
     own = message.spin_doctors
     kind = own.WhichOneof("kind")
     if kind is None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from hustings.engine.errors import EngineError, MalformedMoveError, short_list
+from hustings.engine.errors import EngineError, MalformedMoveError, refuse_other_games, short_list
 from hustings.engine.jsontext import kept_by_identity
 from hustings.engine.stimmvieh.content import CONTENT, CONTENT_DATA, DONATION, MAX_INFLUENCE, MIN_INFLUENCE, VOTE, Card
 from hustings.engine.stimmvieh.model import (
@@ -78,9 +78,8 @@ the move path takes its move from here instead of building and checking a frozen
 
 
 def move_from_proto(message: game_pb2.Move) -> ChooseTopCandidates | PlayPolitician:
-    """An engine move from a Move. Raises MalformedMoveError (EMPTY_MOVE, BAD_...)."""
-    if message.WhichOneof("game") != "stimmvieh":
-        raise MalformedMoveError("EMPTY_MOVE", "the move carries no Stimmvieh decision")
+    """An engine move from a Move. Raises MalformedMoveError (EMPTY_MOVE, WRONG_GAME_KIND, BAD_...)."""
+    refuse_other_games(message, "stimmvieh")
     own = message.stimmvieh
     kind = own.WhichOneof("kind")
     move: ChooseTopCandidates | PlayPolitician

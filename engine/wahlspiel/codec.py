@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Callable, Mapping, Sequence
 
-from hustings.engine.errors import MalformedMoveError, short_list
+from hustings.engine.errors import MalformedMoveError, refuse_other_games, short_list
 from hustings.engine.jsontext import kept_by_identity
 from hustings.engine.wahlspiel import model as m
 from hustings.engine.wahlspiel import content as c
@@ -122,9 +122,8 @@ _KNOWN: dict[str, tuple[Callable[[Any], Any], dict[Any, m.Move]]] = {
 
 
 def move_from_proto(message: game_pb2.Move) -> m.Move:
-    """An engine move from a Move. Raises MalformedMoveError (EMPTY_MOVE, BAD_...)."""
-    if message.WhichOneof("game") != "wahlspiel":
-        raise MalformedMoveError("EMPTY_MOVE", "the move carries no Wahlspiel decision")
+    """An engine move from a Move. Raises MalformedMoveError (EMPTY_MOVE, WRONG_GAME_KIND, BAD_...)."""
+    refuse_other_games(message, "wahlspiel")
     own = message.wahlspiel
     kind = own.WhichOneof("kind")
     if kind is None:

@@ -142,9 +142,15 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** A fresh request id for one logical call (random, so that nobody can guess a join's). */
+/**
+ * A fresh request id for one logical call (random, so that nobody can guess a join's): 32 hex
+ * digits. Browsers offer `crypto.randomUUID` only to secure contexts (https, localhost); a page
+ * served over plain http from another host draws the same 128 bits with `getRandomValues`.
+ */
 export function newRequestId(): string {
-  return globalThis.crypto.randomUUID().replaceAll("-", "");
+  const crypto = globalThis.crypto;
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID().replaceAll("-", "");
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
 interface Route {
@@ -180,7 +186,11 @@ const MAX_SEAT_CHOICES = 3;
  */
 export type Settled<O extends DescMessage> = (refused: HustingsError) => Promise<MessageShape<O> | undefined>;
 
-/** Calls GameService over HTTP: `await client.call(GameService.method.joinGame, {...})`. */
+/**
+ * Calls GameService over HTTP: `await client.call(GameService.method.joinGame, {...})`.
+ * `fetchImpl` is called as a plain function, never as a method of the client: a browser's
+ * `window.fetch` called on another object throws "Illegal invocation".
+ */
 export class HustingsRest {
   constructor(
     readonly baseUrl: string,
@@ -361,7 +371,8 @@ export class HustingsRest {
     if (seatToken) headers["Authorization"] = `Bearer ${seatToken}`;
     arm();
     try {
-      const response = await this.fetchImpl(new URL(path, this.baseUrl), { headers, signal: controller.signal });
+      const fetchImpl = this.fetchImpl;
+      const response = await fetchImpl(new URL(path, this.baseUrl), { headers, signal: controller.signal });
       // 204: the game is over and nothing follows fromVersion (its last version): the end.
       if (response.status === 204) return;
       if (!response.ok || response.body === null) throw refusal(response.status, await response.text(), response);
@@ -423,7 +434,8 @@ export class HustingsRest {
         }
       }
     }
-    const response = await this.fetchImpl(url, init);
+    const fetchImpl = this.fetchImpl;
+    const response = await fetchImpl(url, init);
     const text = await response.text();
     if (!response.ok) throw refusal(response.status, text, response); // a balancer may answer in plain text
     const parsed: unknown = text ? JSON.parse(text) : {};
