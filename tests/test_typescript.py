@@ -417,3 +417,37 @@ def test_request_ids_are_drawn_without_random_uuid_too(built: pathlib.Path) -> N
     for ids in (line["secure"], line["plain"]):
         assert all(re.fullmatch(r"[0-9a-f]{32}", i) for i in ids), ids[:3]
         assert len(set(ids)) == len(ids)
+
+
+JSON_TYPES_CHECK = """
+import type { WatchGameResponseJson } from "../src/gen/hustings/v1/game_service_pb.js";
+import type { GameViewJson } from "../src/gen/hustings/v1/game_pb.js";
+
+const update: WatchGameResponseJson = JSON.parse('{"version": "5", "view": {"status": "GAME_STATUS_ACTIVE"}}');
+const version: string | undefined = update.version; // 64-bit integers are strings in JSON
+const view: GameViewJson | undefined = update.view;
+const status: string | number | undefined = view?.status; // enums by name
+console.log(version, status);
+// @ts-expect-error a version in JSON is a string, never a number
+const wrong: WatchGameResponseJson = { version: 5 };
+console.log(wrong);
+"""
+
+
+def test_the_generated_files_describe_the_json_too(built: pathlib.Path) -> None:
+    """README TypeScript: the stubs also describe the JSON answers (`WatchGameResponseJson`,
+    `GameViewJson`, ...) for code that reads them with fetch, the event stream's `data:` lines
+    among them. A snippet that uses them type-checks under the client's own strict settings,
+    and a wrong field type in it is an error."""
+    folder = TS_DIR / f".json-types-check-{free_port()}"
+    folder.mkdir()
+    try:
+        (folder / "check.ts").write_text(JSON_TYPES_CHECK)
+        tsc = TS_DIR / "node_modules" / ".bin" / "tsc"
+        _run(
+            str(tsc), "--noEmit", "--strict", "--noUncheckedIndexedAccess", "--skipLibCheck", "--target", "ES2022",
+            "--module", "NodeNext", "--moduleResolution", "NodeNext", "--types", "node", str(folder / "check.ts"),
+            timeout=120,
+        )
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

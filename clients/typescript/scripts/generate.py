@@ -33,7 +33,7 @@ def main() -> int:
     shutil.rmtree(OUT, ignore_errors=True)
     OUT.mkdir(parents=True)
     args = ["protoc", *(f"-I{d}" for d in include_dirs(PROTO_ROOT))]
-    args += [f"--plugin=protoc-gen-es={PLUGIN}", f"--es_out={OUT}", "--es_opt=target=ts,import_extension=js"]
+    args += [f"--plugin=protoc-gen-es={PLUGIN}", f"--es_out={OUT}", "--es_opt=target=ts,import_extension=js,json_types=true"]
     if protoc.main(args + GOOGLEAPIS_FILES + files) != 0:
         print("protoc failed", file=sys.stderr)
         return 1
