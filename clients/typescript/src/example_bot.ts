@@ -205,7 +205,8 @@ export async function play(
             // The table moved on, or the move is no longer ours to make: the stream brings the
             // newer view. Anything else ends the bot with its reason.
             if (!MOVED_ON_CODES.has(error.code)) throw new Refused("move", pending.version, error);
-            log(`move at version ${pending.version} refused: ${error.reason}`);
+            // Expected at tables where several decide at once.
+            log(`move at version ${pending.version} refused: ${error.reason}; the table moved on, deciding on its next view`);
           }
           break;
         }

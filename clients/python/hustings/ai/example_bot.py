@@ -198,8 +198,8 @@ async def play(
                             continue
                         if refused.code not in MOVED_ON:
                             raise Refused("move", pending.version, refused) from None
-                        # The stream brings the newer view.
-                        log(f"move at version {pending.version} refused: {refused.reason}")
+                        # The stream brings the newer view: expected at tables where several decide at once.
+                        log(f"move at version {pending.version} refused: {refused.reason}; the table moved on, deciding on its next view")
                     break
                 pending = None
             log(f"stream ended or went quiet at version {seen}")
