@@ -70,4 +70,3 @@ def refuse_other_games(message: Any, field: str) -> None:
     raise MalformedMoveError(
         "WRONG_GAME_KIND", f"the move is a decision of {_GAME_TITLES.get(sent, sent)}; this game is {title}"
     )
-

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import pathlib
 import re
 import secrets
@@ -90,25 +91,28 @@ def check_listen_address(face: str, address: str) -> None:
 
 
 def check_grpc_bindable(address: str) -> None:
-    """StartupError unless some address that ``address`` names can be bound here now, as gRPC
-    binds it (reusing a port left in TIME_WAIT, never one another socket listens on): asked
-    before gRPC's own bind, whose failure also writes a line of gRPC's own to stderr."""
+    """StartupError when ``address`` names one IP address that cannot be bound here now (in use,
+    or not this machine's), asked before gRPC's own bind, whose failure also writes a line of
+    gRPC's own to stderr. A host name, ``[::]`` (gRPC falls back to 0.0.0.0 where it cannot have
+    both families) and port 0 are left to gRPC's bind, as is an address whose family the kernel
+    has no sockets for."""
     host, _, port = address.rpartition(":")
-    if address.startswith("unix:") or not port.isdigit():
+    try:
+        ip = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return
+    if address.startswith("unix:") or not port.isdigit() or int(port) == 0 or (ip.version == 6 and ip.is_unspecified):
         return
     try:
-        found = socket.getaddrinfo(host.strip("[]") or None, int(port), type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    except (socket.gaierror, UnicodeError):
-        found = []
-    for family, kind, proto, _, where in found:
-        with socket.socket(family, kind, proto) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                probe.bind(where)
-            except OSError:
-                continue
-            return
-    raise StartupError(f"cannot listen for gRPC on {address!r}: in use, or not an address of this machine")
+        probe = socket.socket(socket.AF_INET6 if ip.version == 6 else socket.AF_INET, socket.SOCK_STREAM)
+    except OSError:
+        return
+    with probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gRPC: a port in TIME_WAIT is free
+        try:
+            probe.bind((str(ip), int(port)))
+        except OSError:
+            raise StartupError(f"cannot listen for gRPC on {address!r}: in use, or not an address of this machine") from None
 
 
 def redis_location(url: str) -> str:

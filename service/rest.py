@@ -289,10 +289,22 @@ class RestServer:
         if self.runner is not None:
             for site in list(self.runner.sites):
                 await site.stop()
+            self._take_no_more_calls()
             await self._calls_ended(self.grace_s * (1 - 2 * AIOHTTP_SHARE_OF_GRACE))
             await self.runner.cleanup()
             self.runner = None
         log.info("rest_stopped")
+
+    def _take_no_more_calls(self) -> None:
+        """Close the connections that wait for a request, and have the others close once their
+        call is answered: a connection kept alive took new calls for as long as the stop waited.
+        One with a call in hand is never closed now (aiohttp would read no more of its body)."""
+        server = self.runner.server if self.runner is not None else None
+        for connection in list(server.connections if server is not None else ()):
+            if isinstance(connection, GatedConnection) and connection.idle():
+                connection.close()
+            else:
+                connection.keep_alive(False)
 
     async def _calls_ended(self, within_s: float) -> None:
         """Wait until no RPC is in flight, or ``within_s``."""

@@ -347,6 +347,7 @@ class Store:
             *others, last = (f"{scheme}://" for scheme in (*SERVER_SCHEMES, *CLUSTER_SCHEMES))
             raise ValueError(f"the Redis URL must begin with {', '.join(others)} or {last}")
         scheme, sep, rest = url.partition("://")
+        scheme = scheme.lower()
         cluster = bool(sep) and scheme in CLUSTER_SCHEMES
         if max_connections < (2 if cluster else 3):
             held = "one is held by the update subscription" + ("" if cluster else ", one by the commits' lane")

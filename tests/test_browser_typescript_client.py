@@ -94,6 +94,8 @@ READ_DATE = """async (api_url) => (await fetch(api_url + "/v1/kinds")).headers.g
 def test_the_readme_page_runs_the_typescript_client_in_chromium(
     typescript_dist: pathlib.Path, browser: Any, redis_server: EmbeddedRedis
 ) -> None:
+    from playwright.sync_api import Error as PlaywrightError
+
     assert (typescript_dist / "rest.js").is_file()
     page_text = readme_page()
     assert README_API in page_text
@@ -105,7 +107,10 @@ def test_the_readme_page_runs_the_typescript_client_in_chromium(
             errors: list[str] = []
             page.on("pageerror", lambda error: errors.append(str(error)))
             page.goto(origin + "/")
-            page.wait_for_function("document.body.textContent.startsWith('Ada sits at seat')", timeout=WAIT_MS)
+            try:
+                page.wait_for_function("document.body.textContent.startsWith('Ada sits at seat')", timeout=WAIT_MS)
+            except PlaywrightError:
+                raise AssertionError(f"the page did not seat Ada; its errors: {errors}") from None
             text = page.evaluate("document.body.textContent")
             assert not errors, errors
             game_id = text.rsplit(" ", 1)[1]

@@ -205,3 +205,7 @@ def test_a_replica_needs_three_connections_one_for_the_lane(capsys: pytest.Captu
     cluster = Store.from_url("redis+cluster://127.0.0.1:1", max_connections=2)
     assert cluster.lane is None
     asyncio.run(cluster.close())
+    # A scheme in capitals is the same scheme (URL schemes ignore case).
+    shouting = Store.from_url("REDIS+CLUSTER://127.0.0.1:1", max_connections=2)
+    assert shouting.lane is None
+    asyncio.run(shouting.close())

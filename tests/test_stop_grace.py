@@ -115,6 +115,64 @@ def test_a_rest_call_whose_body_is_still_arriving_when_the_replica_stops_is_answ
     run(scenario(), timeout_s=60)
 
 
+async def _answer_status(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes) -> bytes:
+    """The status line of ``request`` sent on a kept-alive connection (b"" when it is closed
+    unanswered), its body read."""
+    try:
+        writer.write(request)
+        await writer.drain()
+        status = await asyncio.wait_for(reader.readline(), GRACE_S)
+    except ConnectionError:
+        return b""
+    length = 0
+    while (line := await asyncio.wait_for(reader.readline(), GRACE_S)) not in (b"\r\n", b""):
+        name, _, value = line.decode().partition(":")
+        if name.lower() == "content-length":
+            length = int(value)
+    await asyncio.wait_for(reader.readexactly(length), GRACE_S)
+    return status
+
+
+def test_a_stopping_replica_takes_no_new_rest_call_on_a_connection_kept_alive(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """While a stop waits for a call in flight, a connection kept alive from before it is closed
+    (it waits for a request) rather than answered again: new calls were served on such
+    connections for as long as the stop waited, and one begun late then had a tenth of the
+    grace before it was cut."""
+    server = EmbeddedRedis(tmp_path_factory.mktemp("keptalive"), appendonly=False).start()
+    admin = Redis.from_url(server.url)
+    kinds = b"GET /v1/kinds HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+
+    async def scenario() -> None:
+        config = ReplicaConfig(
+            redis_url=server.url, address="127.0.0.1:0", http_address="127.0.0.1:0", grace_s=GRACE_S, **UNBOUNDED_CALL_RATE  # type: ignore[arg-type]
+        )
+        replica = await Replica(config).start()
+        try:
+            async with aiohttp.ClientSession() as http:
+                url = f"http://127.0.0.1:{replica.http_port}/v1/games"
+                await http.post(url, json={"kind": "stimmvieh", "options": {"players": 3}})  # the commit script loaded
+                reader, writer = await asyncio.open_connection("127.0.0.1", replica.http_port)
+                assert (await _answer_status(reader, writer, kinds)).startswith(b"HTTP/1.1 200 ")
+                admin.execute_command("CLIENT", "PAUSE", PAUSE_MS, "WRITE")
+                slow = asyncio.ensure_future(http.post(url, json={"kind": "stimmvieh", "options": {"players": 3}}))
+                await asyncio.sleep(STOP_AFTER_S)
+                stopping = asyncio.ensure_future(replica.stop())
+                await asyncio.sleep(STOP_AFTER_S)
+                assert not slow.done() and not stopping.done()  # the stop waits for the slow call
+                assert await _answer_status(reader, writer, kinds) == b""
+                assert (await slow).status == 200
+                await asyncio.wait_for(stopping, 2 * GRACE_S)
+                writer.close()
+        finally:
+            await replica.stop()
+
+    try:
+        run(scenario(), 60)
+    finally:
+        admin.close()
+        server.stop()
+
+
 def test_a_stopped_replica_leaves_no_kick_or_follow_up_running(redis_server: EmbeddedRedis) -> None:
     """A person's join starts a table of three strong bots, whose decisions are due at once: the
     join kicks them, and they think in the background while the replica stops. The kick is given
