@@ -6,7 +6,9 @@ their games made. Real Redis, a real replica with both faces, real HTTP and gRPC
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+from typing import Iterator
 
 import aiohttp
 import pytest
@@ -31,10 +33,7 @@ def _games(redis: Redis) -> int:
 
 
 def test_calls_in_flight_on_both_faces_finish_within_the_same_grace(tmp_path_factory: pytest.TempPathFactory) -> None:
-    server = EmbeddedRedis(tmp_path_factory.mktemp("grace"), appendonly=False).start()
-    admin = Redis.from_url(server.url)
-
-    async def scenario() -> None:
+    async def scenario(server: EmbeddedRedis, admin: Redis) -> None:
         config = ReplicaConfig(
             redis_url=server.url, address="127.0.0.1:0", http_address="127.0.0.1:0", grace_s=GRACE_S, **UNBOUNDED_CALL_RATE  # type: ignore[arg-type]
         )
@@ -69,11 +68,8 @@ def test_calls_in_flight_on_both_faces_finish_within_the_same_grace(tmp_path_fac
             await client.close()
             await replica.stop()
 
-    try:
-        run(scenario(), 60)
-    finally:
-        admin.close()
-        server.stop()
+    with _own_redis(tmp_path_factory, "grace") as (server, admin):
+        run(scenario(server, admin), 60)
 
 
 def test_a_rest_call_whose_body_is_still_arriving_when_the_replica_stops_is_answered(redis_server: EmbeddedRedis) -> None:
@@ -98,15 +94,9 @@ def test_a_rest_call_whose_body_is_still_arriving_when_the_replica_stops_is_answ
             assert not stopping.done()
             writer.write(body[10:])
             await writer.drain()
-            status = await asyncio.wait_for(reader.readline(), GRACE_S)
+            status, body = await _read_answer(reader)
             assert status.startswith(b"HTTP/1.1 200 "), status
-            length = 0
-            while (line := await asyncio.wait_for(reader.readline(), GRACE_S)) not in (b"\r\n", b""):
-                name, _, value = line.decode().partition(":")
-                if name.lower() == "content-length":
-                    length = int(value)
-            made = json.loads(await asyncio.wait_for(reader.readexactly(length), GRACE_S))
-            assert made["gameId"]
+            assert json.loads(body)["gameId"]
             await asyncio.wait_for(stopping, 2 * GRACE_S)
             writer.close()
         finally:
@@ -115,22 +105,38 @@ def test_a_rest_call_whose_body_is_still_arriving_when_the_replica_stops_is_answ
     run(scenario(), timeout_s=60)
 
 
-async def _answer_status(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes) -> bytes:
-    """The status line of ``request`` sent on a kept-alive connection (b"" when it is closed
-    unanswered), its body read."""
-    try:
-        writer.write(request)
-        await writer.drain()
-        status = await asyncio.wait_for(reader.readline(), GRACE_S)
-    except ConnectionError:
-        return b""
+async def _read_answer(reader: asyncio.StreamReader) -> tuple[bytes, bytes]:
+    """An HTTP/1.1 answer's status line and body (b"", b"" when the connection closed first)."""
+    status = await asyncio.wait_for(reader.readline(), GRACE_S)
     length = 0
     while (line := await asyncio.wait_for(reader.readline(), GRACE_S)) not in (b"\r\n", b""):
         name, _, value = line.decode().partition(":")
         if name.lower() == "content-length":
             length = int(value)
-    await asyncio.wait_for(reader.readexactly(length), GRACE_S)
-    return status
+    return status, await asyncio.wait_for(reader.readexactly(length), GRACE_S)
+
+
+async def _answer_status(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes) -> bytes:
+    """The status line of ``request`` sent on a kept-alive connection (b"" when it is closed
+    unanswered)."""
+    try:
+        writer.write(request)
+        await writer.drain()
+        return (await _read_answer(reader))[0]
+    except ConnectionError:
+        return b""
+
+
+@contextlib.contextmanager
+def _own_redis(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[tuple[EmbeddedRedis, Redis]]:
+    """A Redis of the test's own (it pauses its writes) and a client to administer it."""
+    server = EmbeddedRedis(tmp_path_factory.mktemp(name), appendonly=False).start()
+    admin = Redis.from_url(server.url)
+    try:
+        yield server, admin
+    finally:
+        admin.close()
+        server.stop()
 
 
 def test_a_stopping_replica_takes_no_new_rest_call_on_a_connection_kept_alive(tmp_path_factory: pytest.TempPathFactory) -> None:
@@ -138,11 +144,9 @@ def test_a_stopping_replica_takes_no_new_rest_call_on_a_connection_kept_alive(tm
     (it waits for a request) rather than answered again: new calls were served on such
     connections for as long as the stop waited, and one begun late then had a tenth of the
     grace before it was cut."""
-    server = EmbeddedRedis(tmp_path_factory.mktemp("keptalive"), appendonly=False).start()
-    admin = Redis.from_url(server.url)
     kinds = b"GET /v1/kinds HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
 
-    async def scenario() -> None:
+    async def scenario(server: EmbeddedRedis, admin: Redis) -> None:
         config = ReplicaConfig(
             redis_url=server.url, address="127.0.0.1:0", http_address="127.0.0.1:0", grace_s=GRACE_S, **UNBOUNDED_CALL_RATE  # type: ignore[arg-type]
         )
@@ -166,11 +170,8 @@ def test_a_stopping_replica_takes_no_new_rest_call_on_a_connection_kept_alive(tm
         finally:
             await replica.stop()
 
-    try:
-        run(scenario(), 60)
-    finally:
-        admin.close()
-        server.stop()
+    with _own_redis(tmp_path_factory, "keptalive") as (server, admin):
+        run(scenario(server, admin), 60)
 
 
 def test_a_stopped_replica_leaves_no_kick_or_follow_up_running(redis_server: EmbeddedRedis) -> None:
