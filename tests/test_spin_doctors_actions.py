@@ -12,6 +12,7 @@ from typing import Any, Callable
 import pytest
 
 from hustings.engine import EngineError, Rng
+from hustings.engine.errors import NotYourTurnError
 from hustings.engine.spin_doctors import rules
 from hustings.engine.spin_doctors.content import CONTENT
 from hustings.engine.spin_doctors.model import (
@@ -271,6 +272,10 @@ def _bartek_pays_ania(state: State, rng: Rng) -> State:
 
 
 def test_example_first_round() -> None:
+    """The rulebook's example round with its numbers. Its narration lists the planning field by
+    field (BARTEK, ANIA, BARTEK, ANTEK, ...), which the printed turn rule (clockwise from the
+    Favourite: BARTEK, ANTEK, ANIA) does not allow; the Staffers are played here in turn order,
+    and the printed order is refused at its second Staffer (CONTENT.md, "The example first round")."""
     state = _first_round_table()
     rng = Rng(b"example")
     opening: list[tuple[int, Any]] = [
@@ -286,7 +291,15 @@ def test_example_first_round() -> None:
         (BARTEK, PlayStaffer(4, CENTRAL)), (ANTEK, PlayStaffer(12, WESTERN)), (ANIA, PlayStaffer(8, MEDIA)),
         (BARTEK, PlayStaffer(10, CENTRAL)), (ANTEK, PlayStaffer(3, CENTRAL)), (ANIA, PlayStaffer(2, CENTRAL)),
     ]
-    for seat, move in opening + planning:
+    for seat, move in opening:
+        state, _ = rules.apply(state, seat, move, rng)
+    # As narrated: BARTEK's Candidate, then ANIA's while ANTEK's turn is owed.
+    aside = Rng(b"narrated")  # the example's own draws stay as they were
+    narrated, _ = rules.apply(state, BARTEK, planning[0][1], aside)
+    assert rules.to_act(narrated) == {ANTEK}
+    with pytest.raises(NotYourTurnError):
+        rules.apply(narrated, ANIA, PlayStaffer(0, MEDIA), aside)
+    for seat, move in planning:
         assert move in rules.legal_moves(state, seat), move
         state, _ = rules.apply(state, seat, move, rng)
     assert state.news[BLUE[0]] == "N-infrastructure-1" and state.phase == RESOLUTION
