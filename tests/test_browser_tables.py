@@ -155,10 +155,11 @@ class Table:
         assert not beyond, f"elements reach past the right edge: {beyond}"
 
     def touch_targets(self) -> int:
-        """Every visible button, field and list on the page is at least 44 px high and wide;
-        returns how many there are."""
+        """Every visible button, field, list, link and disclosure on the page is at least 44 px
+        high and wide; returns how many there are (the lobby's game links and the header's were
+        19 px high, as was Wahlspiel's "Your other politicians")."""
         sizes = self.page.eval_on_selector_all(
-            "button, input, select",
+            "button, input, select, a[href], summary",
             # A check box is reached through its label, which is the touch target.
             """(ns) => ns.filter((n) => n.offsetParent).map((n) => n.type === "checkbox" && n.closest("label") || n)
                 .map((n) => [n.textContent.slice(0, 30), n.getBoundingClientRect().height, n.getBoundingClientRect().width])""",

@@ -6,7 +6,7 @@
 
 import { api, ApiError, catalogue, forgetSeat, mySeat, playerName, rememberSeat, serverNow, setPlayerName, watch } from "./api.js";
 import { composer, newComposerState } from "./compose.js";
-import { capital, enumWords, h, oneAtATime, seatLabels, section, words } from "./dom.js";
+import { capital, count, enumWords, h, oneAtATime, replaceKeepingFocus, seatLabels, section, words } from "./dom.js";
 import stimmvieh from "./games/stimmvieh.js";
 import wahlspiel from "./games/wahlspiel.js";
 import spinDoctors from "./games/spin_doctors.js";
@@ -259,7 +259,7 @@ function renderGame(app, gameId) {
   document.getElementById("where").textContent = "table";
   const seated = mySeat(gameId);
   const token = seated?.token;
-  const page = { view: null, cat: null, entries: [], busy: false, composer: { signature: "", state: newComposerState() }, received: [] };
+  const page = { view: null, cat: null, entries: [], busy: false, leaving: false, composer: { signature: "", state: newComposerState() }, received: [] };
   // What the table holds, for a look from the browser's console (and the tests): its view, the
   // composer's state, and where its last few views came from.
   app.table = page;
@@ -376,6 +376,9 @@ function renderGame(app, gameId) {
   }));
 
   function clockText(seat) {
+    // A table without a clock shows none: its bots' decisions are due at once, which read "0 s".
+    const table = page.view?.table ?? {};
+    if (!table.decisionSeconds && !table.bankSeconds) return "";
     const now = serverNow(); // the deadlines are the server's: this browser's clock may be off
     const deadline = Number(seat.deadlineUnixMs ?? 0);
     const bank = Number(seat.bankMs ?? 0);
@@ -398,7 +401,9 @@ function renderGame(app, gameId) {
       h("span", { class: `dot ${presence}`, "aria-label": presence }),
       h("span", { class: "seat-name" }, s.taken ? ctx.seatName(s.seat) : `seat ${s.seat} free`),
       renderer().seatNote?.(s.seat, ctx) ?? null,
-      h("span", { class: "muted small" }, presence === "here" || presence === "free" || s.seat === view.seat ? "" : presence),
+      h("span", { class: "muted small" }, s.seat === view.seat
+        ? (presence === "absent" ? "away: a bot plays for you until you are back" : "")
+        : presence === "here" || presence === "free" ? "" : presence),
       s.timeouts ? h("span", { class: "muted small" }, ` ${s.timeouts}× late`) : null,
       h("span", { class: "clock", dataset: { seat: s.seat } }, clockText(s)));
     }));
@@ -419,7 +424,12 @@ function renderGame(app, gameId) {
     }
     if (view.status === "GAME_STATUS_ACTIVE" && mine) {
       if (mine.absent) parts.push(h("button", { id: "return", type: "button", class: "primary", onclick: () => tableCall("return") }, "I am back"));
-      else parts.push(h("button", { id: "leave", type: "button", onclick: () => tableCall("leave") }, "Leave the table"));
+      else if (page.leaving) {
+        // Asked once more: leaving hands the seat to a bot at once, which one tap did unawares.
+        parts.push(h("p", { id: "leave-told", class: "small" }, "A bot plays your seat from now on, until you come back with “I am back”."),
+          h("button", { id: "leave-confirm", type: "button", class: "primary", onclick: () => { page.leaving = false; tableCall("leave"); } }, "Leave"),
+          h("button", { id: "leave-cancel", type: "button", onclick: () => { page.leaving = false; draw(); } }, "Stay"));
+      } else parts.push(h("button", { id: "leave", type: "button", onclick: () => { page.leaving = true; draw(); } }, "Leave the table"));
     }
     if (view.status === "GAME_STATUS_FINISHED" && mine) {
       parts.push(h("button", { id: "play-again", type: "button", class: "primary", onclick: () => playAgain(mine.seat, mine.displayName) }, "Play again"));
@@ -456,10 +466,10 @@ function renderGame(app, gameId) {
     const toAct = (view.toAct ?? []).map((s) => (s === view.seat ? "you" : ctx.seatName(s)));
     const status = enumWords(view.status, "GAME_STATUS_");
     const header = section("summary", null,
-      h("h2", {}, `${title} · ${status} · v`, h("span", { id: "version" }, view.version), " ", h("span", { id: "live", class: "live muted" }, live)),
+      h("h2", { tabindex: "-1" }, `${title} · ${status} · step `, h("span", { id: "version" }, view.version), " ", h("span", { id: "live", class: "live muted" }, live)),
       h("p", { id: "you" }, view.seat !== undefined ? `You are ${ctx.seatName(view.seat)} (seat ${view.seat}).` : "You are watching."),
       view.seedChosenByCreator ? h("p", { id: "seed-chosen", class: "muted small" }, "This table's deal was chosen by its creator, who may know every hand.") : null,
-      view.status === "GAME_STATUS_OPEN" ? h("p", { class: "headline" }, `Waiting for ${(view.seats ?? []).filter((s) => !s.taken).length} more players`) : game.headline?.(ctx) ?? null,
+      view.status === "GAME_STATUS_OPEN" ? h("p", { class: "headline" }, `Waiting for ${count((view.seats ?? []).filter((s) => !s.taken).length, "more player", "more players")}`) : game.headline?.(ctx) ?? null,
       toAct.length && view.status === "GAME_STATUS_ACTIVE" ? h("p", { id: "to-act", class: (view.toAct ?? []).includes(view.seat) ? "your-turn" : "" },
         (view.toAct ?? []).includes(view.seat)
           ? ["Your decision", toAct.length > 1 ? [" (also ", isolated(toAct.filter((n) => n !== "you")), ")"] : null]
@@ -474,7 +484,9 @@ function renderGame(app, gameId) {
       if (signature !== page.composer.signature) page.composer = { signature, state: newComposerState() };
       const built = composer(moves, game, ctx, page.composer.state, submit);
       const asDialog = game.dialog?.(moves, ctx);
-      parts.push(h("section", { id: "moves", class: asDialog ? "dialog" : "" }, h("h2", {}, asDialog ? capital(asDialog) : "Your move"), built));
+      // Moves outside the seat's turn are the side moves a game allows at any time.
+      const title = asDialog ? capital(asDialog) : (view.toAct ?? []).includes(view.seat) ? "Your move" : "Any time: side moves";
+      parts.push(h("section", { id: "moves", class: asDialog ? "dialog" : "" }, h("h2", {}, title), built));
     } else {
       page.composer = { signature: "", state: newComposerState() };
     }
@@ -482,7 +494,8 @@ function renderGame(app, gameId) {
     if (result) parts.push(result);
     parts.push(...game.board(view, ctx.kindView, ctx));
     parts.push(section("log-section", "Log", logList));
-    app.replaceChildren(...parts);
+    // The keyboard stays where it was (a choice, the next one, the summary), not at the page's top.
+    replaceKeepingFocus(app, parts, () => document.querySelector("#moves button:not(:disabled)") ?? document.querySelector("#summary h2"));
     app.dataset.version = view.version;
     app.dataset.status = status;
     app.dataset.kind = view.kind;

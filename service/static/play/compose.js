@@ -8,7 +8,7 @@
 // a numeric field with many values gets a stepper. The move sent is always one of the legal
 // moves, verbatim, so the page needs no rule of any game.
 
-import { h, capital } from "./dom.js";
+import { h, capital, replaceKeepingFocus } from "./dom.js";
 
 const STEPPER_MIN_VALUES = 4;
 
@@ -42,7 +42,8 @@ export function composer(moves, game, ctx, state, submit) {
   }
   if (groups.size === 1) state.decision = [...groups.keys()][0];
 
-  const redraw = () => root.replaceChildren(...draw());
+  // A pick keeps the keyboard in the composer: on the control drawn in its place, else its first.
+  const redraw = () => replaceKeepingFocus(root, draw(), (r) => r.querySelector("button:not(:disabled)"));
   const label = (field, value, decision) => game.valueLabel(field, value, ctx, decision);
   const moveButton = (entry, decision, text) =>
     h("button", { class: "move primary", type: "button", dataset: { decision }, onclick: () => submit(entry.move) },
@@ -87,9 +88,12 @@ export function composer(moves, game, ctx, state, submit) {
         const items = [];
         for (const list of lists) for (const x of list) if (!items.some((y) => key(y) === key(x))) items.push(x);
         const exact = remaining.filter((e) => (ordered ? key(e.params[field] ?? []) === key(chosen) : sameSet(e.params[field] ?? [], chosen)));
-        const most = Math.max(...lists.filter((l) => fits(l, chosen)).map((l) => l.length));
+        const sizes = new Set(lists.filter((l) => fits(l, chosen)).map((l) => l.length));
+        const most = Math.max(...sizes);
+        // "2 of 4 chosen" where every legal list holds four; "up to" where they differ.
+        const told = sizes.size === 1 ? ` (${chosen.length} of ${most} chosen)` : ` (${chosen.length} chosen${exact.length ? "" : `, up to ${most}`})`;
         out.push(h("div", { class: "field-prompt" }, capital(game.fieldPrompt(field, decision, ctx)),
-          h("span", { class: "muted" }, ` (${chosen.length} chosen${exact.length ? "" : `, up to ${most}`})`)));
+          h("span", { class: "muted" }, told)));
         out.push(h("div", { class: "choices set", dataset: { field } }, items.map((item) => {
           const selected = chosen.some((x) => key(x) === key(item));
           const possible = selected || lists.some((l) => fits(l, [...chosen, item]));

@@ -32,6 +32,36 @@ export function capital(text) {
   return s ? s[0].toUpperCase() + s.slice(1) : s;
 }
 
+/** A count with its noun: (1, "vote") → "1 vote", (3, "vote") → "3 votes". */
+export function count(n, noun, plural = `${noun}s`) {
+  return `${n} ${n === 1 ? noun : plural}`;
+}
+
+// What tells a control apart from the others across redraws of one state: its id, else its data
+// attributes and its parent's (a choice's value and field), else its text and label.
+function focusKey(node) {
+  const data = JSON.stringify({ ...node.dataset });
+  const parent = JSON.stringify({ ...(node.parentElement?.dataset ?? {}) });
+  const named = node.id || data !== "{}";
+  return [node.tagName, node.id, data, parent, named ? "" : `${node.textContent}|${node.getAttribute("aria-label") ?? ""}`].join("\u0000");
+}
+
+const FOCUSABLE = "button, input, select, textarea, a[href], summary";
+
+/**
+ * Replace `container`'s children, and give the focus a control had in it to the control drawn in
+ * its place, else to `fallback(container)`: the page draws anew at every pick and every update,
+ * and a keyboard player was sent back to the top of the page each time.
+ */
+export function replaceKeepingFocus(container, children, fallback = () => null) {
+  const active = document.activeElement;
+  const had = active && active !== document.body && container.contains(active) ? focusKey(active) : null;
+  container.replaceChildren(...children);
+  if (had === null) return;
+  const again = [...container.querySelectorAll(FOCUSABLE)].find((node) => !node.disabled && focusKey(node) === had);
+  (again ?? fallback(container))?.focus();
+}
+
 /** A list in words: ["a", "b", "c"] → "a, b and c". */
 export function listWords(items) {
   const list = items.filter((x) => x !== "" && x !== undefined && x !== null).map(String);

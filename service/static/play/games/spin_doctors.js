@@ -4,7 +4,7 @@
 // Election as they happen (through the log and the pending decision). Drawn from the view and the
 // catalogue.
 
-import { capital, enumWords, h, listWords, section, stat } from "../dom.js";
+import { capital, count, enumWords, h, listWords, section, stat } from "../dom.js";
 
 function index(ctx) {
   if (!ctx.cache.sd) {
@@ -77,7 +77,7 @@ function termText(ctx, term) {
 /** A pending offer (SpinDoctorsView.offers) in words. */
 function offerText(ctx, offer) {
   const o = offer ?? {};
-  return `${who(ctx, o.offerer ?? 0)} offers ${o.amount ?? 0} Budget points to ${who(ctx, o.seat ?? 0)} to ${termText(ctx, o.term)}`;
+  return `${who(ctx, o.offerer ?? 0)} offers ${count(o.amount ?? 0, "Budget point")} to ${who(ctx, o.seat ?? 0)} to ${termText(ctx, o.term)}`;
 }
 
 function token(ctx, seat, title) {
@@ -160,7 +160,7 @@ function board(view, k, ctx) {
   out.push(section("standing", `Round ${k.round ?? 0} · ${enumWords(k.phase, "SPIN_DOCTORS_PHASE_")}`,
     pending?.kind ? h("p", { id: "pending" }, `Waiting for ${who(ctx, pending.seat ?? 0)}: ${pending.kind}`,
       (pending.locality ?? -1) >= 0 ? ` in ${locality(ctx, pending.locality)}` : "", (pending.staffer ?? -1) >= 0 ? ` (${staffer(ctx, pending.staffer)})` : "",
-      (pending.otherSeat ?? -1) >= 0 ? ` with ${who(ctx, pending.otherSeat)}` : "", pending.amount ? `, ${pending.amount} points` : "") : null,
+      (pending.otherSeat ?? -1) >= 0 ? ` with ${who(ctx, pending.otherSeat)}` : "", pending.amount ? `, ${count(pending.amount, "point")}` : "") : null,
     (k.namedWinner ?? -1) >= 0 ? h("p", {}, `Named winner: ${who(ctx, k.namedWinner)}`) : null,
     (k.offers ?? []).length ? h("div", { id: "offers" }, h("b", {}, "Offers on the table"),
       h("ul", {}, (k.offers ?? []).map((o, i) => h("li", { class: "offer", dataset: { offer: i, seat: o.offerer ?? 0 } }, token(ctx, o.offerer ?? 0), " ", offerText(ctx, o))))) : null,
@@ -264,11 +264,11 @@ export default {
       return `${a.name ?? p.action}${targets.filter(Boolean).length ? `: ${listWords(targets.filter(Boolean))}` : ""}`;
     }
     if (decision === "playStaffer") return `${staffer(ctx, p.staffer ?? 0)} on ${fieldName(ctx, p.field ?? 0)}`;
-    if (decision === "handBudget") return `hand ${p.amount ?? 0} Budget points to ${who(ctx, p.seat ?? 0)}`;
-    if (decision === "offerDeal") return `offer ${p.amount ?? 0} Budget points to ${who(ctx, p.seat ?? 0)} to ${termText(ctx, p.term)}`;
+    if (decision === "handBudget") return `hand ${count(p.amount ?? 0, "Budget point")} to ${who(ctx, p.seat ?? 0)}`;
+    if (decision === "offerDeal") return `offer ${count(p.amount ?? 0, "Budget point")} to ${who(ctx, p.seat ?? 0)} to ${termText(ctx, p.term)}`;
     if (decision === "withdrawOffer") return `withdraw: ${offerText(ctx, (ctx.kindView.offers ?? [])[p.offer ?? 0])}`;
     if (decision === "declineOffer") return `decline: ${offerText(ctx, (ctx.kindView.offers ?? [])[p.offer ?? 0])}`;
-    if (decision === "speech") return (p.amount ?? 0) ? `take ${p.amount} votes of ${group(ctx, p.voterGroup ?? 0)} from ${who(ctx, p.seat ?? 0)}` : "no reduction";
+    if (decision === "speech") return (p.amount ?? 0) ? `take ${count(p.amount, "vote")} of ${group(ctx, p.voterGroup ?? 0)} from ${who(ctx, p.seat ?? 0)}` : "no reduction";
     return `${this.decisionTitle(decision)}${parts.length ? `: ${parts.join(", ")}` : ""}`;
   },
   tell(e, event, ctx) {
@@ -295,11 +295,11 @@ export default {
       }).join("; ");
       case "ACTION": {
         const said = [loc, other, grp, cards.map((c) => cardText(ctx, c)).join(", ")].filter(Boolean).join(", ");
-        return `${whose} ${st} used ${action(ctx, e.action)}${said ? ` on ${said}` : ""}${e.amount ? ` for ${e.amount} points` : ""}`;
+        return `${whose} ${st} used ${action(ctx, e.action)}${said ? ` on ${said}` : ""}${e.amount ? ` for ${count(e.amount, "point")}` : ""}`;
       }
       case "DECLINED": return `${whose} ${st} did not act`;
       case "STAFFER_FORGOES": return `${whose} ${st} forgoes its action`;
-      case "VOTES_LOST_TO_TRAIT": return `${w} loses ${e.amount ?? 0} votes of ${grp} to Down with Dirty Politics`;
+      case "VOTES_LOST_TO_TRAIT": return `${w} loses ${count(e.amount ?? 0, "vote")} of ${grp} to Down with Dirty Politics`;
       case "TURNOUT_TOKEN": return `${w} placed Support on the Turnout card of ${loc}${other ? `, pushing off ${other}` : ""}`;
       case "ACTIVITY_TOKENS": return `${w} put ${e.amount ?? 0} Support on the Activity stack of ${loc}`;
       case "TOPIC_TOKEN": return `${w} placed Support on a ${e.amount ? "Red" : "White"} field of the Topic in ${loc}${other ? `, pushing off ${other}` : ""}`;
@@ -309,22 +309,22 @@ export default {
       case "NEWS_DISCARDED": return `News discarded: ${cards.map((c) => cardText(ctx, c)).join(", ")}`;
       case "CONSENT": return `${w} ${e.amount ? "agreed to" : "refused"} the Topic change of ${other}`;
       case "TOPIC_CHANGED": return `Topic card changed in ${loc}: ${cards.map((c) => cardText(ctx, c)).join(" for ")}`;
-      case "BLACKMAIL_ANSWERED": return `${w} ${e.amount ? `paid ${e.amount} points to` : "refused to pay"} ${other}`;
+      case "BLACKMAIL_ANSWERED": return `${w} ${e.amount ? `paid ${count(e.amount, "point")} to` : "refused to pay"} ${other}`;
       case "FAVOURITE": return `${w} becomes the Favourite`;
       case "TURNOUT_CHANGED": return `Turnout of ${grp} moves by ${(e.amount ?? 0) >= 0 ? "+" : ""}${e.amount ?? 0}`;
-      case "SPEECH_VOTE": return `${w} gains ${e.amount ?? 0} votes of ${grp} by the speech`;
-      case "SPEECH": return e.amount ? `${w} took ${e.amount} votes of ${grp} from ${other}` : `${w} gave up reducing votes`;
-      case "LOCALITY_VOTES": return `${w} gains ${e.amount ?? 0} votes of ${grp} in ${loc}`;
+      case "SPEECH_VOTE": return `${w} gains ${count(e.amount ?? 0, "vote")} of ${grp} by the speech`;
+      case "SPEECH": return e.amount ? `${w} took ${count(e.amount, "vote")} of ${grp} from ${other}` : `${w} gave up reducing votes`;
+      case "LOCALITY_VOTES": return `${w} gains ${count(e.amount ?? 0, "vote")} of ${grp} in ${loc}`;
       case "STAFF_CHANGE_MADE": return `${w} made the Staff change after the Poll`;
       case "PROGRAMME_CHANGE_MADE": return `${w} made the Programme change after the Poll`;
       case "POLL_CHANGES_MADE": return "Every change after the Poll is made";
       case "WINNER_NAMED": return `The Favourite named ${other} the winner`;
-      case "BUDGET_HANDED": return `${w} handed ${e.amount ?? 0} Budget points to ${other}`;
-      case "OFFER_MADE": return `${w} offers ${e.amount ?? 0} Budget points to ${other} to ${termText(ctx, e.term)} (held by the table)`;
-      case "OFFER_WITHDRAWN": return `${w} withdrew the offer of ${e.amount ?? 0} points to ${other}`;
-      case "OFFER_DECLINED": return `${other} declined the ${e.amount ?? 0} points of ${w}`;
-      case "OFFER_KEPT": return `${other} did ${termText(ctx, e.term)}: ${whose} ${e.amount ?? 0} points go to ${other}`;
-      case "OFFER_RETURNED": return `${other} did not ${termText(ctx, e.term)}: ${whose} ${e.amount ?? 0} points return`;
+      case "BUDGET_HANDED": return `${w} handed ${count(e.amount ?? 0, "Budget point")} to ${other}`;
+      case "OFFER_MADE": return `${w} offers ${count(e.amount ?? 0, "Budget point")} to ${other} to ${termText(ctx, e.term)} (held by the table)`;
+      case "OFFER_WITHDRAWN": return `${w} withdrew the offer of ${count(e.amount ?? 0, "point")} to ${other}`;
+      case "OFFER_DECLINED": return `${other} declined the ${count(e.amount ?? 0, "point")} of ${w}`;
+      case "OFFER_KEPT": return `${other} did ${termText(ctx, e.term)}: ${whose} ${count(e.amount ?? 0, "point")} go to ${other}`;
+      case "OFFER_RETURNED": return `${other} did not ${termText(ctx, e.term)}: ${whose} ${count(e.amount ?? 0, "point")} return`;
       case "SCANDAL_NOT_FOUND": return `No Scandal of ${other} was found in the News deck`;
       case "TIE_ORDERED": return `The Favourite lets ${whose} Staffer go next`;
       default: return capital(enumWords(e.kind, "SPIN_DOCTORS_EVENT_KIND_")) + (s >= 0 ? ` (${w})` : "");

@@ -2,7 +2,7 @@
 // with their votes, your voter and event cards with their text, the ballot box, coalitions, opinion
 // ballots and run-offs, and the three elections' results. Drawn from the view and the catalogue.
 
-import { capital, enumWords, h, listWords, section, stat } from "../dom.js";
+import { capital, count, enumWords, h, listWords, section, stat } from "../dom.js";
 
 const FIELD_SHORT = {
   START: ["Start", "▶"], VOTER_PURCHASE: ["Buy voters", "€V"], EVENT_PURCHASE: ["Buy events", "€E"], PRIZE: ["Prize", "Prize"],
@@ -67,7 +67,7 @@ function politicianCard(ctx, id) {
     h("span", { class: "card-amount" }, p.name),
     h("span", { class: "card-label" }, `${p.sex === "f" ? "woman" : "man"}, ${p.age}, ${p.occupation}`),
     h("span", { class: "card-cost" }, [...(p.symbols ?? []), ...(p.traits ?? []).map((t) => t.replace(/_/g, " "))].join(" · ")),
-    votes !== undefined ? h("span", { class: "small" }, `${votes} votes`) : null);
+    votes !== undefined ? h("span", { class: "small" }, count(votes, "vote")) : null);
 }
 
 function wcard(ctx, card, extra = "") {
@@ -236,8 +236,8 @@ export default {
     const pol = (id) => polName(ctx, id);
     switch (decision) {
       case "nominate": return `nominate ${pol(p.politicianId)}`;
-      case "buyVoters": return `buy ${p.count ?? 0} voters`;
-      case "buyEvents": return `buy ${p.count ?? 0} events`;
+      case "buyVoters": return `buy ${count(p.count ?? 0, "voter")}`;
+      case "buyEvents": return `buy ${count(p.count ?? 0, "event")}`;
       case "castVoter": return `cast “${cardText(ctx, p.cardId)}”${(p.politicianIds ?? []).length ? ` for ${listWords(p.politicianIds.map(pol))}` : ""}`;
       case "playEvent": return `play “${cardText(ctx, p.cardId)}”${(p.politicianIds ?? []).length ? ` on ${listWords(p.politicianIds.map(pol))}` : ""}`;
       case "changeCandidate": return `withdraw ${pol(p.withdrawPoliticianId)} and field ${pol(p.nominatePoliticianId)}`;
@@ -265,8 +265,8 @@ export default {
     switch (kind) {
       case "nominated": return `${p(d.party)} nominated ${pol(d.politicianId)}`;
       case "dieRolled": return `${p(d.party)} rolled ${d.pips ?? 0} and moved to field ${d.position ?? 0} (${fieldName(d.field)})${d.bounced ? ", bouncing back from the goal" : ""}`;
-      case "cardsDrawn": return `${p(d.party)} took ${d.voterCount ?? 0} voters and ${d.eventCount ?? 0} events${d.cost ? ` for ${d.cost} francs` : " as a prize"}`;
-      case "votesChanged": return `${pol(d.politicianId)} ${(d.delta ?? 0) >= 0 ? "gains" : "loses"} ${Math.abs(d.delta ?? 0)} vote(s), now ${d.votes ?? 0}`;
+      case "cardsDrawn": return `${p(d.party)} took ${listWords([d.voterCount ? count(d.voterCount, "voter") : "", d.eventCount ? count(d.eventCount, "event") : ""]) || "nothing"}${d.cost ? ` for ${d.cost} francs` : " as a prize"}`;
+      case "votesChanged": return `${pol(d.politicianId)} ${(d.delta ?? 0) >= 0 ? "gains" : "loses"} ${count(Math.abs(d.delta ?? 0), "vote")}, now ${d.votes ?? 0}`;
       case "voterCast": return `${p(d.party)} cast “${d.card?.text ?? ""}”${(d.politicianIds ?? []).length ? ` for ${pols(d.politicianIds)}` : ""}`;
       case "ballotOpened": return `A ballot on “${d.card?.opinion || d.card?.text || ""}” about ${pols(d.politicianIds)}; judges: ${listWords((d.judges ?? []).map(p))}`;
       case "judged": return d.politicianId ? `${p(d.judge)} judged ${pol(d.politicianId)}: ${d.verdict ? "yes" : "no"}` : `${p(d.judge)} has given a verdict`;

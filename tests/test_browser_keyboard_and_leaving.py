@@ -1,0 +1,96 @@
+"""/play with a keyboard, leaving a table, and clocks, in headless Chromium (Debian's, as
+tests/test_browser.py) against a real replica:
+
+- a pick made with Enter keeps the focus on the control drawn in its place (the whole composer,
+  and the whole page at every update, were drawn anew, and the focus went back to the top of
+  the page: four top candidates took five rounds of Tab from the top);
+- "Leave the table" asks once more, saying that a bot plays the seat, and the player's own seat
+  then says so too (one tap handed the seat to a bot without a word, and the page hid the
+  player's own absence);
+- a table without a clock shows no clock (its bots' decisions, due at once, read "0 s").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from rest_helpers import LiveRest
+
+pytestmark = pytest.mark.slow
+MAX_TABS = 60  # Tab presses to reach a control, at most
+CLOCK_LOOKS, CLOCK_LOOK_MS = 20, 100  # how often, and how far apart, the seats' clocks are read
+
+
+def _play_against_bots(page: Any, live: LiveRest, kind: str) -> str:
+    """Ada's table against bots, made from the lobby; its game id."""
+    page.goto(f"{live.base_url}/play")
+    page.fill("#player-name", "Ada")
+    page.select_option("#new-kind", kind)
+    page.click("#play-bots")
+    page.wait_for_url("**/play#/game/*")
+    return str(page.url.rsplit("/", 1)[1])
+
+
+FOCUSED = """() => {
+  const node = document.activeElement;
+  return { inMoves: Boolean(node?.closest("#moves")), onBody: node === document.body, tag: node?.tagName,
+           value: node?.dataset?.value ?? null, pressed: node?.getAttribute("aria-pressed"), text: node?.textContent ?? "" };
+}"""
+
+
+def test_a_keyboard_player_keeps_the_focus_through_picks_and_updates(page: Any, live: LiveRest) -> None:
+    from playwright.sync_api import expect
+
+    _play_against_bots(page, live, "stimmvieh")
+    first = page.locator("#moves button.choice:not([disabled])").first
+    expect(first).to_be_visible()
+    first.focus()
+    picked: list[str] = []
+    for _ in range(4):  # Stimmvieh's four top candidates, each with Enter, then Tab to the next
+        focused = page.evaluate(FOCUSED)
+        assert focused["inMoves"] and focused["value"], focused
+        page.keyboard.press("Enter")
+        after = page.evaluate(FOCUSED)
+        assert after["inMoves"] and after["value"] == focused["value"] and after["pressed"] == "true", (focused, after)
+        picked.append(focused["value"])
+        for _ in range(MAX_TABS):
+            page.keyboard.press("Tab")
+            now = page.evaluate(FOCUSED)
+            if now["text"].startswith("Confirm") or (now["value"] and now["value"] not in picked and now["pressed"] == "false"):
+                break
+    for _ in range(MAX_TABS):
+        if page.evaluate(FOCUSED)["text"].startswith("Confirm"):
+            break
+        page.keyboard.press("Tab")
+    assert page.evaluate(FOCUSED)["text"].startswith("Confirm"), page.evaluate(FOCUSED)
+    version = int(page.inner_text("#version"))
+    page.keyboard.press("Enter")
+    page.wait_for_function("(v) => Number(document.querySelector('#version')?.textContent) > v", arg=version)
+    # The page was drawn anew for the update: the focus is on the table, not the page's top.
+    assert not page.evaluate(FOCUSED)["onBody"], page.evaluate(FOCUSED)
+
+
+def test_leaving_is_asked_once_more_and_the_seat_says_a_bot_plays_it(page: Any, live: LiveRest) -> None:
+    from playwright.sync_api import expect
+
+    game_id = _play_against_bots(page, live, "wahlspiel")
+    expect(page.locator("#leave")).to_be_visible()
+    page.click("#leave")
+    expect(page.locator("#leave-told")).to_contain_text("A bot plays your seat")
+    assert not live.ok("GET", f"/v1/games/{game_id}/view")["view"]["seats"][0].get("absent")
+    page.click("#leave-cancel")
+    expect(page.locator("#leave")).to_be_visible()
+    assert not live.ok("GET", f"/v1/games/{game_id}/view")["view"]["seats"][0].get("absent")
+    page.click("#leave")
+    page.click("#leave-confirm")
+    expect(page.locator("#return")).to_be_visible()
+    assert live.ok("GET", f"/v1/games/{game_id}/view")["view"]["seats"][0]["absent"]
+    expect(page.locator("#seats .seat-chip.me")).to_contain_text("a bot plays for you")
+    # The bots play on, each decision due at once; a table without a clock shows no clock.
+    shown: set[str] = set()
+    for _ in range(CLOCK_LOOKS):
+        shown |= {text.strip() for text in page.locator("#seats .clock").all_inner_texts()}
+        page.wait_for_timeout(CLOCK_LOOK_MS)
+    assert shown <= {""}, shown
