@@ -7,7 +7,10 @@ tests/test_browser.py) against a real replica:
 - "Leave the table" asks once more, saying that a bot plays the seat, and the player's own seat
   then says so too (one tap handed the seat to a bot without a word, and the page hid the
   player's own absence);
-- a table without a clock shows no clock (its bots' decisions, due at once, read "0 s").
+- a table without a clock shows no clock (its bots' decisions, due at once, read "0 s");
+- the Result says what the rules rank by, and which value put a place ahead of the next where
+  its score was no more than the next one's (a bare score, and a tie broken unsaid, told who
+  won but not why).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from rest_helpers import LiveRest
 pytestmark = pytest.mark.slow
 MAX_TABS = 60  # Tab presses to reach a control, at most
 CLOCK_LOOKS, CLOCK_LOOK_MS = 20, 100  # how often, and how far apart, the seats' clocks are read
+GAME_OF_BOTS_S = 90.0  # a three-seat Wahlspiel of bots ends in about 11 s
 
 
 def _play_against_bots(page: Any, live: LiveRest, kind: str) -> str:
@@ -94,3 +98,30 @@ def test_leaving_is_asked_once_more_and_the_seat_says_a_bot_plays_it(page: Any, 
         shown |= {text.strip() for text in page.locator("#seats .clock").all_inner_texts()}
         page.wait_for_timeout(CLOCK_LOOK_MS)
     assert shown <= {""}, shown
+
+
+def test_the_result_says_what_ranks_and_what_broke_a_tie(page: Any, live: LiveRest) -> None:
+    import time
+
+    from playwright.sync_api import expect
+
+    game_id = live.ok("POST", "/v1/games", {"kind": "wahlspiel", "options": {"players": 3}, "table": {"botSeats": [0, 1, 2]}})["gameId"]
+    deadline = time.monotonic() + GAME_OF_BOTS_S
+    while (view := live.ok("GET", f"/v1/games/{game_id}/view")["view"])["status"] != "GAME_STATUS_FINISHED":
+        assert time.monotonic() < deadline, f"a game of bots did not end in {GAME_OF_BOTS_S} s"
+        time.sleep(0.5)
+    page.goto(f"{live.base_url}/play#/game/{game_id}")
+    expect(page.locator("#ranked-by")).to_have_text(
+        "Ranked by federal councillor, then best candidate votes, then national seats, then cantonal seats, then money"
+    )
+    placings = view["outcome"]["placings"]
+    items = page.locator("#outcome .placings > li")
+    expect(items).to_have_count(len(placings))
+    for i, (mine, nxt) in enumerate(zip(placings, placings[1:])):
+        said = items.nth(i).locator(".tie-broken")
+        if mine["rank"] == nxt["rank"] or int(nxt["score"]) < int(mine["score"]):
+            expect(said).to_have_count(0)
+            continue
+        values = [(r["name"].replace("_", " "), int(r["value"]), int(o["value"])) for r, o in zip(mine["rankedBy"], nxt["rankedBy"])]
+        name, a, b = next(v for v in values if v[1] != v[2])
+        expect(said).to_have_text(f"ahead of {nxt['name']} by {name}: {a} to {b}")

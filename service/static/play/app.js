@@ -375,6 +375,11 @@ function renderGame(app, gameId) {
     location.hash = `#/game/${nextId}`;
   }));
 
+  /** Seconds as a clock reads them: "59 s", "11:22". */
+  function duration(seconds) {
+    return seconds < 100 ? `${seconds} s` : `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+  }
+
   function clockText(seat) {
     // A table without a clock shows none: its bots' decisions are due at once, which read "0 s".
     const table = page.view?.table ?? {};
@@ -383,8 +388,9 @@ function renderGame(app, gameId) {
     const deadline = Number(seat.deadlineUnixMs ?? 0);
     const bank = Number(seat.bankMs ?? 0);
     const parts = [];
-    if (deadline > 0) parts.push(`⏱ ${Math.max(0, Math.ceil((deadline - now) / 1000))} s`);
-    else if (bank > 0) parts.push(`bank ${Math.ceil(bank / 1000)} s`);
+    // In words, not a clock sign (a phone without its font drew an empty box); minutes past 99 s.
+    if (deadline > 0) parts.push(`${duration(Math.max(0, Math.ceil((deadline - now) / 1000)))} left`);
+    else if (bank > 0) parts.push(`bank ${duration(Math.ceil(bank / 1000))}`);
     return parts.join(" ");
   }
 
@@ -446,12 +452,25 @@ function renderGame(app, gameId) {
   function outcome(ctx) {
     const placings = page.view.outcome?.placings ?? [];
     if (!placings.length) return null;
+    const ranked = (p) => (p.rankedBy ?? []).map((r) => ({ name: words(r.name), value: Number(r.value ?? 0) }));
+    // What the rules rank by, and where a place's score is no more than the next one's, the value
+    // that put it ahead: a bare score, and a tie broken unsaid, told a player who won but not why.
+    const order = ranked(placings[0]).map((r) => r.name);
+    const ahead = (p, next) => {
+      if (!next || next.rank === p.rank || Number(next.score) < Number(p.score)) return null;
+      const mine = ranked(p), theirs = ranked(next);
+      const at = mine.findIndex((r, i) => r.value !== theirs[i]?.value);
+      if (at < 0) return null;
+      return h("div", { class: "muted small tie-broken" }, `ahead of ${next.name} by ${mine[at].name}: ${mine[at].value} to ${theirs[at]?.value ?? 0}`);
+    };
     return section("outcome", "Result",
-      h("ol", { class: "placings" }, placings.map((p) => h("li", { dataset: { rank: p.rank } },
+      order.length ? h("p", { id: "ranked-by", class: "muted small" }, `Ranked by ${order.join(", then ")}`) : null,
+      h("ol", { class: "placings" }, placings.map((p, i) => h("li", { dataset: { rank: p.rank } },
         h("b", {}, `${p.rank}. ${p.name}`),
         p.seat !== undefined ? ` — ${ctx.seatName(p.seat)}${p.seat === page.view.seat ? " (you)" : ""}` : "",
         ` · ${p.score}`,
-        p.detail ? h("div", { class: "muted small" }, p.detail) : null))),
+        p.detail ? h("div", { class: "muted small" }, p.detail) : null,
+        ahead(p, placings[i + 1])))),
       renderer().outcomeExtra?.(ctx) ?? null);
   }
 

@@ -134,7 +134,9 @@ function partiesTable(ctx, k) {
       groups.map((g, i) => h("td", { class: "votes" }, String((p.votes ?? [])[i] ?? 0))),
       h("td", { class: "budget" }, String(p.budget ?? 0), p.pool ? ` +${p.pool} pool` : ""),
       h("td", { class: "supply" }, String(p.supply ?? 0)),
-      h("td", { class: "side-moves-left" }, String(p.sideMovesLeft ?? 0))))));
+      h("td", { class: "side-moves-left" }, String(p.sideMovesLeft ?? 0))))),
+    // The groups' initials, in words for a phone, which shows no hover titles.
+    h("p", { class: "muted small legend" }, groups.map((g) => `${short(g)}: ${g.name}`).join(" · ")));
 }
 
 function stafferCard(ctx, order) {
