@@ -68,6 +68,29 @@ INSTANT_LEVELS = frozenset({"random"})
 # (median 12) and up to 46 ms beside them (median 23). A slower floor costs each greedy decision its wait, a table of
 # bots alone a step every 150 ms rather than 120.
 THINKING_FLOOR_S = {"greedy": 0.05, "strong": SERVER_DECISION_S}
+# On a machine starved for longer than that (a greedy choice 100 ms late), the floor no longer
+# hid the thinking; so a level's floor on a replica rises to this much more than the slowest of
+# its last decisions there (``ThinkingFloor``), forced moves waiting as long as choices take.
+FLOOR_MARGIN = 1.25
+FLOOR_MEMORY = 64  # decisions of a level a replica remembers the thinking time of
+
+
+class ThinkingFloor:
+    """How long a level's decisions wait, at least, from when their thinking began on this
+    replica: ``base`` (``THINKING_FLOOR_S``), or ``FLOOR_MARGIN`` times the slowest of the last
+    ``FLOOR_MEMORY`` thoughts when that is longer. A loaded replica thinks slower for every table:
+    its forced moves then wait as long as its choices take, and only the first choice to run
+    past the floor still shows (the rest follow it)."""
+
+    def __init__(self, base: float, memory: int = FLOOR_MEMORY) -> None:
+        self.base = base
+        self._thoughts: collections.deque[float] = collections.deque(maxlen=memory)
+
+    def after(self, thought_s: float) -> float:
+        """Note a decision that thought ``thought_s``; how much longer it waits before it is
+        made public."""
+        self._thoughts.append(thought_s)
+        return max(0.0, max(self.base, FLOOR_MARGIN * max(self._thoughts)) - thought_s)
 Change = game_pb2.SeatChanged.Change
 MAX_DISPLAY_NAME = 40  # characters
 # How long a game that this build cannot play (its content retired) waits in the deadline index
@@ -98,6 +121,7 @@ class SeatLifecycle:
         # One thinking place per searching level: a table's greedy bots wait behind greedy
         # decisions only, never behind another client's tables of strong bots.
         self._thinking = {level: ThinkingPlace() for level in table.BOT_LEVELS if level not in INSTANT_LEVELS}
+        self.floors = {level: ThinkingFloor(base) for level, base in THINKING_FLOOR_S.items()}
 
     # --- due decisions --------------------------------------------------------------------------
     async def apply_due_quietly(self, game_id: str) -> None:
@@ -243,7 +267,8 @@ class SeatLifecycle:
             move = await asyncio.to_thread(table.bot_move, game, loaded.state, seat, level, rng, stand_in)
             if place is not None:
                 place.release()  # the next table's bot of this level thinks while this one waits
-            await asyncio.sleep(max(0.0, THINKING_FLOOR_S.get(level, 0.0) - (time.monotonic() - began)))
+            floor = self.floors.get(level)
+            await asyncio.sleep(floor.after(time.monotonic() - began) if floor is not None else 0.0)
         move_proto = game_pb2.Move()
         game.move_to_proto(move, move_proto)
         new, entry, _due, _events = host._advance(loaded, seat, move, move_proto, by_bot=True)  # settled again below

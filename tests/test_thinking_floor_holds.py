@@ -127,3 +127,22 @@ def test_a_wahlspiel_hand_of_many_ways_to_play_is_weighed_within_half_the_greedy
     moves = len(game.legal_moves(state, seat))  # type: ignore[attr-defined]
     assert moves > 3 * TUNING["wahlspiel"].ranked, f"only {moves} ways to play the hand"
     _greedy_takes_at_most_half_its_floor(game, state, seat, stand_in=True)
+
+
+def test_a_replicas_floor_rises_with_its_slowest_recent_thinking_and_falls_back() -> None:
+    """README Bots: on a starved machine the floor rises to 1.25 times the slowest of the level's
+    last 64 decisions on the replica, so that a forced move waits as long as a slow choice took;
+    it falls back to the level's floor once those slow decisions are past."""
+    from hustings.service.seats import FLOOR_MARGIN, FLOOR_MEMORY, ThinkingFloor
+
+    floor = ThinkingFloor(THINKING_FLOOR_S["greedy"])
+    assert floor.after(0.0) == THINKING_FLOOR_S["greedy"]  # a forced move on an idle replica
+    assert floor.after(0.02) == THINKING_FLOOR_S["greedy"] - 0.02
+    slow = 0.12  # a choice on a starved machine, past the floor
+    assert abs(floor.after(slow) - (FLOOR_MARGIN - 1) * slow) < 1e-9
+    # A forced move now: made public as late as that choice would be, not at the floor.
+    assert abs(floor.after(0.0) - FLOOR_MARGIN * slow) < 1e-9
+    for _ in range(FLOOR_MEMORY):
+        floor.after(0.0)
+    assert floor.after(0.0) == THINKING_FLOOR_S["greedy"]
+    assert FLOOR_MARGIN > 1 and FLOOR_MEMORY >= 16
