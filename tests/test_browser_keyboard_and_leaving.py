@@ -25,6 +25,7 @@ pytestmark = pytest.mark.slow
 MAX_TABS = 60  # Tab presses to reach a control, at most
 CLOCK_LOOKS, CLOCK_LOOK_MS = 20, 100  # how often, and how far apart, the seats' clocks are read
 GAME_OF_BOTS_S = 90.0  # a three-seat Wahlspiel of bots ends in about 11 s
+UPDATES_WATCHED = 4  # updates of a game of bots read for the page's scroll
 
 
 def _play_against_bots(page: Any, live: LiveRest, kind: str) -> str:
@@ -125,3 +126,51 @@ def test_the_result_says_what_ranks_and_what_broke_a_tie(page: Any, live: LiveRe
         values = [(r["name"].replace("_", " "), int(r["value"]), int(o["value"])) for r, o in zip(mine["rankedBy"], nxt["rankedBy"])]
         name, a, b = next(v for v in values if v[1] != v[2])
         expect(said).to_have_text(f"ahead of {nxt['name']} by {name}: {a} to {b}")
+
+
+def test_an_update_neither_scrolls_the_page_nor_moves_the_keyboard_onto_a_move(page: Any, live: LiveRest) -> None:
+    """After a click on the table (Leave, then Leave), the bots play on: each update left the
+    page scrolled to its top (the focus went to a heading, which scrolled into view). And a
+    keyboard player's Leave lands on Stay, and Stay back on Leave, never on a move, which another
+    Enter would have sent."""
+    from playwright.sync_api import expect
+
+    page.set_viewport_size({"width": 800, "height": 500})
+    _play_against_bots(page, live, "wahlspiel")
+    expect(page.locator("#leave")).to_be_visible()
+    page.focus("#leave")
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "leave-cancel"
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "leave"
+    page.click("#leave")
+    page.click("#leave-confirm")
+    expect(page.locator("#return")).to_be_visible()
+    for _ in range(UPDATES_WATCHED):
+        page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+        scrolled = page.evaluate("window.scrollY")
+        version = int(page.inner_text("#version"))
+        if page.locator("#app").get_attribute("data-status") == "finished":
+            break
+        page.wait_for_function("(v) => Number(document.querySelector('#version')?.textContent) > v", arg=version)
+        assert scrolled > 0 and page.evaluate("window.scrollY") >= scrolled / 2, (scrolled, page.evaluate("window.scrollY"))
+
+
+def test_a_name_typed_to_take_over_a_seat_survives_an_update(page: Any, live: LiveRest) -> None:
+    """A watcher types a name to take over an absent seat while the others play: the update drew
+    the field anew with the stored name, and the keyboard, kept in it, typed on into that."""
+    table = {"decisionSeconds": 600, "absentAfterTimeouts": 3, "allowTakeover": True}
+    game_id = live.ok("POST", "/v1/games", {"kind": "stimmvieh", "options": {"players": 3}, "table": table})["gameId"]
+    tokens = [live.ok("POST", f"/v1/games/{game_id}:join", {"displayName": n})["seatToken"] for n in ("Ada", "Bo", "Cy")]
+    live.ok("POST", f"/v1/games/{game_id}:leave", {}, token=tokens[2])
+    page.goto(f"{live.base_url}/play#/game/{game_id}")
+    field = page.locator(".take-over-name")
+    field.fill("")
+    field.type("Zed")
+    version = int(page.inner_text("#version"))
+    view = live.ok("GET", f"/v1/games/{game_id}/view", token=tokens[0])["view"]
+    live.ok("POST", f"/v1/games/{game_id}/moves", {"move": view["legalMoves"][0], "requestId": f"{game_id}-ada"}, token=tokens[0])
+    page.wait_for_function("(v) => Number(document.querySelector('#version')?.textContent) > v", arg=version)
+    assert page.evaluate("document.activeElement.classList.contains('take-over-name')")
+    page.keyboard.type("!")
+    assert field.input_value() == "Zed!"

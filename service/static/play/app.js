@@ -384,12 +384,14 @@ function renderGame(app, gameId) {
     // A table without a clock shows none: its bots' decisions are due at once, which read "0 s".
     const table = page.view?.table ?? {};
     if (!table.decisionSeconds && !table.bankSeconds) return "";
+    if (seat.bot) return ""; // a bot's decisions are due at once: no clock runs for it
     const now = serverNow(); // the deadlines are the server's: this browser's clock may be off
     const deadline = Number(seat.deadlineUnixMs ?? 0);
     const bank = Number(seat.bankMs ?? 0);
     const parts = [];
     // In words, not a clock sign (a phone without its font drew an empty box); minutes past 99 s.
-    if (deadline > 0) parts.push(`${duration(Math.max(0, Math.ceil((deadline - now) / 1000)))} left`);
+    // An absent seat's bot decides at once too; its bank is the player's, kept for a return.
+    if (deadline > 0 && !seat.absent) parts.push(`${duration(Math.max(0, Math.ceil((deadline - now) / 1000)))} left`);
     else if (bank > 0) parts.push(`bank ${duration(Math.ceil(bank / 1000))}`);
     return parts.join(" ");
   }
@@ -415,12 +417,19 @@ function renderGame(app, gameId) {
     }));
   }
 
+  /** Focus `selector` without scrolling to it (the keyboard's place after a table action). */
+  function focusOn(selector) {
+    document.querySelector(selector)?.focus({ preventScroll: true });
+  }
+
   function tableActions() {
     const view = page.view;
     const parts = [];
     const seats = view.seats ?? [];
     const free = seats.filter((s) => !s.taken);
     const mine = seats.find((s) => s.seat === view.seat);
+    // The question "leave?" is for a seat in play that its player holds, and is asked anew.
+    if (view.status !== "GAME_STATUS_ACTIVE" || !mine || mine.absent) page.leaving = false;
     if (view.status === "GAME_STATUS_OPEN" && view.seat === undefined) {
       const input = h("input", { id: "join-name", placeholder: "your name", maxlength: 40, value: playerName() });
       parts.push(h("div", { class: "row" }, input, h("button", { id: "join-game", type: "button", class: "primary", onclick: () => join(input) }, "Join this table")));
@@ -434,16 +443,16 @@ function renderGame(app, gameId) {
         // Asked once more: leaving hands the seat to a bot at once, which one tap did unawares.
         parts.push(h("p", { id: "leave-told", class: "small" }, "A bot plays your seat from now on, until you come back with “I am back”."),
           h("button", { id: "leave-confirm", type: "button", class: "primary", onclick: () => { page.leaving = false; tableCall("leave"); } }, "Leave"),
-          h("button", { id: "leave-cancel", type: "button", onclick: () => { page.leaving = false; draw(); } }, "Stay"));
-      } else parts.push(h("button", { id: "leave", type: "button", onclick: () => { page.leaving = true; draw(); } }, "Leave the table"));
+          h("button", { id: "leave-cancel", type: "button", onclick: () => { page.leaving = false; draw(); focusOn("#leave"); } }, "Stay"));
+      } else parts.push(h("button", { id: "leave", type: "button", onclick: () => { page.leaving = true; draw(); focusOn("#leave-cancel"); } }, "Leave the table"));
     }
     if (view.status === "GAME_STATUS_FINISHED" && mine) {
       parts.push(h("button", { id: "play-again", type: "button", class: "primary", onclick: () => playAgain(mine.seat, mine.displayName) }, "Play again"));
     }
     if (view.status === "GAME_STATUS_ACTIVE" && view.seat === undefined && view.table?.allowTakeover) {
       for (const s of seats.filter((x) => x.absent && !x.bot)) {
-        const input = h("input", { placeholder: "your name", maxlength: 40, value: playerName(), class: "take-over-name" });
-        parts.push(h("div", { class: "row" }, input, h("button", { class: "take-over", type: "button", onclick: () => takeOver(input, s.seat) }, `Take over seat ${s.seat}`)));
+        const input = h("input", { placeholder: "your name", maxlength: 40, value: playerName(), class: "take-over-name", dataset: { seat: s.seat } });
+        parts.push(h("div", { class: "row" }, input, h("button", { class: "take-over", type: "button", dataset: { seat: s.seat }, onclick: () => takeOver(input, s.seat) }, `Take over seat ${s.seat}`)));
       }
     }
     return parts.length ? h("div", { id: "table-actions" }, parts) : null;
@@ -485,7 +494,7 @@ function renderGame(app, gameId) {
     const toAct = (view.toAct ?? []).map((s) => (s === view.seat ? "you" : ctx.seatName(s)));
     const status = enumWords(view.status, "GAME_STATUS_");
     const header = section("summary", null,
-      h("h2", { tabindex: "-1" }, `${title} · ${status} · step `, h("span", { id: "version" }, view.version), " ", h("span", { id: "live", class: "live muted" }, live)),
+      h("h2", { id: "table-title", tabindex: "-1" }, `${title} · ${status} · step `, h("span", { id: "version" }, view.version), " ", h("span", { id: "live", class: "live muted" }, live)),
       h("p", { id: "you" }, view.seat !== undefined ? `You are ${ctx.seatName(view.seat)} (seat ${view.seat}).` : "You are watching."),
       view.seedChosenByCreator ? h("p", { id: "seed-chosen", class: "muted small" }, "This table's deal was chosen by its creator, who may know every hand.") : null,
       view.status === "GAME_STATUS_OPEN" ? h("p", { class: "headline" }, `Waiting for ${count((view.seats ?? []).filter((s) => !s.taken).length, "more player", "more players")}`) : game.headline?.(ctx) ?? null,
@@ -505,7 +514,7 @@ function renderGame(app, gameId) {
       const asDialog = game.dialog?.(moves, ctx);
       // Moves outside the seat's turn are the side moves a game allows at any time.
       const title = asDialog ? capital(asDialog) : (view.toAct ?? []).includes(view.seat) ? "Your move" : "Any time: side moves";
-      parts.push(h("section", { id: "moves", class: asDialog ? "dialog" : "" }, h("h2", {}, title), built));
+      parts.push(h("section", { id: "moves", class: asDialog ? "dialog" : "" }, h("h2", { id: "moves-title", tabindex: "-1" }, title), built));
     } else {
       page.composer = { signature: "", state: newComposerState() };
     }
@@ -513,8 +522,10 @@ function renderGame(app, gameId) {
     if (result) parts.push(result);
     parts.push(...game.board(view, ctx.kindView, ctx));
     parts.push(section("log-section", "Log", logList));
-    // The keyboard stays where it was (a choice, the next one, the summary), not at the page's top.
-    replaceKeepingFocus(app, parts, () => document.querySelector("#moves button:not(:disabled)") ?? document.querySelector("#summary h2"));
+    // The keyboard stays where it was (a choice, a field), not at the page's top; one that was on a
+    // move gone with the update goes to the moves' heading (or the table's, when none is left),
+    // never onto another move.
+    replaceKeepingFocus(app, parts, (lost) => (lost?.closest("#moves") ? document.querySelector("#moves-title") ?? document.querySelector("#table-title") : null));
     app.dataset.version = view.version;
     app.dataset.status = status;
     app.dataset.kind = view.kind;

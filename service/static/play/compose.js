@@ -42,11 +42,12 @@ export function composer(moves, game, ctx, state, submit) {
   }
   if (groups.size === 1) state.decision = [...groups.keys()][0];
 
-  // A pick keeps the keyboard in the composer: on the control drawn in its place, else its first.
-  const redraw = () => replaceKeepingFocus(root, draw(), (r) => r.querySelector("button:not(:disabled)"));
+  // A pick keeps the keyboard in the composer: on the control drawn in its place, else on the
+  // first choice left or the Confirm (never on Back, which would undo the composition).
+  const redraw = () => replaceKeepingFocus(root, draw(), () => root.querySelector("button.choice:not(:disabled), .confirm button"));
   const label = (field, value, decision) => game.valueLabel(field, value, ctx, decision);
-  const moveButton = (entry, decision, text) =>
-    h("button", { class: "move primary", type: "button", dataset: { decision }, onclick: () => submit(entry.move) },
+  const moveButton = (entry, decision, text, confirm = false) =>
+    h("button", { class: `move primary${confirm ? " confirm-move" : ""}`, type: "button", dataset: { decision }, onclick: () => submit(entry.move) },
       text ?? capital(game.moveText(decision, entry.params, ctx)));
 
   function draw() {
@@ -118,7 +119,7 @@ export function composer(moves, game, ctx, state, submit) {
       if (field in state.picks && distinct.some((d) => key(d) === key(state.picks[field]))) {
         const picked = state.picks[field];
         out.push(h("div", { class: "picked" }, `${capital(game.fieldPrompt(field, decision, ctx))}: `, h("b", {}, label(field, picked, decision)), " ",
-          h("button", { class: "change", type: "button", onclick: () => { unpick(fields, field); redraw(); } }, "Change")));
+          h("button", { class: "change", type: "button", dataset: { field }, onclick: () => { unpick(fields, field); redraw(); } }, "Change")));
         remaining = remaining.filter((e) => key(e.params[field]) === key(picked));
         continue;
       }
@@ -142,7 +143,7 @@ export function composer(moves, game, ctx, state, submit) {
       })));
       return out;
     }
-    if (remaining.length) out.push(h("div", { class: "confirm" }, moveButton(remaining[0], decision, `Confirm: ${game.moveText(decision, remaining[0].params, ctx)}`)));
+    if (remaining.length) out.push(h("div", { class: "confirm" }, moveButton(remaining[0], decision, `Confirm: ${game.moveText(decision, remaining[0].params, ctx)}`, true)));
     return out;
   }
 

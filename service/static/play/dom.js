@@ -37,29 +37,39 @@ export function count(n, noun, plural = `${noun}s`) {
   return `${n} ${n === 1 ? noun : plural}`;
 }
 
-// What tells a control apart from the others across redraws of one state: its id, else its data
-// attributes and its parent's (a choice's value and field), else its text and label.
+// What tells a control apart from the others across redraws of one state: its id, else its
+// classes (but "selected"), data attributes and its parent's (a choice's value and field), else
+// also its text and label. Controls alike in all of that are told apart by their order.
 function focusKey(node) {
   const data = JSON.stringify({ ...node.dataset });
   const parent = JSON.stringify({ ...(node.parentElement?.dataset ?? {}) });
+  const classes = [...node.classList].filter((c) => c !== "selected").join(" ");
   const named = node.id || data !== "{}";
-  return [node.tagName, node.id, data, parent, named ? "" : `${node.textContent}|${node.getAttribute("aria-label") ?? ""}`].join("\u0000");
+  return [node.tagName, node.id, classes, data, parent, named ? "" : `${node.textContent}|${node.getAttribute("aria-label") ?? ""}`].join("\u0000");
 }
 
-const FOCUSABLE = "button, input, select, textarea, a[href], summary";
+const FOCUSABLE = "button, input, select, textarea, a[href], summary, [tabindex]";
+const TYPED = new Set(["INPUT", "TEXTAREA"]);
 
 /**
  * Replace `container`'s children, and give the focus a control had in it to the control drawn in
- * its place, else to `fallback(container)`: the page draws anew at every pick and every update,
- * and a keyboard player was sent back to the top of the page each time.
+ * its place (what was typed into a field carried over), else to `fallback(lost)`'s answer, where
+ * `lost` is the control that had it: the page draws anew at every pick and every update, and a
+ * keyboard player was sent back to the top of the page each time. The page never scrolls for it.
  */
 export function replaceKeepingFocus(container, children, fallback = () => null) {
   const active = document.activeElement;
   const had = active && active !== document.body && container.contains(active) ? focusKey(active) : null;
+  const nth = had === null ? -1 : [...container.querySelectorAll(FOCUSABLE)].filter((node) => focusKey(node) === had).indexOf(active);
   container.replaceChildren(...children);
   if (had === null) return;
-  const again = [...container.querySelectorAll(FOCUSABLE)].find((node) => !node.disabled && focusKey(node) === had);
-  (again ?? fallback(container))?.focus();
+  const alike = [...container.querySelectorAll(FOCUSABLE)].filter((node) => !node.disabled && focusKey(node) === had);
+  const again = alike[Math.max(0, nth)] ?? null;
+  if (again && TYPED.has(active.tagName) && TYPED.has(again.tagName)) {
+    again.value = active.value;
+    again.setSelectionRange?.(active.selectionStart, active.selectionEnd);
+  }
+  (again ?? fallback(active))?.focus({ preventScroll: true });
 }
 
 /** A list in words: ["a", "b", "c"] → "a, b and c". */
