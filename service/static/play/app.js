@@ -513,8 +513,8 @@ function renderGame(app, gameId) {
       const built = composer(moves, game, ctx, page.composer.state, submit);
       const asDialog = game.dialog?.(moves, ctx);
       // Moves outside the seat's turn are the side moves a game allows at any time.
-      const title = asDialog ? capital(asDialog) : (view.toAct ?? []).includes(view.seat) ? "Your move" : "Any time: side moves";
-      parts.push(h("section", { id: "moves", class: asDialog ? "dialog" : "" }, h("h2", { id: "moves-title", tabindex: "-1" }, title), built));
+      const heading = asDialog ? capital(asDialog) : (view.toAct ?? []).includes(view.seat) ? "Your move" : "Any time: side moves";
+      parts.push(h("section", { id: "moves", class: asDialog ? "dialog" : "" }, h("h2", { id: "moves-title", tabindex: "-1" }, heading), built));
     } else {
       page.composer = { signature: "", state: newComposerState() };
     }
