@@ -31,15 +31,13 @@ import collections
 import time
 from typing import Awaitable, Callable, Iterable
 
-from hustings.service.sites import IPV6_SITE_PREFIX, site_of
+from hustings.service.sites import IPV6_SITE_PREFIX, SITE_SHARE, site_of
 
 # A classroom or an office behind one address, a table each, still fits; one address fills at
 # most a lobby page (50, the default page size) rather than all of them.
 DEFAULT_OPEN_TABLES_PER_CLIENT = 50
 DEFAULT_MAX_CLIENTS = 65_536  # as the creation buckets: a few kB a client at its bound
 RECHECK_S = 1.0  # a client at its bound has its tables looked up at most this often
-# The addresses' worth of tables the /64s of an IPv6 site keep waiting together (module docstring).
-SITE_SHARE = 4
 SITE_SUFFIX = f"/{IPV6_SITE_PREFIX}"  # how a site's key ends (``sites.site_of``); a client's ends in /64
 
 

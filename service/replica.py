@@ -101,7 +101,7 @@ def check_grpc_bindable(address: str) -> None:
         ip = ipaddress.ip_address(host.strip("[]"))
     except ValueError:
         return
-    if address.startswith("unix:") or not port.isdigit() or int(port) == 0 or (ip.version == 6 and ip.is_unspecified):
+    if not port.isdigit() or int(port) == 0 or (ip.version == 6 and ip.is_unspecified):
         return
     try:
         probe = socket.socket(socket.AF_INET6 if ip.version == 6 else socket.AF_INET, socket.SOCK_STREAM)

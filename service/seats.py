@@ -91,6 +91,8 @@ class ThinkingFloor:
         made public."""
         self._thoughts.append(thought_s)
         return max(0.0, max(self.base, FLOOR_MARGIN * max(self._thoughts)) - thought_s)
+
+
 Change = game_pb2.SeatChanged.Change
 MAX_DISPLAY_NAME = 40  # characters
 # How long a game that this build cannot play (its content retired) waits in the deadline index

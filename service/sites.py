@@ -20,6 +20,9 @@ import ipaddress
 # listed tables waiting (``open_tables``) and stream updates unread (``unread``), a site keeps
 # four addresses' worth: at one address's, one /64 at its cap shut out the rest of its /48.
 IPV6_SITE_PREFIX = 48
+# The addresses' worth a site keeps of what cannot give way at once: listed tables waiting
+# (``open_tables``) and stream updates unread (``unread``).
+SITE_SHARE = 4
 
 
 @functools.lru_cache(maxsize=8_192)

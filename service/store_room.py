@@ -43,11 +43,17 @@ def store_nearly_full() -> ServiceError:
     )
 
 
+def _limited_nodes(info: dict[str, Any]) -> list[dict[str, Any]]:
+    """The nodes with a ``maxmemory`` of an ``INFO memory`` answer (one server's, or a
+    Cluster's by node)."""
+    nodes = [info] if "used_memory" in info else [node for node in info.values() if isinstance(node, dict)]
+    return [node for node in nodes if int(node.get("maxmemory", 0) or 0) > 0]
+
+
 def memory_fill(info: dict[str, Any]) -> float | None:
     """The fullest node's ``used_memory / maxmemory`` from an ``INFO memory`` answer (one
     server's, or a Cluster's by node); None when no node has a ``maxmemory``."""
-    nodes = [info] if "used_memory" in info else [node for node in info.values() if isinstance(node, dict)]
-    fills = [int(node["used_memory"]) / int(node["maxmemory"]) for node in nodes if int(node.get("maxmemory", 0) or 0) > 0]
+    fills = [int(node["used_memory"]) / int(node["maxmemory"]) for node in _limited_nodes(info)]
     return max(fills) if fills else None
 
 
@@ -55,14 +61,8 @@ def evicting_policies(info: dict[str, Any]) -> list[str]:
     """The ``maxmemory-policy`` of every node with a ``maxmemory`` that evicts keys to keep
     within it (every policy but ``noeviction``: a game's keys all expire some day, so even the
     ``volatile-`` ones take games), from an ``INFO memory`` answer; sorted, each once."""
-    nodes = [info] if "used_memory" in info else [node for node in info.values() if isinstance(node, dict)]
-    return sorted(
-        {
-            str(node.get("maxmemory_policy", "noeviction"))
-            for node in nodes
-            if int(node.get("maxmemory", 0) or 0) > 0 and node.get("maxmemory_policy", "noeviction") != "noeviction"
-        }
-    )
+    policies = {str(node.get("maxmemory_policy", "noeviction")) for node in _limited_nodes(info)}
+    return sorted(policies - {"noeviction"})
 
 
 def refused_for_good(refused: ResponseError) -> bool:

@@ -25,7 +25,7 @@ from typing import ContextManager, Iterator
 
 from hustings.service.errors import exhausted
 from hustings.service.limits import count_down
-from hustings.service.sites import site_of
+from hustings.service.sites import SITE_SHARE, site_of
 
 # Updates this large or larger are counted: a catch-up of a few dozen steps, a view that lists
 # many moves. A live step's update is a few kilobytes; uncounted, an address's 2,000 streams
@@ -37,9 +37,6 @@ COUNTED_BYTES = 8 << 10
 DEFAULT_MAX_UNREAD_BYTES_PER_ADDRESS = 16 << 20
 # What all the streams of a replica may hold unread.
 DEFAULT_MAX_UNREAD_BYTES = 256 << 20
-# The addresses' worth of unread bytes the /64s of one IPv6 site may hold together: four sites
-# fill a replica's cap, and one /64 holding its own leaves its neighbours room.
-SITE_SHARE = 4
 _NOT_COUNTED = contextlib.nullcontext()  # the block for an update too small to count: holds nothing
 
 
