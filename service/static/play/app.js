@@ -396,6 +396,12 @@ function renderGame(app, gameId) {
     return parts.join(" ");
   }
 
+  // What a seat's dot means, for its label and its tooltip (the colour alone told nothing).
+  const PRESENCE_WORDS = {
+    here: "here: connected", away: "away: not connected, still in the game", absent: "absent: a bot plays this seat",
+    bot: "a server bot", free: "free seat",
+  };
+
   function seatStrip(ctx) {
     const view = page.view;
     const toAct = new Set(view.toAct ?? []);
@@ -406,12 +412,12 @@ function renderGame(app, gameId) {
         dataset: { seat: s.seat, presence },
         title: s.timeouts ? `${s.timeouts} timeouts` : "",
       },
-      h("span", { class: `dot ${presence}`, "aria-label": presence }),
+      h("span", { class: `dot ${presence}`, role: "img", "aria-label": PRESENCE_WORDS[presence], title: PRESENCE_WORDS[presence] }),
       h("span", { class: "seat-name" }, s.taken ? ctx.seatName(s.seat) : `seat ${s.seat} free`),
       renderer().seatNote?.(s.seat, ctx) ?? null,
       h("span", { class: "muted small" }, s.seat === view.seat
         ? (presence === "absent" ? "away: a bot plays for you until you are back" : "")
-        : presence === "here" || presence === "free" ? "" : presence),
+        : presence === "free" ? "" : presence),
       s.timeouts ? h("span", { class: "muted small" }, ` ${s.timeouts}× late`) : null,
       h("span", { class: "clock", dataset: { seat: s.seat } }, clockText(s)));
     }));

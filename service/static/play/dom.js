@@ -56,12 +56,16 @@ const TYPED = new Set(["INPUT", "TEXTAREA"]);
  * its place (what was typed into a field carried over), else to `fallback(lost)`'s answer, where
  * `lost` is the control that had it: the page draws anew at every pick and every update, and a
  * keyboard player was sent back to the top of the page each time. The page never scrolls for it.
+ * A `details` with an id that was open is open again.
  */
 export function replaceKeepingFocus(container, children, fallback = () => null) {
+  // A disclosure the player opened stays open when drawn again (told apart by its id).
+  const opened = new Set([...container.querySelectorAll("details[id][open]")].map((node) => node.id));
   const active = document.activeElement;
   const had = active && active !== document.body && container.contains(active) ? focusKey(active) : null;
   const nth = had === null ? -1 : [...container.querySelectorAll(FOCUSABLE)].filter((node) => focusKey(node) === had).indexOf(active);
   container.replaceChildren(...children);
+  for (const node of container.querySelectorAll("details[id]")) if (opened.has(node.id)) node.open = true;
   if (had === null) return;
   const alike = [...container.querySelectorAll(FOCUSABLE)].filter((node) => !node.disabled && focusKey(node) === had);
   const again = alike[Math.max(0, nth)] ?? null;

@@ -159,7 +159,7 @@ function board(view, k, ctx) {
         [...(me.programmeFaceUp ?? []).map((c) => `${cardText(ctx, c)} (face up)`), ...(me.programmeFaceDown ?? []).map((c) => `${cardText(ctx, c)} (face down)`)].join("; ") || "none")));
   }
   const pending = k.pending;
-  out.push(section("standing", `Round ${k.round ?? 0} · ${enumWords(k.phase, "SPIN_DOCTORS_PHASE_")}`,
+  out.push(section("standing", `${roundWords(k)} · ${enumWords(k.phase, "SPIN_DOCTORS_PHASE_")}`,
     pending?.kind ? h("p", { id: "pending" }, `Waiting for ${who(ctx, pending.seat ?? 0)}: ${pending.kind}`,
       (pending.locality ?? -1) >= 0 ? ` in ${locality(ctx, pending.locality)}` : "", (pending.staffer ?? -1) >= 0 ? ` (${staffer(ctx, pending.staffer)})` : "",
       (pending.otherSeat ?? -1) >= 0 ? ` with ${who(ctx, pending.otherSeat)}` : "", pending.amount ? `, ${count(pending.amount, "point")}` : "") : null,
@@ -184,6 +184,9 @@ function board(view, k, ctx) {
   return out;
 }
 
+// The round in words: none has begun while the Staffs are chosen (the view's round is 0 then).
+const roundWords = (k) => ((k.round ?? 0) > 0 ? `Round ${k.round}` : "Before the first round");
+
 const NONE = (v) => v === -1 || v === "" || v === undefined || v === null;
 
 export default {
@@ -191,7 +194,7 @@ export default {
   options: [{ key: "scandalsSetAside", label: "Scandals set aside", type: "checkbox" }],
   headline(ctx) {
     const k = ctx.kindView;
-    return h("p", { class: "headline" }, `Round ${k.round ?? 0} · ${enumWords(k.phase, "SPIN_DOCTORS_PHASE_")} · Favourite ${who(ctx, k.favourite ?? 0)}`);
+    return h("p", { class: "headline" }, `${roundWords(k)} · ${enumWords(k.phase, "SPIN_DOCTORS_PHASE_")} · Favourite ${who(ctx, k.favourite ?? 0)}`);
   },
   seatNote(seat, ctx) {
     return player(ctx, seat) ? token(ctx, seat) : null;

@@ -88,7 +88,7 @@ function board(view, k, ctx) {
       h("div", { class: "row" }, stat("money", `${mine.money ?? 0} francs`), stat("voters", mine.voterCount ?? 0), stat("events", mine.eventCount ?? 0)),
       h("div", { class: "cards-row voters" }, (mine.voters ?? []).map((c) => wcard(ctx, c))),
       h("div", { class: "cards-row events" }, (mine.events ?? []).map((c) => wcard(ctx, c))),
-      bench.length ? h("details", {}, h("summary", {}, `Your other politicians (${bench.length})`),
+      bench.length ? h("details", { id: "other-politicians" }, h("summary", {}, `Your other politicians (${bench.length})`),
         h("ul", { class: "small" }, bench.map((id) => h("li", {}, politicianLine(ctx, id))))) : null));
   }
   out.push(section("board", `Round ${k.round ?? 1}: ${ROUND_NAMES[k.round ?? 1] ?? ""} · ${enumWords(k.step, "WAHLSPIEL_STEP_")}`,
