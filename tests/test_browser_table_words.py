@@ -78,3 +78,39 @@ def test_an_opened_disclosure_stays_open_through_an_update(page: Any, live: Live
     page.wait_for_function("(v) => Number(document.querySelector('#version')?.textContent) > v", arg=version)
     assert page.evaluate("document.querySelector('details#other-politicians').dataset.drawnBefore ?? null") is None, "not drawn anew"
     expect(bench).to_have_attribute("open", "")
+
+
+GAMES_OF_BOTS = 3  # finished games looked at for a seat's Votes past a Turnout marker
+GAME_OF_BOTS_S = 120.0  # a three-seat Spin Doctors of random bots ends in about 20 s
+
+
+def test_votes_past_the_turnout_say_what_counts(page: Any, live: LiveRest) -> None:
+    """The Spin Doctors' party table showed where each Vote marker stands, and the Result counted
+    only up to each group's Turnout marker: a seat with 12 Votes in a group reading 10 at the end
+    was told nothing of it. A Vote count past its group's marker says what counts."""
+    import time
+
+    from playwright.sync_api import expect
+
+    for _ in range(GAMES_OF_BOTS):
+        game_id = live.ok("POST", "/v1/games", {"kind": "spin_doctors", "options": {"players": 3}, "table": {"botSeats": [0, 1, 2]}})["gameId"]
+        deadline = time.monotonic() + GAME_OF_BOTS_S
+        while (view := live.ok("GET", f"/v1/games/{game_id}/view")["view"])["status"] != "GAME_STATUS_FINISHED":
+            assert time.monotonic() < deadline, f"a game of bots did not end in {GAME_OF_BOTS_S} s"
+            time.sleep(0.5)
+        k = view["spinDoctors"]
+        markers = [int(m) for m in k["turnoutMarkers"]]
+        past = {(p.get("seat", 0), g): m for p in k["players"] for g, (v, m) in enumerate(zip(p["votes"], markers)) if int(v) > m}
+        if past:
+            break
+    else:
+        raise AssertionError(f"no Votes past a Turnout marker in {GAMES_OF_BOTS} games")
+    page.goto(f"{live.base_url}/play#/game/{game_id}")
+    expect(page.locator("#app")).to_have_attribute("data-version", view["version"])
+    for (seat, group), marker in past.items():
+        cell = page.locator(f"#party-table tr[data-seat='{seat}'] td.votes").nth(group)
+        expect(cell).to_have_attribute("data-counts", str(marker))
+        expect(cell).to_have_attribute("title", f"{k['players'][seat]['votes'][group]} votes, {marker} of them count (the Turnout marker)")
+        after = page.evaluate("(n) => getComputedStyle(n, '::after').content", cell.element_handle())
+        assert after == f'" → {marker}"', after
+    assert page.locator("#party-table td.votes[data-counts]").count() == len(past)

@@ -503,6 +503,9 @@ def _spin_doctors_facts(page: Any, view: dict[str, Any], catalogue: dict[str, An
         cells = page.eval_on_selector_all(f"{row} td.votes", "(ns) => ns.map((n) => Number(n.textContent))")
         assert cells == [int(v) for v in p.get("votes", [])], (cells, p.get("votes"))
         checked += 1
+        counts = page.eval_on_selector_all(f"{row} td.votes", "(ns) => ns.map((n) => n.dataset.counts ?? null)")
+        markers = [int(m) for m in k.get("turnoutMarkers", [])]
+        assert counts == [str(m) if int(v) > m else None for v, m in zip(p.get("votes", []), markers)], (counts, p.get("votes"), markers)
         has(f"{row} td.budget", str(p.get("budget", 0)))
         has(f"{row} td.supply", str(p.get("supply", 0)))
         has(f"{row} td.side-moves-left", str(p.get("sideMovesLeft", 0)))

@@ -131,12 +131,24 @@ function partiesTable(ctx, k) {
     h("tr", { class: "muted small" }, h("td", {}, "Turnout"), groups.map((g, i) => h("td", { class: "turnout-marker" }, String((k.turnoutMarkers ?? [])[i] ?? 0))), h("td", {}), h("td", {}), h("td", {})),
     (k.players ?? []).map((p) => h("tr", { class: (p.seat ?? 0) === ctx.me ? "mine" : "", dataset: { seat: p.seat ?? 0 } },
       h("td", {}, token(ctx, p.seat ?? 0), " ", who(ctx, p.seat ?? 0), (p.seat ?? 0) === (k.favourite ?? -1) ? h("b", { title: "Favourite" }, " ★") : null),
-      groups.map((g, i) => h("td", { class: "votes" }, String((p.votes ?? [])[i] ?? 0))),
+      groups.map((g, i) => votesCell((p.votes ?? [])[i] ?? 0, (k.turnoutMarkers ?? [])[i] ?? 0)),
       h("td", { class: "budget" }, String(p.budget ?? 0), p.pool ? ` +${p.pool} pool` : ""),
       h("td", { class: "supply" }, String(p.supply ?? 0)),
       h("td", { class: "side-moves-left" }, String(p.sideMovesLeft ?? 0))))),
     // The groups' initials, in words for a phone, which shows no hover titles.
-    h("p", { class: "muted small legend" }, groups.map((g) => `${short(g)}: ${g.name}`).join(" · ")));
+    h("p", { class: "muted small legend" }, groups.map((g) => `${short(g)}: ${g.name}`).join(" · "),
+      " · votes → n: only n count, the group's Turnout"));
+}
+
+// A seat's Votes in a group, and, past the group's Turnout marker, what the Election counts of
+// them (the Result's "votes" are these; the table showed the markers' places alone).
+function votesCell(votes, turnout) {
+  const capped = Number(votes) > Number(turnout);
+  return h("td", {
+    class: `votes${capped ? " over-turnout" : ""}`,
+    dataset: capped ? { counts: turnout } : {},
+    title: capped ? `${votes} votes, ${turnout} of them count (the Turnout marker)` : null,
+  }, String(votes));
 }
 
 function stafferCard(ctx, order) {
