@@ -593,6 +593,20 @@ class GameHost:
         fill_state_view(game, state, stored.status, seat, view)
         return view
 
+    async def _answer_view(self, loaded: Loaded, seat: Seat | None) -> game_pb2.GameView:
+        """The view a seat change answers with (a join, a leave, a return, a takeover, a bot
+        seated): who is present read as GetView reads it, and the caller's seat among them (it
+        just called). Their answers showed nobody present, the caller neither, until this replica
+        had read the game's presence for a GetView. The step is made: a presence that cannot be
+        read leaves the view with what this replica last read rather than fail the call."""
+        game_id = loaded.stored.game_id
+        try:
+            await self.presence.refresh(game_id)
+        except RedisError as error:
+            log.debug("presence_not_read", game_id=game_id, cause=type(error).__name__)
+        self.presence.touch(game_id, seat)
+        return self._view(loaded, seat)
+
     # --- RPCs ---------------------------------------------------------------------------------
     def list_kinds(self) -> game_service_pb2.ListGameKindsResponse:
         """Every hosted kind."""
@@ -994,7 +1008,7 @@ class GameHost:
                         await self._note_kept(new.stored)
                     log.info("seat_taken", game_id=game_id, seat=seat, version=new.version, started=started)
                     self._kick_if_due(new.stored)
-                    return game_service_pb2.JoinGameResponse(seat=seat, seat_token=token, view=self._view(joined, seat))
+                    return game_service_pb2.JoinGameResponse(seat=seat, seat_token=token, view=await self._answer_view(joined, seat))
                 if result.status == "DUPLICATE" and result.recorded is not None:
                     # This join's own commit, sent again after its reply was lost: it landed.
                     landed = await self._load_fresh(game_id)
@@ -1044,7 +1058,7 @@ class GameHost:
         seat = entry.seat
         if not hmac.compare_digest(loaded.stored.seats[seat].token_sha256, token_hash(token)):
             raise precondition("SEAT_TOKEN_REPLACED", "this seat has been given another token since this join")
-        return game_service_pb2.JoinGameResponse(seat=seat, seat_token=token, view=self._view(loaded, seat))
+        return game_service_pb2.JoinGameResponse(seat=seat, seat_token=token, view=await self._answer_view(loaded, seat))
 
     async def _reloaded(self, game_id: str, snapshot: bytes) -> Loaded:
         if not snapshot:

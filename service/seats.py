@@ -327,7 +327,7 @@ class SeatLifecycle:
             return free_party(loaded.state, seat)
 
         loaded, seat = await self._change(game_id, token, change, lambda s: not s.absent, "ALREADY_ABSENT", freed, committing=leave_committing)
-        return game_service_pb2.LeaveGameResponse(view=self.host._view(loaded, seat))
+        return game_service_pb2.LeaveGameResponse(view=await self.host._answer_view(loaded, seat))
 
     async def return_(self, game_id: str, token: str | None) -> game_service_pb2.ReturnToGameResponse:
         """The caller comes back to its absent seat."""
@@ -343,7 +343,7 @@ class SeatLifecycle:
             table.changed_event(entry, seat, Change.CHANGE_RETURNED, place.display_name)
 
         loaded, seat = await self._change(game_id, token, change, lambda s: s.absent, "NOT_ABSENT", returning=True)
-        return game_service_pb2.ReturnToGameResponse(view=self.host._view(loaded, seat))
+        return game_service_pb2.ReturnToGameResponse(view=await self.host._answer_view(loaded, seat))
 
     async def _change(
         self,
@@ -427,7 +427,7 @@ class SeatLifecycle:
                     seat = request.seat
                     if not hmac.compare_digest(stored.seats[seat].token_sha256, _hash(token)):
                         raise precondition("SEAT_TOKEN_REPLACED", "this seat has been given another token since")
-                    return game_service_pb2.TakeOverSeatResponse(seat=seat, seat_token=token, view=host._view(loaded, seat))
+                    return game_service_pb2.TakeOverSeatResponse(seat=seat, seat_token=token, view=await host._answer_view(loaded, seat))
                 if not stored.table.allow_takeover:
                     raise ServiceError(grpc.StatusCode.PERMISSION_DENIED, "TAKEOVER_NOT_ALLOWED", "this table does not allow taking over seats")
                 if stored.status != game_pb2.GAME_STATUS_ACTIVE:
@@ -454,7 +454,7 @@ class SeatLifecycle:
                     await host._after_commit(new)
                     log.info("seat_taken_over", game_id=game_id, seat=request.seat, version=new.version)
                     return game_service_pb2.TakeOverSeatResponse(
-                        seat=request.seat, seat_token=token, view=host._view(new, request.seat)
+                        seat=request.seat, seat_token=token, view=await host._answer_view(new, request.seat)
                     )
         raise aborted("TOO_MUCH_CONTENTION", "the game changed too often; retry")
 
@@ -491,7 +491,7 @@ class SeatLifecycle:
                     if new.stored.status == game_pb2.GAME_STATUS_ACTIVE:  # this bot started the game
                         await host._note_kept(new.stored)
                     await host._after_commit(new)
-                    return game_service_pb2.AddBotResponse(seat=seat, view=host._view(new, None))
+                    return game_service_pb2.AddBotResponse(seat=seat, view=await host._answer_view(new, None))
                 recorded = await host.store.recorded(game_id, key)
                 if recorded is not None:
                     return await self._bot_seated(game_id, recorded)  # a resent commit: this call's bot is seated
@@ -506,7 +506,7 @@ class SeatLifecycle:
             raise ServiceError(grpc.StatusCode.INTERNAL, "LOG_ENTRY_MISSING", "the bot's step is not in the log")
         landed = await self.host._load_fresh(game_id)
         await self.host._after_resent_commit(landed)
-        return game_service_pb2.AddBotResponse(seat=entry.seat, view=self.host._view(landed, None))
+        return game_service_pb2.AddBotResponse(seat=entry.seat, view=await self.host._answer_view(landed, None))
 
     # --- shared --------------------------------------------------------------------------------
     def _table_step(self, loaded: "Loaded", seat: Seat, state: Any = None) -> tuple["Loaded", storage_pb2.LogEntry]:

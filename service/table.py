@@ -267,7 +267,7 @@ def seat_to_proto(stored: storage_pb2.StoredSeat, target: game_pb2.Seat, present
     target.taken = is_taken(stored)
     target.bot = stored.bot
     target.absent = stored.absent
-    target.present = present or stored.bot
+    target.present = (present and target.taken) or stored.bot  # a freed seat's leaver is no one's presence
     target.deadline_unix_ms = stored.deadline_ms
     target.bank_ms = stored.bank_ms
     target.timeouts = stored.timeouts
