@@ -108,16 +108,19 @@ def seat_key(token: str) -> str:
 
 class Held:
     """One stream counted by ``StreamLimits.hold``. While it follows its game (``follow``), it
-    may be asked to give way to another client of its IPv6 site (``gave_way``; its ``wake`` is
-    set so that it sees so at once); it then counts in its site no more."""
+    may be asked to give way to another client of its IPv6 site, or of the replica when the
+    replica is full (``gave_way``; its ``wake`` is set so that it sees so at once); it then
+    counts in its site and towards the replica's cap no more."""
 
-    __slots__ = ("address", "site", "wake", "gave_way", "room_from", "aside", "ended")
+    __slots__ = ("address", "site", "counted", "wake", "gave_way", "to_replica", "room_from", "aside", "ended")
 
     def __init__(self, address: str, site: str | None) -> None:
         self.address = address
         self.site = site  # the IPv6 site it counts in, until it gives way (None: none)
+        self.counted = True  # counted towards the replica's cap, until it gives way
         self.wake: Any = None  # the stream's asyncio.Event, while it follows its game
         self.gave_way = False
+        self.to_replica = False  # set aside (and then gave way) at the replica's cap, not its site's
         self.room_from: Held | None = None  # the stream set aside to give way once this one follows
         self.aside = False  # set aside to give way to another, which has not followed its game yet
         self.ended = False
@@ -158,6 +161,9 @@ class StreamLimits:
         # 0`` (no limits by site).
         self.sites = True
         self._by_address: dict[str, int] = {}
+        # By address, the streams counted towards the replica's cap (those that gave way not):
+        # at the cap the address holding the most gives way to one holding fewer.
+        self._counted = Tally()
         self._by_site: dict[str, Tally] = {}  # by site: the streams of each of its /64s
         self._followers = Lines()  # by address: its streams that may give way, oldest first
         self._by_client: dict[str, int] = {}
@@ -186,15 +192,23 @@ class StreamLimits:
             self.rate.take(address)
             self.rate.charge(address, calls_for_steps(steps))
 
-    def _refuse_over_cap(self, address: str, client: str, seat: str | None, game_id: str = "") -> Held | None:
+    def _refuse_over_cap(self, address: str, client: str, seat: str | None, game_id: str = "") -> tuple[Held | None, bool]:
         """Refuse what a cap refuses; else the stream that would give way to this one in its
-        full IPv6 site (``_giver``), if one must. The widest cap first: its reason tells the
-        caller the most (another replica, then another address's share, then this connection's)."""
-        if self.open >= self.max_streams:
-            raise exhausted(
-                "TOO_MANY_WATCHERS",
-                f"this replica serves its maximum of {self.max_streams} streams; try another",
-            )
+        full IPv6 site or its full replica (``_giver``), if one must. The widest cap first: its
+        reason tells the caller the most (another replica, then another address's share, then
+        this connection's). With the giver, whether it gives way at the replica's cap."""
+        giver = None
+        replica_full = self._counted.total >= self.max_streams
+        if replica_full:
+            # The address holding the most gives way, if it holds more than one more than this
+            # one: five addresses at their cap held every stream of a replica, and every other
+            # client, a player's stream of its own game included, was refused.
+            giver = self._giver(self._counted, address)
+            if giver is None:
+                raise exhausted(
+                    "TOO_MANY_WATCHERS",
+                    f"this replica serves its maximum of {self.max_streams} streams; try another",
+                )
         if self._by_address.get(address, 0) >= self.max_per_address:
             raise exhausted(
                 "TOO_MANY_STREAMS_FOR_ADDRESS",
@@ -202,7 +216,8 @@ class StreamLimits:
             )
         site = site_of(address) if self.sites else None
         full = site is not None and self.held_in_site(site) >= self.max_per_address
-        giver = self._giver(site, address) if full else None  # type: ignore[arg-type]
+        if full:  # a stream of the site's gives way: it frees a place of the replica's too
+            giver = self._giver(self._by_site.get(site), address)  # type: ignore[arg-type]
         if full and giver is None:
             raise exhausted(
                 "TOO_MANY_STREAMS_FOR_ADDRESS",
@@ -231,7 +246,7 @@ class StreamLimits:
                 "TOO_MANY_STREAMS_FOR_GAME",
                 f"this client address holds its maximum of {self.max_per_game} streams of this game on this replica; close one first",
             )
-        return giver
+        return giver, replica_full and not full
 
     def held_by(self, client: str) -> int:
         """How many streams ``client`` holds now."""
@@ -246,12 +261,12 @@ class StreamLimits:
         holders = self._by_site.get(site)
         return holders.total if holders is not None else 0
 
-    def _giver(self, site: str, address: str) -> Held | None:
-        """The stream that would give way so that ``address`` may hold one more in its full
-        ``site``: the oldest that follows its game (and is not set aside for another already) of
-        the site's /64 holding the most that has one, if that /64 holds more than one more than
-        ``address``; else None (equals never take turns). ``ROOM_LOOKS`` /64s at most."""
-        holders = self._by_site.get(site)
+    def _giver(self, holders: "Tally | None", address: str) -> Held | None:
+        """The stream that would give way so that ``address`` may hold one more among
+        ``holders`` (the /64s of its full IPv6 site, or every address of the full replica): the
+        oldest that follows its game (and is not set aside for another already) of the holder
+        holding the most that has one, if that holder holds more than one more than ``address``;
+        else None (equals never take turns). ``ROOM_LOOKS`` holders at most."""
         if holders is None:
             return None
         for looked, (holder, _count) in enumerate(holders.heaviest_first(above=holders.get(address) + 1)):
@@ -274,11 +289,17 @@ class StreamLimits:
             self.unfollow(giver)
             giver.gave_way = True
             self._leave_site(giver)  # the site counts it no more: its cap holds while it ends
+            self._uncount(giver)  # nor the replica
             giver.wake.set()
 
     def unfollow(self, held: Held) -> None:
         """``held`` follows its game no more."""
         self._followers.discard(held.address, held)
+
+    def _uncount(self, held: Held) -> None:
+        if held.counted:
+            held.counted = False
+            self._counted.down(held.address)
 
     def _leave_site(self, held: Held) -> None:
         site, held.site = held.site, None
@@ -299,16 +320,19 @@ class StreamLimits:
         its game is set aside, and ends (``gave_way``) once this one follows its game
         (``follow``); if this one ends first, it is given back. Before, one /64 holding its
         address's cap kept every other /64 of its /48 (a tunnel broker's or a mobile network's
-        customers) from any stream."""
+        customers) from any stream. So too at the replica's cap: the address holding the most
+        streams gives way, if it holds more than one more than this one."""
         address = address if address is not None else client
         seat = seat_key(token) if token else None
-        giver = self._refuse_over_cap(address, client, seat, game_id)
+        giver, to_replica = self._refuse_over_cap(address, client, seat, game_id)
         site = site_of(address) if self.sites else None
         held = Held(address, site)
         if giver is not None:
             held.room_from = giver
             giver.aside = True  # no other newcomer takes it too
+            giver.to_replica = to_replica
         self.open += 1
+        self._counted.up(address)
         self._by_address[address] = self._by_address.get(address, 0) + 1
         if site is not None:
             self._by_site.setdefault(site, Tally()).up(address)
@@ -324,8 +348,9 @@ class StreamLimits:
             held.ended = True
             self.unfollow(held)
             if held.room_from is not None:  # it never followed: the stream set aside follows on
-                held.room_from.aside = False
+                held.room_from.aside = held.room_from.to_replica = False
             self.open -= 1
+            self._uncount(held)
             count_down(self._by_address, address)
             self._leave_site(held)
             count_down(self._by_client, client)

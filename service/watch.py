@@ -74,6 +74,11 @@ GAVE_WAY = (
     "this client's IPv6 site (its /48) held the maximum of one address's streams on this replica, this client"
     " the most of them: this stream gave way to another client of the site"
 )
+# The refusal that ends a stream that gave way at the replica's cap (StreamLimits.hold).
+GAVE_WAY_TO_REPLICA = (
+    "this replica had its maximum of streams, and this client address the most of them: this stream gave way"
+    " to another client; try another replica"
+)
 # Streams refused before their first update (a cap, the rate, no such game) are logged at most
 # once this often per code and reason, with how many alike since: any client causes them at will,
 # and one address made 898 lines a second, one a refusal.
@@ -405,6 +410,8 @@ class Watchers:
                 if self._closing():
                     raise shutting_down()
                 if held.gave_way:
+                    if held.to_replica:
+                        raise exhausted("TOO_MANY_WATCHERS", GAVE_WAY_TO_REPLICA)
                     raise exhausted("TOO_MANY_STREAMS_FOR_ADDRESS", GAVE_WAY)
                 if step.version > last:
                     if seat is not None and self._seat_of(step.loaded, token) != seat:
