@@ -743,6 +743,15 @@ def leave_committing() -> None:
         charge.pay()
 
 
+# The client address of the JoinGame this task runs (``ClientLimits.joining``); "" outside a face's call.
+_CURRENT_JOINER: contextvars.ContextVar[str] = contextvars.ContextVar("hustings_joiner", default="")
+
+
+def current_joiner() -> str:
+    """The client address of the JoinGame being run ("" for a caller in the same process)."""
+    return _CURRENT_JOINER.get()
+
+
 def _calls_at_default_rate() -> CallLimit:
     return CallLimit(rate=CallRate())
 
@@ -790,6 +799,16 @@ class ClientLimits:
             yield
         finally:
             _CURRENT_LEAVE.reset(charge)
+
+    @contextlib.contextmanager
+    def joining(self, client: str) -> Iterator[None]:
+        """Run a JoinGame of ``client`` (``current_joiner``): its seat at a listed table another
+        client made counts towards its bound (``GameHost.seats_held``)."""
+        joiner = _CURRENT_JOINER.set(client)
+        try:
+            yield
+        finally:
+            _CURRENT_JOINER.reset(joiner)
 
     @classmethod
     def configured(

@@ -282,7 +282,8 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     @_unary
     async def JoinGame(self, request: game_service_pb2.JoinGameRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.JoinGameResponse:
-        return await self.host.join_game(request)
+        with self.limits.joining(self.client_of(context)):
+            return await self.host.join_game(request)
 
     @_unary
     async def GetView(self, request: game_service_pb2.GetViewRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.GetViewResponse:

@@ -41,7 +41,7 @@ from hustings.service.errors import (
 )
 from hustings.service import deadlines, table
 from hustings.service.defaults import DEFAULT_RETENTION_S
-from hustings.service.client_limits import CreationCharge, current_creation, games_counted
+from hustings.service.client_limits import CreationCharge, current_creation, current_joiner, games_counted
 from hustings.service.legal_moves import fill_legal_moves
 from hustings.service.lobby import LobbyRepair, in_lobby, index_quietly, lobby_page, summary_of
 from hustings.service.open_tables import UNBOUNDED, Claim, OpenTables
@@ -307,6 +307,9 @@ class GameHost:
         self.room: StoreRoom | NoLimit = NoLimit()
         # The listed tables each client keeps waiting (a replica with the bound sets it here).
         self.open_tables: OpenTables | None = None
+        # Seats each client address holds at listed tables other clients made, in games not
+        # finished (items "<game id>/<seat>"); None: no such bound.
+        self.seats_held: OpenTables | None = None
         self.retention_s = retention_s
         self.deadlines = deadlines.DeadlineIndex(store.client, store.lane)
         self.kept = KeptIndex(store.client, store.lane)  # which games to look at when Redis needs room
@@ -682,6 +685,47 @@ class GameHost:
             return UNBOUNDED
         return await self.open_tables.claim(client, self._still_waiting)
 
+    async def _seat_claim(self, stored: storage_pb2.StoredGame) -> Claim | None:
+        """A place for the JoinGame being run (``current_joiner``) at ``stored``, counted when
+        the table is listed and another client made it (``seats_held``; else ``UNBOUNDED``);
+        None when the joiner holds as many such seats as it may. One address that took every
+        free seat the lobby showed, a call a seat, kept hosts' friends out and stopped their
+        tables for good (a table without a clock waits for its seats' moves)."""
+        joiner = current_joiner()
+        if self.seats_held is None or not joiner or not stored.creator_mark or stored.table.unlisted:
+            return UNBOUNDED
+        if hmac.compare_digest(stored.creator_mark, self.keys.client_mark(joiner)):
+            return UNBOUNDED  # its creator's own table: a household or a classroom sits at it
+        return await self.seats_held.claim(joiner, self._seats_still_held)
+
+    async def _seats_still_held(self, items: list[str]) -> list[str]:
+        """Those of the seats (``"<game id>/<seat>"``) still counted: the game is in play, or
+        still waits and the seat is taken (a seat left in a waiting game, or a wait run out,
+        counts no more)."""
+        now_s = self._clock()
+        summaries = await self.store.lobby_summaries(list(dict.fromkeys(item.partition("/")[0] for item in items)))
+        kept = []
+        for item in items:
+            game_id, _, seat = item.partition("/")
+            summary = summaries.get(game_id)
+            if summary is None:
+                continue
+            if summary.status == game_pb2.GAME_STATUS_ACTIVE:
+                kept.append(item)
+            elif summary.status == game_pb2.GAME_STATUS_OPEN and (not summary.open_until or summary.open_until > now_s):
+                if int(seat) < len(summary.seats) and summary.seats[int(seat)].taken:
+                    kept.append(item)
+        return kept
+
+    def _too_many_seats_held(self) -> ServiceError:
+        """RESOURCE_EXHAUSTED ``TOO_MANY_SEATS_HELD``."""
+        return exhausted(
+            "TOO_MANY_SEATS_HELD",
+            f"this client address holds its maximum of {self.seats_held.per_client} seats at listed tables"  # type: ignore[union-attr]
+            " other clients made, in games not finished, on this replica; wait until one ends, or sit at a table"
+            " of your own or an unlisted one",
+        )
+
     async def _still_waiting(self, game_ids: list[str]) -> list[str]:
         """Those of ``game_ids`` the lobby lists as open tables whose wait has not run out."""
         now_s = self._clock()
@@ -755,6 +799,8 @@ class GameHost:
         )
         stored.options.CopyFrom(request.options)
         stored.table.CopyFrom(request.table)
+        if creation.client and not request.table.unlisted:  # its joins are told from strangers' (``_seat_claim``)
+            stored.creator_mark = self.keys.client_mark(creation.client)
         level = table.check_level(request.table.bot_level)
         for seat in range(seats):
             stored.seats.add(seat=seat)
@@ -981,6 +1027,13 @@ class GameHost:
                         if recorded is not None:
                             return await self._rejoin(loaded, recorded, request_fingerprint, token)
                     raise
+                claim = await self._seat_claim(stored)
+                if claim is None:
+                    if request.request_id:  # a retry of a join that landed is answered, as above
+                        recorded = await self.store.recorded(game_id, key)
+                        if recorded is not None:
+                            return await self._rejoin(loaded, recorded, request_fingerprint, token)
+                    raise self._too_many_seats_held()
                 await self._schedule(new.stored)
                 # A join is the player's first call: its seat is present from it (noted with the
                 # commit, as a move notes its mover).
@@ -996,9 +1049,13 @@ class GameHost:
                         expire_s=expire_s,
                         present=(seat, seen_at),
                     )
-                except asyncio.CancelledError:
-                    self._after_cancelled_commit(new, entry, stored.status)
+                except BaseException as failure:
+                    claim.settle(f"{game_id}/{seat}", made=True)  # its commit may have landed: counted
+                    if isinstance(failure, asyncio.CancelledError):
+                        self._after_cancelled_commit(new, entry, stored.status)
                     raise
+                # Counted when it took the seat (a version conflict took none: the next attempt asks again).
+                claim.settle(f"{game_id}/{seat}", made=result.status in ("OK", "DUPLICATE"))
                 if result.status == "OK":
                     self.presence.noted(game_id, seat, seen_at)
                     joined = self._remember(new)

@@ -36,6 +36,12 @@ from hustings.service.sites import IPV6_SITE_PREFIX, SITE_SHARE, site_of
 # A classroom or an office behind one address, a table each, still fits; one address fills at
 # most a lobby page (50, the default page size) rather than all of them.
 DEFAULT_OPEN_TABLES_PER_CLIENT = 50
+# Seats one address holds at listed tables that other addresses made, in games not finished (the
+# same bookkeeping, with "<game id>/<seat>" for a table: ``GameHost.seats_held``). A person plays
+# a few such games at once, a household at one table four; one address that took every free seat
+# the lobby showed (a call a seat, 8 calls a second) kept every host's friends out. Its own
+# tables (a classroom's, a bot farm's) do not count.
+DEFAULT_SEATS_HELD_PER_CLIENT = 12
 DEFAULT_MAX_CLIENTS = 65_536  # as the creation buckets: a few kB a client at its bound
 RECHECK_S = 1.0  # a client at its bound has its tables looked up at most this often
 SITE_SUFFIX = f"/{IPV6_SITE_PREFIX}"  # how a site's key ends (``sites.site_of``); a client's ends in /64

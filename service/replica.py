@@ -47,7 +47,7 @@ from hustings.service.limits import (
     DEFAULT_MAX_STREAMS_PER_SEAT,
 )
 from hustings.service.store import DEFAULT_MAX_CONNECTIONS, DEFAULT_POOL_TIMEOUT_S, Store
-from hustings.service.open_tables import DEFAULT_OPEN_TABLES_PER_CLIENT, OpenTables
+from hustings.service.open_tables import DEFAULT_OPEN_TABLES_PER_CLIENT, DEFAULT_SEATS_HELD_PER_CLIENT, OpenTables
 from hustings.service.unattended import DEFAULT_UNATTENDED_DECISIONS_PER_SECOND
 
 if TYPE_CHECKING:
@@ -60,8 +60,11 @@ BACKGROUND_GRACE_S = 1.0
 
 # Creation limits no tool reaches (a million games a minute, and at once), for a replica that only
 # its own tool calls: ``ReplicaConfig(..., **UNBOUNDED_CREATES)``.
-# Nor a bound on the listed tables one client keeps waiting (``open_tables_per_client``).
-UNBOUNDED_CREATES: dict[str, Any] = {"creates_per_client_per_minute": 1_000_000.0, "create_burst": 1_000_000, "open_tables_per_client": 0}
+# Nor a bound on the listed tables one client keeps waiting (``open_tables_per_client``), nor on
+# the seats it holds at others' (``seats_per_client``).
+UNBOUNDED_CREATES: dict[str, Any] = {
+    "creates_per_client_per_minute": 1_000_000.0, "create_burst": 1_000_000, "open_tables_per_client": 0, "seats_per_client": 0,
+}
 # A rate of unary calls no tool reaches (a million a second, and at once), for a replica that only
 # its own tool or test calls from one address: ``ReplicaConfig(..., **UNBOUNDED_CALL_RATE)``.
 UNBOUNDED_CALL_RATE: dict[str, Any] = {"calls_per_client_per_second": 1_000_000.0, "call_burst": 1_000_000}
@@ -158,6 +161,7 @@ class ReplicaConfig:
     creates_per_client_per_minute: float = DEFAULT_CREATES_PER_MINUTE  # CreateGame, sustained, per client address
     create_burst: int = DEFAULT_CREATE_BURST  # CreateGame at once, per client address
     open_tables_per_client: int = DEFAULT_OPEN_TABLES_PER_CLIENT  # listed tables waiting at once, per client address; 0: none
+    seats_per_client: int = DEFAULT_SEATS_HELD_PER_CLIENT  # seats at others' listed tables in unfinished games, per client address; 0: none
     clients_per_ipv6_site: int = DEFAULT_CLIENTS_PER_IPV6_SITE  # an IPv6 /48's rates and creations, in clients; 0: none
     unattended_decisions_per_second: float = DEFAULT_UNATTENDED_DECISIONS_PER_SECOND  # tables of bots alone, all together
     trusted_proxies: tuple[str, ...] = ()  # CIDRs whose x-forwarded-for names the client
@@ -256,6 +260,9 @@ class Replica:
             if self.config.open_tables_per_client:
                 host.open_tables = OpenTables(self.config.open_tables_per_client)
                 host.open_tables.sites = self.config.clients_per_ipv6_site > 0
+            if self.config.seats_per_client:
+                host.seats_held = OpenTables(self.config.seats_per_client)
+                host.seats_held.sites = self.config.clients_per_ipv6_site > 0
             # An IPv6 site's streams and unread bytes are limited as a site's, unless sites are off.
             host.watchers.limits.sites = limits.unread.sites = self.config.clients_per_ipv6_site > 0
             try:

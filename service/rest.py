@@ -374,8 +374,10 @@ class RestServer:
 
     def _charged(self, name: str, client: str, message: Any) -> AsyncContextManager[Any]:
         """What the call ``name`` takes from its client's allowances while it runs, as over gRPC:
-        CreateGame its games, AddBot its bot's, PlayAgain its table's, LeaveGame its calls; other
-        calls nothing."""
+        CreateGame its games, AddBot its bot's, PlayAgain its table's, LeaveGame its calls, JoinGame
+        its seat at another client's listed table; other calls nothing."""
+        if name == "JoinGame":
+            return self._joining(client)
         if name == "CreateGame":
             return self.limits.creations.spend(client, message.request_id, games_counted(message))
         if name == "AddBot":
@@ -385,6 +387,12 @@ class RestServer:
         if name == "LeaveGame":
             return self._leave_charged(client)
         return contextlib.nullcontext()
+
+    @contextlib.asynccontextmanager
+    async def _joining(self, client: str) -> AsyncIterator[None]:
+        """A JoinGame of ``client`` (``ClientLimits.joining``)."""
+        with self.limits.joining(client):
+            yield
 
     @contextlib.asynccontextmanager
     async def _leave_charged(self, client: str) -> AsyncIterator[None]:

@@ -137,6 +137,11 @@ class Keys:
         """The stored form of a request id in ``scope`` (e.g. a game and seat): a keyed hash."""
         return self._mac("request", scope, request_id)[:20].hex()
 
+    def client_mark(self, client: str) -> bytes:
+        """A keyed hash of a client address (``client_limits.client_of``) kept with the tables
+        it creates: it tells the creator's joins from others' without keeping the address."""
+        return self._mac("client", client)[:16]
+
     def check_value(self) -> str:
         """A keyed value that tells whether two replicas hold the same secret, and nothing of it."""
         return self._mac("secret-check")[:16].hex()

@@ -201,8 +201,8 @@ def second_page(browser: Any) -> Iterator[Any]:
 
 
 def create_and_join_from_the_lobby(page: Any, base_url: str, unlisted: bool = False) -> str:
-    """Ada makes a three-seat Stimmvieh table in /play's lobby (unlisted or not) and takes seat 0
-    from the table's page; the table's game id."""
+    """Ada makes a three-seat Stimmvieh table in /play's lobby (unlisted or not), which seats her
+    at once in seat 0 (she gave her name); the table's game id."""
     from playwright.sync_api import expect
 
     page.goto(base_url + "/play")
@@ -214,8 +214,6 @@ def create_and_join_from_the_lobby(page: Any, base_url: str, unlisted: bool = Fa
     page.click("#create-game")
     page.wait_for_url("**/play#/game/*")
     game_id = str(page.url.rsplit("/", 1)[1])
-    page.fill("#join-name", "Ada")
-    page.click("#join-game")
     expect(page.locator("#you")).to_contain_text("seat 0")
     return game_id
 

@@ -29,8 +29,7 @@ def test_a_seats_countdown_keeps_the_servers_time_on_a_browser_whose_clock_is_of
     page.dispatch_event("#new-players", "change")
     page.select_option("#new-clock", "decision")
     page.click("#create-game")
-    page.wait_for_url("**/play#/game/*")
-    page.click("#join-game")
+    page.wait_for_url("**/play#/game/*")  # its creator sits at once: she gave her name
     expect(page.locator("#you")).to_contain_text("seat 0")
     for free in (2, 1):
         expect(page.locator("#add-bot")).to_contain_text(f"{free} free")

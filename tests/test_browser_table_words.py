@@ -114,3 +114,27 @@ def test_votes_past_the_turnout_say_what_counts(page: Any, live: LiveRest) -> No
         after = page.evaluate("(n) => getComputedStyle(n, '::after').content", cell.element_handle())
         assert after == f'" → {marker}"', after
     assert page.locator("#party-table td.votes[data-counts]").count() == len(past)
+
+
+def test_create_table_seats_its_creator_at_once_when_named(page: Any, live: LiveRest) -> None:
+    """"Create table" made the table and left its creator to take a seat from the table's page:
+    a stranger watching the lobby took it first. With a name given, the creator now sits as the
+    table is made; without one, the table is made with every seat free (a table for others)."""
+    from playwright.sync_api import expect
+
+    for named in (True, False):
+        page.goto(f"{live.base_url}/play")
+        page.fill("#player-name", "Ada" if named else "")
+        page.select_option("#new-kind", "wahlspiel")
+        page.click("#create-game")
+        page.wait_for_url("**/play#/game/*")
+        game_id = page.url.rsplit("/", 1)[1]
+        expect(page.locator("#summary h2")).to_contain_text("open")
+        seats = live.ok("GET", f"/v1/games/{game_id}/view")["view"]["seats"]
+        if named:
+            expect(page.locator("#you")).to_contain_text("seat 0")
+            assert seats[0].get("displayName") == "Ada" and seats[0].get("taken")
+        else:
+            expect(page.locator("#join-game")).to_be_visible()
+            assert not any(s.get("taken") for s in seats)
+        page.evaluate("localStorage.clear(); sessionStorage.clear()")

@@ -42,7 +42,7 @@ SYNOPSIS = re.compile(r"`hustings (\w+) ((?:\[[^\]]+\] ?)+)`")
 SERVE_FIGURES = {
     "--max-calls-per-client": 512, "--call-burst": 600, "--calls-per-client-per-second": 300,
     "--create-burst": 120, "--creates-per-client-per-minute": 60, "--unattended-decisions-per-second": 100,
-    "--open-tables-per-client": 50,
+    "--open-tables-per-client": 50, "--seats-per-client": 12,
     "--new-games-until-percent": 90, "--make-room-from-percent": 85, "--clients-per-ipv6-site": 16,
     "--max-watchers": 10_000, "--max-streams-per-address": 2_000, "--max-streams-per-client": 1_000,
     "--max-streams-per-seat": 32, "--max-streams-per-game": 64, "--max-streams-per-connection": 128,

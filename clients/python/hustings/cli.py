@@ -274,6 +274,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--creates-per-client-per-minute", type=_positive, default=60.0, help="games one client address may create per minute, sustained (default %(default)s)")
     serve.add_argument("--create-burst", type=_at_least_one, default=120, help="games one client address may create at once (default %(default)s)")
     serve.add_argument("--open-tables-per-client", type=_zero_or_more_int, default=50, help="listed tables one client address keeps waiting for players at once on this replica (TOO_MANY_OPEN_TABLES past it; unlisted tables are not counted); 0 for no such limit (default %(default)s)")
+    serve.add_argument("--seats-per-client", type=_zero_or_more_int, default=12, help="seats one client address holds at once at listed tables other addresses made, in games not finished, on this replica (TOO_MANY_SEATS_HELD past it; its own tables and unlisted ones are not counted); 0 for no such limit (default %(default)s)")
     serve.add_argument("--clients-per-ipv6-site", type=_zero_or_more_int, default=16, help="the IPv6 /64s of one /48 (a site) together get this many client addresses' call rate, creations and new HTTP connections, besides each one's own, hold no more streams than one address (its /64 holding the most gives way to another) and no more unread updates or listed tables waiting than four; 0 for no such limit (default %(default)s)")
     serve.add_argument(
         "--new-games-until-percent",
@@ -415,6 +416,7 @@ async def _serve(args: argparse.Namespace) -> int:
             creates_per_client_per_minute=args.creates_per_client_per_minute,
             create_burst=args.create_burst,
             open_tables_per_client=args.open_tables_per_client,
+            seats_per_client=args.seats_per_client,
             clients_per_ipv6_site=args.clients_per_ipv6_site,
             unattended_decisions_per_second=args.unattended_decisions_per_second,
             new_games_until_percent=args.new_games_until_percent,

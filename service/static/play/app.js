@@ -138,11 +138,22 @@ async function renderLobby(app) {
   // One lobby action at a time: a double click makes one table or takes one seat.
   const once = oneAtATime();
   const lastSeats = (n, count) => Array.from({ length: Math.max(0, Math.min(count, n - 1)) }, (_, i) => n - 1 - i).reverse();
+  const sitAt = (gameId, displayName) => api("POST", `/v1/games/${encodeURIComponent(gameId)}:join`, { displayName, requestId: crypto.randomUUID() });
   const createButton = h("button", {
     id: "create-game", type: "button",
     onclick: () => once(() => guarded(async () => {
+      const displayName = name.value.trim();
       const created = await create(lastSeats(Number(players.value), Number(bots.value)));
-      location.hash = `#/game/${created.gameId}`;
+      try {
+        // With a name, its creator sits at once: a listed table is open to anyone from its first
+        // moment, and a stranger watching the lobby took the seat its creator went to take.
+        if (displayName) {
+          rememberSeat(created.gameId, await sitAt(created.gameId, displayName));
+          setPlayerName(displayName);
+        }
+      } finally {
+        location.hash = `#/game/${created.gameId}`;  // the table, whose page offers the seat again
+      }
     })),
   }, "Create table");
   const playBots = h("button", {
@@ -153,7 +164,7 @@ async function renderLobby(app) {
       // A table made for a join the server refused (a name it does not take) is joined on the
       // next try with the same settings, rather than another made beside it, seat 0 free.
       const settings = JSON.stringify([kind.value, n, clock.value, unlisted.checked, [...variants.querySelectorAll("input.option")].map((i) => i.value + i.checked)]);
-      const sit = (gameId) => api("POST", `/v1/games/${encodeURIComponent(gameId)}:join`, { displayName, requestId: crypto.randomUUID() });
+      const sit = (gameId) => sitAt(gameId, displayName);
       let gameId = refusedAt?.settings === settings ? refusedAt.gameId : "";
       let joined;
       if (gameId) {
@@ -244,7 +255,7 @@ async function renderLobby(app) {
         h("label", { title: "Not in the lobby: your players join through the table's address, which you send them" }, unlisted, "Unlisted")),
       variants,
       h("div", { class: "row" }, playBots, createButton),
-      h("p", { class: "muted small" }, "“Play against bots” seats bots in every other seat and you in the first; “Create table” leaves the free seats to people (bots take the last seats). An unlisted table is not shown under Tables: send its address to your players.")),
+      h("p", { class: "muted small" }, "“Play against bots” seats bots in every other seat and you in the first; “Create table” seats you too when you gave your name, and leaves the free seats to people (bots take the last seats). An unlisted table is not shown under Tables: send its address to your players.")),
     section("lobby", null,
       h("h2", {}, "Tables ", h("button", { id: "refresh", type: "button", onclick: () => guarded(() => renderLobby(app)) }, "Refresh")),
       games.length || next ? h("table", { id: "games" }, body) : h("p", { class: "muted" }, "No tables yet."),

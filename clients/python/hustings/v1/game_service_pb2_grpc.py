@@ -146,6 +146,11 @@ class GameServiceServicer:
 
     def JoinGame(self, request, context):
         """Takes a seat and returns its secret token.
+
+        A client address (an IPv6 site together) that holds as many seats at listed tables other
+        addresses made, in games not finished, as a replica allows (12 by default) is refused
+        another RESOURCE_EXHAUSTED TOO_MANY_SEATS_HELD, with no retry hint; its own tables and
+        unlisted ones are not counted.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

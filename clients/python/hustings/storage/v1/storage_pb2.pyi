@@ -38,7 +38,7 @@ class StoredSeat(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., display_name: _Optional[str] = ..., token_sha256: _Optional[str] = ..., bot: _Optional[bool] = ..., absent: _Optional[bool] = ..., deadline_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., turn_started_ms: _Optional[int] = ..., timeouts: _Optional[int] = ..., bot_played: _Optional[bool] = ..., bot_level: _Optional[str] = ..., bank_paid_ms: _Optional[int] = ..., bank_paid_turn_ms: _Optional[int] = ...) -> None: ...
 
 class StoredGame(_message.Message):
-    __slots__ = ("game_id", "kind", "options", "version", "status", "seats", "seed", "rng_counter", "engine_state", "created_at", "content_version", "table", "seed_from_client", "seed_nonce", "rules_version", "open_since")
+    __slots__ = ("game_id", "kind", "options", "version", "status", "seats", "seed", "rng_counter", "engine_state", "created_at", "content_version", "table", "seed_from_client", "seed_nonce", "rules_version", "open_since", "creator_mark")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
@@ -55,6 +55,7 @@ class StoredGame(_message.Message):
     SEED_NONCE_FIELD_NUMBER: _ClassVar[int]
     RULES_VERSION_FIELD_NUMBER: _ClassVar[int]
     OPEN_SINCE_FIELD_NUMBER: _ClassVar[int]
+    CREATOR_MARK_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     kind: str
     options: _game_pb2.GameOptions
@@ -71,7 +72,8 @@ class StoredGame(_message.Message):
     seed_nonce: bytes
     rules_version: str
     open_since: int
-    def __init__(self, game_id: _Optional[str] = ..., kind: _Optional[str] = ..., options: _Optional[_Union[_game_pb2.GameOptions, _Mapping]] = ..., version: _Optional[int] = ..., status: _Optional[_Union[_game_pb2.GameStatus, str]] = ..., seats: _Optional[_Iterable[_Union[StoredSeat, _Mapping]]] = ..., seed: _Optional[bytes] = ..., rng_counter: _Optional[int] = ..., engine_state: _Optional[bytes] = ..., created_at: _Optional[int] = ..., content_version: _Optional[str] = ..., table: _Optional[_Union[_game_pb2.TableSettings, _Mapping]] = ..., seed_from_client: _Optional[bool] = ..., seed_nonce: _Optional[bytes] = ..., rules_version: _Optional[str] = ..., open_since: _Optional[int] = ...) -> None: ...
+    creator_mark: bytes
+    def __init__(self, game_id: _Optional[str] = ..., kind: _Optional[str] = ..., options: _Optional[_Union[_game_pb2.GameOptions, _Mapping]] = ..., version: _Optional[int] = ..., status: _Optional[_Union[_game_pb2.GameStatus, str]] = ..., seats: _Optional[_Iterable[_Union[StoredSeat, _Mapping]]] = ..., seed: _Optional[bytes] = ..., rng_counter: _Optional[int] = ..., engine_state: _Optional[bytes] = ..., created_at: _Optional[int] = ..., content_version: _Optional[str] = ..., table: _Optional[_Union[_game_pb2.TableSettings, _Mapping]] = ..., seed_from_client: _Optional[bool] = ..., seed_nonce: _Optional[bytes] = ..., rules_version: _Optional[str] = ..., open_since: _Optional[int] = ..., creator_mark: _Optional[bytes] = ...) -> None: ...
 
 class StoredEvent(_message.Message):
     __slots__ = ("event", "public", "visible_to", "redacted")

@@ -1,0 +1,145 @@
+"""One client address holds a bounded number of seats at listed tables that other addresses made
+(``--seats-per-client``, 12 by default; ``TOO_MANY_SEATS_HELD`` past it), in games not finished.
+
+One address that polled the lobby and took every free seat it showed (a call a seat, about 8
+calls a second) kept every host's friends out (GAME_FULL), and started the tables with seats
+that never moved: a table without a clock then stood still for good. Its own tables (a
+household's, a classroom's, a bot farm's) and unlisted ones do not count; a seat left while its
+table waits counts no more. Real Redis, a real replica, REST calls from distinct loopback
+addresses."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from contextlib import AsyncExitStack
+from typing import Any
+
+from conftest import run
+from service_helpers import replica_and_client
+from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.service.open_tables import RECHECK_S
+
+HOST, SQUATTER = "127.0.0.61", "127.0.0.62"  # Linux answers on all of 127.0.0.0/8
+BOUND = 3
+
+
+def test_seats_at_others_listed_tables_are_bounded_per_address(redis_server: EmbeddedRedis) -> None:
+    import aiohttp
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url, http_address="127.0.0.1:0", seats_per_client=BOUND) as (replica, client):
+            base = f"http://127.0.0.1:{replica.http_port}"
+            async with AsyncExitStack() as stack:
+
+                async def session(source: str) -> aiohttp.ClientSession:
+                    connector = aiohttp.TCPConnector(local_addr=(source, 0))
+                    return await stack.enter_async_context(aiohttp.ClientSession(connector=connector))
+
+                host, squatter = await session(HOST), await session(SQUATTER)
+
+                async def call(http: aiohttp.ClientSession, path: str, body: dict[str, Any], token: str = "") -> tuple[int, dict[str, Any]]:
+                    headers = {"Authorization": f"Bearer {token}"} if token else {}
+                    async with http.post(base + path, json=body, headers=headers) as response:
+                        return response.status, await response.json()
+
+                async def table(unlisted: bool = False, players: int = 4) -> str:
+                    body = {"kind": "stimmvieh", "options": {"players": players}, "table": {"unlisted": unlisted}, "requestId": uuid.uuid4().hex}
+                    status, made = await call(host, "/v1/games", body)
+                    assert status == 200, made
+                    return str(made["gameId"])
+
+                async def join(http: aiohttp.ClientSession, game_id: str, name: str) -> tuple[int, dict[str, Any]]:
+                    return await call(http, f"/v1/games/{game_id}:join", {"displayName": name, "requestId": uuid.uuid4().hex})
+
+                tables = [await table() for _ in range(2)]
+                # The host sits at its own tables as often as it likes: not counted.
+                for n in range(BOUND + 1):
+                    status, _ = await join(host, tables[0], f"Home{n}")
+                    assert status == 200
+                status, view = await call(host, f"/v1/games/{tables[0]}:join", {"displayName": "Late"})
+                assert status == 400 and view["details"][0]["reason"] == "GAME_FULL"  # it started with four
+                # The squatter: BOUND seats at the host's other table, then refused, nothing changed.
+                held = []
+                for n in range(BOUND):
+                    status, joined = await join(squatter, tables[1], f"Squat{n}")
+                    assert status == 200, joined
+                    held.append(joined["seatToken"])
+                other = await table()
+                async with squatter.get(f"{base}/v1/games/{other}/view") as response:
+                    before = (await response.json())["view"]
+                status, refused = await join(squatter, other, "Squat9")
+                assert status == 429 and refused["details"][0]["reason"] == "TOO_MANY_SEATS_HELD", refused
+                assert "12" not in refused["message"] and str(BOUND) in refused["message"]
+                async with squatter.get(f"{base}/v1/games/{other}/view") as response:
+                    after = (await response.json())["view"]
+                assert after["version"] == before["version"] and not any(s.get("taken") for s in after["seats"])
+                # An unlisted table of the host's is not counted.
+                status, _ = await join(squatter, await table(unlisted=True), "Invited")
+                assert status == 200
+                # A seat left while its table waits counts no more (looked up again after RECHECK_S).
+                status, _ = await call(squatter, f"/v1/games/{tables[1]}:leave", {}, token=held[0])
+                assert status == 200
+                await asyncio.sleep(RECHECK_S + 0.1)
+                status, joined = await join(squatter, other, "Squat9")
+                assert status == 200, joined
+                # A table made over gRPC is its address's over REST too.
+                loopback = await session("127.0.0.1")
+                made_over_grpc = (await client.create_game("stimmvieh", 4)).game_id
+                for n in range(BOUND + 1):
+                    status, joined = await join(loopback, made_over_grpc, f"Own{n}")
+                    assert status == 200, joined
+
+    run(scenario(), timeout_s=60)
+
+
+def test_seats_in_games_that_began_still_count(redis_server: EmbeddedRedis) -> None:
+    """Filling a table starts it: its seats still count until the game ends, or one address would
+    fill table after table, each one's start giving its places back."""
+    import aiohttp
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url, http_address="127.0.0.1:0", seats_per_client=2) as (replica, client):
+            base = f"http://127.0.0.1:{replica.http_port}"
+            connector = aiohttp.TCPConnector(local_addr=(SQUATTER, 0))
+            async with aiohttp.ClientSession(connector=connector) as squatter, aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(local_addr=(HOST, 0))
+            ) as host:
+
+                async def made() -> str:
+                    body = {"kind": "stimmvieh", "options": {"players": 3}, "table": {}}
+                    async with host.post(f"{base}/v1/games", json=body) as response:
+                        return str((await response.json())["gameId"])
+
+                first = await made()
+                async with host.post(f"{base}/v1/games/{first}:join", json={"displayName": "Ada"}) as response:
+                    assert response.status == 200
+                for name in ("S1", "S2"):
+                    async with squatter.post(f"{base}/v1/games/{first}:join", json={"displayName": name}) as response:
+                        assert response.status == 200
+                assert (await client.view(first)).status == 2  # GAME_STATUS_ACTIVE
+                await asyncio.sleep(RECHECK_S + 0.1)
+                async with squatter.post(f"{base}/v1/games/{await made()}:join", json={"displayName": "S3"}) as response:
+                    assert response.status == 429
+                    assert (await response.json())["details"][0]["reason"] == "TOO_MANY_SEATS_HELD"
+
+    run(scenario(), timeout_s=60)
+
+
+def test_serve_takes_the_seat_bound_and_defaults_to_twelve() -> None:
+    """The README's and the proto's figure is the default, `0` turns the bound off, and a replica
+    started with it counts seats (one without it, none)."""
+    from hustings.cli import _parser
+    from hustings.service.open_tables import DEFAULT_SEATS_HELD_PER_CLIENT
+    from hustings.service.replica import ReplicaConfig
+
+    from conftest import REPO
+
+    assert DEFAULT_SEATS_HELD_PER_CLIENT == 12
+    readme = " ".join((REPO / "README.md").read_text().split())
+    assert "`--seats-per-client` (12) seats at listed tables other addresses made" in readme
+    proto = " ".join((REPO / "proto" / "hustings" / "v1" / "game_service.proto").read_text().replace("//", " ").split())
+    assert "in games not finished, as a replica allows (12 by default) is refused another RESOURCE_EXHAUSTED TOO_MANY_SEATS_HELD" in proto
+    assert _parser().parse_args(["serve"]).seats_per_client == 12
+    assert _parser().parse_args(["serve", "--seats-per-client", "0"]).seats_per_client == 0
+    assert ReplicaConfig(redis_url="redis://127.0.0.1:1/0").seats_per_client == 12
