@@ -22,6 +22,10 @@ from hustings.engine import (
 from hustings.service.logs import SparseLines
 
 ERROR_DOMAIN = "hustings"
+# Plain-text gRPC trailers of every refusal: its ErrorInfo reason, and a retry hint's delay in
+# milliseconds (RetryInfo's), for clients that read no google.rpc.Status.
+REASON_TRAILER = "hustings-reason"
+RETRY_AFTER_TRAILER = "hustings-retry-after-ms"
 
 _log = structlog.get_logger("hustings.store")
 
@@ -72,8 +76,15 @@ class ServiceError(Exception):
         )
 
     def to_status(self) -> grpc.Status:
-        """A grpc.Status carrying ``status_proto()``."""
-        return rpc_status.to_status(self.status_proto())
+        """A grpc.Status carrying ``status_proto()``, and the reason in plain text too (the
+        ``hustings-reason`` trailer): a client whose gRPC library does not decode
+        ``grpc-status-details-bin`` (Node's, among others) reads it without a protobuf decoder."""
+        status = rpc_status.to_status(self.status_proto())
+        return status._replace(trailing_metadata=(*status.trailing_metadata, *self.plain_trailers()))  # type: ignore[attr-defined]
+
+    def plain_trailers(self) -> tuple[tuple[str, str], ...]:
+        """The refusal's machine-readable parts as plain-text gRPC trailers."""
+        return ((REASON_TRAILER, self.reason),)
 
 
 class RetryLater(ServiceError):
@@ -91,6 +102,10 @@ class RetryLater(ServiceError):
         delay.FromMilliseconds(math.ceil(self.retry_after_s * 1000))
         status.details.add().Pack(error_details_pb2.RetryInfo(retry_delay=delay))
         return status
+
+    def plain_trailers(self) -> tuple[tuple[str, str], ...]:
+        """The reason, and the retry hint in whole milliseconds (as ``RetryInfo`` gives it)."""
+        return (*super().plain_trailers(), (RETRY_AFTER_TRAILER, str(math.ceil(self.retry_after_s * 1000))))
 
     def retry_after_header(self) -> str:
         """``Retry-After`` in whole seconds (HTTP has no finer unit), rounded up, at least 1."""

@@ -327,7 +327,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     async def AddBot(self, request: game_service_pb2.AddBotRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.AddBotResponse:
         level = await self.host.added_bot_level(request)
         async with self.limits.creations.thinking_bot(self.client_of(context), level):
-            return await self.host.add_bot(request)
+            return await self.host.add_bot(request, self._token(context))
 
     @_unary
     async def PlayAgain(self, request: game_service_pb2.PlayAgainRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.PlayAgainResponse:

@@ -224,14 +224,15 @@ class _NewGame:
     state: Any
 
 
-def _check_secret_request_id(request_id: str) -> None:
-    """A request id that hands out a seat token (JoinGame, TakeOverSeat) or an unlisted table's
-    game id (CreateGame) is as secret as what it hands out: a short one could be guessed and
-    replayed."""
+def _check_secret_request_id(request_id: str, what: str = "a seat token") -> None:
+    """A request id that hands out a seat token (JoinGame, TakeOverSeat) or a game (CreateGame)
+    is as secret as what it hands out: a short one could be guessed and replayed, or sent first
+    (another client's create under an organiser's "round1-table1" answered the organiser with
+    the other client's game, or REQUEST_ID_REUSED)."""
     if request_id and len(request_id) < MIN_SECRET_REQUEST_ID:
         raise invalid(
             "BAD_REQUEST_ID",
-            f"this request_id gives out a seat token: use at least {MIN_SECRET_REQUEST_ID} random characters (a UUID)",
+            f"this request_id gives out {what}: use at least {MIN_SECRET_REQUEST_ID} random characters (a UUID)",
         )
 
 
@@ -629,10 +630,10 @@ class GameHost:
         if game is None:
             raise invalid("UNKNOWN_KIND", f"unknown game kind {request.kind[:40]!r}; see ListGameKinds")
         _check_request_id(request.request_id, required=False)
-        if request.table.unlisted:
-            # A retry is answered with the game: for an unlisted table, whose id is its only key,
-            # the request id must be as hard to guess as the id.
-            _check_secret_request_id(request.request_id)
+        # A retry is answered with the game: one whose request id is guessed answers with the
+        # game (for an unlisted table, its id is its only key), and one sent first by another
+        # client took the id.
+        _check_secret_request_id(request.request_id, "its game")
         creation = current_creation()
 
         async def replayed() -> game_service_pb2.CreateGameResponse | None:
@@ -1147,9 +1148,10 @@ class GameHost:
         _check_game_id(request.game_id)
         return await self.seats.take_over(request)
 
-    async def add_bot(self, request: game_service_pb2.AddBotRequest) -> game_service_pb2.AddBotResponse:
-        """A server-side bot takes a free seat of an open game."""
-        return await self.seats.add_bot(request)
+    async def add_bot(self, request: game_service_pb2.AddBotRequest, token: str | None = None) -> game_service_pb2.AddBotResponse:
+        """A server-side bot takes a free seat of an open game (``Seats.add_bot``: for a player
+        at the table, ``token``, or the address that made it)."""
+        return await self.seats.add_bot(request, token)
 
     async def added_bot_level(self, request: game_service_pb2.AddBotRequest) -> str:
         """The level the bot of an AddBot will play at, as ``add_bot`` resolves it: the

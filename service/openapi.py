@@ -25,7 +25,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor, ServiceDescriptor
 
 from hustings.protos import include_dirs
-from hustings.service.rest_routes import HttpRule, http_rules
+from hustings.service.rest_routes import HTTP_STATUS, HttpRule, http_rules
 
 SERVICE_NAME = "hustings.v1.GameService"
 PACKAGE_DIR = pathlib.Path(__file__).resolve().parent
@@ -59,14 +59,31 @@ _SCALARS: dict[int, dict[str, Any]] = {
     FieldDescriptor.TYPE_BYTES: {"type": "string", "format": "byte"},
 }
 
+def _status_mapping() -> str:
+    """Each HTTP status of an error and the gRPC codes answered with it, as the REST face maps
+    them (``HTTP_STATUS``): "INVALID_ARGUMENT, FAILED_PRECONDITION and OUT_OF_RANGE 400, …"."""
+    by_status: dict[int, list[str]] = {}
+    for code, status in HTTP_STATUS.items():
+        if status != 200:
+            by_status.setdefault(status, []).append(code.name)
+    parts = []
+    for status, names in sorted(by_status.items()):
+        listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        parts.append(f"{listed} {status}")
+    return ", ".join(parts)
+
+
+_STATUS_MAPPING = _status_mapping()
+
 _STATUS_SCHEMAS: dict[str, Any] = {
     "google.rpc.Status": {
         "type": "object",
         "description": (
             "An error (google.rpc.Status in canonical JSON). `code` is the gRPC status code; the "
-            "HTTP status follows from it (INVALID_ARGUMENT and FAILED_PRECONDITION 400, "
-            "UNAUTHENTICATED 401, PERMISSION_DENIED 403, NOT_FOUND 404, ABORTED 409, "
-            "RESOURCE_EXHAUSTED 429, INTERNAL 500, UNAVAILABLE 503). `details` holds one "
+            f"HTTP status follows from it ({_STATUS_MAPPING}), except for the HTTP layer's own "
+            "refusals, which keep HTTP's: 405 METHOD_NOT_ALLOWED (UNIMPLEMENTED), 408 BODY_TIMEOUT "
+            "(DEADLINE_EXCEEDED), 413 REQUEST_TOO_LARGE (RESOURCE_EXHAUSTED), 415 "
+            "UNSUPPORTED_CONTENT_ENCODING (INVALID_ARGUMENT). `details` holds one "
             "google.rpc.ErrorInfo whose `reason` is machine-readable (e.g. NOT_YOUR_TURN, "
             "STALE_VERSION, GAME_NOT_FOUND, MALFORMED_JSON) and whose `domain` is \"hustings\"; "
             "a refusal that hints when to come back (TOO_MANY_GAMES_CREATED, CALL_RATE_EXCEEDED, "
@@ -340,7 +357,8 @@ def _operation(schemas: _Schemas, rule: HttpRule) -> dict[str, Any]:
                 "Server-Sent Events: one event per update, `id:` its version and `data:` a "
                 f"`{method.output_type.full_name}` in canonical JSON; `event: end` when the game is over, "
                 "`event: error` (data: google.rpc.Status) if the stream fails; `: keepalive` comments "
-                "while nothing happens."
+                "while nothing happens. The stream opens with a `retry: 2000` field alone (the reconnection "
+                "delay, in ms), which dispatches no event."
             ),
             "content": {"text/event-stream": {"schema": _sse_event_schema(output)}},
         }

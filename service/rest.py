@@ -51,7 +51,7 @@ from hustings.service.rest_connections import (
     drop,
 )
 from hustings.service.watch import SparseRefusals, from_version_ahead
-from hustings.service.rest_routes import HttpRule, build_request, http_rules, to_json
+from hustings.service.rest_routes import HTTP_STATUS, HttpRule, build_request, http_rules, to_json
 from hustings.service.sse_events import RenderedEvents
 from hustings.v1 import game_pb2, game_service_pb2
 
@@ -141,28 +141,6 @@ API_HEADERS = {**CORS_HEADERS, **API_SECURITY_HEADERS}
 PAGE_HEADERS = {**API_HEADERS, "Content-Security-Policy": PAGE_POLICY}
 PAGE_PATH = "/play"
 
-# The standard mapping of gRPC codes to HTTP statuses (google.rpc.Code, grpc-gateway).
-# FAILED_PRECONDITION is 400 as google.rpc.Code says, not 409: 409 is for ABORTED (a stale
-# version, worth a retry on fresh state) and ALREADY_EXISTS.
-HTTP_STATUS: dict[grpc.StatusCode, int] = {
-    grpc.StatusCode.OK: 200,
-    grpc.StatusCode.CANCELLED: 499,
-    grpc.StatusCode.UNKNOWN: 500,
-    grpc.StatusCode.INVALID_ARGUMENT: 400,
-    grpc.StatusCode.DEADLINE_EXCEEDED: 504,
-    grpc.StatusCode.NOT_FOUND: 404,
-    grpc.StatusCode.ALREADY_EXISTS: 409,
-    grpc.StatusCode.PERMISSION_DENIED: 403,
-    grpc.StatusCode.UNAUTHENTICATED: 401,
-    grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
-    grpc.StatusCode.FAILED_PRECONDITION: 400,
-    grpc.StatusCode.ABORTED: 409,
-    grpc.StatusCode.OUT_OF_RANGE: 400,
-    grpc.StatusCode.UNIMPLEMENTED: 501,
-    grpc.StatusCode.INTERNAL: 500,
-    grpc.StatusCode.UNAVAILABLE: 503,
-    grpc.StatusCode.DATA_LOSS: 500,
-}
 
 Unary = Callable[[GameHost, Any, "str | None"], Awaitable[Message]]
 
@@ -212,7 +190,7 @@ UNARY: dict[str, Unary] = {
     "LeaveGame": lambda host, request, token: host.leave_game(request.game_id, _seat_token(token)),
     "ReturnToGame": lambda host, request, token: host.return_to_game(request.game_id, _seat_token(token)),
     "TakeOverSeat": lambda host, request, token: host.take_over_seat(request),
-    "AddBot": lambda host, request, token: host.add_bot(request),
+    "AddBot": lambda host, request, token: host.add_bot(request, _seat_token(token)),
     "PlayAgain": lambda host, request, token: host.play_again(request.game_id, _seat_token(token)),
 }
 STREAMING = {"WatchGame"}

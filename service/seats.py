@@ -458,8 +458,9 @@ class SeatLifecycle:
                     )
         raise aborted("TOO_MUCH_CONTENTION", "the game changed too often; retry")
 
-    async def add_bot(self, request: game_service_pb2.AddBotRequest) -> game_service_pb2.AddBotResponse:
-        """A server-side bot takes a free seat of an open game."""
+    async def add_bot(self, request: game_service_pb2.AddBotRequest, token: str | None = None) -> game_service_pb2.AddBotResponse:
+        """A server-side bot takes a free seat of an open game, for a player seated at it
+        (``token``) or the client address that made it (``_may_seat_a_bot``)."""
         host = self.host
         game_id = request.game_id
         # The call's own request key: a commit resent after its reply was lost is recognised as
@@ -470,6 +471,7 @@ class SeatLifecycle:
             for _attempt in range(8):
                 loaded = await host._load_fresh(game_id)
                 stored = loaded.stored
+                self._may_seat_a_bot(stored, token)
                 if stored.status != game_pb2.GAME_STATUS_OPEN:
                     if _attempt:  # an attempt before may have seated the bot that filled the table
                         recorded = await host.store.recorded(game_id, key)
@@ -497,6 +499,26 @@ class SeatLifecycle:
                     return await self._bot_seated(game_id, recorded)  # a resent commit: this call's bot is seated
                 charge.sent(False)  # refused by its version: this attempt seated nobody
         raise aborted("TOO_MUCH_CONTENTION", "the game changed too often; retry")
+
+    def _may_seat_a_bot(self, stored: storage_pb2.StoredGame, token: str | None) -> None:
+        """Refuse an AddBot from a stranger to a listed table: a client that sat nowhere filled
+        other people's tables with bots from the lobby (40 of 45 started against their hosts'
+        will, their invited players refused GAME_FULL). A player seated at the table (its seat
+        token) or the client address that made it may; a table without its maker's mark (made
+        without a face, unlisted, or stored before it was kept) takes a bot from anyone who
+        knows its id, as before."""
+        if not stored.creator_mark:
+            return
+        if token and self.host.seat_in(stored, token) is not None:
+            return
+        client = current_creation().client
+        if client and hmac.compare_digest(stored.creator_mark, self.host.keys.client_mark(client)):
+            return
+        raise ServiceError(
+            grpc.StatusCode.PERMISSION_DENIED,
+            "NOT_AT_THE_TABLE",
+            "only a player seated at this table, or the client address that made it, may seat a bot: send a seat token",
+        )
 
     async def _bot_seated(self, game_id: str, recorded: "Recorded") -> game_service_pb2.AddBotResponse:
         """The answer to an AddBot whose commit landed although its reply was lost (and what

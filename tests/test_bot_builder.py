@@ -242,13 +242,17 @@ def readme_bot() -> tuple[str, str]:
 
 
 def test_the_readme_bot_with_nothing_but_http_plays_every_kind_to_the_end(served: tuple[str, str], tmp_path: pathlib.Path) -> None:
-    """The README's standard-library bot, saved as printed (only the address swapped), plays a
-    game of each kind to the end against greedy server-side bots, and prints what it says."""
+    """The README's standard-library bot, saved as printed and given the server's address as its
+    second argument, plays a game of each kind to the end against greedy server-side bots, and
+    prints what it says."""
     code, section = readme_bot()
-    assert 'API = "http://127.0.0.1:8080"' in code and "import hustings" not in code
-    (tmp_path / "my_bot.py").write_text(code.replace("127.0.0.1:8080", served[1]))
+    assert '"http://127.0.0.1:8080"' in code and "import hustings" not in code
+    assert "`python3 my_bot.py wahlspiel http://127.0.0.1:8081`" in section
+    (tmp_path / "my_bot.py").write_text(code)
     runs = {
-        kind: subprocess.Popen([sys.executable, "my_bot.py", kind], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        kind: subprocess.Popen(
+            [sys.executable, "my_bot.py", kind, f"http://{served[1]}"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         for kind in ("stimmvieh", "wahlspiel", "spin_doctors")
     }
     shown = re.search(r"It prints one line, such as `(\w+) g…: (.*?)`", " ".join(section.split()))

@@ -56,6 +56,8 @@ def test_a_bot_seat_counts_as_one_game_more_a_greedy_one_as_three_and_a_strong_t
     assert DEFAULT_CREATE_BURST // games_counted(_create_request(4, [0, 1, 2, 3], "greedy")) == 9
     assert games_counted(_create_request(4, [0, 1, 2, 3], "strong")) == 41 == games_counted(_create_request(4, [], "strong"))
     assert (bot_games("greedy"), bot_games("strong")) == (3, 10)
+    # README, Write your own bot: "a burst of 120 makes two five-seat tables of strong bots".
+    assert DEFAULT_CREATE_BURST // games_counted(_create_request(5, [1, 2, 3, 4], "strong")) == 2
 
 
 def test_bot_seats_and_added_bots_take_from_their_clients_creation_allowance(redis_server: EmbeddedRedis) -> None:

@@ -65,7 +65,7 @@ def test_a_draining_replica_is_not_ready_yet_serves_calls_and_streams_until_hurr
                         assert listed.status == 200, await listed.text()
                 games = game_service_pb2_grpc.GameServiceStub(channel)
                 created = await games.CreateGame(
-                    game_service_pb2.CreateGameRequest(kind="stimmvieh", options=game_pb2.GameOptions(players=3), request_id="drain-1"), timeout=5
+                    game_service_pb2.CreateGameRequest(kind="stimmvieh", options=game_pb2.GameOptions(players=3), request_id="drain-create-00001"), timeout=5
                 )
                 stream = games.WatchGame(game_service_pb2.WatchGameRequest(game_id=created.game_id), timeout=10)
                 first = await asyncio.wait_for(stream.read(), 5)

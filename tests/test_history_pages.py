@@ -211,6 +211,19 @@ def test_pages_of_a_finished_game_reveal_everything_to_everyone(live: LiveRest, 
     run(scenario())
 
 
+def test_a_page_that_reaches_the_version_is_the_last(live: LiveRest, finished: Table) -> None:
+    """GetHistoryResponse.next_after_version: "0 when this page reaches `version` (the last
+    page)", at the boundary: a page of exactly the steps left is the last, one step fewer is not,
+    and the page after it holds that one step."""
+    version = int(live.ok("GET", f"/v1/games/{finished.game_id}/view")["view"]["version"])
+    whole = live.ok("GET", f"/v1/games/{finished.game_id}/history?pageSize={version}")
+    assert (len(whole["entries"]), whole.get("nextAfterVersion", "0")) == (version, "0")
+    short = live.ok("GET", f"/v1/games/{finished.game_id}/history?pageSize={version - 1}")
+    assert (len(short["entries"]), short["nextAfterVersion"]) == (version - 1, str(version - 1))
+    rest = live.ok("GET", f"/v1/games/{finished.game_id}/history?afterVersion={version - 1}&pageSize=5")
+    assert (len(rest["entries"]), rest.get("nextAfterVersion", "0")) == (1, "0")
+
+
 def test_bad_page_sizes_and_versions_are_refused_with_their_reasons(live: LiveRest, finished: Table) -> None:
     async def scenario() -> None:
         async with Client(_address(live)) as client:

@@ -203,7 +203,7 @@ def test_every_key_a_replica_writes_is_one_deploy_readme_names(tmp_path: pathlib
         async with replica_and_client(server.url) as (_replica, client):
             assert isinstance(client, Client)
             table = game_pb2.TableSettings(decision_seconds=60)
-            game_id = (await client.create_game("stimmvieh", players=3, table=table, request_id="docs-keys-1")).game_id
+            game_id = (await client.create_game("stimmvieh", players=3, table=table, request_id="docs-keys-create-0001")).game_id
             seats = [await client.join(game_id, name) for name in ("Ada", "Bo", "Cy")]
             view = await client.view(game_id, seats[0].token)
             await client.move(game_id, seats[0].token, view.legal_moves[0])

@@ -591,9 +591,10 @@ def test_the_node_example_reaches_a_move(served: str, tmp_path: pathlib.Path) ->
     (tmp_path / "example.js").write_text(_at(example, served))
     done = subprocess.run([node, "example.js"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr[-3000:]
-    first, second = done.stdout.splitlines()
+    first, second, third = done.stdout.splitlines()
     assert first == "GAME_STATUS_ACTIVE 4 [ 0, 1, 2 ]"
     assert second == "moved: the game is at version 5"
+    assert third == "refused: ALREADY_CHOSEN"
 
 
 # ---------------------------------------------------------------- the bot kit

@@ -321,6 +321,15 @@ def test_a_transfer_coding_other_than_chunked_is_refused_and_changes_nothing(liv
     with _connect(live) as sock:  # plain chunked is read as ever
         sock.sendall(_chunked_create("chunked", {"kind": "stimmvieh", "options": {"players": 3}}))
         assert _answer(sock)[0] == 200
+    # A list that does not end in chunked leaves no way to find the body's end: the HTTP parser
+    # refuses it before any route (README: "else 400 MALFORMED_HTTP_REQUEST").
+    for coding in ("gzip", "chunked, gzip"):
+        rid = request_id()
+        with _connect(live) as sock:
+            sock.sendall(_chunked_create(coding, {"kind": "stimmvieh", "options": {"players": 3}, "requestId": rid}))
+            status, _headers, body = _answer(sock)
+        assert (status, _reason(body)) == (400, "MALFORMED_HTTP_REQUEST"), coding
+        assert len(live.ok("POST", "/v1/games", {"kind": "stimmvieh", "options": {"players": 4}, "requestId": rid})["view"]["seats"]) == 4
 
 
 def test_serve_flags_settings_and_readme_agree_on_the_connection_caps() -> None:

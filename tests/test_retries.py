@@ -120,12 +120,12 @@ def test_request_ids_reused_for_another_request_are_refused(redis_server: Embedd
     async def scenario() -> None:
         async with running_replica(redis_server.url) as replica:
             async with Client(f"127.0.0.1:{replica.port}") as client:
-                first = await client.create_game("stimmvieh", 3, stimmvieh_options(3), request_id="create-Kp2")
-                again = await client.create_game("stimmvieh", 3, stimmvieh_options(3), request_id="create-Kp2")
+                first = await client.create_game("stimmvieh", 3, stimmvieh_options(3), request_id="create-Kp2-0123456789")
+                again = await client.create_game("stimmvieh", 3, stimmvieh_options(3), request_id="create-Kp2-0123456789")
                 assert again.game_id == first.game_id
-                refused = await _refused(client.create_game("stimmvieh", 4, stimmvieh_options(4), request_id="create-Kp2"))
+                refused = await _refused(client.create_game("stimmvieh", 4, stimmvieh_options(4), request_id="create-Kp2-0123456789"))
                 assert (refused.code, refused.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "REQUEST_ID_REUSED")
-                refused = await _refused(client.create_game("wahlspiel", 3, request_id="create-Kp2"))
+                refused = await _refused(client.create_game("wahlspiel", 3, request_id="create-Kp2-0123456789"))
                 assert refused.reason == "REQUEST_ID_REUSED"
 
                 seats = await new_game(client, players=4)
@@ -147,10 +147,10 @@ def test_game_ids_are_random_not_derived_from_the_request_id(redis_server: Embed
     async def scenario() -> None:
         async with running_replica(redis_server.url) as replica:
             async with Client(f"127.0.0.1:{replica.port}") as client:
-                created = await client.create_game("stimmvieh", 3, stimmvieh_options(3), request_id="derive-me")
-                derived = "g" + hashlib.sha256(b"create:derive-me").digest()[:12].hex()
+                created = await client.create_game("stimmvieh", 3, stimmvieh_options(3), request_id="derive-me-0123456789")
+                derived = "g" + hashlib.sha256(b"create:derive-me-0123456789").digest()[:12].hex()
                 assert created.game_id != derived
-                other = await client.create_game("stimmvieh", 3, stimmvieh_options(3), request_id="derive-me-too")
+                other = await client.create_game("stimmvieh", 3, stimmvieh_options(3), request_id="derive-me-too-0123456789")
                 assert other.game_id != created.game_id and len(other.game_id) == len(created.game_id)
 
     run(scenario())

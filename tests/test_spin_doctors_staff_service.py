@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
+import grpc
 import pytest
 import requests
 
@@ -133,6 +134,7 @@ def test_a_staff_of_the_wrong_shape_is_refused_through_the_service(redis_server:
             with pytest.raises(HustingsError) as error:
                 await client.move(created.game_id, seats[0].token, move)
             assert error.value.reason == "BAD_STAFF"
+            assert error.value.code == grpc.StatusCode.INVALID_ARGUMENT  # malformed, as Stimmvieh's BAD_TOP_CANDIDATES
             after = await client.view(created.game_id, seats[0].token)
             assert after.version == before.version and list(after.spin_doctors.players[0].staff) == [0]  # the Candidate alone
 

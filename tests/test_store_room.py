@@ -95,21 +95,21 @@ def test_a_retried_create_is_answered_while_new_games_are_refused(tmp_path: path
 
     async def scenario(url: str, admin: "redis.Redis[bytes]") -> None:
         async with replica_and_client(url, store_room_check_s=ROOM_CHECK_S) as (replica, client):
-            first = await client.create_game("stimmvieh", 4, stimmvieh_options(4), request_id="crowd-create-1")
+            first = await client.create_game("stimmvieh", 4, stimmvieh_options(4), request_id="crowd-create-0000001")
             used = int(admin.info("memory")["used_memory"])
             admin.config_set("maxmemory", used)  # at 100 %: past the 90 % of the default
             deadline = time.monotonic() + 10
             while not replica.host.room.full and time.monotonic() < deadline:
                 await asyncio.sleep(ROOM_CHECK_S)
-            again = await client.create_game("stimmvieh", 4, stimmvieh_options(4), request_id="crowd-create-1")
+            again = await client.create_game("stimmvieh", 4, stimmvieh_options(4), request_id="crowd-create-0000001")
             assert again.game_id == first.game_id
             with pytest.raises(HustingsError) as refused:
-                await client.create_game("stimmvieh", 4, stimmvieh_options(4), request_id="crowd-create-2")
+                await client.create_game("stimmvieh", 4, stimmvieh_options(4), request_id="crowd-create-0000002")
             assert refused.value.reason == "STORE_NEARLY_FULL"
             # Nothing was written for the refused one: its id makes a game once there is room.
             admin.config_set("maxmemory", 0)
             await replica.host.room.check_once()
-            made = await client.create_game("stimmvieh", 4, stimmvieh_options(4), request_id="crowd-create-2")
+            made = await client.create_game("stimmvieh", 4, stimmvieh_options(4), request_id="crowd-create-0000002")
             assert made.game_id != first.game_id
 
     run_with_admin(tmp_path, scenario)

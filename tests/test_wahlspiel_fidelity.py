@@ -187,7 +187,7 @@ def test_coalition_partners_exchange_any_bundle_with_counter_offers_in_bounded_r
         state, events = GAME.apply(state, min(GAME.to_act(state)), AnswerTrade(False), rng)
         if payloads(events, CoalitionChanged):
             break
-    assert proposals == MAX_PROPOSALS
+    assert proposals == MAX_PROPOSALS == 6  # wahlspiel.proto: "Offers and counter-offers put so far in this visit (at most 6)."
     ended = payloads(events, CoalitionChanged)[0]
     assert ended.ended and (ended.party, ended.partner) == (0, 2)
 

@@ -274,7 +274,9 @@ def _check_offered(state: State, seat: Seat, move: Any) -> None:
         if isinstance(move, ChooseStaff) and type(move.staffers) is tuple and all(type(s) is int for s in move.staffers):
             if move in _STAFF_SET:
                 return
-            raise IllegalMoveError("BAD_STAFF", "a Staff is six different Staffers, 1 to 12, besides the Candidate")
+            # A shape no Staff has, in any state: malformed (INVALID_ARGUMENT), as Stimmvieh's four
+            # top candidates are; a gRPC bot branching on the code read it as an illegal move.
+            raise MalformedMoveError("BAD_STAFF", "a Staff is six different Staffers, 1 to 12, besides the Candidate")
     else:
         options = _own_options(state, seat)
         # A planning move read from its message is the listed object itself (codec's table):

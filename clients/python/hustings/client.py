@@ -429,9 +429,13 @@ class Client:
         response = await self._call("TakeOverSeat", request)
         return Joined(game_id, response.seat, response.seat_token, response.view)  # type: ignore[attr-defined]
 
-    async def add_bot(self, game_id: str, seat: int | None = None, level: str = "") -> game_service_pb2.AddBotResponse:
+    async def add_bot(
+        self, game_id: str, seat: int | None = None, level: str = "", token: str | None = None
+    ) -> game_service_pb2.AddBotResponse:
         """Fill a free seat of an open game with a server-side bot (``level`` "" for the table's
-        level); the lowest free seat unless ``seat`` is given.
+        level); the lowest free seat unless ``seat`` is given. At a listed table only a player
+        seated at it (``token``, a seat token of the game) or the client address that made it
+        may (else PERMISSION_DENIED ``NOT_AT_THE_TABLE``).
 
         AddBot carries no request id, and a blind retry of an attempt whose answer was lost
         could seat a second bot. So every attempt names one seat: without ``seat`` the client
@@ -447,10 +451,10 @@ class Client:
                 if not free:
                     # Nothing to pin: ask once for any seat and let the server say why not.
                     request = game_service_pb2.AddBotRequest(game_id=game_id, level=level)
-                    return await self.with_retry(ONE_ATTEMPT)._call("AddBot", request)  # type: ignore[return-value]
+                    return await self.with_retry(ONE_ATTEMPT)._call("AddBot", request, token)  # type: ignore[return-value]
                 wanted = free[0]
             try:
-                return await self._add_bot_to(game_id, wanted, level)
+                return await self._add_bot_to(game_id, wanted, level, token)
             except HustingsError as error:
                 if seat is not None or error.reason != "SEAT_TAKEN":
                     raise
@@ -466,7 +470,7 @@ class Client:
         request = game_service_pb2.PlayAgainRequest(game_id=game_id)
         return await self._call("PlayAgain", request, token)  # type: ignore[return-value]
 
-    async def _add_bot_to(self, game_id: str, seat: int, level: str) -> game_service_pb2.AddBotResponse:
+    async def _add_bot_to(self, game_id: str, seat: int, level: str, token: str | None = None) -> game_service_pb2.AddBotResponse:
         async def settled(refused: HustingsError) -> object | None:
             if refused.reason not in ("SEAT_TAKEN", "GAME_FULL"):
                 return None
@@ -476,7 +480,7 @@ class Client:
             return None
 
         request = game_service_pb2.AddBotRequest(game_id=game_id, seat=seat, level=level)
-        return await self._call("AddBot", request, settled=settled)  # type: ignore[return-value]
+        return await self._call("AddBot", request, token, settled=settled)  # type: ignore[return-value]
 
     async def history_page(
         self, game_id: str, token: str | None = None, after_version: int = 0, page_size: int = 0

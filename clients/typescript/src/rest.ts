@@ -306,8 +306,10 @@ export class HustingsRest {
    * `seat`, or the lowest free one. AddBot has no request id, so every attempt names the seat
    * (read from the game first when none is given, and chosen again when a player takes it
    * first); a retry refused SEAT_TAKEN or GAME_FULL while a bot sits in that seat is the answer.
+   * At a listed table only a player seated at it (`token`, a seat token of the game) or the
+   * client address that made it may (else 403 NOT_AT_THE_TABLE).
    */
-  async addBot(gameId: string, seat?: number, level = ""): Promise<AddBotResponse> {
+  async addBot(gameId: string, seat?: number, level = "", token?: string): Promise<AddBotResponse> {
     for (let choice = 0; choice < MAX_SEAT_CHOICES; choice++) {
       let wanted = seat;
       if (wanted === undefined) {
@@ -315,12 +317,12 @@ export class HustingsRest {
         if (wanted === undefined) {
           // Nothing to pin: ask once for any seat and let the server say why not.
           const once = new HustingsRest(this.baseUrl, this.fetchImpl, { ...this.retry, maxAttempts: 1 }, this.random);
-          return once.call(GameService.method.addBot, { gameId, level });
+          return once.call(GameService.method.addBot, { gameId, level }, token);
         }
       }
       const pinned = wanted;
       try {
-        return await this.call(GameService.method.addBot, { gameId, seat: pinned, level }, undefined, async (refused) => {
+        return await this.call(GameService.method.addBot, { gameId, seat: pinned, level }, token, async (refused) => {
           if (refused.reason !== "SEAT_TAKEN" && refused.reason !== "GAME_FULL") return undefined;
           const view = await this.view(gameId);
           return view.seats[pinned]?.bot ? create(AddBotResponseSchema, { seat: pinned, view }) : undefined;

@@ -227,7 +227,9 @@ class GameServiceServicer:
     def AddBot(self, request, context):
         """Fills a free seat of an open game with a server-side bot.
         The bot counts as one game in the caller's allowance of games created (a greedy bot as
-        three, a strong one as ten).
+        three, a strong one as ten). At a listed table only a player seated at it (with its seat
+        token) or the client address that made it may seat one; anyone else is PERMISSION_DENIED
+        NOT_AT_THE_TABLE, and nothing is charged.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
