@@ -1035,7 +1035,11 @@ class GameHost:
                         if recorded is not None:
                             return await self._rejoin(loaded, recorded, request_fingerprint, token)
                     raise self._too_many_seats_held()
-                await self._schedule(new.stored)
+                try:
+                    await self._schedule(new.stored)
+                except BaseException:
+                    claim.release()  # nothing went out: the place is given back
+                    raise
                 # A join is the player's first call: its seat is present from it (noted with the
                 # commit, as a move notes its mover).
                 seen_at = self._now_ms()

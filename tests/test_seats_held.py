@@ -143,3 +143,39 @@ def test_serve_takes_the_seat_bound_and_defaults_to_twelve() -> None:
     assert _parser().parse_args(["serve"]).seats_per_client == 12
     assert _parser().parse_args(["serve", "--seats-per-client", "0"]).seats_per_client == 0
     assert ReplicaConfig(redis_url="redis://127.0.0.1:1/0").seats_per_client == 12
+
+
+def test_a_join_that_fails_before_its_commit_gives_its_place_back(redis_server: EmbeddedRedis, monkeypatch: Any) -> None:
+    """A join whose step could not be indexed (Redis failing as its deadline is written) sent no
+    commit: its place among the joiner's seats is given back, not held for ever."""
+    import aiohttp
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url, http_address="127.0.0.1:0", seats_per_client=1) as (replica, _):
+            base = f"http://127.0.0.1:{replica.http_port}"
+            async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(HOST, 0))) as host, aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(local_addr=(SQUATTER, 0))
+            ) as squatter:
+
+                async def made(players: int) -> str:
+                    body = {"kind": "stimmvieh", "options": {"players": players}, "table": {"decisionSeconds": 600}}
+                    async with host.post(f"{base}/v1/games", json=body) as response:
+                        return str((await response.json())["gameId"])
+
+                clocked = await made(3)
+                for name in ("Ada", "Bo"):  # the third seat starts the game: its first deadline is indexed
+                    async with host.post(f"{base}/v1/games/{clocked}:join", json={"displayName": name}) as response:
+                        assert response.status == 200
+
+                async def failing(*_args: Any, **_kwargs: Any) -> None:
+                    raise RedisConnectionError("the deadline index is unreachable")
+
+                with monkeypatch.context() as patched:
+                    patched.setattr(replica.host.deadlines, "schedule", failing)
+                    async with squatter.post(f"{base}/v1/games/{clocked}:join", json={"displayName": "Cy"}) as response:
+                        assert response.status == 503, await response.text()
+                async with squatter.post(f"{base}/v1/games/{await made(4)}:join", json={"displayName": "Cy"}) as response:
+                    assert response.status == 200, await response.text()
+
+    run(scenario(), timeout_s=60)
