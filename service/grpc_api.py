@@ -321,7 +321,8 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     @_unary
     async def TakeOverSeat(self, request: game_service_pb2.TakeOverSeatRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.TakeOverSeatResponse:
-        return await self.host.take_over_seat(request)
+        with self.limits.joining(self.client_of(context)):
+            return await self.host.take_over_seat(request)
 
     @_unary
     async def AddBot(self, request: game_service_pb2.AddBotRequest, context: grpc.aio.ServicerContext) -> game_service_pb2.AddBotResponse:

@@ -46,7 +46,7 @@ from hustings.service.legal_moves import fill_legal_moves
 from hustings.service.lobby import LobbyRepair, in_lobby, index_quietly, lobby_page, summary_of
 from hustings.service.open_tables import UNBOUNDED, Claim, OpenTables
 from hustings.service.presence import Presence
-from hustings.service.seats import SeatLifecycle, check_party_name, display_name
+from hustings.service.seats import SeatLifecycle, check_party_name, display_name, seat_item
 from hustings.service.limits import (
     DEFAULT_MAX_STREAMS,
     DEFAULT_MAX_STREAMS_PER_ADDRESS,
@@ -700,22 +700,23 @@ class GameHost:
         return await self.seats_held.claim(joiner, self._seats_still_held)
 
     async def _seats_still_held(self, items: list[str]) -> list[str]:
-        """Those of the seats (``"<game id>/<seat>"``) still counted: the game is in play, or
-        still waits and the seat is taken (a seat left in a waiting game, or a wait run out,
-        counts no more)."""
+        """Those of the seats (``seat_item``) still counted: the seat still holds the token of
+        the join that counted it, in a game in play or still waiting (a seat left, taken over, or
+        never taken by a join whose commit did not land, and a game ended, gone or whose wait
+        ran out, count no more). Read from the games themselves: at most the bound's snapshots,
+        once a second at most for a client at its bound."""
         now_s = self._clock()
-        summaries = await self.store.lobby_summaries(list(dict.fromkeys(item.partition("/")[0] for item in items)))
+        games = {game_id: await self.store.load(game_id) for game_id in dict.fromkeys(item.split("/")[0] for item in items)}
         kept = []
         for item in items:
-            game_id, _, seat = item.partition("/")
-            summary = summaries.get(game_id)
-            if summary is None:
+            game_id, seat, held = item.split("/")
+            stored = games.get(game_id)
+            if stored is None or not int(seat) < len(stored.seats) or not stored.seats[int(seat)].token_sha256.startswith(held):
                 continue
-            if summary.status == game_pb2.GAME_STATUS_ACTIVE:
+            if stored.status == game_pb2.GAME_STATUS_ACTIVE:
                 kept.append(item)
-            elif summary.status == game_pb2.GAME_STATUS_OPEN and (not summary.open_until or summary.open_until > now_s):
-                if int(seat) < len(summary.seats) and summary.seats[int(seat)].taken:
-                    kept.append(item)
+            elif stored.status == game_pb2.GAME_STATUS_OPEN and table.open_until(stored) > now_s:
+                kept.append(item)
         return kept
 
     def _too_many_seats_held(self) -> ServiceError:
@@ -773,12 +774,13 @@ class GameHost:
         table.validate(request.table, seats)
         return _NewGame(game, request, seats, seed, rng, state)
 
-    async def _open(self, game_id: str, new: _NewGame, creation: CreationCharge, made_key: str = "") -> Loaded:
+    async def _open(self, game_id: str, new: _NewGame, creation: CreationCharge, made_key: str = "", maker: bytes = b"") -> Loaded:
         """Store ``new`` as the open game ``game_id``, unless an attempt that chose the same id
         (a retry of one create, a PlayAgain of one game) made it first: only the first commit
         at version 0 is written, and the others answer with its game, charged nothing.
         ``made_key``: the CreateGame request's, noted once the game is made (``_refuse_gone``),
-        also when the call is cancelled while its commit is on its way."""
+        also when the call is cancelled while its commit is on its way. ``maker``: the table's
+        ``creator_mark`` to keep (a PlayAgain's), else the creating client's for a listed table."""
         game, request, seats, state = new.game, new.request, new.seats, new.state
         stored = storage_pb2.StoredGame(
             game_id=game_id,
@@ -800,8 +802,8 @@ class GameHost:
         )
         stored.options.CopyFrom(request.options)
         stored.table.CopyFrom(request.table)
-        if creation.client and not request.table.unlisted:  # its joins are told from strangers' (``_seat_claim``)
-            stored.creator_mark = self.keys.client_mark(creation.client)
+        if maker or (creation.client and not request.table.unlisted):  # its joins are told from strangers' (``_seat_claim``)
+            stored.creator_mark = maker or self.keys.client_mark(creation.client)
         level = table.check_level(request.table.bot_level)
         for seat in range(seats):
             stored.seats.add(seat=seat)
@@ -909,7 +911,7 @@ class GameHost:
             if loaded is not None:
                 creation.replayed()  # made by an earlier call: this one takes no game of the allowance
             else:
-                loaded = await self._make_next(next_id, game, _again(finished), creation, made)
+                loaded = await self._make_next(next_id, game, _again(finished), creation, made, finished.creator_mark)
         return game_service_pb2.PlayAgainResponse(game_id=next_id, view=self._view(loaded, None))
 
     async def _make_next(
@@ -919,9 +921,12 @@ class GameHost:
         again: game_service_pb2.CreateGameRequest,
         creation: CreationCharge,
         made: Callable[[], Awaitable[Loaded | None]],
+        maker: bytes = b"",
     ) -> Loaded:
         """Make the next game ``next_id`` as ``again`` asks, counted as a listed table of the
-        caller's when it is one (``TOO_MANY_OPEN_TABLES`` unless another call made it meanwhile)."""
+        caller's when it is one (``TOO_MANY_OPEN_TABLES`` unless another call made it meanwhile).
+        ``maker``: the finished game's ``creator_mark``, which the next game keeps (the player
+        who asks first is not the table's maker)."""
         claim = await self._open_table_claim(creation.client, listed=not again.table.unlisted)
         if claim is None:
             loaded = await made()
@@ -932,7 +937,7 @@ class GameHost:
         try:
             # A next game made again after it expired may find its namesake's entry in the
             # lobby still: the commit that makes it lists it instead (``_listed_as_made``).
-            return await self._open(next_id, self._set_up(game, again), creation)
+            return await self._open(next_id, self._set_up(game, again), creation, maker=maker)
         finally:
             claim.settle(next_id, made=creation.committed)
 
@@ -1055,12 +1060,14 @@ class GameHost:
                         present=(seat, seen_at),
                     )
                 except BaseException as failure:
-                    claim.settle(f"{game_id}/{seat}", made=True)  # its commit may have landed: counted
+                    claim.settle(seat_item(game_id, seat, token), made=True)  # its commit may have landed: counted
                     if isinstance(failure, asyncio.CancelledError):
                         self._after_cancelled_commit(new, entry, stored.status)
                     raise
                 # Counted when it took the seat (a version conflict took none: the next attempt asks again).
-                claim.settle(f"{game_id}/{seat}", made=result.status in ("OK", "DUPLICATE"))
+                # A resent join's own commit (DUPLICATE) may have landed in another seat: its item
+                # then names a seat this token does not hold, and the lookup drops it.
+                claim.settle(seat_item(game_id, seat, token), made=result.status in ("OK", "DUPLICATE"))
                 if result.status == "OK":
                     self.presence.noted(game_id, seat, seen_at)
                     joined = self._remember(new)

@@ -112,10 +112,11 @@ class Held:
     replica is full (``gave_way``; its ``wake`` is set so that it sees so at once); it then
     counts in its site and towards the replica's cap no more."""
 
-    __slots__ = ("address", "site", "counted", "wake", "gave_way", "to_replica", "room_from", "aside", "ended")
+    __slots__ = ("address", "site", "seated", "counted", "wake", "gave_way", "to_replica", "room_from", "aside", "ended")
 
-    def __init__(self, address: str, site: str | None) -> None:
+    def __init__(self, address: str, site: str | None, seated: bool = False) -> None:
         self.address = address
+        self.seated = seated  # a player's stream (with a seat token): asked to give way after spectators' streams
         self.site = site  # the IPv6 site it counts in, until it gives way (None: none)
         self.counted = True  # counted towards the replica's cap, until it gives way
         self.wake: Any = None  # the stream's asyncio.Event, while it follows its game
@@ -166,6 +167,7 @@ class StreamLimits:
         self._counted = Tally()
         self._by_site: dict[str, Tally] = {}  # by site: the streams of each of its /64s
         self._followers = Lines()  # by address: its streams that may give way, oldest first
+        self._aside: dict[str, int] = {}  # by address: its streams set aside to give way, not yet gone
         self._by_client: dict[str, int] = {}
         self._by_seat: dict[str, int] = {}
         self._by_game: dict[str, int] = {}  # "<address> <game id>"
@@ -264,18 +266,32 @@ class StreamLimits:
     def _giver(self, holders: "Tally | None", address: str) -> Held | None:
         """The stream that would give way so that ``address`` may hold one more among
         ``holders`` (the /64s of its full IPv6 site, or every address of the full replica): the
-        oldest that follows its game (and is not set aside for another already) of the holder
-        holding the most that has one, if that holder holds more than one more than ``address``;
-        else None (equals never take turns). ``ROOM_LOOKS`` holders at most."""
+        oldest spectator's stream that follows its game (else the oldest player's; none set aside
+        for another already) of the holder holding the most that has one, if that holder holds
+        more than one more than ``address``, its streams set aside not counted (newcomers arriving
+        together took every stream of the heaviest when those still counted); else None (equals
+        never take turns). ``ROOM_LOOKS`` holders at most."""
         if holders is None:
             return None
-        for looked, (holder, _count) in enumerate(holders.heaviest_first(above=holders.get(address) + 1)):
-            giver = next((f for f in self._followers.of(holder) if not f.aside), None)
-            if giver is not None:
-                return giver
+        mine = holders.get(address) + 1
+        for looked, (holder, count) in enumerate(holders.heaviest_first(above=mine)):
+            if count - self._aside.get(holder, 0) > mine:
+                waiting = [f for f in self._followers.of(holder) if not f.aside]
+                giver = next((f for f in waiting if not f.seated), waiting[0] if waiting else None)
+                if giver is not None:
+                    return giver
             if looked + 1 >= ROOM_LOOKS:
                 break
         return None
+
+    def _set_aside(self, giver: Held, to_replica: bool) -> None:
+        giver.aside, giver.to_replica = True, to_replica  # no other newcomer takes it too
+        self._aside[giver.address] = self._aside.get(giver.address, 0) + 1
+
+    def _not_aside(self, giver: Held) -> None:
+        if giver.aside:
+            giver.aside = False
+            count_down(self._aside, giver.address)
 
     def follow(self, held: Held, wake: Any) -> None:
         """``held`` follows its game now, woken by ``wake``: it may be asked to give way. The
@@ -285,6 +301,8 @@ class StreamLimits:
         held.wake = wake
         self._followers.add(held.address, held)
         giver, held.room_from = held.room_from, None
+        if giver is not None:
+            self._not_aside(giver)
         if giver is not None and not giver.ended:
             self.unfollow(giver)
             giver.gave_way = True
@@ -326,11 +344,10 @@ class StreamLimits:
         seat = seat_key(token) if token else None
         giver, to_replica = self._refuse_over_cap(address, client, seat, game_id)
         site = site_of(address) if self.sites else None
-        held = Held(address, site)
+        held = Held(address, site, seated=seat is not None)
         if giver is not None:
             held.room_from = giver
-            giver.aside = True  # no other newcomer takes it too
-            giver.to_replica = to_replica
+            self._set_aside(giver, to_replica)
         self.open += 1
         self._counted.up(address)
         self._by_address[address] = self._by_address.get(address, 0) + 1
@@ -348,7 +365,8 @@ class StreamLimits:
             held.ended = True
             self.unfollow(held)
             if held.room_from is not None:  # it never followed: the stream set aside follows on
-                held.room_from.aside = held.room_from.to_replica = False
+                self._not_aside(held.room_from)
+                held.room_from.to_replica = False
             self.open -= 1
             self._uncount(held)
             count_down(self._by_address, address)

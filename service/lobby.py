@@ -107,8 +107,7 @@ def summary_of(stored: storage_pb2.StoredGame) -> game_pb2.GameSummary:
         seed_chosen_by_creator=stored.seed_from_client,
     )
     if stored.status == game_pb2.GAME_STATUS_OPEN:  # its keys expire then (``GameHost._expiry``)
-        waiting_since = stored.open_since or stored.created_at  # a seat change begins the wait again
-        summary.open_until = waiting_since + table.open_wait_s(stored.table)
+        summary.open_until = table.open_until(stored)  # a seat change begins the wait again
     for s in stored.seats:
         table.seat_to_proto(s, summary.seats.add(), present=False)
     return summary

@@ -353,8 +353,8 @@ class RestServer:
     def _charged(self, name: str, client: str, message: Any) -> AsyncContextManager[Any]:
         """What the call ``name`` takes from its client's allowances while it runs, as over gRPC:
         CreateGame its games, AddBot its bot's, PlayAgain its table's, LeaveGame its calls, JoinGame
-        its seat at another client's listed table; other calls nothing."""
-        if name == "JoinGame":
+        and TakeOverSeat their seat at another client's listed table; other calls nothing."""
+        if name in ("JoinGame", "TakeOverSeat"):
             return self._joining(client)
         if name == "CreateGame":
             return self.limits.creations.spend(client, message.request_id, games_counted(message))

@@ -450,7 +450,20 @@ class SeatLifecycle:
                 if not place.turn_started_ms or place.bank_paid_turn_ms != place.turn_started_ms:
                     place.turn_started_ms = 0
                 table.changed_event(entry, request.seat, Change.CHANGE_TAKEN_OVER, name)
-                if await self._commit(new, loaded, entry, key, wanted, present=request.seat):
+                # A seat taken over at another client's listed table counts as a seat joined
+                # there (``GameHost._seat_claim``): taken over and never played, it held a table
+                # without a clock still as well as a joined one.
+                claim = await host._seat_claim(stored)
+                if claim is None:
+                    raise host._too_many_seats_held()
+                item = seat_item(game_id, request.seat, token)
+                try:
+                    committed = await self._commit(new, loaded, entry, key, wanted, present=request.seat)
+                except BaseException:
+                    claim.settle(item, made=True)  # its commit may have landed: counted (the lookup drops it if not)
+                    raise
+                claim.settle(item, made=committed)
+                if committed:
                     await host._after_commit(new)
                     log.info("seat_taken_over", game_id=game_id, seat=request.seat, version=new.version)
                     return game_service_pb2.TakeOverSeatResponse(
@@ -680,6 +693,13 @@ def _hash(token: str) -> str:
     from hustings.service.host import token_hash
 
     return token_hash(token)
+
+
+def seat_item(game_id: str, seat: Seat, token: str) -> str:
+    """How a seat joined or taken over at another client's listed table is counted
+    (``GameHost.seats_held``): the game, the seat and the first 16 hex digits of its token's
+    hash, so that a seat left, or taken by someone else, counts no more."""
+    return f"{game_id}/{seat}/{_hash(token)[:16]}"
 
 
 # How /play tells apart seats whose names read alike ("Ada (seat 2)"): no name may end so.

@@ -60,6 +60,12 @@ def open_wait_s(settings: game_pb2.TableSettings) -> int:
     return settings.open_seconds or DEFAULT_OPEN_S
 
 
+def open_until(stored: storage_pb2.StoredGame) -> int:
+    """When an open game's wait for its players runs out (seconds since the Unix epoch): its
+    table's wait after its last seat change, or after its creation."""
+    return (stored.open_since or stored.created_at) + open_wait_s(stored.table)
+
+
 def bot_name(level: str) -> str:
     """The display name of a server-side bot."""
     return f"Bot ({level})"

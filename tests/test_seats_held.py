@@ -179,3 +179,92 @@ def test_a_join_that_fails_before_its_commit_gives_its_place_back(redis_server: 
                     assert response.status == 200, await response.text()
 
     run(scenario(), timeout_s=60)
+
+
+def test_a_seat_left_and_taken_by_another_counts_no_more(redis_server: EmbeddedRedis) -> None:
+    """The seat a joiner left, taken by someone else (the next newcomer takes the lowest free
+    seat: often that one), was still counted as the joiner's, being taken; a resent join counted
+    a second seat. A seat counts while it holds the token of the join that counted it."""
+    import aiohttp
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url, http_address="127.0.0.1:0", seats_per_client=1) as (replica, _):
+            base = f"http://127.0.0.1:{replica.http_port}"
+            async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(HOST, 0))) as host, aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(local_addr=(SQUATTER, 0))
+            ) as squatter:
+
+                async def call(http: aiohttp.ClientSession, path: str, body: dict[str, Any], token: str = "") -> tuple[int, dict[str, Any]]:
+                    headers = {"Authorization": f"Bearer {token}"} if token else {}
+                    async with http.post(base + path, json=body, headers=headers) as response:
+                        return response.status, await response.json()
+
+                async def made() -> str:
+                    return str((await call(host, "/v1/games", {"kind": "stimmvieh", "options": {"players": 4}}))[1]["gameId"])
+
+                first, second = await made(), await made()
+                status, joined = await call(host, f"/v1/games/{first}:join", {"displayName": "Ada"})
+                request = {"displayName": "Cy", "requestId": "0123456789abcdef-cy"}
+                for _ in range(3):  # one join, sent three times: one seat
+                    status, mine = await call(squatter, f"/v1/games/{first}:join", request)
+                    assert (status, mine.get("seat")) == (200, 1)
+                status, _ = await call(squatter, f"/v1/games/{first}:leave", {}, token=mine["seatToken"])
+                assert status == 200
+                status, bo = await call(host, f"/v1/games/{first}:join", {"displayName": "Bo"})
+                assert bo["seat"] == 1  # the seat the squatter left
+                await asyncio.sleep(RECHECK_S + 0.1)
+                status, again = await call(squatter, f"/v1/games/{second}:join", {"displayName": "Cy"})
+                assert status == 200, again
+
+    run(scenario(), timeout_s=60)
+
+
+def test_a_seat_taken_over_counts_and_the_next_game_keeps_its_maker(redis_server: EmbeddedRedis) -> None:
+    """TakeOverSeat at another client's listed table counts as a join there (it went around the
+    bound); PlayAgain's next game keeps the table's maker, whoever asks for it (the player who
+    asked first became its maker, and the maker a stranger at its own table)."""
+    import time
+
+    import aiohttp
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url, http_address="127.0.0.1:0", seats_per_client=1) as (replica, client):
+            base = f"http://127.0.0.1:{replica.http_port}"
+            async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(HOST, 0))) as host, aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(local_addr=(SQUATTER, 0))
+            ) as guest:
+
+                async def call(http: aiohttp.ClientSession, path: str, body: dict[str, Any], token: str = "") -> tuple[int, dict[str, Any]]:
+                    headers = {"Authorization": f"Bearer {token}"} if token else {}
+                    async with http.post(base + path, json=body, headers=headers) as response:
+                        return response.status, await response.json()
+
+                async def made(table: dict[str, Any]) -> str:
+                    return str((await call(host, "/v1/games", {"kind": "stimmvieh", "options": {"players": 3}, "table": table}))[1]["gameId"])
+
+                # The guest's one seat: at a table of bots, which it then leaves to them.
+                bots = await made({"botSeats": [1, 2]})
+                status, mine = await call(guest, f"/v1/games/{bots}:join", {"displayName": "Cy"})
+                assert status == 200
+                # A seat left absent at another table of the host's: the guest may not take it over.
+                clocked = await made({"allowTakeover": True, "decisionSeconds": 600})
+                joined = [(await call(host, f"/v1/games/{clocked}:join", {"displayName": n}))[1] for n in ("Ada", "Bo", "Dee")]
+                status, _ = await call(host, f"/v1/games/{clocked}:leave", {}, token=joined[2]["seatToken"])
+                assert status == 200
+                takeover = {"seat": 2, "displayName": "Cy", "requestId": "0123456789abcdef-takeover"}
+                status, refused = await call(guest, f"/v1/games/{clocked}:takeOver", takeover)
+                assert (status, refused["details"][0]["reason"]) == (429, "TOO_MANY_SEATS_HELD"), refused
+                assert (await client.view(clocked)).seats[2].absent  # nothing changed
+                # The guest leaves its seat to the bots, which finish the game; it asks for the next.
+                status, _ = await call(guest, f"/v1/games/{bots}:leave", {}, token=mine["seatToken"])
+                deadline = time.monotonic() + 60
+                while (await client.view(bots)).status != 3:  # GAME_STATUS_FINISHED
+                    assert time.monotonic() < deadline, "the bots did not finish the game"
+                    await asyncio.sleep(0.2)
+                status, again = await call(guest, f"/v1/games/{bots}:playAgain", {}, token=mine["seatToken"])
+                assert status == 200, again
+                # The host, seated nowhere in it, is still its maker: it seats a bot without a token.
+                status, seated = await call(host, f"/v1/games/{again['gameId']}:addBot", {"seat": 0})
+                assert status == 200, seated
+
+    run(scenario(), timeout_s=90)

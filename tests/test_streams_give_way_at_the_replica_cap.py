@@ -115,3 +115,28 @@ def test_a_players_stream_is_served_on_a_replica_full_of_someone_elses(redis_ser
                 assert replica.host.watchers.limits.held_from(HEAVY) <= 3
 
     run(scenario(), timeout_s=60)
+
+
+def test_newcomers_arriving_together_take_no_more_than_one_at_a_time_would() -> None:
+    """Streams set aside for newcomers that have not followed their games yet still counted for
+    their address, so newcomers arriving together took every stream of the heaviest (3 of 3 here,
+    where one by one they take 2). And a spectator's stream gives way before a player's."""
+    limits = StreamLimits(max_streams=4, max_per_client=50, max_per_seat=32, max_per_address=10)
+    with ExitStack() as streams:
+        heavy = []
+        for n, token in enumerate(("seat-token-a", None, None)):  # the oldest is a player's
+            held = streams.enter_context(limits.hold(f"grpc:h{n}", token, HEAVY))
+            limits.follow(held, asyncio.Event())
+            heavy.append(held)
+        limits.follow(streams.enter_context(limits.hold("grpc:l0", None, LIGHT)), asyncio.Event())
+        arriving = []
+        for n in range(3):  # three newcomers, none following its game yet
+            try:
+                arriving.append(streams.enter_context(limits.hold(f"grpc:n{n}", None, f"127.0.0.{50 + n}")))
+            except ServiceError as refused:
+                assert refused.reason == "TOO_MANY_WATCHERS"
+        assert len(arriving) == 2  # HEAVY 3 against 0: one, then 2 against 0: one more, then 1: none
+        assert [h.aside for h in heavy] == [False, True, True]  # the spectators', not the player's
+        for held in arriving:
+            limits.follow(held, asyncio.Event())
+        assert [h.gave_way for h in heavy] == [False, True, True]
