@@ -46,7 +46,7 @@ from hustings.service.legal_moves import fill_legal_moves
 from hustings.service.lobby import LobbyRepair, in_lobby, index_quietly, lobby_page, summary_of
 from hustings.service.open_tables import UNBOUNDED, Claim, OpenTables
 from hustings.service.presence import Presence
-from hustings.service.seats import SeatLifecycle, check_party_name, display_name, seat_item
+from hustings.service.seats import BOT_HELD, SeatLifecycle, check_party_name, display_name, seat_item
 from hustings.service.limits import (
     DEFAULT_MAX_STREAMS,
     DEFAULT_MAX_STREAMS_PER_ADDRESS,
@@ -686,13 +686,14 @@ class GameHost:
             return UNBOUNDED
         return await self.open_tables.claim(client, self._still_waiting)
 
-    async def _seat_claim(self, stored: storage_pb2.StoredGame) -> Claim | None:
-        """A place for the JoinGame being run (``current_joiner``) at ``stored``, counted when
-        the table is listed and another client made it (``seats_held``; else ``UNBOUNDED``);
+    async def _seat_claim(self, stored: storage_pb2.StoredGame, client: str = "") -> Claim | None:
+        """A place for the JoinGame being run (``current_joiner``; or ``client``'s seat: a
+        takeover, a bot seated) at ``stored``, counted when the table is listed and another
+        client made it (``seats_held``; else ``UNBOUNDED``);
         None when the joiner holds as many such seats as it may. One address that took every
         free seat the lobby showed, a call a seat, kept hosts' friends out and stopped their
         tables for good (a table without a clock waits for its seats' moves)."""
-        joiner = current_joiner()
+        joiner = client or current_joiner()
         if self.seats_held is None or not joiner or not stored.creator_mark or stored.table.unlisted:
             return UNBOUNDED
         if hmac.compare_digest(stored.creator_mark, self.keys.client_mark(joiner)):
@@ -700,10 +701,10 @@ class GameHost:
         return await self.seats_held.claim(joiner, self._seats_still_held)
 
     async def _seats_still_held(self, items: list[str]) -> list[str]:
-        """Those of the seats (``seat_item``) still counted: the seat still holds the token of
-        the join that counted it, in a game in play or still waiting (a seat left, taken over, or
-        never taken by a join whose commit did not land, and a game ended, gone or whose wait
-        ran out, count no more). Read from the games themselves: at most the bound's snapshots,
+        """Those of the seats (``seat_item``, ``bot_item``) still counted: the seat still holds
+        the token of the join that counted it (or a bot, for one a player seated), in a game in
+        play or still waiting (a seat left, taken over, or never taken by a join whose commit did
+        not land, and a game ended, gone or whose wait ran out, count no more). Read from the games themselves: at most the bound's snapshots,
         once a second at most for a client at its bound."""
         now_s = self._clock()
         games = {game_id: await self.store.load(game_id) for game_id in dict.fromkeys(item.split("/")[0] for item in items)}
@@ -711,7 +712,10 @@ class GameHost:
         for item in items:
             game_id, seat, held = item.split("/")
             stored = games.get(game_id)
-            if stored is None or not int(seat) < len(stored.seats) or not stored.seats[int(seat)].token_sha256.startswith(held):
+            if stored is None or not int(seat) < len(stored.seats):
+                continue
+            place = stored.seats[int(seat)]
+            if not (place.bot if held == BOT_HELD else place.token_sha256.startswith(held)):
                 continue
             if stored.status == game_pb2.GAME_STATUS_ACTIVE:
                 kept.append(item)

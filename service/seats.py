@@ -29,6 +29,7 @@ from hustings.engine import EngineError, Seat, names
 from hustings.engine.base import is_side_move
 from hustings.service import deadlines, metrics, table
 from hustings.service.client_limits import current_creation, leave_committing
+from hustings.service.open_tables import UNBOUNDED
 from hustings.service.errors import ServiceError, aborted, exhausted, invalid, precondition, unauthenticated
 from hustings.service.lobby import listing_changed
 from hustings.service.server_secret import fingerprint
@@ -484,7 +485,7 @@ class SeatLifecycle:
             for _attempt in range(8):
                 loaded = await host._load_fresh(game_id)
                 stored = loaded.stored
-                self._may_seat_a_bot(stored, token)
+                by_maker = self._may_seat_a_bot(stored, token)
                 if stored.status != game_pb2.GAME_STATUS_OPEN:
                     if _attempt:  # an attempt before may have seated the bot that filled the table
                         recorded = await host.store.recorded(game_id, key)
@@ -501,8 +502,21 @@ class SeatLifecycle:
                     table.settle(new.stored, loaded.game.to_act(loaded.state), None, host._now_ms())
                 table.changed_event(entry, seat, Change.CHANGE_BOT_ADDED, place.display_name)
                 charge = current_creation()
+                # A bot a player seats at another client's listed table counts as a seat that
+                # player holds (``GameHost._seat_claim``): one who joined, seated bots in every
+                # seat but its own and left had filled the table, holding nothing.
+                claim = UNBOUNDED if by_maker else await host._seat_claim(stored, charge.client)
+                if claim is None:
+                    raise host._too_many_seats_held()
+                item = bot_item(game_id, seat)
                 charge.sent()  # from here the bot may be seated, whatever becomes of this call
-                if await self._commit(new, loaded, entry, key):
+                try:
+                    committed = await self._commit(new, loaded, entry, key)
+                except BaseException:
+                    claim.settle(item, made=True)  # its commit may have landed: counted (the lookup drops it if not)
+                    raise
+                claim.settle(item, made=committed)
+                if committed:
                     if new.stored.status == game_pb2.GAME_STATUS_ACTIVE:  # this bot started the game
                         await host._note_kept(new.stored)
                     await host._after_commit(new)
@@ -513,20 +527,19 @@ class SeatLifecycle:
                 charge.sent(False)  # refused by its version: this attempt seated nobody
         raise aborted("TOO_MUCH_CONTENTION", "the game changed too often; retry")
 
-    def _may_seat_a_bot(self, stored: storage_pb2.StoredGame, token: str | None) -> None:
+    def _may_seat_a_bot(self, stored: storage_pb2.StoredGame, token: str | None) -> bool:
         """Refuse an AddBot from a stranger to a listed table: a client that sat nowhere filled
         other people's tables with bots from the lobby (40 of 45 started against their hosts'
         will, their invited players refused GAME_FULL). A player seated at the table (its seat
         token) or the client address that made it may; a table without its maker's mark (made
         without a face, unlisted, or stored before it was kept) takes a bot from anyone who
-        knows its id, as before."""
-        if not stored.creator_mark:
-            return
-        if token and self.host.seat_in(stored, token) is not None:
-            return
+        knows its id, as before. Whether the caller is the table's maker (or the table has none):
+        a bot a player seats counts as a seat of that player's."""
         client = current_creation().client
-        if client and hmac.compare_digest(stored.creator_mark, self.host.keys.client_mark(client)):
-            return
+        if not stored.creator_mark or (client and hmac.compare_digest(stored.creator_mark, self.host.keys.client_mark(client))):
+            return True
+        if token and self.host.seat_in(stored, token) is not None:
+            return False
         raise ServiceError(
             grpc.StatusCode.PERMISSION_DENIED,
             "NOT_AT_THE_TABLE",
@@ -695,12 +708,21 @@ def _hash(token: str) -> str:
     return token_hash(token)
 
 
+def bot_item(game_id: str, seat: Seat) -> str:
+    """How a bot a player seated at another client's listed table is counted, as a seat of that
+    player's (``seat_item``): while the seat holds a bot."""
+    return f"{game_id}/{seat}/{BOT_HELD}"
+
+
 def seat_item(game_id: str, seat: Seat, token: str) -> str:
     """How a seat joined or taken over at another client's listed table is counted
     (``GameHost.seats_held``): the game, the seat and the first 16 hex digits of its token's
     hash, so that a seat left, or taken by someone else, counts no more."""
     return f"{game_id}/{seat}/{_hash(token)[:16]}"
 
+
+# What a counted seat holds when a player seated a bot in it (``bot_item``).
+BOT_HELD = "bot"
 
 # How /play tells apart seats whose names read alike ("Ada (seat 2)"): no name may end so.
 SEAT_LABEL_RE = re.compile(r"[(\[{]\s*seat\s*\d+\s*[)\]}]\W*$")

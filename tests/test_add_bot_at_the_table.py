@@ -66,3 +66,37 @@ def test_only_the_table_seats_a_bot(redis_server: EmbeddedRedis) -> None:
                 assert not any(s.taken for s in (await client.view(again["gameId"])).seats)
 
     run(scenario(), timeout_s=60)
+
+
+def test_bots_a_player_seats_at_anothers_table_count_as_its_seats(redis_server: EmbeddedRedis) -> None:
+    """A stranger joined a listed table (one call), seated bots in every seat but its own, and
+    left: the table was full of bots, the host's friends refused GAME_FULL, and the stranger held
+    no seat. A bot a player seats at a table another address made counts as a seat of that
+    player's (``--seats-per-client``) while it sits there; the table's maker seats them freely."""
+    import aiohttp
+
+    async def scenario() -> None:
+        async with replica_and_client(redis_server.url, http_address="127.0.0.1:0", seats_per_client=2) as (replica, client):
+            base = f"http://127.0.0.1:{replica.http_port}"
+            host = aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(HOST, 0)))
+            stranger = aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(STRANGER, 0)))
+            async with host, stranger:
+
+                async def call(http: aiohttp.ClientSession, path: str, body: dict[str, Any], token: str = "") -> tuple[int, dict[str, Any]]:
+                    headers = {"Authorization": f"Bearer {token}"} if token else {}
+                    async with http.post(base + path, json=body, headers=headers) as response:
+                        return response.status, await response.json()
+
+                game_id = (await call(host, "/v1/games", {"kind": "wahlspiel", "options": {"players": 6}}))[1]["gameId"]
+                status, joined = await call(stranger, f"/v1/games/{game_id}:join", {"displayName": "Mal"})
+                assert status == 200
+                status, _ = await call(stranger, f"/v1/games/{game_id}:addBot", {"seat": 1}, token=joined["seatToken"])
+                assert status == 200  # its second seat: its join and this bot
+                status, refused = await call(stranger, f"/v1/games/{game_id}:addBot", {"seat": 2}, token=joined["seatToken"])
+                assert (status, refused["details"][0]["reason"]) == (429, "TOO_MANY_SEATS_HELD"), refused
+                assert [s.bot for s in (await client.view(game_id)).seats] == [False, True, False, False, False, False]
+                for seat in (2, 3):  # the table's maker seats bots as it likes
+                    status, _ = await call(host, f"/v1/games/{game_id}:addBot", {"seat": seat})
+                    assert status == 200
+
+    run(scenario(), timeout_s=60)

@@ -103,10 +103,14 @@ def test_a_double_click_on_seat_a_bot_seats_one_bot_without_an_error(page: Any, 
 
     game_id = live.ok("POST", "/v1/games", {"kind": "stimmvieh", "options": {"players": 4}})["gameId"]
     page.goto(f"{live.base_url}/play#/game/{game_id}")
-    expect(page.locator("#add-bot")).to_contain_text("4 free")
+    expect(page.locator("#join-game")).to_be_visible()
+    expect(page.locator("#add-bot")).to_have_count(0)  # a spectator seats no bot (NOT_AT_THE_TABLE)
+    page.fill("#join-name", "Ada")
+    page.click("#join-game")
+    expect(page.locator("#add-bot")).to_contain_text("3 free")
     _delay(page, "**/*:addBot")
     page.locator("#add-bot").dblclick()
-    expect(page.locator("#add-bot")).to_contain_text("3 free")
+    expect(page.locator("#add-bot")).to_contain_text("2 free")
     page.wait_for_timeout(2 * SLOW_MS)
     assert page.locator("#error").is_hidden(), page.locator("#error").inner_text()
     seats = live.ok("GET", f"/v1/games/{game_id}/view")["view"]["seats"]

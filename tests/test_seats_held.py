@@ -24,6 +24,20 @@ HOST, SQUATTER = "127.0.0.61", "127.0.0.62"  # Linux answers on all of 127.0.0.0
 BOUND = 3
 
 
+def _from(source: str) -> Any:
+    """An HTTP session whose connections come from the loopback address ``source``."""
+    import aiohttp
+
+    return aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(source, 0)))
+
+
+async def _post(http: Any, url: str, body: dict[str, Any], token: str = "") -> tuple[int, dict[str, Any]]:
+    """A REST call: its status and its JSON."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with http.post(url, json=body, headers=headers) as response:
+        return response.status, await response.json()
+
+
 def test_seats_at_others_listed_tables_are_bounded_per_address(redis_server: EmbeddedRedis) -> None:
     import aiohttp
 
@@ -38,10 +52,8 @@ def test_seats_at_others_listed_tables_are_bounded_per_address(redis_server: Emb
 
                 host, squatter = await session(HOST), await session(SQUATTER)
 
-                async def call(http: aiohttp.ClientSession, path: str, body: dict[str, Any], token: str = "") -> tuple[int, dict[str, Any]]:
-                    headers = {"Authorization": f"Bearer {token}"} if token else {}
-                    async with http.post(base + path, json=body, headers=headers) as response:
-                        return response.status, await response.json()
+                async def call(http: Any, path: str, body: dict[str, Any], token: str = "") -> tuple[int, dict[str, Any]]:
+                    return await _post(http, base + path, body, token)
 
                 async def table(unlisted: bool = False, players: int = 4) -> str:
                     body = {"kind": "stimmvieh", "options": {"players": players}, "table": {"unlisted": unlisted}, "requestId": uuid.uuid4().hex}
@@ -148,15 +160,12 @@ def test_serve_takes_the_seat_bound_and_defaults_to_twelve() -> None:
 def test_a_join_that_fails_before_its_commit_gives_its_place_back(redis_server: EmbeddedRedis, monkeypatch: Any) -> None:
     """A join whose step could not be indexed (Redis failing as its deadline is written) sent no
     commit: its place among the joiner's seats is given back, not held for ever."""
-    import aiohttp
     from redis.exceptions import ConnectionError as RedisConnectionError
 
     async def scenario() -> None:
         async with replica_and_client(redis_server.url, http_address="127.0.0.1:0", seats_per_client=1) as (replica, _):
             base = f"http://127.0.0.1:{replica.http_port}"
-            async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(HOST, 0))) as host, aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(local_addr=(SQUATTER, 0))
-            ) as squatter:
+            async with _from(HOST) as host, _from(SQUATTER) as squatter:
 
                 async def made(players: int) -> str:
                     body = {"kind": "stimmvieh", "options": {"players": players}, "table": {"decisionSeconds": 600}}
@@ -185,19 +194,14 @@ def test_a_seat_left_and_taken_by_another_counts_no_more(redis_server: EmbeddedR
     """The seat a joiner left, taken by someone else (the next newcomer takes the lowest free
     seat: often that one), was still counted as the joiner's, being taken; a resent join counted
     a second seat. A seat counts while it holds the token of the join that counted it."""
-    import aiohttp
 
     async def scenario() -> None:
         async with replica_and_client(redis_server.url, http_address="127.0.0.1:0", seats_per_client=1) as (replica, _):
             base = f"http://127.0.0.1:{replica.http_port}"
-            async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(HOST, 0))) as host, aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(local_addr=(SQUATTER, 0))
-            ) as squatter:
+            async with _from(HOST) as host, _from(SQUATTER) as squatter:
 
-                async def call(http: aiohttp.ClientSession, path: str, body: dict[str, Any], token: str = "") -> tuple[int, dict[str, Any]]:
-                    headers = {"Authorization": f"Bearer {token}"} if token else {}
-                    async with http.post(base + path, json=body, headers=headers) as response:
-                        return response.status, await response.json()
+                async def call(http: Any, path: str, body: dict[str, Any], token: str = "") -> tuple[int, dict[str, Any]]:
+                    return await _post(http, base + path, body, token)
 
                 async def made() -> str:
                     return str((await call(host, "/v1/games", {"kind": "stimmvieh", "options": {"players": 4}}))[1]["gameId"])
@@ -225,19 +229,13 @@ def test_a_seat_taken_over_counts_and_the_next_game_keeps_its_maker(redis_server
     asked first became its maker, and the maker a stranger at its own table)."""
     import time
 
-    import aiohttp
-
     async def scenario() -> None:
         async with replica_and_client(redis_server.url, http_address="127.0.0.1:0", seats_per_client=1) as (replica, client):
             base = f"http://127.0.0.1:{replica.http_port}"
-            async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(HOST, 0))) as host, aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(local_addr=(SQUATTER, 0))
-            ) as guest:
+            async with _from(HOST) as host, _from(SQUATTER) as guest:
 
-                async def call(http: aiohttp.ClientSession, path: str, body: dict[str, Any], token: str = "") -> tuple[int, dict[str, Any]]:
-                    headers = {"Authorization": f"Bearer {token}"} if token else {}
-                    async with http.post(base + path, json=body, headers=headers) as response:
-                        return response.status, await response.json()
+                async def call(http: Any, path: str, body: dict[str, Any], token: str = "") -> tuple[int, dict[str, Any]]:
+                    return await _post(http, base + path, body, token)
 
                 async def made(table: dict[str, Any]) -> str:
                     return str((await call(host, "/v1/games", {"kind": "stimmvieh", "options": {"players": 3}, "table": table}))[1]["gameId"])

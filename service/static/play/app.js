@@ -451,7 +451,8 @@ function renderGame(app, gameId) {
       const input = h("input", { id: "join-name", placeholder: "your name", maxlength: 40, value: playerName() });
       parts.push(h("div", { class: "row" }, input, h("button", { id: "join-game", type: "button", class: "primary", onclick: () => join(input) }, "Join this table")));
     }
-    if (view.status === "GAME_STATUS_OPEN" && free.length) {
+    // A player at the table seats bots (the server refuses a spectator: NOT_AT_THE_TABLE).
+    if (view.status === "GAME_STATUS_OPEN" && free.length && view.seat !== undefined) {
       parts.push(h("button", { id: "add-bot", type: "button", onclick: () => tableCall("addBot", { seat: free[free.length - 1].seat }) }, `Seat a bot (${free.length} free)`));
     }
     if (view.status === "GAME_STATUS_ACTIVE" && mine) {
