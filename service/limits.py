@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from typing import Any, Iterable, Iterator, Protocol
+from typing import Any, Callable, Iterable, Iterator, Protocol
 
 from hustings.service.defaults import CALL_ROOM_PER_CONNECTION, DEFAULT_MAX_STREAMS_PER_CONNECTION
 from hustings.service.errors import exhausted
@@ -112,10 +112,11 @@ class Held:
     replica is full (``gave_way``; its ``wake`` is set so that it sees so at once); it then
     counts in its site and towards the replica's cap no more."""
 
-    __slots__ = ("address", "site", "seated", "counted", "wake", "gave_way", "to_replica", "room_from", "aside", "ended")
+    __slots__ = ("address", "site", "room", "seated", "counted", "wake", "gave_way", "to_replica", "room_from", "aside", "ended")
 
     def __init__(self, address: str, site: str | None, seated: bool = False) -> None:
         self.address = address
+        self.room = site if site is not None else address  # what it counts under towards the replica's cap
         self.seated = seated  # a player's stream (with a seat token): asked to give way after spectators' streams
         self.site = site  # the IPv6 site it counts in, until it gives way (None: none)
         self.counted = True  # counted towards the replica's cap, until it gives way
@@ -162,8 +163,10 @@ class StreamLimits:
         # 0`` (no limits by site).
         self.sites = True
         self._by_address: dict[str, int] = {}
-        # By address, the streams counted towards the replica's cap (those that gave way not):
-        # at the cap the address holding the most gives way to one holding fewer.
+        # By IPv6 site (an IPv4 address, or an IPv6 one with sites off, alone), the streams counted
+        # towards the replica's cap (those that gave way not): at the cap the site holding the
+        # most gives way to one holding fewer. By address, five sites, one stream per /64 of each,
+        # held every stream of a replica, and not one /64 held more than a newcomer.
         self._counted = Tally()
         self._by_site: dict[str, Tally] = {}  # by site: the streams of each of its /64s
         self._followers = Lines()  # by address: its streams that may give way, oldest first
@@ -202,10 +205,10 @@ class StreamLimits:
         giver = None
         replica_full = self._counted.total >= self.max_streams
         if replica_full:
-            # The address holding the most gives way, if it holds more than one more than this
-            # one: five addresses at their cap held every stream of a replica, and every other
-            # client, a player's stream of its own game included, was refused.
-            giver = self._giver(self._counted, address)
+            # The site (or address) holding the most gives way, if it holds more than one more
+            # than this one's: five addresses at their cap held every stream of a replica, and
+            # every other client, a player's stream of its own game included, was refused.
+            giver = self._giver(self._counted, self._room_of(address), self._members)
             if giver is None:
                 raise exhausted(
                     "TOO_MANY_WATCHERS",
@@ -219,7 +222,7 @@ class StreamLimits:
         site = site_of(address) if self.sites else None
         full = site is not None and self.held_in_site(site) >= self.max_per_address
         if full:  # a stream of the site's gives way: it frees a place of the replica's too
-            giver = self._giver(self._by_site.get(site), address)  # type: ignore[arg-type]
+            giver = self._giver(self._by_site.get(site), address, lambda holder: (holder,))  # type: ignore[arg-type]
         if full and giver is None:
             raise exhausted(
                 "TOO_MANY_STREAMS_FOR_ADDRESS",
@@ -263,35 +266,49 @@ class StreamLimits:
         holders = self._by_site.get(site)
         return holders.total if holders is not None else 0
 
-    def _giver(self, holders: "Tally | None", address: str) -> Held | None:
-        """The stream that would give way so that ``address`` may hold one more among
-        ``holders`` (the /64s of its full IPv6 site, or every address of the full replica): the
-        oldest spectator's stream that follows its game (else the oldest player's; none set aside
-        for another already) of the holder holding the most that has one, if that holder holds
-        more than one more than ``address``, its streams set aside not counted (newcomers arriving
+    def _room_of(self, address: str) -> str:
+        """What ``address``'s streams count under towards the replica's cap: its IPv6 site, or itself."""
+        site = site_of(address) if self.sites else None
+        return site if site is not None else address
+
+    def _members(self, room: str) -> Iterable[str]:
+        """The addresses counted under ``room``: a site's /64s, the one holding the most first."""
+        holders = self._by_site.get(room)
+        return (room,) if holders is None else (address for address, _ in holders.heaviest_first())
+
+    def _giver(self, holders: "Tally | None", key: str, members: Callable[[str], Iterable[str]]) -> Held | None:
+        """The stream that would give way so that ``key`` (an address among the /64s of its full
+        IPv6 site; its site, or itself, among the holders of the full replica) may hold one more
+        among ``holders``: of the holder holding the most that has one (of its ``members``, the
+        address holding the most first), the oldest spectator's stream that follows its game
+        (else the oldest player's; none set aside for another already), if that holder holds
+        more than one more than ``key``, its streams set aside not counted (newcomers arriving
         together took every stream of the heaviest when those still counted); else None (equals
         never take turns). ``ROOM_LOOKS`` holders at most."""
         if holders is None:
             return None
-        mine = holders.get(address) + 1
+        mine = holders.get(key) + 1
         for looked, (holder, count) in enumerate(holders.heaviest_first(above=mine)):
             if count - self._aside.get(holder, 0) > mine:
-                waiting = [f for f in self._followers.of(holder) if not f.aside]
-                giver = next((f for f in waiting if not f.seated), waiting[0] if waiting else None)
-                if giver is not None:
-                    return giver
+                for address in members(holder):
+                    waiting = [f for f in self._followers.of(address) if not f.aside]
+                    giver = next((f for f in waiting if not f.seated), waiting[0] if waiting else None)
+                    if giver is not None:
+                        return giver
             if looked + 1 >= ROOM_LOOKS:
                 break
         return None
 
     def _set_aside(self, giver: Held, to_replica: bool) -> None:
         giver.aside, giver.to_replica = True, to_replica  # no other newcomer takes it too
-        self._aside[giver.address] = self._aside.get(giver.address, 0) + 1
+        for key in {giver.address, giver.room}:  # as its address, and as its site, counts it
+            self._aside[key] = self._aside.get(key, 0) + 1
 
     def _not_aside(self, giver: Held) -> None:
         if giver.aside:
             giver.aside = False
-            count_down(self._aside, giver.address)
+            for key in {giver.address, giver.room}:
+                count_down(self._aside, key)
 
     def follow(self, held: Held, wake: Any) -> None:
         """``held`` follows its game now, woken by ``wake``: it may be asked to give way. The
@@ -317,7 +334,7 @@ class StreamLimits:
     def _uncount(self, held: Held) -> None:
         if held.counted:
             held.counted = False
-            self._counted.down(held.address)
+            self._counted.down(held.room)
 
     def _leave_site(self, held: Held) -> None:
         site, held.site = held.site, None
@@ -338,8 +355,8 @@ class StreamLimits:
         its game is set aside, and ends (``gave_way``) once this one follows its game
         (``follow``); if this one ends first, it is given back. Before, one /64 holding its
         address's cap kept every other /64 of its /48 (a tunnel broker's or a mobile network's
-        customers) from any stream. So too at the replica's cap: the address holding the most
-        streams gives way, if it holds more than one more than this one."""
+        customers) from any stream. So too at the replica's cap: the IPv6 site (or address)
+        holding the most streams gives way, if it holds more than one more than this one's."""
         address = address if address is not None else client
         seat = seat_key(token) if token else None
         giver, to_replica = self._refuse_over_cap(address, client, seat, game_id)
@@ -349,7 +366,7 @@ class StreamLimits:
             held.room_from = giver
             self._set_aside(giver, to_replica)
         self.open += 1
-        self._counted.up(address)
+        self._counted.up(held.room)
         self._by_address[address] = self._by_address.get(address, 0) + 1
         if site is not None:
             self._by_site.setdefault(site, Tally()).up(address)

@@ -140,3 +140,35 @@ def test_newcomers_arriving_together_take_no_more_than_one_at_a_time_would() -> 
         for held in arriving:
             limits.follow(held, asyncio.Event())
         assert [h.gave_way for h in heavy] == [False, True, True]
+
+
+def test_at_the_replica_cap_the_site_holding_the_most_gives_way() -> None:
+    """Compared address by address, five IPv6 sites holding one stream on each of their /64s
+    filled a replica, and no /64 held more than a newcomer: every player's stream was refused
+    again. At the replica's cap the /64s of a site count together: the site holding the most
+    gives way (its /64 holding the most first, its spectators before its players), an IPv4
+    address counting alone; sites holding as many do not take turns."""
+    from hustings.service.client_limits import client_of
+
+    def member(site: int, n: int) -> str:
+        return client_of(f"2001:db8:{site:x}:{n:x}::5")
+
+    limits = StreamLimits(max_streams=8, max_per_client=50, max_per_seat=32, max_per_address=10)
+    with ExitStack() as streams:
+        held = {}
+        for site in (1, 2):
+            for n in range(4):  # one stream on each of four /64s of two sites
+                stream = streams.enter_context(limits.hold(f"grpc:{site}:{n}", None, member(site, n)))
+                limits.follow(stream, asyncio.Event())
+                held[(site, n)] = stream
+        arriving = streams.enter_context(limits.hold("grpc:player", "seat-token", "203.0.113.7"))  # IPv4: counts alone
+        limits.follow(arriving, asyncio.Event())
+        assert sum(stream.gave_way for stream in held.values()) == 1  # 4 against 0
+        # Now 3 against 4 (the first site's that did not give way) and 1: one from the second site.
+        second = streams.enter_context(limits.hold("grpc:other", None, "203.0.113.8"))
+        limits.follow(second, asyncio.Event())
+        assert [sum(held[(site, n)].gave_way for n in range(4)) for site in (1, 2)] == [1, 1]
+        with pytest.raises(ServiceError) as caught:  # a /64 of a site holding 3 asks: 3 against 3
+            limits.hold("grpc:again", None, member(1, 9)).__enter__()
+        assert caught.value.reason == "TOO_MANY_WATCHERS"
+    assert limits.open == 0
