@@ -23,7 +23,7 @@ import grpc
 from hustings.service import metrics
 from hustings.service.call_clock import CallClock
 from hustings.service.errors import ServiceError, invalid
-from hustings.service.limits import count_down
+from hustings.service.limits import SiteTally, count_down
 
 RECEIPT_S = 10.0  # an API request is a few hundred bytes: one packet, or a few retransmissions
 GAVE_WAY = "this replica had its maximum of requests arriving, and this client the most of them; retry shortly"
@@ -66,7 +66,7 @@ class Arrivals:
                 "TOO_MANY_CALLS_FOR_CLIENT",
                 f"this client has its maximum of {self.max_per_client} requests arriving on this replica; retry shortly",
             )
-        if self.arriving >= self.max_arriving and not self._make_room(held):
+        if self.arriving >= self.max_arriving and not self._make_room(client):
             raise _exhausted("TOO_MANY_CALLS", f"this replica has {self.max_arriving} requests arriving; retry shortly")
         self.arriving += 1
         self._by_client[client] = held + 1
@@ -86,11 +86,21 @@ class Arrivals:
             return True
         return False
 
-    def _make_room(self, held: int) -> bool:
-        # At the cap only: a walk of the clients and of the calls arriving (a few thousand at most).
-        client, most = max(self._by_client.items(), key=lambda item: item[1], default=("", 0))
-        if most <= held + 1:
+    def _make_room(self, newcomer: str) -> bool:
+        """The oldest call arriving of the room (an IPv6 site's /64s together, or a client alone:
+        ``SiteTally.room_of``) holding the most, from its client holding the most, gives way, if
+        that room holds more than one more than ``newcomer``'s; whether one did. Compared client
+        by client, one /48 holding one call on each of 2,048 /64s held every place. At the cap
+        only: a walk of the clients and of the calls arriving (a few thousand at most); the
+        counts every call keeps stay plain."""
+        rooms: dict[str, int] = {}
+        for client, count in self._by_client.items():
+            room = SiteTally.room_of(client)
+            rooms[room] = rooms.get(room, 0) + count
+        room, most = max(rooms.items(), key=lambda item: item[1], default=("", 0))
+        if most <= rooms.get(SiteTally.room_of(newcomer), 0) + 1:
             return False
+        client = max((c for c in self._by_client if SiteTally.room_of(c) == room), key=self._by_client.__getitem__)
         oldest = next(task for task, whose in self._tasks.items() if whose == client)
         self.leave(client, oldest)
         self._gave_way.add(oldest)

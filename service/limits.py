@@ -546,6 +546,55 @@ class Tally:
             self._by_count.setdefault(after, {})[key] = None
 
 
+class SiteTally(Tally):
+    """A ``Tally`` of client addresses that also counts, at once, the room each counts under:
+    its IPv6 site (``site_of``), or the address alone. At a replica's cap the room holding the
+    most gives way, and within it its address holding the most (``heaviest_rooms``): compared
+    address by address, one /48 holding one of each on many /64s held every place, and no /64
+    held more than a newcomer."""
+
+    __slots__ = ("rooms", "_members")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rooms = Tally()
+        self._members: dict[str, Tally] = {}  # a site's /64s, while it counts any
+
+    @staticmethod
+    def room_of(key: str) -> str:
+        """The room ``key`` counts under: its IPv6 site, or itself."""
+        site = site_of(key)
+        return site if site is not None else key
+
+    def up(self, key: str) -> None:
+        super().up(key)
+        room = self.room_of(key)
+        self.rooms.up(room)
+        if room != key:
+            self._members.setdefault(room, Tally()).up(key)
+
+    def down(self, key: str) -> None:
+        super().down(key)
+        room = self.room_of(key)
+        self.rooms.down(room)
+        if room != key:
+            members = self._members[room]
+            members.down(key)
+            if not members.total:
+                del self._members[room]
+
+    def room_count(self, key: str) -> int:
+        """How many the room of ``key`` counts."""
+        return self.rooms.get(self.room_of(key))
+
+    def heaviest_rooms(self, above: int = 0) -> Iterator[tuple[str, Iterator[str]]]:
+        """The rooms counted more than ``above``, the most first, each with its addresses, the
+        one counted the most first; stop iterating before changing the tally."""
+        for room, _count in self.rooms.heaviest_first(above=above):
+            members = self._members.get(room)
+            yield room, (iter((room,)) if members is None else (key for key, _ in members.heaviest_first()))
+
+
 class Lines:
     """Items by key, each key's oldest first; only keys holding items are kept. What may give
     way at a cap, by who holds it: a client's idle connections, its bodies arriving, its

@@ -54,7 +54,7 @@ from hustings.service.client_limits import (
 )
 from hustings.service.errors import RetryLater, ServiceError, exhausted
 from hustings.service.grpc_api import DESCRIPTOR_RESERVE
-from hustings.service.limits import Lines, Tally
+from hustings.service.limits import Lines, SiteTally
 
 log = structlog.get_logger("hustings.rest")
 
@@ -255,7 +255,7 @@ class ConnectionGate:
         # A peer's host as accept() gives it -> (the client it counts as, whether it is within a
         # trusted proxy); emptied when it reaches MAX_KNOWN_PEERS.
         self._peers: dict[str, tuple[str, bool]] = {}
-        self.held = Tally()  # open connections by client address
+        self.held = SiteTally()  # open connections by client address, and by IPv6 site
         # By client address, oldest first: the connections that may give way to make room (none
         # of a trusted proxy's, and none carrying an event stream).
         self._connections = Lines()
@@ -311,7 +311,7 @@ class ConnectionGate:
             self.refused.note()
             return None
         # A trusted proxy, counted only against the replica's cap, neither takes room nor gives it.
-        if self.held.total >= self.max_connections and (trusted or not self._make_room(held)):
+        if self.held.total >= self.max_connections and (trusted or not self._make_room(address)):
             self.refused.note()
             return None
         self.held.up(address)
@@ -319,25 +319,30 @@ class ConnectionGate:
             self._connections.add(address, connection)
         return address
 
-    def _make_room(self, held: int) -> bool:
+    def _make_room(self, newcomer: str) -> bool:
         """Close an idle connection (one waiting for a request's headers, ``GatedConnection.idle``)
-        of an address that holds more than ``held`` + 1 connections (so equals never take turns
-        closing each other's), the address holding the most first; whether one was closed.
-        Before, five addresses each under their cap held every connection of a replica, idle,
-        and every other client's connection was reset; now such connections give way to whoever
-        holds fewer, and the addresses at the cap keep what they use (event streams, calls
-        being answered). At most ``ROOM_LOOKS`` addresses and connections are looked at, each
+        of a room (an IPv6 site's /64s together, or an address alone: ``SiteTally``) that holds
+        more than one more connection than ``newcomer``'s (so equals never take turns closing
+        each other's), the room holding the most first, and in it its address holding the most;
+        whether one was closed. Before, five addresses each under their cap held every
+        connection of a replica, idle, and every other client's connection was reset, and then
+        one /48 holding one on each of 10,000 /64s; now such connections give way to whoever
+        holds fewer, and the addresses at the cap keep what they use (event streams, calls being
+        answered). At most ``ROOM_LOOKS`` addresses and connections are looked at, each
         address's oldest first."""
         looks = ROOM_LOOKS
         chosen = None
-        for address, _count in self.held.heaviest_first(above=held + 1):
-            looks -= 1
-            for connection in self._connections.of(address):
-                if connection.idle():
-                    chosen = connection
-                    break
+        for _room, members in self.held.heaviest_rooms(above=self.held.room_count(newcomer) + 1):
+            for address in members:
                 looks -= 1
-                if looks <= 0:
+                for connection in self._connections.of(address):
+                    if connection.idle():
+                        chosen = connection
+                        break
+                    looks -= 1
+                    if looks <= 0:
+                        break
+                if chosen is not None or looks <= 0:
                     break
             if chosen is not None or looks <= 0:
                 break
@@ -382,7 +387,7 @@ class BodyArrivals:
             raise ValueError("arrival limits must be at least 1")
         self.max_arriving = max_arriving
         self.max_per_client = max_per_client
-        self.held = Tally()
+        self.held = SiteTally()
         self._connections = Lines()  # by client address, oldest first
         self.made_room = SparseLog(
             "http_bodies_made_room",
@@ -399,7 +404,7 @@ class BodyArrivals:
                 "TOO_MANY_CALLS_FOR_CLIENT",
                 f"this client has its maximum of {self.max_per_client} requests arriving on this replica; retry shortly",
             )
-        if self.held.total >= self.max_arriving and not self._make_room(held):
+        if self.held.total >= self.max_arriving and not self._make_room(client):
             raise exhausted("TOO_MANY_CALLS", f"this replica has {self.max_arriving} requests arriving; retry shortly")
         self.held.up(client)
         self._connections.add(client, connection)
@@ -409,11 +414,14 @@ class BodyArrivals:
         if self._connections.discard(client, connection):
             self.held.down(client)
 
-    def _make_room(self, held: int) -> bool:
-        heaviest = self.held.heaviest()
-        if heaviest is None or heaviest[1] <= held + 1:
+    def _make_room(self, newcomer: str) -> bool:
+        """The oldest body arriving of the room (``SiteTally``) holding the most, from its
+        address holding the most, gives way, if that room holds more than one more than
+        ``newcomer``'s; whether one did."""
+        heaviest = next(self.held.heaviest_rooms(above=self.held.room_count(newcomer) + 1), None)
+        if heaviest is None:
             return False
-        address = heaviest[0]
+        address = next(heaviest[1])
         oldest = next(iter(self._connections.of(address)))
         self.leave(address, oldest)
         oldest.give_way()  # its body's read ends with the connection

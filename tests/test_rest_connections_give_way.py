@@ -20,6 +20,7 @@ import pytest
 import structlog.testing
 
 from rest_helpers import LiveRest, wait_for
+from hustings.service.client_limits import client_of
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.grpc_api import DESCRIPTOR_RESERVE
 from hustings.service.rest_connections import ConnectionGate, HttpSettings, connection_caps
@@ -258,3 +259,44 @@ def test_the_replicas_cap_is_lowered_and_logged_to_the_other_half_of_the_descrip
     assert [(line["event"], line["max_connections"], line["open_files_limit"]) for line in logged] == [
         ("http_connections_capped_by_open_files", 512, 1280)
     ]
+
+
+def test_an_ipv6_sites_64s_count_together_when_room_is_made() -> None:
+    """One /48 holding one idle connection on each of its /64s filled a replica's connections,
+    and no /64 held more than a newcomer: every other client's connection was reset. At the cap
+    the /64s of a site count together: the site holding the most gives way (its /64 holding the
+    most first), and sites holding as many do not take turns."""
+    gate = ConnectionGate(max_connections=6, max_per_address=6)
+
+    def connect(peer: str) -> _Connection | None:
+        connection = _Connection(gate, idle=True)
+        connection.address = gate.admit(peer, connection)  # type: ignore[arg-type]
+        return connection if connection.address is not None else None
+
+    site = [connect(f"2001:db8:1:{n:x}::1") for n in range(6)]  # one on each of six /64s of one /48
+    assert gate.open == 6 and all(site)
+    assert connect("192.0.2.1") is not None  # a player: 6 against 0, one of the site's gives way
+    assert sum(c.closed for c in site) == 1  # type: ignore[union-attr]
+    assert connect("192.0.2.2") is not None and sum(c.closed for c in site) == 2  # type: ignore[union-attr]
+    assert connect(f"2001:db8:1:{99:x}::1") is None  # a /64 of the site (4) against the site: no turn
+    assert connect("192.0.2.1") is not None  # 1 against 4: one more of the site's
+    assert sum(c.closed for c in site) == 3  # type: ignore[union-attr]
+
+
+def test_at_the_cap_of_bodies_arriving_an_ipv6_sites_64s_count_together() -> None:
+    """The same for bodies still arriving (``BodyArrivals``)."""
+    from hustings.service.rest_connections import BodyArrivals
+
+    arrivals = BodyArrivals(max_arriving=4, max_per_client=4)
+
+    class Slow:
+        gave = False
+
+        def give_way(self) -> None:
+            self.gave = True
+
+    site = [Slow() for _ in range(4)]
+    for n, body in enumerate(site):
+        arrivals.enter(client_of(f"2001:db8:1:{n:x}::1"), body)
+    arrivals.enter("192.0.2.1", Slow())  # 4 against 0: one of the site's gives way
+    assert sum(body.gave for body in site) == 1 and arrivals.held.total == 4
