@@ -170,7 +170,7 @@ class StreamLimits:
         self._counted = Tally()
         self._by_site: dict[str, Tally] = {}  # by site: the streams of each of its /64s
         self._followers = Lines()  # by address: its streams that may give way, oldest first
-        self._aside: dict[str, int] = {}  # by address: its streams set aside to give way, not yet gone
+        self._aside: dict[str, int] = {}  # by address and by site: streams set aside to give way, not yet gone
         self._by_client: dict[str, int] = {}
         self._by_seat: dict[str, int] = {}
         self._by_game: dict[str, int] = {}  # "<address> <game id>"

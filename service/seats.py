@@ -29,7 +29,7 @@ from hustings.engine import EngineError, Seat, names
 from hustings.engine.base import is_side_move
 from hustings.service import deadlines, metrics, table
 from hustings.service.client_limits import current_creation, leave_committing
-from hustings.service.open_tables import UNBOUNDED
+from hustings.service.open_tables import UNBOUNDED, Claim
 from hustings.service.errors import ServiceError, aborted, exhausted, invalid, precondition, unauthenticated
 from hustings.service.lobby import listing_changed
 from hustings.service.server_secret import fingerprint
@@ -417,12 +417,15 @@ class SeatLifecycle:
         key = host.keys.request_key(f"{game_id}:takeover", request.request_id)
         token = host.keys.join_token(game_id, "takeover\x00" + request.request_id)
         wanted = fingerprint(b"takeover", str(request.seat).encode(), name.encode())
+        unsure: tuple[Claim, str] | None = None  # an attempt's seat, not counted: its commit was refused
         async with host._game_lock(game_id):
             for _attempt in range(8):
                 loaded = await host._load_fresh(game_id)
                 stored = loaded.stored
                 recorded = await host.store.recorded(game_id, key)
                 if recorded is not None:
+                    if unsure is not None:  # refused as a conflict, yet it was this call's own commit, resent
+                        unsure[0].made(unsure[1])
                     if recorded.fingerprint != wanted:
                         raise precondition("REQUEST_ID_REUSED", "this request_id was used for a different request")
                     seat = request.seat
@@ -464,6 +467,7 @@ class SeatLifecycle:
                     claim.settle(item, made=True)  # its commit may have landed: counted (the lookup drops it if not)
                     raise
                 claim.settle(item, made=committed)
+                unsure = None if committed else (claim, item)
                 if committed:
                     await host._after_commit(new)
                     log.info("seat_taken_over", game_id=game_id, seat=request.seat, version=new.version)
@@ -523,6 +527,7 @@ class SeatLifecycle:
                     return game_service_pb2.AddBotResponse(seat=seat, view=await host._answer_view(new, None))
                 recorded = await host.store.recorded(game_id, key)
                 if recorded is not None:
+                    claim.made(item)  # this call's own commit, resent: its bot sits in that seat
                     return await self._bot_seated(game_id, recorded)  # a resent commit: this call's bot is seated
                 charge.sent(False)  # refused by its version: this attempt seated nobody
         raise aborted("TOO_MUCH_CONTENTION", "the game changed too often; retry")
