@@ -150,7 +150,7 @@ class GameServiceServicer:
         A client address (an IPv6 site together) that holds as many seats at listed tables other
         addresses made, in games not finished, as a replica allows (12 by default) is refused
         another RESOURCE_EXHAUSTED TOO_MANY_SEATS_HELD, with no retry hint; its own tables and
-        unlisted ones are not counted.
+        unlisted ones are not counted, and seats it took over or seated bots in count too.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
