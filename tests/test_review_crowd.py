@@ -380,7 +380,7 @@ def test_tables_of_strong_bots_count_as_many_games_in_their_clients_allowance(ow
                 await once.create_game("stimmvieh", 4, table=strong)
             assert refused.value.reason == "TOO_MANY_GAMES_CREATED" and refused.value.retry_after_s
             async with aiohttp.ClientSession() as http:
-                body = {"kind": "stimmvieh", "options": {"players": 4}, "table": {"botLevel": "strong"}, "requestId": "crowd-1"}
+                body = {"kind": "stimmvieh", "options": {"players": 4}, "table": {"botLevel": "strong"}, "requestId": "crowd-create-strong-1"}
                 url = f"http://127.0.0.1:{replica_.http_port}/v1/games"
                 async with http.post(url, json=body, timeout=aiohttp.ClientTimeout(total=10)) as answer:
                     assert answer.status == 429 and "TOO_MANY_GAMES_CREATED" in await answer.text()
