@@ -266,3 +266,22 @@ def test_a_seat_taken_over_counts_and_the_next_game_keeps_its_maker(redis_server
                 assert status == 200, seated
 
     run(scenario(), timeout_s=90)
+
+
+def test_the_64s_of_a_site_hold_four_addresses_worth_of_seats(redis_server: EmbeddedRedis) -> None:
+    """README: "The /64s of an IPv6 site hold no more together than four addresses may" (as for
+    open tables), and each /64 its own bound; with sites off (`--clients-per-ipv6-site 0`), a
+    /64 counts alone."""
+    from hustings.service.client_limits import client_of
+
+    async def scenario() -> None:
+        for per_site, sites in ((16, True), (0, False)):
+            async with replica_and_client(redis_server.url, seats_per_client=BOUND, clients_per_ipv6_site=per_site) as (replica, _):
+                held = replica.host.seats_held
+                assert held is not None and held.sites is sites
+                one = client_of("2001:db8:1:2::5")
+                keys = held._keys(one)
+                assert keys == ([one, "2001:db8:1::/48"] if sites else [one])
+                assert [held._bound(key) for key in keys] == ([BOUND, 4 * BOUND] if sites else [BOUND])
+
+    run(scenario())
