@@ -309,7 +309,7 @@ class GameHost:
         # The listed tables each client keeps waiting (a replica with the bound sets it here).
         self.open_tables: OpenTables | None = None
         # Seats each client address holds at listed tables other clients made, in games not
-        # finished (items "<game id>/<seat>"); None: no such bound.
+        # finished (items: ``seats.seat_item``, ``seats.bot_item``); None: no such bound.
         self.seats_held: OpenTables | None = None
         self.retention_s = retention_s
         self.deadlines = deadlines.DeadlineIndex(store.client, store.lane)
@@ -696,16 +696,22 @@ class GameHost:
         joiner = client or current_joiner()
         if self.seats_held is None or not joiner or not stored.creator_mark or stored.table.unlisted:
             return UNBOUNDED
-        if hmac.compare_digest(stored.creator_mark, self.keys.client_mark(joiner)):
+        if self.made_by(stored, joiner):
             return UNBOUNDED  # its creator's own table: a household or a classroom sits at it
         return await self.seats_held.claim(joiner, self._seats_still_held)
+
+    def made_by(self, stored: storage_pb2.StoredGame, client: str) -> bool:
+        """Whether the client address ``client`` made the table ``stored`` (its ``creator_mark``;
+        never for a table without one, nor for no client)."""
+        return bool(client and stored.creator_mark) and hmac.compare_digest(stored.creator_mark, self.keys.client_mark(client))
 
     async def _seats_still_held(self, items: list[str]) -> list[str]:
         """Those of the seats (``seat_item``, ``bot_item``) still counted: the seat still holds
         the token of the join that counted it (or a bot, for one a player seated), in a game in
         play or still waiting (a seat left, taken over, or never taken by a join whose commit did
-        not land, and a game ended, gone or whose wait ran out, count no more). Read from the games themselves: at most the bound's snapshots,
-        once a second at most for a client at its bound."""
+        not land, and a game ended, gone or whose wait ran out, count no more). Read from the
+        games themselves: at most the bound's snapshots, once a second at most for a client at
+        its bound."""
         now_s = self._clock()
         games = {game_id: await self.store.load(game_id) for game_id in dict.fromkeys(item.split("/")[0] for item in items)}
         kept = []

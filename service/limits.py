@@ -268,8 +268,7 @@ class StreamLimits:
 
     def _room_of(self, address: str) -> str:
         """What ``address``'s streams count under towards the replica's cap: its IPv6 site, or itself."""
-        site = site_of(address) if self.sites else None
-        return site if site is not None else address
+        return SiteTally.room_of(address) if self.sites else address
 
     def _members(self, room: str) -> Iterable[str]:
         """The addresses counted under ``room``: a site's /64s, the one holding the most first."""

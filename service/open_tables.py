@@ -37,7 +37,7 @@ from hustings.service.sites import IPV6_SITE_PREFIX, SITE_SHARE, site_of
 # most a lobby page (50, the default page size) rather than all of them.
 DEFAULT_OPEN_TABLES_PER_CLIENT = 50
 # Seats one address holds at listed tables that other addresses made, in games not finished (the
-# same bookkeeping, with "<game id>/<seat>" for a table: ``GameHost.seats_held``). A person plays
+# same bookkeeping, a seat for a table: ``GameHost.seats_held``). A person plays
 # a few such games at once, a household at one table four; one address that took every free seat
 # the lobby showed (a call a seat, 8 calls a second) kept every host's friends out. Its own
 # tables (a classroom's, a bot farm's) do not count.

@@ -461,12 +461,7 @@ class SeatLifecycle:
                 if claim is None:
                     raise host._too_many_seats_held()
                 item = seat_item(game_id, request.seat, token)
-                try:
-                    committed = await self._commit(new, loaded, entry, key, wanted, present=request.seat)
-                except BaseException:
-                    claim.settle(item, made=True)  # its commit may have landed: counted (the lookup drops it if not)
-                    raise
-                claim.settle(item, made=committed)
+                committed = await self._commit_counted(claim, item, new, loaded, entry, key, wanted, present=request.seat)
                 unsure = None if committed else (claim, item)
                 if committed:
                     await host._after_commit(new)
@@ -514,13 +509,7 @@ class SeatLifecycle:
                     raise host._too_many_seats_held()
                 item = bot_item(game_id, seat)
                 charge.sent()  # from here the bot may be seated, whatever becomes of this call
-                try:
-                    committed = await self._commit(new, loaded, entry, key)
-                except BaseException:
-                    claim.settle(item, made=True)  # its commit may have landed: counted (the lookup drops it if not)
-                    raise
-                claim.settle(item, made=committed)
-                if committed:
+                if await self._commit_counted(claim, item, new, loaded, entry, key):
                     if new.stored.status == game_pb2.GAME_STATUS_ACTIVE:  # this bot started the game
                         await host._note_kept(new.stored)
                     await host._after_commit(new)
@@ -540,8 +529,7 @@ class SeatLifecycle:
         without a face, unlisted, or stored before it was kept) takes a bot from anyone who
         knows its id, as before. Whether the caller is the table's maker (or the table has none):
         a bot a player seats counts as a seat of that player's."""
-        client = current_creation().client
-        if not stored.creator_mark or (client and hmac.compare_digest(stored.creator_mark, self.host.keys.client_mark(client))):
+        if not stored.creator_mark or self.host.made_by(stored, current_creation().client):
             return True
         if token and self.host.seat_in(stored, token) is not None:
             return False
@@ -578,6 +566,18 @@ class SeatLifecycle:
             new.engine_state = loaded.game.dump_state(state)
         entry = storage_pb2.LogEntry(version=new.version, seat=seat, state_digest=state_digest(loaded.game, state))
         return Loaded(new, loaded.game, state), entry
+
+    async def _commit_counted(self, claim: Claim, item: str, *commit: Any, **options: Any) -> bool:
+        """``_commit``, its seat ``item`` counted by ``claim`` when it took the seat, or may have
+        (a call that failed or was cancelled with its commit on its way: the lookup drops the
+        item if it did not land)."""
+        try:
+            committed = await self._commit(*commit, **options)
+        except BaseException:
+            claim.settle(item, made=True)
+            raise
+        claim.settle(item, made=committed)
+        return committed
 
     async def _commit(
         self,

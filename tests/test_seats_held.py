@@ -24,15 +24,16 @@ HOST, SQUATTER = "127.0.0.61", "127.0.0.62"  # Linux answers on all of 127.0.0.0
 BOUND = 3
 
 
-def _from(source: str) -> Any:
-    """An HTTP session whose connections come from the loopback address ``source``."""
+def _from(source: str, base: str | None = None) -> Any:
+    """An HTTP session whose connections come from the loopback address ``source`` (its paths
+    under ``base``, when given)."""
     import aiohttp
 
-    return aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(source, 0)))
+    return aiohttp.ClientSession(base, connector=aiohttp.TCPConnector(local_addr=(source, 0)))
 
 
 async def _post(http: Any, url: str, body: dict[str, Any], token: str = "") -> tuple[int, dict[str, Any]]:
-    """A REST call: its status and its JSON."""
+    """A REST call (``url`` a path of ``http``'s base, if it has one): its status and its JSON."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     async with http.post(url, json=body, headers=headers) as response:
         return response.status, await response.json()
@@ -45,31 +46,24 @@ def test_seats_at_others_listed_tables_are_bounded_per_address(redis_server: Emb
         async with replica_and_client(redis_server.url, http_address="127.0.0.1:0", seats_per_client=BOUND) as (replica, client):
             base = f"http://127.0.0.1:{replica.http_port}"
             async with AsyncExitStack() as stack:
-
-                async def session(source: str) -> aiohttp.ClientSession:
-                    connector = aiohttp.TCPConnector(local_addr=(source, 0))
-                    return await stack.enter_async_context(aiohttp.ClientSession(connector=connector))
-
-                host, squatter = await session(HOST), await session(SQUATTER)
-
-                async def call(http: Any, path: str, body: dict[str, Any], token: str = "") -> tuple[int, dict[str, Any]]:
-                    return await _post(http, base + path, body, token)
+                host = await stack.enter_async_context(_from(HOST, base))
+                squatter = await stack.enter_async_context(_from(SQUATTER, base))
 
                 async def table(unlisted: bool = False, players: int = 4) -> str:
                     body = {"kind": "stimmvieh", "options": {"players": players}, "table": {"unlisted": unlisted}, "requestId": uuid.uuid4().hex}
-                    status, made = await call(host, "/v1/games", body)
+                    status, made = await _post(host, "/v1/games", body)
                     assert status == 200, made
                     return str(made["gameId"])
 
                 async def join(http: aiohttp.ClientSession, game_id: str, name: str) -> tuple[int, dict[str, Any]]:
-                    return await call(http, f"/v1/games/{game_id}:join", {"displayName": name, "requestId": uuid.uuid4().hex})
+                    return await _post(http, f"/v1/games/{game_id}:join", {"displayName": name, "requestId": uuid.uuid4().hex})
 
                 tables = [await table() for _ in range(2)]
                 # The host sits at its own tables as often as it likes: not counted.
                 for n in range(BOUND + 1):
                     status, _ = await join(host, tables[0], f"Home{n}")
                     assert status == 200
-                status, view = await call(host, f"/v1/games/{tables[0]}:join", {"displayName": "Late"})
+                status, view = await _post(host, f"/v1/games/{tables[0]}:join", {"displayName": "Late"})
                 assert status == 400 and view["details"][0]["reason"] == "GAME_FULL"  # it started with four
                 # The squatter: BOUND seats at the host's other table, then refused, nothing changed.
                 held = []
@@ -78,25 +72,25 @@ def test_seats_at_others_listed_tables_are_bounded_per_address(redis_server: Emb
                     assert status == 200, joined
                     held.append(joined["seatToken"])
                 other = await table()
-                async with squatter.get(f"{base}/v1/games/{other}/view") as response:
+                async with squatter.get(f"/v1/games/{other}/view") as response:
                     before = (await response.json())["view"]
                 status, refused = await join(squatter, other, "Squat9")
                 assert status == 429 and refused["details"][0]["reason"] == "TOO_MANY_SEATS_HELD", refused
                 assert "12" not in refused["message"] and str(BOUND) in refused["message"]
-                async with squatter.get(f"{base}/v1/games/{other}/view") as response:
+                async with squatter.get(f"/v1/games/{other}/view") as response:
                     after = (await response.json())["view"]
                 assert after["version"] == before["version"] and not any(s.get("taken") for s in after["seats"])
                 # An unlisted table of the host's is not counted.
                 status, _ = await join(squatter, await table(unlisted=True), "Invited")
                 assert status == 200
                 # A seat left while its table waits counts no more (looked up again after RECHECK_S).
-                status, _ = await call(squatter, f"/v1/games/{tables[1]}:leave", {}, token=held[0])
+                status, _ = await _post(squatter, f"/v1/games/{tables[1]}:leave", {}, token=held[0])
                 assert status == 200
                 await asyncio.sleep(RECHECK_S + 0.1)
                 status, joined = await join(squatter, other, "Squat9")
                 assert status == 200, joined
                 # A table made over gRPC is its address's over REST too.
-                loopback = await session("127.0.0.1")
+                loopback = await stack.enter_async_context(_from("127.0.0.1", base))
                 made_over_grpc = (await client.create_game("stimmvieh", 4)).game_id
                 for n in range(BOUND + 1):
                     status, joined = await join(loopback, made_over_grpc, f"Own{n}")
@@ -198,26 +192,23 @@ def test_a_seat_left_and_taken_by_another_counts_no_more(redis_server: EmbeddedR
     async def scenario() -> None:
         async with replica_and_client(redis_server.url, http_address="127.0.0.1:0", seats_per_client=1) as (replica, _):
             base = f"http://127.0.0.1:{replica.http_port}"
-            async with _from(HOST) as host, _from(SQUATTER) as squatter:
-
-                async def call(http: Any, path: str, body: dict[str, Any], token: str = "") -> tuple[int, dict[str, Any]]:
-                    return await _post(http, base + path, body, token)
+            async with _from(HOST, base) as host, _from(SQUATTER, base) as squatter:
 
                 async def made() -> str:
-                    return str((await call(host, "/v1/games", {"kind": "stimmvieh", "options": {"players": 4}}))[1]["gameId"])
+                    return str((await _post(host, "/v1/games", {"kind": "stimmvieh", "options": {"players": 4}}))[1]["gameId"])
 
                 first, second = await made(), await made()
-                status, joined = await call(host, f"/v1/games/{first}:join", {"displayName": "Ada"})
+                status, joined = await _post(host, f"/v1/games/{first}:join", {"displayName": "Ada"})
                 request = {"displayName": "Cy", "requestId": "0123456789abcdef-cy"}
                 for _ in range(3):  # one join, sent three times: one seat
-                    status, mine = await call(squatter, f"/v1/games/{first}:join", request)
+                    status, mine = await _post(squatter, f"/v1/games/{first}:join", request)
                     assert (status, mine.get("seat")) == (200, 1)
-                status, _ = await call(squatter, f"/v1/games/{first}:leave", {}, token=mine["seatToken"])
+                status, _ = await _post(squatter, f"/v1/games/{first}:leave", {}, token=mine["seatToken"])
                 assert status == 200
-                status, bo = await call(host, f"/v1/games/{first}:join", {"displayName": "Bo"})
+                status, bo = await _post(host, f"/v1/games/{first}:join", {"displayName": "Bo"})
                 assert bo["seat"] == 1  # the seat the squatter left
                 await asyncio.sleep(RECHECK_S + 0.1)
-                status, again = await call(squatter, f"/v1/games/{second}:join", {"displayName": "Cy"})
+                status, again = await _post(squatter, f"/v1/games/{second}:join", {"displayName": "Cy"})
                 assert status == 200, again
 
     run(scenario(), timeout_s=60)
@@ -232,37 +223,34 @@ def test_a_seat_taken_over_counts_and_the_next_game_keeps_its_maker(redis_server
     async def scenario() -> None:
         async with replica_and_client(redis_server.url, http_address="127.0.0.1:0", seats_per_client=1) as (replica, client):
             base = f"http://127.0.0.1:{replica.http_port}"
-            async with _from(HOST) as host, _from(SQUATTER) as guest:
-
-                async def call(http: Any, path: str, body: dict[str, Any], token: str = "") -> tuple[int, dict[str, Any]]:
-                    return await _post(http, base + path, body, token)
+            async with _from(HOST, base) as host, _from(SQUATTER, base) as guest:
 
                 async def made(table: dict[str, Any]) -> str:
-                    return str((await call(host, "/v1/games", {"kind": "stimmvieh", "options": {"players": 3}, "table": table}))[1]["gameId"])
+                    return str((await _post(host, "/v1/games", {"kind": "stimmvieh", "options": {"players": 3}, "table": table}))[1]["gameId"])
 
                 # The guest's one seat: at a table of bots, which it then leaves to them.
                 bots = await made({"botSeats": [1, 2]})
-                status, mine = await call(guest, f"/v1/games/{bots}:join", {"displayName": "Cy"})
+                status, mine = await _post(guest, f"/v1/games/{bots}:join", {"displayName": "Cy"})
                 assert status == 200
                 # A seat left absent at another table of the host's: the guest may not take it over.
                 clocked = await made({"allowTakeover": True, "decisionSeconds": 600})
-                joined = [(await call(host, f"/v1/games/{clocked}:join", {"displayName": n}))[1] for n in ("Ada", "Bo", "Dee")]
-                status, _ = await call(host, f"/v1/games/{clocked}:leave", {}, token=joined[2]["seatToken"])
+                joined = [(await _post(host, f"/v1/games/{clocked}:join", {"displayName": n}))[1] for n in ("Ada", "Bo", "Dee")]
+                status, _ = await _post(host, f"/v1/games/{clocked}:leave", {}, token=joined[2]["seatToken"])
                 assert status == 200
                 takeover = {"seat": 2, "displayName": "Cy", "requestId": "0123456789abcdef-takeover"}
-                status, refused = await call(guest, f"/v1/games/{clocked}:takeOver", takeover)
+                status, refused = await _post(guest, f"/v1/games/{clocked}:takeOver", takeover)
                 assert (status, refused["details"][0]["reason"]) == (429, "TOO_MANY_SEATS_HELD"), refused
                 assert (await client.view(clocked)).seats[2].absent  # nothing changed
                 # The guest leaves its seat to the bots, which finish the game; it asks for the next.
-                status, _ = await call(guest, f"/v1/games/{bots}:leave", {}, token=mine["seatToken"])
+                status, _ = await _post(guest, f"/v1/games/{bots}:leave", {}, token=mine["seatToken"])
                 deadline = time.monotonic() + 60
                 while (await client.view(bots)).status != 3:  # GAME_STATUS_FINISHED
                     assert time.monotonic() < deadline, "the bots did not finish the game"
                     await asyncio.sleep(0.2)
-                status, again = await call(guest, f"/v1/games/{bots}:playAgain", {}, token=mine["seatToken"])
+                status, again = await _post(guest, f"/v1/games/{bots}:playAgain", {}, token=mine["seatToken"])
                 assert status == 200, again
                 # The host, seated nowhere in it, is still its maker: it seats a bot without a token.
-                status, seated = await call(host, f"/v1/games/{again['gameId']}:addBot", {"seat": 0})
+                status, seated = await _post(host, f"/v1/games/{again['gameId']}:addBot", {"seat": 0})
                 assert status == 200, seated
 
     run(scenario(), timeout_s=90)
