@@ -1300,6 +1300,12 @@ class GameHost:
                     log.info("move_applied", version=new.version)
                     return self._answer(new.version, events, seat)
                 if result.status == "DUPLICATE":
+                    if not fresh:
+                        # Decided on a cached state: the seat may have changed hands since, and
+                        # its request ids with it (a former holder must not get the new one's
+                        # answers, nor learn by REQUEST_ID_REUSED which move it was not).
+                        loaded, fresh = await self._load_fresh(game_id), True
+                        self._same_seat(loaded, token, seat)
                     answered = await self._first_answer(game_id, seat, key, request_fingerprint)
                     if answered is not None:
                         return answered
@@ -1426,7 +1432,7 @@ class GameHost:
         version, status and seat token hashes are used: the engine state is never decoded."""
         size = request.page_size or DEFAULT_HISTORY_PAGE_SIZE
         if not 0 < size <= MAX_HISTORY_PAGE_SIZE:
-            raise invalid("BAD_PAGE_SIZE", f"page_size must be 1 to {MAX_HISTORY_PAGE_SIZE}")
+            raise invalid("BAD_PAGE_SIZE", f"page_size must be 0 to {MAX_HISTORY_PAGE_SIZE} (0: {DEFAULT_HISTORY_PAGE_SIZE})")
         after = request.after_version
         if after < 0:
             raise invalid("BAD_AFTER_VERSION", "after_version must be 0 or more")
@@ -1468,7 +1474,7 @@ class GameHost:
         number of lobby entries)."""
         size = request.page_size or DEFAULT_PAGE_SIZE
         if not 0 < size <= MAX_PAGE_SIZE:
-            raise invalid("BAD_PAGE_SIZE", f"page_size must be 1 to {MAX_PAGE_SIZE}")
+            raise invalid("BAD_PAGE_SIZE", f"page_size must be 0 to {MAX_PAGE_SIZE} (0: {DEFAULT_PAGE_SIZE})")
         return await lobby_page(self.store, request, size)
 
     @staticmethod

@@ -69,6 +69,12 @@ class SecretMismatch(RuntimeError):
     """Another replica on this Redis uses a different server secret."""
 
 
+_MISMATCH = (
+    "another replica on this Redis uses a different server secret: give every replica the"
+    f" same --secret-file / HUSTINGS_SECRET (to change it, stop them all and wait {CHECK_TTL_S} s)"
+)
+
+
 def read_or_create_file(path: pathlib.Path) -> bytes:
     """The secret kept in ``path`` (hex), created with mode 0600 if it does not exist."""
     try:
@@ -107,10 +113,19 @@ def _parse(text: str) -> bytes:
 
 
 async def from_redis(client: object) -> bytes:
-    """The secret kept in Redis, created by the first replica that asks (SET NX)."""
-    candidate = secrets.token_bytes(SECRET_BYTES).hex()
-    await client.set(REDIS_SECRET_KEY, candidate, nx=True)  # type: ignore[attr-defined]
+    """The secret kept in Redis, created by the first replica that asks (SET NX).
+
+    ``SecretMismatch``, writing nothing, when Redis keeps no secret while a check value is held:
+    the replicas serving have a secret of their own, so one drawn now would only be refused by
+    the check and left behind in Redis (a replica keeping its secret in Redis puts the secret back
+    before it claims the check value)."""
     stored = await client.get(REDIS_SECRET_KEY)  # type: ignore[attr-defined]
+    if stored is None:
+        if await client.exists(CHECK_KEY):  # type: ignore[attr-defined]
+            raise SecretMismatch(_MISMATCH)
+        candidate = secrets.token_bytes(SECRET_BYTES).hex()
+        await client.set(REDIS_SECRET_KEY, candidate, nx=True)  # type: ignore[attr-defined]
+        stored = await client.get(REDIS_SECRET_KEY)  # type: ignore[attr-defined]
     log.warning("server_secret_in_redis", hint="pass --secret-file so that reading Redis does not give the key")
     return _parse(stored.decode() if isinstance(stored, bytes) else str(stored))
 
@@ -245,10 +260,7 @@ class SecretGuard(BackgroundLoop):
     async def check(self) -> None:
         """Claim the check value at start; ``SecretMismatch`` when another secret is in use."""
         if not await self._claim():
-            raise SecretMismatch(
-                "another replica on this Redis uses a different server secret: give every replica the"
-                f" same --secret-file / HUSTINGS_SECRET (to change it, stop them all and wait {CHECK_TTL_S} s)"
-            )
+            raise SecretMismatch(_MISMATCH)
 
     async def _run(self) -> None:
         every_s = min(CHECK_EVERY_S, PUT_BACK_EVERY_S) if self._secret_text is not None else CHECK_EVERY_S

@@ -132,6 +132,10 @@ def test_play_starts_its_own_server_and_quits_cleanly() -> None:
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     assert "your move" in out and "choose_top_candidates" in out
     assert "Traceback" not in done.stderr.decode()
+    # Its game goes with its own server: it says so where it gives the commitment, and where to
+    # play a game that `hustings verify` can check; it does not claim that bots play it out.
+    assert "ends with it" in out and "hustings play --server 127.0.0.1:50051" in out
+    assert "Left game" not in out
 
 
 def test_play_quit_on_a_server_leaves_its_seats_to_the_tables_bots_and_showed_the_commitment(redis_server: EmbeddedRedis) -> None:
@@ -145,7 +149,7 @@ def test_play_quit_on_a_server_leaves_its_seats_to_the_tables_bots_and_showed_th
         assert done.returncode == 0, done.stderr.decode()[-2000:]
         game_id = out.split(" game ", 1)[1].split(".", 1)[0]
         commitment = out.split("Its seed commitment: ", 1)[1].split()[0]
-        assert f"Left game {game_id} before its end" in out
+        assert f"Left game {game_id} before its end" in out and "ends with it" not in out
 
         async def finished() -> game_pb2.GameView:
             async with Client(f"127.0.0.1:{port}") as client:

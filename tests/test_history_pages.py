@@ -238,6 +238,8 @@ def test_bad_page_sizes_and_versions_are_refused_with_their_reasons(live: LiveRe
                 with pytest.raises(HustingsError) as refused:
                     await client.history_page(finished.game_id, **fields)  # type: ignore[arg-type]
                 assert (refused.value.code, refused.value.reason) == (code, reason), fields
+                if reason == "BAD_PAGE_SIZE":  # the README's words: 0 or unset is 500
+                    assert "0 to 1000 (0: 500)" in refused.value.message, refused.value.message
             at_end = await client.history_page(finished.game_id, None, version, 1000)
             assert (list(at_end.entries), at_end.version, at_end.next_after_version) == ([], version, 0)
             largest = await client.history_page(finished.game_id, None, 0, 1000)

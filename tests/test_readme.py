@@ -216,6 +216,37 @@ def _serve_twice_from(folder: pathlib.Path) -> None:
         _assert_private(data)
 
 
+def test_the_second_replica_command_serves_the_first_command_s_games() -> None:
+    """Many replicas: the README's command for a second replica beside the first command, run
+    verbatim by a shell in the same fresh folder (only its two ports swapped for free ones),
+    serves the games the first made, and its moves are the first's."""
+    (block,) = [b for b in _blocks(_section("Many replicas"), "sh") if "127.0.0.1:50052" in b]
+    command = " ".join(line.rstrip("\\").strip() for line in _commands(block))
+    assert command.startswith("hustings serve ") and "--secret-file .hustings-data/secret" in command, command
+    with tempfile.TemporaryDirectory(prefix="fresh-") as short, _readme_serve(pathlib.Path(short)) as (_, _, http_port, _):
+        grpc_port2, http_port2 = free_ports(2)
+        typed = command.replace("127.0.0.1:50052", f"127.0.0.1:{grpc_port2}").replace("127.0.0.1:8081", f"127.0.0.1:{http_port2}")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("HUSTINGS_")}
+        env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+        with tempfile.TemporaryFile() as log:
+            second = subprocess.Popen(["sh", "-c", f"exec {typed}"], cwd=short, env=env, stdout=subprocess.DEVNULL, stderr=log)
+            try:
+                _wait_serving(second, grpc_port2, http_port2, log)
+                first_base, second_base = f"http://127.0.0.1:{http_port}", f"http://127.0.0.1:{http_port2}"
+                created = requests.post(
+                    f"{first_base}/v1/games", json={"kind": "stimmvieh", "options": {"players": 3}}, timeout=10
+                ).json()
+                game_id = created["gameId"]
+                joined = requests.post(f"{second_base}/v1/games/{game_id}:join", json={"displayName": "Ada"}, timeout=10)
+                assert joined.status_code == 200, joined.text
+                token = joined.json()["seatToken"]
+                seen = requests.get(f"{first_base}/v1/games/{game_id}/view", headers={"Authorization": f"Bearer {token}"}, timeout=10)
+                assert seen.status_code == 200 and seen.json()["view"]["seats"][0]["displayName"] == "Ada", seen.text
+            finally:
+                _interrupt(second)
+            assert second.returncode == 0
+
+
 def test_a_redis_that_cannot_start_is_one_line_in_its_own_words(tmp_path: pathlib.Path) -> None:
     data = tmp_path / ".hustings-data"
     data.mkdir()

@@ -44,6 +44,35 @@ def test_a_replica_with_another_secret_refuses_to_start(own_redis: EmbeddedRedis
     run(scenario())
 
 
+def test_a_replica_refused_for_want_of_the_secret_leaves_none_of_its_own_in_redis(own_redis: EmbeddedRedis) -> None:
+    """A replica given no secret beside replicas that have one of their own (the embedded
+    default's file, say) is refused, and draws no secret into Redis: a key nobody uses, there
+    for good, that the next replica without one would take."""
+    client = redis.Redis.from_url(own_redis.url)
+
+    async def scenario() -> None:
+        first = await Replica(_config(own_redis.url, SECRET_A)).start()
+        try:
+            for _ in range(2):
+                with pytest.raises(server_secret.SecretMismatch, match="different server secret"):
+                    await Replica(_config(own_redis.url, None)).start()
+                assert client.exists(server_secret.REDIS_SECRET_KEY) == 0
+        finally:
+            await first.stop()
+        client.delete(server_secret.CHECK_KEY)  # as if CHECK_TTL_S had passed
+        alone = await Replica(_config(own_redis.url, None)).start()  # the first to keep it in Redis
+        try:
+            kept = client.get(server_secret.REDIS_SECRET_KEY)
+            assert kept is not None and len(bytes.fromhex(kept.decode())) == server_secret.SECRET_BYTES
+            second = await Replica(_config(own_redis.url, None)).start()  # takes the one kept
+            await second.stop()
+            assert client.get(server_secret.REDIS_SECRET_KEY) == kept
+        finally:
+            await alone.stop()
+
+    run(scenario())
+
+
 def test_the_check_value_lapses_after_the_last_replica_stops(own_redis: EmbeddedRedis) -> None:
     client = redis.Redis.from_url(own_redis.url)
 

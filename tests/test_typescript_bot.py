@@ -253,3 +253,17 @@ def test_the_typescript_bot_resumes_on_another_replica_when_its_replica_dies(
         assert all(len(decisions) == 1 for decisions in per_id.values()), per_id
         versions = [version for decisions in per_id.values() for version, _ in decisions]
         assert len(versions) == len(set(versions))
+
+
+def test_the_typescript_bot_answers_help_and_a_wrong_flag_in_words(bot_js: pathlib.Path) -> None:
+    """As the Python bot's argparse does: --help is the usage and status 0; a flag it does not
+    know, or one without its value, is one line naming it, then the usage, status 2 (Node's
+    parseArgs threw a stack trace)."""
+    node = _tool("node")
+    helped = subprocess.run([node, str(bot_js), "--help"], capture_output=True, text=True, timeout=60)
+    assert helped.returncode == 0 and helped.stdout.startswith("usage: node dist/example_bot.js") and helped.stderr == ""
+    for wrong, named in ((["--bot-levle", "greedy"], "--bot-levle"), (["--server"], "--server")):
+        done = subprocess.run([node, str(bot_js), *wrong], capture_output=True, text=True, timeout=60)
+        first, *rest = done.stderr.splitlines()
+        assert done.returncode == 2 and first.startswith("example_bot: ") and named in first, done.stderr
+        assert rest[0].startswith("usage: ") and not any(line.lstrip().startswith("at ") for line in rest), done.stderr

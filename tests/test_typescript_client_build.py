@@ -84,3 +84,12 @@ def test_two_runs_setting_the_typescript_client_up_at_once_build_it_once(tmp_pat
     used = subprocess.run(["node", "-e", check, (ts_dir / "dist" / "display_names.js").as_uri()],
                           capture_output=True, text=True, timeout=60)
     assert used.returncode == 0, used.stderr[-3000:]
+
+
+def test_generating_the_stubs_outside_the_venv_says_what_to_do() -> None:
+    """`npm run build` with a python3 that lacks the hustings package (the venv not active): one
+    line saying to activate it, not a traceback."""
+    script = pathlib.Path(__file__).resolve().parent.parent / "clients" / "typescript" / "scripts" / "generate.py"
+    done = subprocess.run([sys.executable, "-S", str(script)], capture_output=True, text=True, timeout=60)  # -S: no site-packages
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "activate the venv" in done.stderr, done.stderr

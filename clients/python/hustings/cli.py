@@ -465,7 +465,7 @@ async def _play(args: argparse.Namespace) -> int:
 
     # The embedded server's warnings would land between the table and the prompt: errors only.
     async with _server(args.server, log_level="error") as address:
-        return await play_in_terminal(address, args.kind, args.players, args.name)
+        return await play_in_terminal(address, args.kind, args.players, args.name, lasting=bool(args.server))
 
 
 async def _loadtest(args: argparse.Namespace) -> int:

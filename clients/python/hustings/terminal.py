@@ -256,8 +256,12 @@ async def play_in_terminal(
     out: TextIO | None = None,
     ask: Ask = ask_line,
     bot_seed: int | None = None,
+    lasting: bool = True,
 ) -> int:
-    """Create a game, take seat 0, fill the other seats with random bots, and play until it ends."""
+    """Create a game, take seat 0, fill the other seats with random bots, and play until it ends.
+
+    ``lasting``: whether the server outlives this call (``hustings play --server``); ``play``'s own
+    embedded server, and every game on it, stops with it."""
     out = out or sys.stdout
     rng = random.Random(bot_seed)
     checked_display_name(name)  # before the table is made: a refused name leaves none behind
@@ -271,13 +275,21 @@ async def play_in_terminal(
         print(f"You are {name}, seat {me.seat}, in {kind} game {created.game_id}.", file=out, flush=True)
         # Kept now, it lets ``hustings verify`` check the game without taking the server's word.
         print(f"Its seed commitment: {me.view.seed_commitment}", file=out, flush=True)
+        if not lasting:
+            print(
+                "This game lives in play's own server and ends with it; to keep it (for hustings verify),"
+                " play on your server: hustings play --server 127.0.0.1:50051",
+                file=out,
+                flush=True,
+            )
         try:
             return await TerminalPlayer(client, me, name, out, ask).run()
         finally:
             for task in bots:
                 task.cancel()
             await asyncio.gather(*bots, return_exceptions=True)
-            await _leave_unfinished(client, [me, *seated], out)
+            if lasting:
+                await _leave_unfinished(client, [me, *seated], out)
 
 
 async def _leave_unfinished(client: Client, seats: list[Joined], out: TextIO) -> None:

@@ -12,7 +12,14 @@ import pathlib
 import shutil
 import sys
 
-from hustings.protos import include_dirs
+try:
+    from hustings.protos import include_dirs
+except ModuleNotFoundError:  # npm run build outside the venv that hustings is installed in
+    raise SystemExit(
+        "scripts/generate.py needs the hustings package (for protoc and the protos' imports):"
+        " activate the venv you installed it in (`. .venv/bin/activate` at the repository's root)"
+        " and run `npm run build` again"
+    ) from None
 
 HERE = pathlib.Path(__file__).resolve().parent.parent
 PROTO_ROOT = HERE.parent.parent / "proto"

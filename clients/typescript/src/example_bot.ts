@@ -282,19 +282,41 @@ function seeded(seed: number): () => number {
   };
 }
 
+const USAGE = `usage: node dist/example_bot.js [--server URL[,URL...]] [--game GAME_ID] [--kind KIND]
+    [--players N] [--bot-level random|greedy|strong] [--name NAME] [--seed N]
+  Joins GAME_ID, or creates a game of KIND with server-side bots in the other seats, plays
+  one seat to the end and prints one JSON line. --server: the REST/JSON face of one or more
+  replicas (default http://127.0.0.1:8080).`;
+
+const OPTIONS = {
+  server: { type: "string", default: "http://127.0.0.1:8080" }, // comma-separated replicas
+  game: { type: "string", default: "" }, // join this game; empty: create one
+  kind: { type: "string", default: "stimmvieh" },
+  players: { type: "string", default: "4" },
+  "bot-level": { type: "string", default: "" }, // random (the default when empty), greedy, strong
+  name: { type: "string", default: "Example bot" },
+  seed: { type: "string" },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+/** The command line's options; a flag it does not know, or a value missing, is one line and
+ * the usage on stderr, status 2 (as the Python bot's argparse does). */
+function options(): ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"] {
+  try {
+    return parseArgs({ options: OPTIONS }).values;
+  } catch (error) {
+    process.stderr.write(`example_bot: ${(error as Error).message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+}
+
 /** Join (or create, with server-side bots in the other seats) and play one game. */
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      server: { type: "string", default: "http://127.0.0.1:8080" }, // comma-separated replicas
-      game: { type: "string", default: "" }, // join this game; empty: create one
-      kind: { type: "string", default: "stimmvieh" },
-      players: { type: "string", default: "4" },
-      "bot-level": { type: "string", default: "" }, // random (the default when empty), greedy, strong
-      name: { type: "string", default: "Example bot" },
-      seed: { type: "string" },
-    },
-  });
+  const values = options();
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
   const servers = values.server.split(",").map((url) => new HustingsRest(url.trim()));
   const api = servers[0]!;
   const random = values.seed === undefined ? Math.random : seeded(Number(values.seed));
