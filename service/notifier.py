@@ -18,6 +18,8 @@ from typing import Any, Iterator
 import structlog
 from redis.exceptions import RedisError
 
+from hustings.service.background import FAILURE_LOG_EVERY_S
+from hustings.service.logs import SparseLines
 from hustings.service.store import game_id_of_channel, updates_channel
 
 log = structlog.get_logger("hustings.notifier")
@@ -66,6 +68,7 @@ class Notifier:
 
     def __init__(self, client: Any) -> None:
         self._client = client
+        self._reconnect_lines = SparseLines(FAILURE_LOG_EVERY_S)
         self._waiters: dict[str, set[Announcement]] = {}
         # Games whose first waiter came or last waiter went since the subscription last followed
         # (``_follow_changes``): it looks at those alone, not at every watched game. Diffing the
@@ -158,7 +161,12 @@ class Notifier:
             except (RedisError, OSError) as error:
                 if self._stopping:
                     return
-                log.warning("notifier_reconnecting", error=type(error).__name__)
+                # Every half second while Redis is away: one line per cause every 10 s, counting
+                # the others, as the background loops write theirs.
+                cause = type(error).__name__
+                left_out = self._reconnect_lines.due(cause)
+                if left_out is not None:
+                    log.warning("notifier_reconnecting", error=cause, alike_not_logged=left_out)
                 self.wake_all()  # anything may have been missed: let watchers re-read
                 self._changed.set()  # the next connection subscribes to every watched game again
                 await asyncio.sleep(0.5)

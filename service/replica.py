@@ -54,6 +54,14 @@ if TYPE_CHECKING:
     from hustings.service.rest_connections import HttpSettings
 
 log = structlog.get_logger("hustings.replica")
+
+
+def _at_once() -> asyncio.Event:
+    """A ``hurry`` already set: ``Replica.stop`` without its drain (a replica that failed to start
+    never served, so nobody needs time to stop sending to it)."""
+    event = asyncio.Event()
+    event.set()
+    return event
 # At stop, what the host still does in the background (a cancelled call's follow-up, a kick of
 # due decisions) gets this long to end once the calls have, then is cancelled.
 BACKGROUND_GRACE_S = 1.0
@@ -83,11 +91,13 @@ class StartupError(RuntimeError):
 
 
 def check_listen_address(face: str, address: str) -> None:
-    """StartupError unless ``address`` ("" for a face that is off, or a gRPC ``unix:`` path) ends
+    """StartupError unless ``address`` ("" for a face that is off, not gRPC; or a gRPC ``unix:`` path) ends
     in a port from 0 to 65535: gRPC took port 65536 as some free port and served there, and the
     REST and metrics faces stopped with a traceback."""
-    if not address or address.startswith("unix:"):
+    if address.startswith("unix:") or (not address and face != "gRPC"):
         return
+    if not address:  # gRPC is the service: it cannot be off
+        raise StartupError("cannot listen for gRPC on '': give HOST:PORT, the port from 0 to 65535 (gRPC cannot be turned off)")
     port = address.rpartition(":")[2]
     if not (re.fullmatch(r"[0-9]{1,5}", port) and int(port) <= 65535):  # ASCII digits: "²" is a digit to isdigit
         raise StartupError(f"cannot listen for {face} on {address!r}: give HOST:PORT, the port from 0 to 65535")
@@ -170,6 +180,7 @@ class ReplicaConfig:
     redis_pool_timeout_s: float = DEFAULT_POOL_TIMEOUT_S  # how long a command waits for a connection
     benchmark_floor: bool = False  # serve the loadtest's floor call too
     secret: bytes | None = None  # the server secret shared by all replicas; kept in Redis when None
+    replace_secret: bool = False  # take Redis's check value for this secret even where another's is kept
     retention_s: int = 30 * 24 * 3600  # how long finished games are kept
     local_clock: Callable[[], float] = time.time  # this machine's clock, corrected by Redis' (service/clock.py)
     store_ping_s: float = PING_EVERY_S  # how often Redis is pinged for the health service (service/readiness.py)
@@ -213,9 +224,9 @@ class Replica:
                 raise StartupError(f"cannot reach Redis at {where}: {_first_line(error)}") from None
             await store.check_server()
             await notifier.start()
-            secret = self.config.secret or await server_secret.from_redis(store.client)
+            secret = self.config.secret or await server_secret.from_redis(store.client, self.config.replace_secret)
             keys = server_secret.Keys(secret)  # one for the guard and the host: a Redis-kept secret may be adopted anew
-            guard = server_secret.SecretGuard(store.client, keys, None if self.config.secret else secret)
+            guard = server_secret.SecretGuard(store.client, keys, None if self.config.secret else secret, self.config.replace_secret)
             await guard.check()
             clock = SharedClock(store.client, self.config.local_clock)
             await clock.calibrate()
@@ -282,8 +293,6 @@ class Replica:
             await notifier.stop()
             await store.close()
             raise
-        for service in ("", SERVICE_NAME):
-            await health.set(service, health_pb2.HealthCheckResponse.SERVING)
         self.port = port
         self._parts = {"store": store, "notifier": notifier, "host": host, "server": server, "health": health, "limits": limits}
         self._parts["guard"] = guard
@@ -306,7 +315,7 @@ class Replica:
             try:
                 rest = await start_rest(host, self.config.http_address, limits, self.config.http, self.config.grace_s)
             except BaseException as error:
-                await self.stop()  # do not leave the gRPC face running without its REST face
+                await self.stop(_at_once())  # do not leave the gRPC face running without its REST face
                 if isinstance(error, (OSError, ValueError)):
                     raise StartupError(f"cannot listen for REST/JSON on {self.config.http_address!r}: {_first_line(error)}") from None
                 raise
@@ -319,10 +328,15 @@ class Replica:
             try:
                 metrics_server = serve_metrics(self.config.metrics_address)
             except (OSError, ValueError) as error:
-                await self.stop()
+                await self.stop(_at_once())
                 raise StartupError(f"cannot listen for metrics on {self.config.metrics_address!r}: {_first_line(error)}") from None
             self.metrics_port = metrics_server.server_port
             self._parts["metrics"] = metrics_server
+        # SERVING once every face listens: a replica that cannot open one stops at once, never
+        # having said it serves (it served gRPC, healthy, through its whole drain before).
+        await health.set("", health_pb2.HealthCheckResponse.SERVING)
+        serving = health_pb2.HealthCheckResponse.SERVING if readiness.serving else health_pb2.HealthCheckResponse.NOT_SERVING
+        await health.set(SERVICE_NAME, serving)  # as the readiness loop has it (Redis may have gone meanwhile)
         log.info("replica_started", port=port, http_port=self.http_port or None, metrics_port=self.metrics_port or None)
         return self
 

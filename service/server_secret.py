@@ -15,9 +15,12 @@ gives the key too: deployments should pass a secret of their own.
 
 Replicas with different secrets would disagree on every stored request id and join token (a
 join retried on another replica would take a second seat), so :class:`SecretGuard` keeps a keyed
-check value of the secret in Redis while any replica runs: a replica started with another secret
-refuses to start (``SecretMismatch``). To change the secret, stop every replica and start them
-again with the new one once the check value has lapsed (``CHECK_TTL_S`` after the last stopped).
+check value of the secret in Redis, for as long as Redis keeps the games: a replica started with
+another secret refuses to start (``SecretMismatch``), whenever it starts. The value once lapsed 30
+s after the last replica stopped, and a fleet started again later with another secret (a compose
+run without its ``.env``) took it silently: every retry from before answered as a new request. To
+change the secret, stop every replica and start one with ``replace=True`` (``hustings serve
+--replace-secret``), then the others.
 """
 
 from __future__ import annotations
@@ -39,22 +42,21 @@ log = structlog.get_logger("hustings.secret")
 SECRET_BYTES = 32
 REDIS_SECRET_KEY = "hustings:server-secret"
 CHECK_KEY = "hustings:server-secret-check"
-CHECK_TTL_S = 30  # how long the check value outlives the last running replica
 CHECK_EVERY_S = 10.0
 # How often a replica whose secret is kept in Redis puts it back should Redis have lost it.
 PUT_BACK_EVERY_S = 1.0
 
-# KEYS[1] the check key; ARGV[1] this replica's check value, ARGV[2] the TTL. Sets the value when
-# none is kept, refreshes it when it is ours; returns the value kept (ours unless another
-# secret is in use).
+# KEYS[1] the check key; ARGV[1] this replica's check value. Sets the value when none is kept
+# (a new Redis, or one that lost its data), and keeps ours for good (releases before this one gave
+# it a 30-s expiry); returns the value kept (ours unless another secret is in use).
 _CLAIM = """
 local kept = redis.call('GET', KEYS[1])
 if not kept then
-  redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+  redis.call('SET', KEYS[1], ARGV[1])
   return ARGV[1]
 end
 if kept == ARGV[1] then
-  redis.call('EXPIRE', KEYS[1], ARGV[2])
+  redis.call('PERSIST', KEYS[1])
 end
 return kept
 """
@@ -71,7 +73,7 @@ class SecretMismatch(RuntimeError):
 
 _MISMATCH = (
     "another replica on this Redis uses a different server secret: give every replica the"
-    f" same --secret-file / HUSTINGS_SECRET (to change it, stop them all and wait {CHECK_TTL_S} s)"
+    " same --secret-file / HUSTINGS_SECRET (to change it, stop them all, then start one with --replace-secret)"
 )
 
 
@@ -112,16 +114,16 @@ def _parse(text: str) -> bytes:
     return value
 
 
-async def from_redis(client: object) -> bytes:
+async def from_redis(client: object, replace: bool = False) -> bytes:
     """The secret kept in Redis, created by the first replica that asks (SET NX).
 
-    ``SecretMismatch``, writing nothing, when Redis keeps no secret while a check value is held:
-    the replicas serving have a secret of their own, so one drawn now would only be refused by
-    the check and left behind in Redis (a replica keeping its secret in Redis puts the secret back
-    before it claims the check value)."""
+    ``SecretMismatch``, writing nothing, when Redis keeps no secret while a check value is held
+    (unless ``replace``): the games are keyed under a secret of the replicas' own, so one drawn
+    now would only be refused by the check and left behind in Redis (a replica keeping its secret
+    in Redis puts the secret back before it claims the check value)."""
     stored = await client.get(REDIS_SECRET_KEY)  # type: ignore[attr-defined]
     if stored is None:
-        if await client.exists(CHECK_KEY):  # type: ignore[attr-defined]
+        if not replace and await client.exists(CHECK_KEY):  # type: ignore[attr-defined]
             raise SecretMismatch(_MISMATCH)
         candidate = secrets.token_bytes(SECRET_BYTES).hex()
         await client.set(REDIS_SECRET_KEY, candidate, nx=True)  # type: ignore[attr-defined]
@@ -216,9 +218,10 @@ class SecretGuard(BackgroundLoop):
 
     task_name = "hustings-secret-guard"
 
-    def __init__(self, client: object, keys: Keys, kept_in_redis: bytes | None = None) -> None:
+    def __init__(self, client: object, keys: Keys, kept_in_redis: bytes | None = None, replace: bool = False) -> None:
         super().__init__()
         self._client = client
+        self._replace = replace  # take the check value at start, whatever secret it names
         self._keys = keys
         self._value = keys.check_value()
         # The secret, when it is the one kept in Redis. A Redis that comes back empty (no
@@ -236,7 +239,7 @@ class SecretGuard(BackgroundLoop):
     async def _claim(self) -> bool:
         if self._secret_text is not None:
             await self._client.set(REDIS_SECRET_KEY, self._secret_text, nx=True)  # type: ignore[attr-defined]
-        kept = await self._client.eval(_CLAIM, 1, CHECK_KEY, self._value, CHECK_TTL_S)  # type: ignore[attr-defined]
+        kept = await self._client.eval(_CLAIM, 1, CHECK_KEY, self._value)  # type: ignore[attr-defined]
         kept_text = kept.decode() if isinstance(kept, bytes) else str(kept)
         if kept_text != self._value and self._secret_text is not None:
             return await self._adopt(kept_text)
@@ -258,7 +261,16 @@ class SecretGuard(BackgroundLoop):
         return True
 
     async def check(self) -> None:
-        """Claim the check value at start; ``SecretMismatch`` when another secret is in use."""
+        """Claim the check value at start; ``SecretMismatch`` when another secret is in use
+        (unless ``replace``: then this replica's secret replaces it, and replicas still running
+        with the other one turn NOT_SERVING at their next round)."""
+        if self._replace:
+            replaced = await self._client.set(CHECK_KEY, self._value, get=True)  # type: ignore[attr-defined]
+            if replaced is not None and (replaced.decode() if isinstance(replaced, bytes) else str(replaced)) != self._value:
+                log.warning(
+                    "server_secret_replaced",
+                    hint="what was derived under the old secret no longer matches: retries sent before, next games of tables finished before, tables' makers",
+                )
         if not await self._claim():
             raise SecretMismatch(_MISMATCH)
 

@@ -271,3 +271,36 @@ def test_envoy_config_is_a_valid_bootstrap() -> None:
         assert "lb_polcy" in str(error)
     else:
         raise AssertionError("a misspelt Envoy field passed")
+
+
+def test_the_pods_run_the_image_of_this_version_pulled_only_when_missing() -> None:
+    """The Deployment names the image by this release's version, which `docker build -t` in
+    deploy/README.md tags and `hustings --version` prints: `hustings:latest` with Kubernetes'
+    default pull policy for it (Always) pulled a locally built image from Docker Hub and never
+    rolled the pods when re-applied."""
+    import tomllib
+
+    version = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    (deployment,) = [d for d in _documents("k8s/hustings.yaml") if d["kind"] == "Deployment"]
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    assert container["image"] == f"hustings:{version}" and container["imagePullPolicy"] == "IfNotPresent"
+    assert f"docker build -f deploy/Dockerfile -t hustings:{version} ." in (DEPLOY / "README.md").read_text()
+
+
+def test_the_version_is_a_development_one_while_the_changelog_has_unreleased_changes() -> None:
+    """`hustings --version` (and the `serving` log line) tells this tree from the release before:
+    with changes under Unreleased, the version is the next one's development version, above every
+    release the changelog lists (0.1.0 was printed by both, and deploy/README.md's upgrade notes
+    could not be told apart)."""
+    import tomllib
+
+    text = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    parsed = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)(\.dev\d+)?", text)
+    assert parsed, text
+    release = tuple(int(part) for part in parsed.groups()[:3])
+    changelog = (REPO / "CHANGELOG.md").read_text()
+    released = [tuple(int(p) for p in v.split(".")) for v in re.findall(r"^## \[(\d+\.\d+\.\d+)\]", changelog, re.M)]
+    unreleased = changelog.split("## [Unreleased]", 1)[1].split("\n## [", 1)[0]
+    assert released and all(release > v for v in released), (text, released)  # a .devN comes before its release
+    if re.search(r"^- ", unreleased, re.M):
+        assert parsed.group(4), f"{text}: changes are unreleased, so the version is the next one's .dev"

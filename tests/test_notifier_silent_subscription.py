@@ -19,6 +19,7 @@ import structlog.testing
 from conftest import REPO, run
 from hustings.service import notifier, watch
 from hustings.service.embedded_redis import EmbeddedRedis
+from hustings.service.store import updates_channel
 from service_helpers import RedisProxy, new_game, replica_and_client
 
 # The probe's figures here: pinged after 0.3 s of silence, made again after 1 s more without an
@@ -100,3 +101,31 @@ def test_a_silent_subscription_is_made_again_and_streams_hear_steps_at_once(
             await stream.aclose()
 
     run(scenario(), 60)
+
+
+def test_a_redis_away_is_one_reconnecting_line_per_ten_seconds_not_two_a_second(own_redis: EmbeddedRedis) -> None:
+    """The subscription tries again every half second while Redis is away; it wrote a warning
+    each time (7,200 lines an hour of an outage, per replica). Now one line per cause every 10 s,
+    as the background loops write theirs, counting those left out."""
+    import redis.asyncio
+
+    from hustings.service.notifier import Notifier
+
+    async def scenario() -> list[dict[str, object]]:
+        client = redis.asyncio.Redis.from_url(own_redis.url, socket_connect_timeout=0.2, socket_timeout=0.5)
+        notifier = Notifier(client)
+        with notifier.waiter("g" + "0" * 24):
+            await notifier.start()
+            for _ in range(100):  # bounded: 5 s for the subscription to be made
+                if await client.pubsub_numsub(updates_channel("g" + "0" * 24)) != [(updates_channel("g" + "0" * 24).encode(), 0)]:
+                    break
+                await asyncio.sleep(0.05)
+            with structlog.testing.capture_logs() as logged:
+                own_redis.kill()
+                await asyncio.sleep(2.5)  # four or five tries
+                await notifier.stop()
+        await client.aclose()
+        return logged
+
+    lines = [line for line in asyncio.run(scenario()) if line["event"] == "notifier_reconnecting"]
+    assert len(lines) == 1 and lines[0]["log_level"] == "warning" and lines[0]["alike_not_logged"] == 0, lines

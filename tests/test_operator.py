@@ -70,12 +70,20 @@ def test_a_setting_that_cannot_work_stops_serve_with_one_line(redis_server: Embe
             # TEST-NET-1: no address of this machine (nothing is sent to it; a bind fails here).
             "foreign": (_serve(tmp_path, "--address", "192.0.2.1:50051", "--redis-url", redis_server.url),
                         1, "hustings: cannot listen for gRPC on '192.0.2.1:50051': in use, or not an address of this machine"),
-            "metrics": (_serve(tmp_path, "--address", "127.0.0.1:0", "--metrics-address", f"127.0.0.1:{busy}", "--redis-url", redis_server.url),
+            # A face that cannot listen stops the replica at once, its drain not waited out
+            # (it served gRPC, healthy, for the whole drain: past this test's 30 s).
+            "metrics": (_serve(tmp_path, "--address", "127.0.0.1:0", "--metrics-address", f"127.0.0.1:{busy}", "--redis-url", redis_server.url,
+                               "--drain-seconds", "600"),
                         1, f"hustings: cannot listen for metrics on '127.0.0.1:{busy}'"),
+            "rest": (_serve(tmp_path, "--address", "127.0.0.1:0", "--http-address", f"127.0.0.1:{busy}", "--redis-url", redis_server.url,
+                            "--drain-seconds", "600"),
+                     1, f"hustings: cannot listen for REST/JSON on '127.0.0.1:{busy}'"),
             "retention": (_serve(tmp_path, HUSTINGS_RETENTION_DAYS="thirty"), 2, "argument --retention-days: not a number: 'thirty'"),
             "negative": (_serve(tmp_path, "--retention-days", "-1"), 2, "argument --retention-days: a number above 0"),
             "huge": (_serve(tmp_path, "--retention-days", "1e20"), 2, "argument --retention-days: at most 36,500 (a century)"),
             "watchers": (_serve(tmp_path, "--max-watchers", "0"), 2, "argument --max-watchers: at least 1"),
+            # gRPC is the service: '' cannot turn it off (it wrote gRPC's own line, then status 1).
+            "no grpc": (_serve(tmp_path, "--address", ""), 2, "argument --address: cannot listen for gRPC on ''"),
         }
         results = {name: _ended(process, 30.0) for name, (process, _, _) in cases.items()}
     for name, (_, status, line) in cases.items():
@@ -323,3 +331,39 @@ def test_a_background_loop_begins_again_after_an_error_it_did_not_expect(monkeyp
     assert runs == [0, 1, 2]
     failed = [e for e in logs if e["event"] == "background_loop_failed"]
     assert [(e["loop"], e["cause"]) for e in failed] == [("hustings-background", "RuntimeError")] * 2
+
+
+def test_a_variable_set_empty_is_as_if_unset(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`serve --help`: "a variable set empty is as if unset" (a compose file's or a Secret's
+    empty value): an empty number refused to start, an empty HUSTINGS_HTTP_ADDRESS turned the
+    REST face off unasked."""
+    from hustings.cli import SERVE_ENVIRONMENT, _parser
+
+    names = [name.strip(" ,") for name in SERVE_ENVIRONMENT.split(":", 1)[1].split(" are ")[0].replace(" and ", ", ").split(",")]
+    assert len(names) == 8 and all(name.startswith("HUSTINGS_") for name in names), names
+    assert "a variable set empty is as if unset" in SERVE_ENVIRONMENT
+    for name in names:
+        monkeypatch.delenv(name, raising=False)
+    unset = vars(_parser().parse_args(["serve"]))
+    for name in names:
+        monkeypatch.setenv(name, "")
+    assert vars(_parser().parse_args(["serve"])) == unset
+
+
+@pytest.mark.parametrize(
+    ("address", "local"),
+    [("127.0.0.1:50051", True), ("[::1]:50051", True), ("localhost:50051", True), ("unix:/tmp/h.sock", True),
+     ("0.0.0.0:50051", False), ("[::]:50051", False), ("10.1.2.3:50051", False), ("hustings:50051", False)],
+)
+def test_an_embedded_redis_beside_a_network_address_is_warned_of(address: str, local: bool) -> None:
+    """`serve` warns (`embedded_redis_serving_the_network`) when it keeps games in an embedded
+    Redis while taking calls from other machines: a pod whose Redis URL came out empty served,
+    healthy, a store no other replica saw."""
+    import structlog.testing
+
+    from hustings import cli
+
+    with structlog.testing.capture_logs() as logged:
+        cli._warn_if_serving_the_network(structlog.get_logger("hustings"), address)
+    assert [line["event"] for line in logged] == ([] if local else ["embedded_redis_serving_the_network"])
+    assert all(line["log_level"] == "warning" and "--redis-url" in line["hint"] for line in logged)

@@ -85,8 +85,8 @@ def test_the_drain_is_set_by_its_variable_checked_and_named_in_serve_s_help(monk
 def test_every_flag_deploy_readme_names_is_an_option_of_serve() -> None:
     """deploy/README.md: "`hustings serve --help` lists every flag and variable"."""
     options = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", _serve_parser().format_help()))
-    # Flags of the other tools it shows: docker compose's and kubectl's.
-    named = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", DEPLOY_README)) - {"--build", "--env-file", "--from-literal", "--cascade"}
+    # Flags of the other tools it shows (docker compose's and kubectl's) and `hustings --version`.
+    named = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", DEPLOY_README)) - {"--build", "--env-file", "--from-literal", "--cascade", "--version"}
     assert {"--drain-seconds", "--trusted-proxy", "--retention-days", "--redis-url"} <= named
     assert named <= options, sorted(named - options)
 

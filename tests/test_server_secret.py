@@ -9,10 +9,10 @@ from __future__ import annotations
 import pathlib
 import subprocess
 import sys
-import time
 
 import pytest
 import redis
+import structlog.testing
 
 from hustings.service import server_secret
 from hustings.service.embedded_redis import EmbeddedRedis
@@ -59,7 +59,7 @@ def test_a_replica_refused_for_want_of_the_secret_leaves_none_of_its_own_in_redi
                 assert client.exists(server_secret.REDIS_SECRET_KEY) == 0
         finally:
             await first.stop()
-        client.delete(server_secret.CHECK_KEY)  # as if CHECK_TTL_S had passed
+        client.delete(server_secret.CHECK_KEY)  # a Redis without the games of that secret
         alone = await Replica(_config(own_redis.url, None)).start()  # the first to keep it in Redis
         try:
             kept = client.get(server_secret.REDIS_SECRET_KEY)
@@ -73,23 +73,40 @@ def test_a_replica_refused_for_want_of_the_secret_leaves_none_of_its_own_in_redi
     run(scenario())
 
 
-def test_the_check_value_lapses_after_the_last_replica_stops(own_redis: EmbeddedRedis) -> None:
+def test_the_check_value_outlives_the_replicas_and_only_replace_secret_changes_it(own_redis: EmbeddedRedis) -> None:
+    """The check value is kept for as long as Redis keeps the games: a fleet started again after
+    any pause with another secret is refused (it lapsed 30 s after the last replica stopped, and
+    such a fleet served on, answering every retry from before as a new request). Changing the
+    secret is asked for: ``--replace-secret``."""
     client = redis.Redis.from_url(own_redis.url)
 
-    async def start_and_stop(secret: bytes) -> None:
-        replica = await Replica(_config(own_redis.url, secret)).start()
+    async def start_and_stop(secret: bytes | None, replace: bool = False) -> None:
+        config = ReplicaConfig(redis_url=own_redis.url, address="127.0.0.1:0", grace_s=0.5, secret=secret, replace_secret=replace)
+        replica = await Replica(config).start()
         await replica.stop()
 
+    client.set(server_secret.CHECK_KEY, server_secret.Keys(SECRET_A).check_value(), ex=30)  # as an earlier release left it
     run(start_and_stop(SECRET_A))
-    ttl = client.ttl(server_secret.CHECK_KEY)
-    assert 0 < ttl <= server_secret.CHECK_TTL_S
+    assert client.ttl(server_secret.CHECK_KEY) == -1  # kept for good from now on
     stored = client.get(server_secret.CHECK_KEY)
     assert stored == server_secret.Keys(SECRET_A).check_value().encode()
     assert SECRET_A.hex().encode() not in stored and SECRET_A not in stored  # tells nothing of the secret
-    client.pexpire(server_secret.CHECK_KEY, 1)  # as if CHECK_TTL_S had passed
-    time.sleep(0.05)
-    run(start_and_stop(SECRET_B))  # a new secret may now be taken
+    for other in (SECRET_B, None):  # another secret, or none (one Redis would keep), after the pause
+        with pytest.raises(server_secret.SecretMismatch, match="--replace-secret"):
+            run(start_and_stop(other))
+        assert client.get(server_secret.CHECK_KEY) == stored and client.exists(server_secret.REDIS_SECRET_KEY) == 0
+    with structlog.testing.capture_logs() as logged:
+        run(start_and_stop(SECRET_B, replace=True))
     assert client.get(server_secret.CHECK_KEY) == server_secret.Keys(SECRET_B).check_value().encode()
+    assert [line["log_level"] for line in logged if line["event"] == "server_secret_replaced"] == ["warning"]
+    run(start_and_stop(SECRET_B))  # the new one is now the one in use
+    with pytest.raises(server_secret.SecretMismatch):
+        run(start_and_stop(SECRET_A))
+    run(start_and_stop(None, replace=True))  # to a secret kept in Redis, drawn now
+    kept = client.get(server_secret.REDIS_SECRET_KEY)
+    assert kept is not None
+    assert client.get(server_secret.CHECK_KEY) == server_secret.Keys(bytes.fromhex(kept.decode())).check_value().encode()
+    run(start_and_stop(None))
 
 
 def test_serve_with_another_secret_says_so_and_exits(own_redis: EmbeddedRedis, tmp_path: pathlib.Path) -> None:

@@ -216,8 +216,16 @@ def _commitment(text: str) -> str:
 SERVE_ENVIRONMENT = (
     "environment: HUSTINGS_ADDRESS, HUSTINGS_HTTP_ADDRESS, HUSTINGS_METRICS_ADDRESS, HUSTINGS_REDIS_URL, "
     "HUSTINGS_DATA_DIR, HUSTINGS_RETENTION_DAYS, HUSTINGS_DRAIN_SECONDS and HUSTINGS_SECRET_FILE are the defaults of the options "
-    "of the same names (a flag wins); HUSTINGS_SECRET is the server secret itself"
+    "of the same names (a flag wins); HUSTINGS_SECRET is the server secret itself; a variable set empty is as if unset"
 )
+
+
+def _env(name: str, default: str) -> str:
+    """A serve option's default from the environment. Empty is unset, for every variable (a
+    compose file's or a Secret's empty value): an empty HUSTINGS_DATA_DIR was the current folder,
+    made private with everything in it; an empty number refused to start; an empty
+    HUSTINGS_HTTP_ADDRESS turned the REST face off unasked (the flag ``--http-address ''`` does)."""
+    return os.environ.get(name) or default
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -228,33 +236,38 @@ def _parser() -> argparse.ArgumentParser:
     kind_help = "game kind: %(choices)s (default %(default)s)"
 
     serve = sub.add_parser("serve", help="run a replica of the service", epilog=SERVE_ENVIRONMENT)
-    serve.add_argument("--address", type=_listen_address("gRPC"), default=os.environ.get("HUSTINGS_ADDRESS", DEFAULT_ADDRESS), help="gRPC listen address (default %(default)s)")
-    serve.add_argument("--http-address", type=_listen_address("REST/JSON"), default=os.environ.get("HUSTINGS_HTTP_ADDRESS", DEFAULT_HTTP_ADDRESS), help="REST/JSON and the browser client at /play (default %(default)s; '' turns it off)")
-    serve.add_argument("--metrics-address", type=_listen_address("metrics"), default=os.environ.get("HUSTINGS_METRICS_ADDRESS", ""), help="Prometheus /metrics listen address, e.g. 127.0.0.1:9464 (off when empty)")
-    serve.add_argument("--redis-url", default=os.environ.get("HUSTINGS_REDIS_URL", ""), help="external Redis; without it an embedded Redis is started")
-    # An empty HUSTINGS_DATA_DIR (a compose file's unset ${VAR}) is not set, as every other
-    # variable's empty value is: it was the current folder, made private with everything in it.
-    serve.add_argument("--data-dir", type=_folder, default=os.environ.get("HUSTINGS_DATA_DIR") or DEFAULT_DATA_DIR, help="folder of the embedded Redis, relative to the current directory (default %(default)s); made 0700, its files 0600")
+    serve.add_argument("--address", type=_listen_address("gRPC"), default=_env("HUSTINGS_ADDRESS", DEFAULT_ADDRESS), help="gRPC listen address (default %(default)s)")
+    serve.add_argument("--http-address", type=_listen_address("REST/JSON"), default=_env("HUSTINGS_HTTP_ADDRESS", DEFAULT_HTTP_ADDRESS), help="REST/JSON and the browser client at /play (default %(default)s; '' turns it off)")
+    serve.add_argument("--metrics-address", type=_listen_address("metrics"), default=_env("HUSTINGS_METRICS_ADDRESS", ""), help="Prometheus /metrics listen address, e.g. 127.0.0.1:9464 (off when empty)")
+    serve.add_argument("--redis-url", default=_env("HUSTINGS_REDIS_URL", ""), help="external Redis; without it an embedded Redis is started")
+    serve.add_argument("--data-dir", type=_folder, default=_env("HUSTINGS_DATA_DIR", DEFAULT_DATA_DIR), help="folder of the embedded Redis, relative to the current directory (default %(default)s); made 0700, its files 0600")
     serve.add_argument("--allow-client-seed", action="store_true", help="accept seeds chosen by clients (tests, tournaments, research)")
     serve.add_argument(
         "--retention-days",
         type=_retention_days,
-        default=os.environ.get("HUSTINGS_RETENTION_DAYS", "30"),  # a text default goes through the type too
+        default=_env("HUSTINGS_RETENTION_DAYS", "30"),  # a text default goes through the type too
         help="how long finished games are kept before all their keys expire, in days, above 0 and at most 36,500 (default %(default)s)",
     )
     serve.add_argument(
         "--drain-seconds",
         type=_drain_seconds,
-        default=os.environ.get("HUSTINGS_DRAIN_SECONDS", "0"),
+        default=_env("HUSTINGS_DRAIN_SECONDS", "0"),
         help="on SIGTERM or SIGINT, report NOT_SERVING (gRPC health, /readyz) and go on serving every call and "
         "stream for this long before stopping, so that balancers polling the health send nothing new first; "
         "a second signal stops at once (0 to 600, default %(default)s)",
     )
     serve.add_argument(
         "--secret-file",
-        default=os.environ.get("HUSTINGS_SECRET_FILE", ""),
+        default=_env("HUSTINGS_SECRET_FILE", ""),
         help="the server secret shared by every replica (keys request-id hashes and join tokens); "
         "default: $HUSTINGS_SECRET, else a 'secret' file in the embedded Redis's data folder, else kept in Redis",
+    )
+    serve.add_argument(
+        "--replace-secret",
+        action="store_true",
+        help="start even though Redis's games are keyed under another server secret, and make this replica's the one "
+        "in use (stop every replica first; replicas still running with the other turn NOT_SERVING); what was derived "
+        "under the old one no longer matches",
     )
     serve.add_argument("--log-level", default="info", type=str.lower, choices=LOG_LEVELS, help="least severe log lines written (default %(default)s)")
     serve.add_argument("--benchmark-floor", action="store_true", help="also serve the loadtest's floor call")
@@ -367,6 +380,34 @@ def _server(address: str, log_level: str = "warning") -> "contextlib.AbstractAsy
     return server_at(address, log_level)
 
 
+def _loopback_only(address: str) -> bool:
+    """Whether a gRPC listen address takes calls from this machine only (a loopback address, a
+    unix socket, localhost)."""
+    import ipaddress
+
+    if address.startswith("unix:"):
+        return True
+    host = address.rpartition(":")[0].strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _warn_if_serving_the_network(log: Any, address: str) -> None:
+    """Warn that games kept in an embedded Redis are this replica's alone when it takes calls
+    from other machines: a container or a pod whose Redis URL came out empty (a Secret's empty
+    value) served, healthy, a store of its own that no other replica saw."""
+    if not _loopback_only(address):
+        log.warning(
+            "embedded_redis_serving_the_network",
+            hint="this replica keeps its games in its own embedded Redis, which no other replica sees; "
+            "give --redis-url (HUSTINGS_REDIS_URL) for replicas that share games",
+        )
+
+
 async def _serve(args: argparse.Namespace) -> int:
     from hustings.service import logs
     from hustings.service import server_secret
@@ -385,6 +426,7 @@ async def _serve(args: argparse.Namespace) -> int:
         redis_url = embedded.url
         # The URL may carry a generated password: log where the data is, not how to reach it.
         log.info("embedded_redis_started", data_dir=str(embedded.data_dir), unix_socket=redis_url.startswith("unix://"))
+        _warn_if_serving_the_network(log, args.address)
     stop, hurry = asyncio.Event(), asyncio.Event()
 
     def signalled() -> None:
@@ -425,6 +467,7 @@ async def _serve(args: argparse.Namespace) -> int:
             retention_s=max(1, int(args.retention_days * 24 * 3600)),
             drain_s=args.drain_seconds,
             secret=server_secret.resolve(args.secret_file, embedded.data_dir if embedded is not None else None),
+            replace_secret=args.replace_secret,
         )
         from hustings.service import collector
 
@@ -432,7 +475,7 @@ async def _serve(args: argparse.Namespace) -> int:
 
         def serving(replica: Any) -> None:
             # Said once the replica serves: Redis reached, its faces listening.
-            log.info("serving", address=args.address, port=replica.port, open_files_limit=open_files)
+            log.info("serving", version=_version(), address=args.address, port=replica.port, open_files_limit=open_files)
 
         await serve_forever(config, stop, hurry, serving)
     finally:
