@@ -168,6 +168,12 @@ def test_kubernetes_manifests_fit_together() -> None:
     assert _bytes(claim["spec"]["resources"]["requests"]["storage"], KUBERNETES_UNITS) >= 3 * limit
     # A StatefulSet's governing Service is headless.
     assert docs[("Service", redis["spec"]["serviceName"])]["spec"]["clusterIP"] == "None"
+    # Only the hustings pods reach Redis (each snapshot is a game's whole state, hidden cards too).
+    policy = docs[("NetworkPolicy", "hustings-redis")]["spec"]
+    assert policy["podSelector"]["matchLabels"] == redis["spec"]["template"]["metadata"]["labels"]
+    assert policy["policyTypes"] == ["Ingress"]
+    (rule,) = policy["ingress"]
+    assert rule["from"] == [{"podSelector": {"matchLabels": labels}}] and rule["ports"] == [{"protocol": "TCP", "port": 6379}]
 
 
 # Sizes as Redis's configuration (1gb is 2**30 bytes, 1g 10**9, case aside) and Kubernetes write them.
