@@ -54,14 +54,6 @@ if TYPE_CHECKING:
     from hustings.service.rest_connections import HttpSettings
 
 log = structlog.get_logger("hustings.replica")
-
-
-def _at_once() -> asyncio.Event:
-    """A ``hurry`` already set: ``Replica.stop`` without its drain (a replica that failed to start
-    never served, so nobody needs time to stop sending to it)."""
-    event = asyncio.Event()
-    event.set()
-    return event
 # At stop, what the host still does in the background (a cancelled call's follow-up, a kick of
 # due decisions) gets this long to end once the calls have, then is cancelled.
 BACKGROUND_GRACE_S = 1.0
@@ -82,6 +74,14 @@ UNBOUNDED_CALL_RATE: dict[str, Any] = {"calls_per_client_per_second": 1_000_000.
 # address may hold as many streams as the replica serves. The replica's own caps, and those per
 # connection and per seat token, stay as they are.
 SOLE_CLIENT: dict[str, Any] = {**UNBOUNDED_CREATES, **UNBOUNDED_CALL_RATE, "max_streams_per_address": DEFAULT_MAX_STREAMS}
+
+
+def _at_once() -> asyncio.Event:
+    """A ``hurry`` already set: ``Replica.stop`` without its drain (a replica that failed to start
+    never served, so nobody needs time to stop sending to it)."""
+    event = asyncio.Event()
+    event.set()
+    return event
 
 
 class StartupError(RuntimeError):

@@ -72,8 +72,8 @@ class SecretMismatch(RuntimeError):
 
 
 _MISMATCH = (
-    "another replica on this Redis uses a different server secret: give every replica the"
-    " same --secret-file / HUSTINGS_SECRET (to change it, stop them all, then start one with --replace-secret)"
+    "this Redis's games are kept under a different server secret (its replicas', running or not): give every"
+    " replica the same --secret-file / HUSTINGS_SECRET (to change it, stop them all, then start one with --replace-secret)"
 )
 
 

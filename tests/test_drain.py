@@ -46,7 +46,7 @@ async def _until_not_serving(channel: grpc.aio.Channel) -> None:
 
 def test_a_draining_replica_is_not_ready_yet_serves_calls_and_streams_until_hurried(tmp_path: pathlib.Path) -> None:
     # A Redis of its own: a replica with a secret of its own on the session's Redis would make
-    # other replicas started there within 30 s refuse to start (a different server secret).
+    # other replicas started there later refuse to start (a different server secret).
     async def scenario(server: EmbeddedRedis) -> None:
         config = ReplicaConfig(redis_url=server.url, address="127.0.0.1:0", http_address="127.0.0.1:0",
                                grace_s=1.0, drain_s=LONG_DRAIN_S, secret=secrets.token_bytes(32), **SOLE_CLIENT)
