@@ -162,7 +162,7 @@ def test_every_option_with_a_default_says_it() -> None:
 
 def test_serve_s_help_names_every_variable_it_reads_and_the_deploy_notes_name_no_other() -> None:
     source = (REPO / "clients" / "python" / "hustings" / "cli.py").read_text()
-    read = set(re.findall(r"os\.environ\.get\(\"(HUSTINGS_[A-Z_]+)\"", source)) | {"HUSTINGS_SECRET"}
+    read = set(re.findall(r"(?:os\.environ\.get|_env)\(\"(HUSTINGS_[A-Z_]+)\"", source)) | {"HUSTINGS_SECRET"}
     said = set(re.findall(r"HUSTINGS_[A-Z_]+", _commands()["serve"].format_help()))
     assert len(read) >= 8 and said == read, (sorted(read), sorted(said))
     deploy = set(re.findall(r"HUSTINGS_[A-Z_]+", (REPO / "deploy" / "README.md").read_text()))
