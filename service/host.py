@@ -86,6 +86,9 @@ MAX_PAGE_SIZE = 200
 # does not page still gets all of it); at most 1000 steps, about half of gRPC's 4 MiB message
 # limit were every step as large as the largest seen (README, "History pages").
 DEFAULT_HISTORY_PAGE_SIZE = 500
+# Beyond an open table's longest wait (twice its wait from its creation), for the clocks of the
+# replica and of Redis, before a client's count of its tables forgets it (``OpenTables``).
+OPEN_TABLE_SLACK_S = 60
 MAX_HISTORY_PAGE_SIZE = 1000
 # A stored game of a kind this build does not have (a replica of the build before the kind was
 # added, during a rolling upgrade, or after a rollback) is not a fault of the server: a replica of
@@ -643,7 +646,7 @@ class GameHost:
         if answer is not None:
             return answer
         new = self._set_up(game, request)
-        claim = await self._open_table_claim(creation.client, listed=not request.table.unlisted)
+        claim = await self._open_table_claim(creation.client, request.table)
         if claim is None:  # the client keeps as many listed tables waiting as it may
             answer = await replayed()  # a retry of a create that happened is answered, as above
             if answer is None:
@@ -679,12 +682,13 @@ class GameHost:
             " waiting for players on this replica; wait until one starts or expires, or make an unlisted table",
         )
 
-    async def _open_table_claim(self, client: str, listed: bool) -> Claim | None:
-        """A place for one more table of ``client``, counted when it is ``listed`` and tables are
-        bounded (``OpenTables``; else ``UNBOUNDED``); None when it keeps as many waiting as it may."""
-        if not listed or self.open_tables is None or not client:
+    async def _open_table_claim(self, client: str, settings: game_pb2.TableSettings) -> Claim | None:
+        """A place for one more table of ``client``, counted when it is listed and tables are
+        bounded (``OpenTables``; else ``UNBOUNDED``) for as long as it may wait (twice its
+        ``open_seconds`` from its creation, see ``_step_expiry``); None when it keeps as many waiting as it may."""
+        if settings.unlisted or self.open_tables is None or not client:
             return UNBOUNDED
-        return await self.open_tables.claim(client, self._still_waiting)
+        return await self.open_tables.claim(client, self._still_waiting, 2 * table.open_wait_s(settings) + OPEN_TABLE_SLACK_S)
 
     async def _seat_claim(self, stored: storage_pb2.StoredGame, client: str = "") -> Claim | None:
         """A place for the JoinGame being run (``current_joiner``; or ``client``'s seat: a
@@ -937,7 +941,7 @@ class GameHost:
         caller's when it is one (``TOO_MANY_OPEN_TABLES`` unless another call made it meanwhile).
         ``maker``: the finished game's ``creator_mark``, which the next game keeps (the player
         who asks first is not the table's maker)."""
-        claim = await self._open_table_claim(creation.client, listed=not again.table.unlisted)
+        claim = await self._open_table_claim(creation.client, again.table)
         if claim is None:
             loaded = await made()
             if loaded is None:

@@ -14,7 +14,8 @@ or a mobile network's customers) room for three addresses' more, where a site's 
 address's let one /64 keep every other from making a listed table.
 
 A replica remembers the listed tables each client made through it (its last ``per_client`` at
-most, for at most ``max_clients`` clients, least recently creating forgotten first), and only
+most, each for as long as it may wait, for at most ``max_clients`` clients, least recently
+creating forgotten first), and only
 when a client is at its bound does it ask the lobby which of them still wait: one read of at
 most ``per_client`` summaries at a time for a client (calls that find one under way wait for
 it), and none within RECHECK_S of finding it full (a client refused just now is refused again
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import math
 import time
 from typing import Awaitable, Callable, Iterable
 
@@ -44,6 +46,7 @@ DEFAULT_OPEN_TABLES_PER_CLIENT = 50
 DEFAULT_SEATS_HELD_PER_CLIENT = 12
 DEFAULT_MAX_CLIENTS = 65_536  # as the creation buckets: a few kB a client at its bound
 RECHECK_S = 1.0  # a client at its bound has its tables looked up at most this often
+FORGET_PER_NOTE = 2  # clients first in line looked at for tables past their lifetime, per table noted
 SITE_SUFFIX = f"/{IPV6_SITE_PREFIX}"  # how a site's key ends (``sites.site_of``); a client's ends in /64
 
 
@@ -56,16 +59,18 @@ class Claim:
     claim of no ``tables`` (``UNBOUNDED``: an unlisted table, a replica without the bound)
     counts nothing."""
 
-    def __init__(self, tables: "OpenTables | None", client: str, keys: list[str]) -> None:
+    def __init__(self, tables: "OpenTables | None", client: str, keys: list[str], lifetime_s: float = math.inf) -> None:
         self._tables = tables
         self._client = client
         self._keys = keys
         self._held = tables is not None
+        self._lifetime_s = lifetime_s
 
     def made(self, game_id: str) -> None:
-        """The claim's table ``game_id`` was made (or its commit went out): it counts."""
+        """The claim's table ``game_id`` was made (or its commit went out): it counts, for its
+        lifetime at most."""
         if self._tables is not None:
-            self._tables.note(self._client, game_id)
+            self._tables.note(self._client, game_id, self._tables.clock() + self._lifetime_s)
 
     def release(self) -> None:
         """Give the place back (once): a table made counts by ``made`` from then on."""
@@ -98,10 +103,12 @@ class OpenTables:
         self.per_client = per_client
         self.sites = True  # whether an IPv6 site's /64s count together too (False: ``--clients-per-ipv6-site 0``)
         self._max_clients = max_clients
-        self._clock = clock
-        # client -> its tables (game ids, oldest first), least recently creating client first
-        self._tables: collections.OrderedDict[str, dict[str, None]] = collections.OrderedDict()
+        self.clock = clock
+        # client -> its tables (game id -> when it surely waits no more, by ``clock``; oldest
+        # first), least recently creating client first
+        self._tables: collections.OrderedDict[str, dict[str, float]] = collections.OrderedDict()
         self._refused_at: dict[str, float] = {}  # client -> when it was last found at its bound
+        self._walk: list[str] = []  # the clients still to look at for lapsed tables, next last
         self._pending: dict[str, int] = {}  # client -> creates past the check whose tables are not made yet
         self._lookups: dict[str, asyncio.Future[None]] = {}  # client -> its lookup under way
 
@@ -114,16 +121,18 @@ class OpenTables:
         site = site_of(client) if self.sites else None
         return [client] if site is None else [client, site]
 
-    def note(self, client: str, game_id: str) -> None:
-        """``client`` made the listed table ``game_id`` (a retry of one: counted once)."""
+    def note(self, client: str, game_id: str, until: float = math.inf) -> None:
+        """``client`` made the listed table ``game_id`` (a retry of one: counted once), which
+        waits no later than ``until`` (by ``clock``)."""
         for key in self._keys(client):
-            self._note(key, game_id)
+            self._note(key, game_id, until)
 
-    async def claim(self, client: str, still_open: StillOpen) -> Claim | None:
+    async def claim(self, client: str, still_open: StillOpen, lifetime_s: float = math.inf) -> Claim | None:
         """A place for one more listed table of ``client``, or None when it, or its IPv6 site,
         keeps ``per_client`` tables that still wait, made or being made: asks ``still_open``
         (which of these game ids are open tables now) only when a count says so, and not
-        again within RECHECK_S of finding it full."""
+        again within RECHECK_S of finding it full. ``lifetime_s``: how long the table may wait
+        at most (it counts no longer, and is forgotten after)."""
         keys = self._keys(client)
         for key in keys:
             if await self._full(key, still_open):
@@ -132,7 +141,7 @@ class OpenTables:
             return None  # others took the last places while this one waited for a lookup
         for key in keys:  # no await since the counts above: the place is this call's
             self._pending[key] = self._pending.get(key, 0) + 1
-        return Claim(self, client, keys)
+        return Claim(self, client, keys, lifetime_s)
 
     def _bound(self, key: str) -> int:
         """How many tables ``key`` (a client, or an IPv6 site) may keep waiting."""
@@ -148,21 +157,46 @@ class OpenTables:
         else:
             del self._pending[key]
 
-    def _note(self, client: str, game_id: str) -> None:
+    def _note(self, client: str, game_id: str, until: float) -> None:
         tables = self._tables.setdefault(client, {})
         self._tables.move_to_end(client)
-        tables[game_id] = None
+        tables[game_id] = until
         while len(tables) > self._bound(client):  # only the newest count: the older were let past
             del tables[next(iter(tables))]
         while len(self._tables) > self._max_clients:
             forgotten, _ = self._tables.popitem(last=False)
             self._refused_at.pop(forgotten, None)
+        self._forget_lapsed(FORGET_PER_NOTE)
+
+    def _forget_lapsed(self, clients: int) -> None:
+        """Look at the next ``clients`` of a walk through every client (made anew when done):
+        drop their tables whose lifetime is over, and the client when none is left. A crowd of
+        one table each (65,000 addresses) left 26 MB of ids of games long gone for as long as
+        the replica ran; at their bounds about 460 MB. The walk keeps the order (least recently
+        creating first) and costs a note two clients' looks, and a copy of the clients' names
+        once every half as many notes as there are clients."""
+        now = self.clock()
+        for _ in range(clients):
+            if not self._walk:
+                self._walk = list(self._tables)
+                self._walk.reverse()  # taken from the end: the least recently creating first
+                if not self._walk:
+                    return
+            client = self._walk.pop()
+            tables = self._tables.get(client)
+            if tables is None:
+                continue
+            for game_id in [game_id for game_id, until in tables.items() if until <= now]:
+                del tables[game_id]
+            if not tables:
+                del self._tables[client]
+                self._refused_at.pop(client, None)
 
     async def _full(self, key: str, still_open: StillOpen) -> bool:
         if self._count(key) < self._bound(key):
             return False
         refused_at = self._refused_at.get(key)
-        if refused_at is not None and self._clock() - refused_at < RECHECK_S:
+        if refused_at is not None and self.clock() - refused_at < RECHECK_S:
             return True
         lookup = self._lookups.get(key)
         if lookup is None:  # one lookup at a time for a client: the others wait for it
@@ -172,7 +206,7 @@ class OpenTables:
         if self._count(key) < self._bound(key):
             self._refused_at.pop(key, None)
             return False
-        self._refused_at[key] = self._clock()
+        self._refused_at[key] = self.clock()
         if len(self._refused_at) > self._max_clients:
             self._refused_at.pop(next(iter(self._refused_at)))
         return True

@@ -225,14 +225,17 @@ class KeptIndex:
         return [(int(kind), int(left)) for kind, left in replies]
 
     async def settle(self, dropped: list[tuple[str, str]], later: list[tuple[str, str, int]]) -> None:
-        """Drop the entries (bucket, game id) of games gone, and move others (bucket, game id,
-        time) to their keys' expiry, only if they are still indexed (ZADD XX)."""
+        """Drop the entries (bucket, game id) of games gone, and their deadlines' (a game with a
+        clock of days removed to make room, or expired under a short retention, left its entry
+        in the deadline index until its deadline came); and move others (bucket, game id, time)
+        to their keys' expiry, only if they are still indexed (ZADD XX)."""
         if not dropped and not later:
             return
         gone: dict[str, list[str]] = {}
         moved: dict[str, dict[str, int]] = {}
         for bucket, game_id in dropped:
             gone.setdefault(bucket, []).append(game_id)
+            gone.setdefault(deadline_bucket(game_id), []).append(game_id)
         for bucket, game_id, expires in later:
             moved.setdefault(bucket, {})[game_id] = expires
         # A command per bucket, not per entry: each of redis-py's costs the replica about 30 us.

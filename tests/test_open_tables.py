@@ -69,6 +69,32 @@ def test_a_client_at_its_bound_is_looked_up_at_most_once_a_second_and_only_its_o
         OpenTables(per_client=0)
 
 
+def test_tables_past_their_lifetime_are_forgotten_as_others_are_noted() -> None:
+    """A table counts no longer than it may wait, and is then forgotten, its client with it
+    when it has no other: a crowd of one table each left every id for as long as the replica
+    ran (26 MB at 65,000 addresses). The forgetting walks the clients two a note, in their
+    order, so a client with tables still waiting keeps its place, and ids without a lifetime
+    (seats) stay."""
+    clock = Clock()
+    tables = OpenTables(per_client=50, max_clients=1_000, clock=clock)
+    for n in range(100):
+        tables.note(f"crowd-{n}", f"g{n}", clock.now + 10)
+    tables.note("host", "g-long", clock.now + 1_000)
+    tables.note("host", "g-short", clock.now + 10)
+    tables.note("seated", "g-seat/0/abc")  # no lifetime
+    clock.now += 11
+    for n in range(60):  # 120 looks: every client noted before, once
+        tables.note("newcomer", f"n{n}", clock.now + 10)
+    left = list(tables._tables)
+    assert left == ["host", "seated", "newcomer"], left
+    assert tables.held("host") == ["g-long"] and tables.held("seated") == ["g-seat/0/abc"]
+    assert len(tables.held("newcomer")) == 50  # its own bound, as before
+    clock.now += 1_000
+    for n in range(5):
+        tables.note("late", f"l{n}", clock.now + 10)
+    assert list(tables._tables) == ["seated", "late"]
+
+
 def test_creates_in_flight_together_hold_their_places_and_share_one_lookup() -> None:
     """A bound of three and one table made: of ten claims at once, two get a place and eight are
     refused, until a claim is released without a table; one that made its table counts it.
@@ -189,6 +215,12 @@ def test_past_its_open_tables_a_client_is_refused_on_both_faces_and_a_started_ta
 
                 listed = await lobby()
                 assert {first.game_id, second.game_id} <= listed
+                # Counted for as long as a table may wait: twice its wait from its creation (a
+                # day by default), and a minute more, by the replica's monotonic clock.
+                tables = served.host.open_tables
+                assert tables is not None
+                lifetime = tables._tables["203.0.113.30"][first.game_id] - tables.clock()
+                assert 2 * 86_400 + 55 < lifetime <= 2 * 86_400 + 60, lifetime
                 counted = _refusals()
                 with pytest.raises(grpc.aio.AioRpcError) as refused:
                     await stub.CreateGame(_create(), metadata=me, timeout=10)

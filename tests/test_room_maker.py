@@ -16,6 +16,7 @@ from prometheus_client import REGISTRY
 
 from hustings.cli import _parser
 from hustings.client import Client, HustingsError
+from hustings.service.deadlines import bucket_key as deadline_bucket
 from hustings.service.embedded_redis import EmbeddedRedis
 from hustings.service.replica import Replica
 from hustings.service.room_maker import BUCKET_KEYS, RoomMaker, bucket_key
@@ -185,12 +186,15 @@ def test_the_index_drops_expired_games_and_follows_the_others(redis_server: Embe
                 # As if the index was behind: both entries due now; the first game's keys expire.
                 for game_id in (gone, finished):
                     await admin.zadd(bucket_key(game_id), {game_id: replica.host._now_ms() - 1}, xx=True)
+                # And a deadline a week off (a clock of days) in the deadline index, as if set.
+                await admin.zadd(deadline_bucket(gone), {gone: replica.host._now_ms() + 7 * 86_400_000})
                 for key in (game_key(gone), log_key(gone), requests_key(gone), presence_key(gone)):
                     await admin.pexpire(key, 1)
                 await asyncio.sleep(0.1)
                 maker = room_maker(replica, fill=None, finished_after_s=0)
                 assert await maker.round(remove=False) == 0
                 assert await admin.zscore(bucket_key(gone), gone) is None
+                assert await admin.zscore(deadline_bucket(gone), gone) is None  # it went with its game
                 score = await admin.zscore(bucket_key(finished), finished)
                 assert score is not None and score > replica.host._now_ms() + (replica.host.retention_s - 60) * 1000
                 assert await game_exists(client, finished)  # tidying removes nothing
