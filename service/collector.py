@@ -8,11 +8,19 @@ stream while the event loop stands still: measured 0.4-0.8 s with 3,000-10,000 s
 every stream feels as delivery delay. So a serving process freezes what exists when it starts
 (imported modules and the games' content, never garbage) and collects young objects less often,
 which lets in-flight objects die young instead of growing the old generations.
+
+It also hands the memory its allocator keeps free back to the system once a minute
+(``trim_memory``): glibc keeps what gRPC's threads freed in their arenas, so a crowd's
+connections, opened and closed, left a replica's resident memory 150-290 MB above what it used,
+growing with every wave (5,000 connections a wave; ``malloc_trim`` took 365 MB back to 118).
 """
 
 from __future__ import annotations
 
+import asyncio
+import ctypes
 import gc
+from typing import Callable
 
 YOUNG_THRESHOLD = 20_000  # new container objects between young collections (CPython's default: 700)
 OLDER_THRESHOLDS = (10, 10)  # as CPython's defaults
@@ -23,3 +31,26 @@ def settle() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(YOUNG_THRESHOLD, *OLDER_THRESHOLDS)
+
+
+TRIM_EVERY_S = 60.0
+
+
+def malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, or None where the C library has none (musl)."""
+    try:
+        return getattr(ctypes.CDLL(None), "malloc_trim", None)  # type: ignore[no-any-return]
+    except OSError:
+        return None
+
+
+async def trim_memory(every_s: float = TRIM_EVERY_S, trim: Callable[[int], int] | None = None) -> None:
+    """Give the allocator's free memory back to the system every ``every_s``, in a thread (it
+    walks every arena: a few milliseconds), until cancelled; nothing where there is no
+    ``malloc_trim``."""
+    trim = trim or malloc_trim()
+    if trim is None:
+        return
+    while True:
+        await asyncio.sleep(every_s)
+        await asyncio.to_thread(trim, 0)

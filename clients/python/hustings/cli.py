@@ -472,12 +472,18 @@ async def _serve(args: argparse.Namespace) -> int:
         from hustings.service import collector
 
         collector.settle()  # after the imports, before the first stream
+        trimming = asyncio.ensure_future(collector.trim_memory())
 
         def serving(replica: Any) -> None:
             # Said once the replica serves: Redis reached, its faces listening.
             log.info("serving", version=_version(), address=args.address, port=replica.port, open_files_limit=open_files)
 
-        await serve_forever(config, stop, hurry, serving)
+        try:
+            await serve_forever(config, stop, hurry, serving)
+        finally:
+            trimming.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await trimming
     finally:
         if embedded is not None:
             embedded.stop()
