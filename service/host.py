@@ -44,7 +44,7 @@ from hustings.service.defaults import DEFAULT_RETENTION_S
 from hustings.service.client_limits import CreationCharge, current_creation, current_joiner, games_counted
 from hustings.service.legal_moves import fill_legal_moves
 from hustings.service.lobby import LobbyRepair, in_lobby, index_quietly, lobby_page, summary_of
-from hustings.service.open_tables import UNBOUNDED, Claim, OpenTables
+from hustings.service.open_tables import LIFETIME_SLACK_S, UNBOUNDED, Claim, OpenTables
 from hustings.service.presence import Presence
 from hustings.service.seats import BOT_HELD, SeatLifecycle, check_party_name, display_name, seat_item
 from hustings.service.limits import (
@@ -86,9 +86,6 @@ MAX_PAGE_SIZE = 200
 # does not page still gets all of it); at most 1000 steps, about half of gRPC's 4 MiB message
 # limit were every step as large as the largest seen (README, "History pages").
 DEFAULT_HISTORY_PAGE_SIZE = 500
-# Beyond an open table's longest wait (twice its wait from its creation), for the clocks of the
-# replica and of Redis, before a client's count of its tables forgets it (``OpenTables``).
-OPEN_TABLE_SLACK_S = 60
 MAX_HISTORY_PAGE_SIZE = 1000
 # A stored game of a kind this build does not have (a replica of the build before the kind was
 # added, during a rolling upgrade, or after a rollback) is not a fault of the server: a replica of
@@ -688,7 +685,7 @@ class GameHost:
         ``open_seconds`` from its creation, see ``_step_expiry``); None when it keeps as many waiting as it may."""
         if settings.unlisted or self.open_tables is None or not client:
             return UNBOUNDED
-        return await self.open_tables.claim(client, self._still_waiting, 2 * table.open_wait_s(settings) + OPEN_TABLE_SLACK_S)
+        return await self.open_tables.claim(client, self._still_waiting, 2 * table.open_wait_s(settings) + LIFETIME_SLACK_S)
 
     async def _seat_claim(self, stored: storage_pb2.StoredGame, client: str = "") -> Claim | None:
         """A place for the JoinGame being run (``current_joiner``; or ``client``'s seat: a
@@ -1259,7 +1256,7 @@ class GameHost:
                         loaded, fresh = await self._load_fresh(game_id), True
                         self._same_seat(loaded, token, seat)
                         continue
-                    answered = await self._first_answer(game_id, seat, key, request_fingerprint)
+                    answered = await self._first_answer(game_id, seat, key, request_fingerprint, loaded, token)
                     if answered is not None:
                         return answered
                     log.info("move_rejected", reason=error.reason, version=loaded.version)
@@ -1304,13 +1301,7 @@ class GameHost:
                     log.info("move_applied", version=new.version)
                     return self._answer(new.version, events, seat)
                 if result.status == "DUPLICATE":
-                    if not fresh:
-                        # Decided on a cached state: the seat may have changed hands since, and
-                        # its request ids with it (a former holder must not get the new one's
-                        # answers, nor learn by REQUEST_ID_REUSED which move it was not).
-                        loaded, fresh = await self._load_fresh(game_id), True
-                        self._same_seat(loaded, token, seat)
-                    answered = await self._first_answer(game_id, seat, key, request_fingerprint)
+                    answered = await self._first_answer(game_id, seat, key, request_fingerprint, loaded, token)
                     if answered is not None:
                         return answered
                 metrics.CONFLICTS.inc()
@@ -1413,11 +1404,19 @@ class GameHost:
         return response
 
     async def _first_answer(
-        self, game_id: str, seat: Seat, key: str, request_fingerprint: str
+        self, game_id: str, seat: Seat, key: str, request_fingerprint: str, loaded: Loaded, token: str | None
     ) -> game_service_pb2.SubmitMoveResponse | None:
+        """The answer a request id of ``seat`` recorded first, for the token that holds the seat
+        in ``loaded``. A step recorded after ``loaded`` may be another holder's: move request ids
+        are kept per seat, and a former holder whose replica read the game before a takeover (or
+        whose call read it just before one, on another replica) got the new holder's answer,
+        its private events too, or learnt by REQUEST_ID_REUSED which move it was not. So the
+        token is checked on the latest state first (INVALID_SEAT_TOKEN)."""
         recorded = await self.store.recorded(game_id, key)
         if recorded is None:
             return None
+        if recorded.version > loaded.version:
+            self._same_seat(await self._load_fresh(game_id), token, seat)
         _same_request(recorded.fingerprint, request_fingerprint)
         entry = await self.store.log_entry(game_id, recorded.version)
         if entry is None:

@@ -47,6 +47,8 @@ DEFAULT_SEATS_HELD_PER_CLIENT = 12
 DEFAULT_MAX_CLIENTS = 65_536  # as the creation buckets: a few kB a client at its bound
 RECHECK_S = 1.0  # a client at its bound has its tables looked up at most this often
 FORGET_PER_NOTE = 2  # clients of the walk looked at for tables past their lifetime, per table noted
+# Beyond a table's longest wait, for the clocks of the replica and of Redis, before it is forgotten.
+LIFETIME_SLACK_S = 60
 SITE_SUFFIX = f"/{IPV6_SITE_PREFIX}"  # how a site's key ends (``sites.site_of``); a client's ends in /64
 
 

@@ -332,8 +332,9 @@ class Replica:
                 raise StartupError(f"cannot listen for metrics on {self.config.metrics_address!r}: {_first_line(error)}") from None
             self.metrics_port = metrics_server.server_port
             self._parts["metrics"] = metrics_server
-        # SERVING once every face listens: a replica that cannot open one stops at once, never
-        # having said it serves (it served gRPC, healthy, through its whole drain before).
+        # GameService SERVING once every face listens (what balancers and readiness probes ask):
+        # a replica that cannot open one stops at once, never having said it serves games (it
+        # served gRPC, healthy, through its whole drain before).
         await health.set("", health_pb2.HealthCheckResponse.SERVING)
         serving = health_pb2.HealthCheckResponse.SERVING if readiness.serving else health_pb2.HealthCheckResponse.NOT_SERVING
         await health.set(SERVICE_NAME, serving)  # as the readiness loop has it (Redis may have gone meanwhile)

@@ -15,8 +15,9 @@ gives the key too: deployments should pass a secret of their own.
 
 Replicas with different secrets would disagree on every stored request id and join token (a
 join retried on another replica would take a second seat), so :class:`SecretGuard` keeps a keyed
-check value of the secret in Redis, for as long as Redis keeps the games: a replica started with
-another secret refuses to start (``SecretMismatch``), whenever it starts. The value once lapsed 30
+check value of the secret in Redis, without an expiry (until Redis loses its data or a replica
+replaces it): a replica started with another secret refuses to start (``SecretMismatch``),
+whenever it starts. The value once lapsed 30
 s after the last replica stopped, and a fleet started again later with another secret (a compose
 run without its ``.env``) took it silently: every retry from before answered as a new request. To
 change the secret, stop every replica and start one with ``replace=True`` (``hustings serve
@@ -281,7 +282,14 @@ class SecretGuard(BackgroundLoop):
             try:
                 agrees = await self._claim()
                 if not agrees:
-                    log.error("server_secret_mismatch", hint="replicas on this Redis use different secrets", health="NOT_SERVING")
+                    # Every round (a second, for a secret kept in Redis) for as long as it lasts:
+                    # once every FAILURE_LOG_EVERY_S, counting the others, as failed rounds are.
+                    left_out = self._failures.due("mismatch")
+                    if left_out is not None:
+                        log.error(
+                            "server_secret_mismatch", hint="replicas on this Redis use different secrets", health="NOT_SERVING",
+                            alike_not_logged=left_out,
+                        )
                 elif not self.agrees:
                     log.info("server_secret_agreed", health="SERVING")
                 self.agrees = agrees

@@ -364,6 +364,7 @@ def test_an_embedded_redis_beside_a_network_address_is_warned_of(address: str, l
     from hustings import cli
 
     with structlog.testing.capture_logs() as logged:
-        cli._warn_if_serving_the_network(structlog.get_logger("hustings"), address)
-    assert [line["event"] for line in logged] == ([] if local else ["embedded_redis_serving_the_network"])
+        cli._warn_if_serving_the_network(structlog.get_logger("hustings"), address, "")  # REST off
+        cli._warn_if_serving_the_network(structlog.get_logger("hustings"), "127.0.0.1:50051", address)  # gRPC on loopback, REST here
+    assert [line["event"] for line in logged] == ([] if local else ["embedded_redis_serving_the_network"] * 2)
     assert all(line["log_level"] == "warning" and "--redis-url" in line["hint"] for line in logged)

@@ -86,7 +86,7 @@ def test_every_flag_deploy_readme_names_is_an_option_of_serve() -> None:
     """deploy/README.md: "`hustings serve --help` lists every flag and variable"."""
     options = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", _serve_parser().format_help()))
     # Flags of the other tools it shows (docker compose's and kubectl's) and `hustings --version`.
-    named = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", DEPLOY_README)) - {"--build", "--env-file", "--from-literal", "--cascade", "--version"}
+    named = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", DEPLOY_README)) - {"--build", "--env-file", "--from-literal", "--cascade", "--version", "--rm", "--restart", "--image", "--env"}
     assert {"--drain-seconds", "--trusted-proxy", "--retention-days", "--redis-url"} <= named
     assert named <= options, sorted(named - options)
 

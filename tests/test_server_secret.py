@@ -6,6 +6,7 @@ With two secrets, a join retried on another replica would not be recognised as t
 
 from __future__ import annotations
 
+import asyncio
 import pathlib
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import sys
 import pytest
 import redis
 import structlog.testing
+from grpc_health.v1 import health_pb2
 
 from hustings.service import server_secret
 from hustings.service.embedded_redis import EmbeddedRedis
@@ -129,3 +131,40 @@ def test_serve_with_another_secret_says_so_and_exits(own_redis: EmbeddedRedis, t
         assert SECRET_B.hex() not in done.stderr
 
     run(hold_a())
+
+
+def test_replicas_left_running_when_another_replaces_the_secret_leave_the_balance_saying_so_sparsely(
+    own_redis: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--replace-secret` says to stop every replica first; one left running with the old secret
+    turns NOT_SERVING at its next round, and says `server_secret_mismatch` once every 10 s, not
+    every round (a second, for a secret kept in Redis)."""
+    from hustings.service.grpc_api import SERVICE_NAME
+
+    monkeypatch.setattr(server_secret, "CHECK_EVERY_S", 0.1)
+
+    async def scenario() -> list[dict[str, object]]:
+        left = await Replica(_config(own_redis.url, SECRET_A)).start()
+        try:
+            with structlog.testing.capture_logs() as logged:
+                config = ReplicaConfig(redis_url=own_redis.url, address="127.0.0.1:0", grace_s=0.5, secret=SECRET_B, replace_secret=True)
+                replacing = await Replica(config).start()
+                try:
+                    health = left._parts["health"]
+                    for _ in range(40):  # bounded: 4 s, forty of the guard's rounds
+                        await asyncio.sleep(0.1)
+                        status = (await health.Check(health_pb2.HealthCheckRequest(service=SERVICE_NAME), None)).status
+                        if status == health_pb2.HealthCheckResponse.NOT_SERVING:
+                            break
+                    assert status == health_pb2.HealthCheckResponse.NOT_SERVING, status
+                    await asyncio.sleep(1.0)  # ten rounds more, all of them finding the other secret
+                finally:
+                    await replacing.stop()
+        finally:
+            await left.stop()
+        return logged
+
+    logged = run(scenario())
+    assert [line["event"] for line in logged].count("server_secret_replaced") == 1
+    mismatches = [line for line in logged if line["event"] == "server_secret_mismatch"]
+    assert len(mismatches) == 1 and mismatches[0]["log_level"] == "error", mismatches

@@ -396,11 +396,12 @@ def _loopback_only(address: str) -> bool:
         return False
 
 
-def _warn_if_serving_the_network(log: Any, address: str) -> None:
+def _warn_if_serving_the_network(log: Any, *addresses: str) -> None:
     """Warn that games kept in an embedded Redis are this replica's alone when it takes calls
-    from other machines: a container or a pod whose Redis URL came out empty (a Secret's empty
-    value) served, healthy, a store of its own that no other replica saw."""
-    if not _loopback_only(address):
+    from other machines (on any of its faces' ``addresses``; an empty one is a face turned off):
+    a container or a pod whose Redis URL came out empty (a Secret's empty value) served,
+    healthy, a store of its own that no other replica saw."""
+    if not all(_loopback_only(address) for address in addresses if address):
         log.warning(
             "embedded_redis_serving_the_network",
             hint="this replica keeps its games in its own embedded Redis, which no other replica sees; "
@@ -426,7 +427,7 @@ async def _serve(args: argparse.Namespace) -> int:
         redis_url = embedded.url
         # The URL may carry a generated password: log where the data is, not how to reach it.
         log.info("embedded_redis_started", data_dir=str(embedded.data_dir), unix_socket=redis_url.startswith("unix://"))
-        _warn_if_serving_the_network(log, args.address)
+        _warn_if_serving_the_network(log, args.address, args.http_address)
     stop, hurry = asyncio.Event(), asyncio.Event()
 
     def signalled() -> None:

@@ -14,7 +14,9 @@ import sys
 
 try:
     from hustings.protos import include_dirs
-except ModuleNotFoundError:  # npm run build outside the venv that hustings is installed in
+except ModuleNotFoundError as missing:  # npm run build outside the venv that hustings is installed in
+    if missing.name != "hustings":
+        raise
     raise SystemExit(
         "scripts/generate.py needs the hustings package (for protoc and the protos' imports):"
         " activate the venv you installed it in (`. .venv/bin/activate` at the repository's root)"
