@@ -42,16 +42,21 @@ def _choice(influences: list[int]) -> game_pb2.Move:
     return move
 
 
+async def _table_with_ada(current: GameHost) -> tuple[str, list[str]]:
+    create = game_service_pb2.CreateGameRequest(kind="stimmvieh", options=game_pb2.GameOptions(players=3))
+    create.table.allow_takeover = True
+    game_id = (await current.create_game(create)).game_id
+    tokens = [
+        (await current.join_game(game_service_pb2.JoinGameRequest(game_id=game_id, display_name=name))).seat_token
+        for name in ("Ada", "Bo", "Cy")
+    ]
+    return game_id, tokens
+
+
 def test_a_former_holder_on_a_stale_replica_gets_no_answer_of_the_new_holder(redis_server: EmbeddedRedis) -> None:
     async def scenario() -> None:
         stale, current = _host(redis_server.url), _host(redis_server.url)
-        create = game_service_pb2.CreateGameRequest(kind="stimmvieh", options=game_pb2.GameOptions(players=3))
-        create.table.allow_takeover = True
-        game_id = (await current.create_game(create)).game_id
-        tokens = [
-            (await current.join_game(game_service_pb2.JoinGameRequest(game_id=game_id, display_name=name))).seat_token
-            for name in ("Ada", "Bo", "Cy")
-        ]
+        game_id, tokens = await _table_with_ada(current)
         seen = await stale.get_view(game_id, tokens[0])  # the stale replica now holds Ada at seat 0
         assert seen.HasField("seat") and seen.seat == 0 and seen.status == game_pb2.GAME_STATUS_ACTIVE
         await current.leave_game(game_id, tokens[0])
@@ -70,17 +75,6 @@ def test_a_former_holder_on_a_stale_replica_gets_no_answer_of_the_new_holder(red
         assert await stale.submit_move(dee_move, dee.seat_token) == answered
 
     run(scenario())
-
-
-async def _table_with_ada(current: GameHost) -> tuple[str, list[str]]:
-    create = game_service_pb2.CreateGameRequest(kind="stimmvieh", options=game_pb2.GameOptions(players=3))
-    create.table.allow_takeover = True
-    game_id = (await current.create_game(create)).game_id
-    tokens = [
-        (await current.join_game(game_service_pb2.JoinGameRequest(game_id=game_id, display_name=name))).seat_token
-        for name in ("Ada", "Bo", "Cy")
-    ]
-    return game_id, tokens
 
 
 def _overtaken(current: GameHost, game_id: str, ada: str, step: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
