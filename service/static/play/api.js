@@ -2,6 +2,10 @@
 
 const RETRY_MS = 2000;
 
+/** A call that got no answer: the server could not be reached, or its answer never came back
+ * (fetch's own TypeError, in each browser's words). */
+export class Unreachable extends Error {}
+
 /** An answer of the server that is not 2xx, with its google.rpc.ErrorInfo reason. */
 export class ApiError extends Error {
   constructor(status, reason, message) {
@@ -45,9 +49,15 @@ export async function api(method, path, body, token) {
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers.Authorization = `Bearer ${token}`;
   const sent = Date.now();
-  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  let response;
+  let text;
+  try {
+    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    text = await response.text();
+  } catch (error) {
+    throw new Unreachable(String(error?.message ?? error));
+  }
   heardFrom(response, sent);
-  const text = await response.text();
   let data = {};
   try {
     data = text ? JSON.parse(text) : {};

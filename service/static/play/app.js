@@ -4,7 +4,7 @@
 // rule of any game. The seat token of each game is kept in localStorage, never in a URL; live
 // updates come from the WatchGame event stream (api.js).
 
-import { api, ApiError, catalogue, forgetSeat, mySeat, playerName, rememberSeat, serverNow, setPlayerName, watch } from "./api.js";
+import { api, ApiError, Unreachable, catalogue, forgetSeat, mySeat, playerName, rememberSeat, serverNow, setPlayerName, watch } from "./api.js";
 import { composer, newComposerState } from "./compose.js";
 import { capital, count, enumWords, h, oneAtATime, replaceKeepingFocus, seatLabels, section, words } from "./dom.js";
 import stimmvieh from "./games/stimmvieh.js";
@@ -15,6 +15,10 @@ const RENDERERS = { stimmvieh, wahlspiel, spin_doctors: spinDoctors };
 const MAX_LOG = 200;
 const LATEST = 3;
 const RECEIVED = 30;
+// How often an open table asks for its view again while nothing happens: who is here changes
+// without a step (a player who closed the page is "away" 30 s after its last call), and the
+// stream brings only steps. A test may set window.HUSTINGS_PRESENCE_MS before the page loads.
+const PRESENCE_MS = window.HUSTINGS_PRESENCE_MS ?? 20_000;
 const LOBBY_PAGE = 50;
 const CLOCKS = {
   none: {},
@@ -38,8 +42,20 @@ const errorBox = document.getElementById("error");
 const isolated = (names, between = ", ") => names.flatMap((name, i) => [i ? between : null, h("bdi", {}, name)]);
 
 function showError(error) {
+  if (error instanceof Unreachable) {
+    // fetch's own failure ("Failed to fetch", "NetworkError …"): nothing reached the server, or its
+    // answer never came back (a restart); the stream catches the table up once it is back.
+    showNotice("Could not reach the server (is it restarting?). Your last action may not have been made: the table shows what happened once it is back.", true);
+    return;
+  }
   const reason = error instanceof ApiError && error.reason ? `${error.reason} (HTTP ${error.status}): ` : "";
-  errorBox.textContent = `${reason}${error.message ?? error}`;
+  showNotice(`${reason}${error.message ?? error}`);
+}
+
+/** A word to the player in the error box, not an error of the server's. */
+function showNotice(text, unreachable = false) {
+  errorBox.textContent = text;
+  errorBox.dataset.unreachable = unreachable ? "true" : "false";
   errorBox.hidden = false;
 }
 
@@ -284,6 +300,8 @@ function renderGame(app, gameId) {
   let live = "connecting…";
   let controller = null;
   let ticker = null;
+  let presence = null; // asks for the view now and then: who is here changes without a step
+  let heard = { mine: false, version: "" }; // what the live region last said: the turn, the newest line
   let stopped = false; // another page replaced this table: it draws nothing more and follows nothing
   const logList = h("ol", { id: "log", reversed: true });
   // The latest few lines of the log, under the summary: what just happened, without scrolling.
@@ -309,17 +327,24 @@ function renderGame(app, gameId) {
     page.busy = true;
     app.dataset.busy = "true";
     guarded(async () => {
+      let stale = false;
       try {
         const body = { move, requestId: crypto.randomUUID(), expectedVersion: page.view.version };
         await api("POST", `/v1/games/${encodeURIComponent(gameId)}/moves`, body, token);
+        // Made: the composer starts afresh. A move that leaves the legal moves as they were (a
+        // coalition draft's item) kept its Confirm ready, and a second click made it again.
+        page.composer = { signature: "", state: newComposerState() };
       } catch (error) {
-        // Another seat moved first (a simultaneous decision): show the new position, no harm done.
+        // Another seat (or another tab of this one) moved first: the move was not made. The
+        // new position is shown, and the composer keeps the choice to confirm again.
         if (!(error instanceof ApiError && error.reason === "STALE_VERSION")) throw error;
+        stale = true;
       } finally {
         page.busy = false;
         app.dataset.busy = "false";
       }
       await refresh();
+      if (stale) showNotice("Your move was not made: the table moved on first (another player, or this seat in another tab). Here is the new position; confirm again if your move still stands.");
     });
   };
 
@@ -448,7 +473,7 @@ function renderGame(app, gameId) {
     // The question "leave?" is for a seat in play that its player holds, and is asked anew.
     if (view.status !== "GAME_STATUS_ACTIVE" || !mine || mine.absent) page.leaving = false;
     if (view.status === "GAME_STATUS_OPEN" && view.seat === undefined) {
-      const input = h("input", { id: "join-name", placeholder: "your name", maxlength: 40, value: playerName() });
+      const input = h("input", { id: "join-name", placeholder: "your name", "aria-label": "Your name", maxlength: 40, value: playerName() });
       parts.push(h("div", { class: "row" }, input, h("button", { id: "join-game", type: "button", class: "primary", onclick: () => join(input) }, "Join this table")));
     }
     // A player at the table seats bots (the server refuses a spectator: NOT_AT_THE_TABLE).
@@ -469,8 +494,9 @@ function renderGame(app, gameId) {
     }
     if (view.status === "GAME_STATUS_ACTIVE" && view.seat === undefined && view.table?.allowTakeover) {
       for (const s of seats.filter((x) => x.absent && !x.bot)) {
-        const input = h("input", { placeholder: "your name", maxlength: 40, value: playerName(), class: "take-over-name", dataset: { seat: s.seat } });
-        parts.push(h("div", { class: "row" }, input, h("button", { class: "take-over", type: "button", dataset: { seat: s.seat }, onclick: () => takeOver(input, s.seat) }, `Take over seat ${s.seat}`)));
+        const whose = s.displayName ? `${s.displayName}’s seat (seat ${s.seat})` : `seat ${s.seat}`;
+        const input = h("input", { placeholder: "your name", "aria-label": `Your name, to take over ${whose}`, maxlength: 40, value: playerName(), class: "take-over-name", dataset: { seat: s.seat } });
+        parts.push(h("div", { class: "row" }, input, h("button", { class: "take-over", type: "button", dataset: { seat: s.seat }, onclick: () => takeOver(input, s.seat) }, `Take over ${whose}`)));
       }
     }
     return parts.length ? h("div", { id: "table-actions" }, parts) : null;
@@ -548,6 +574,19 @@ function renderGame(app, gameId) {
     app.dataset.status = status;
     app.dataset.kind = view.kind;
     relabelLog(ctx);
+    announce(mine);
+  }
+
+  // A screen reader hears when the seat's decision comes and what just happened: the page is
+  // drawn anew at every step, and nothing of it was a live region but the error box.
+  function announce(mine) {
+    const newest = logList.firstElementChild;
+    const version = newest?.dataset.version ?? "";
+    const said = [];
+    if (mine && !heard.mine) said.push("Your decision.");
+    if (version && version !== heard.version && heard.version) said.push(newest.textContent.replace(/^\d+ /, ""));
+    heard = { mine, version };
+    if (said.length) document.getElementById("announce").textContent = said.join(" ");
   }
 
   function tellEvent(event, ctx) {
@@ -657,6 +696,7 @@ function renderGame(app, gameId) {
     stopped = true;
     controller?.abort();
     clearInterval(ticker);
+    clearInterval(presence);
   };
 
   guarded(async () => {
@@ -690,6 +730,9 @@ function renderGame(app, gameId) {
         if (seat) node.textContent = clockText(seat);
       }
     }, 1000);
+    presence = setInterval(() => {
+      if (!page.busy && !stopped && live === "live") refresh().catch(() => {}); // the next one tries again
+    }, PRESENCE_MS);
     let pending = false;
     controller = watch(gameId, token, view.version, (update) => {
       addEntries(update.entries);
@@ -703,9 +746,14 @@ function renderGame(app, gameId) {
       }
     }, (text) => {
       received(`stream ${text}`, page.view?.version ?? "", false);
+      const back = text === "live" && live !== "live" && live !== "connecting…";
       live = text;
       const node = document.getElementById("live");
       if (node) node.textContent = text;
+      // No moves while the stream is away (the server restarting): they would fail, or be made
+      // on a position this page no longer shows. Back, a failure it caused is no longer news.
+      app.dataset.offline = text === "live" ? "false" : "true";
+      if (back && errorBox.dataset.unreachable === "true") clearError();
     }, (error) => {
       if (error.reason === "INVALID_SEAT_TOKEN") forgetSeat(gameId);
       showError(error);

@@ -113,12 +113,18 @@ function boardStaffers(ctx, field) {
     b.faceUp ? "" : (b.staffer ?? -1) >= 0 ? " (face down)" : "", b.blocked ? " · blocked" : "", b.resolved ? " · done" : "")));
 }
 
+/** A News field as the board labels it: "Red 1" … "Blue 4" (the event's index counts from 0). */
+function newsFieldName(ctx, i) {
+  const red = ctx.cat.newsTrack?.redFields ?? 3;
+  return `${i < red ? "Red" : "Blue"} ${i + 1}`;
+}
+
 function newsNode(ctx, k) {
   const news = k.news ?? [];
   const down = k.newsFaceDown ?? [];
   const red = ctx.cat.newsTrack?.redFields ?? 3;
   return h("div", { id: "news", class: "news-fields" }, news.map((id, i) => h("div", { class: `news-field ${i < red ? "red" : "blue"}`, dataset: { index: i } },
-    h("span", { class: "small muted" }, `${i < red ? "Red" : "Blue"} ${i + 1}`),
+    h("span", { class: "small muted" }, newsFieldName(ctx, i)),
     h("div", {}, id ? cardText(ctx, id) : down[i] ? "face down" : h("span", { class: "muted" }, "empty")))));
 }
 
@@ -299,12 +305,13 @@ export default {
     const grp = (e.voterGroup ?? -1) >= 0 ? group(ctx, e.voterGroup) : "";
     const st = (e.staffer ?? -1) >= 0 ? staffer(ctx, e.staffer) : "a Staffer";
     switch (k) {
-      case "STAFFER_CHOSEN": return e.amount === 6 ? `${w} took a ready-made Staff` : `${w} chose a Staffer${(e.staffer ?? -1) >= 0 ? `: ${st}` : ""}`;
+      // One decision chooses the whole Staff (the rulebook's word), told to the others face down.
+      case "STAFFER_CHOSEN": return e.amount === 6 ? `${w} took a ready-made Staff` : `${w} chose a Staff${(e.staffer ?? -1) >= 0 ? `: ${st}` : ""}`;
       case "PROGRAMME_CHOSEN": return `${w} chose a Programme card${cards.length ? `: ${cardText(ctx, cards[0])}` : ""}`;
       case "STAFFS_CHOSEN": return "Every Staff and Programme is chosen";
       case "PROGRAMME_REVEALED": return `${w} turned up ${cards.map((c) => cardText(ctx, c)).join(", ")}`;
       case "ROUND_STARTED": return `Round ${e.amount ?? 0} begins`;
-      case "NEWS_REVEALED": return `News on field ${e.amount ?? 0}: ${cards.map((c) => cardText(ctx, c)).join(", ")}`;
+      case "NEWS_REVEALED": return `News on ${newsFieldName(ctx, e.amount ?? 0)}: ${cards.map((c) => cardText(ctx, c)).join(", ")}`;
       case "STAFFER_PLAYED": return `${w} played ${st} on ${fieldName(ctx, e.field ?? 0)}${e.amount === 1 ? "" : " face down"}`;
       case "STAFFERS_REVEALED": return "Staffers turned up: " + cards.map((item) => {
         const [seat, order, on] = item.split(":").map(Number);

@@ -28,8 +28,16 @@ function cardNode(card, extra = {}) {
 }
 
 /** A politician card by influence. */
-function politician(influence, note) {
-  return h("span", { class: "politician", dataset: { influence } }, h("b", {}, String(influence)), note ? h("small", {}, note) : null);
+function politician(influence, note, label) {
+  return h("span", { class: "politician", dataset: { influence }, "aria-label": label ?? null }, h("b", {}, String(influence)), note ? h("small", {}, note) : null);
+}
+
+/** How a politician of the current party's hand is played, in words for a screen reader (the
+ * display refills differently for each): "politician 3, top candidate". */
+function placed(ctx, influence) {
+  const p = party(ctx, ctx.kindView.currentParty ?? 0);
+  const tops = p?.topCandidates ?? [];
+  return `politician ${influence}, ${tops.includes(influence) ? "top candidate" : "backbencher"}`;
 }
 
 function stack(label, s, cls) {
@@ -56,7 +64,9 @@ function partyPanel(p, ctx) {
     : null;
   return h("div", { class: `party${mine ? " mine" : ""}${current ? " current" : ""}`, dataset: { party: p.party ?? 0 } },
     h("h3", {}, p.name, current ? h("span", { class: "turn-mark" }, " ◀ to play") : null),
-    h("div", { class: "muted small" }, p.seat !== undefined ? ctx.seatName(p.seat) : `dummy party, played by ${ctx.seatName(k.angelusHolder ?? 0)}`),
+    // Angelus goes to the start player, who is known once the top candidates are turned up.
+    h("div", { class: "muted small" }, p.seat !== undefined ? ctx.seatName(p.seat)
+      : k.angelusHolder !== undefined ? `dummy party, played by ${ctx.seatName(k.angelusHolder)}` : "dummy party, played by the start player (not yet known)"),
     h("div", { class: "row tops" }, h("span", { class: "small" }, "Top candidates "), tops),
     h("div", { class: "row backs" }, h("span", { class: "small" }, "Backbenchers "), backbenchers,
       stat("in hand", p.backbencherCount ?? 0, { class: "stat backbencher-count" })),
@@ -115,7 +125,7 @@ export default {
   },
   seatNote(seat, ctx) {
     const p = (ctx.kindView.parties ?? []).find((x) => x.seat === seat);
-    const angelus = (ctx.kindView.parties ?? []).some((x) => x.angelus) && (ctx.kindView.angelusHolder ?? 0) === seat;
+    const angelus = (ctx.kindView.parties ?? []).some((x) => x.angelus) && ctx.kindView.angelusHolder === seat;
     return p ? h("span", { class: "muted small" }, ` ${p.name}${angelus ? " + Angelus card" : ""}`) : null;
   },
   board,
@@ -136,7 +146,8 @@ export default {
     return String(value);
   },
   itemNode(field, value, ctx) {
-    if (field === "influences" || field === "influence") return politician(value);
+    if (field === "influences") return politician(value);
+    if (field === "influence") return politician(value, null, placed(ctx, value));
     if (field === "takeCardId") return value ? cardNode(displayCard(ctx, value)) : h("span", { class: "card empty" }, "take no card");
     return null;
   },

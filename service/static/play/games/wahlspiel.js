@@ -158,6 +158,9 @@ function elections(ctx) {
     h("h3", {}, title), ids.length ? h("ul", {}, ids.map((id) => h("li", {}, polName(ctx, id), owner(id)))) : h("p", { class: "muted small" }, "not yet elected"))));
 }
 
+/** "a" or "an" before a word, as it is said ("an event card"). */
+const article = (word) => (/^[aeiou]/i.test(word) ? `an ${word}` : `a ${word}`);
+
 /** An offer (a bundle of cards and francs each way) in words; cards are named only where the view shows them. */
 function offerText(ctx, o) {
   const count = (n, what) => (n ? `${n} ${what}${n === 1 ? "" : "s"}` : "");
@@ -182,7 +185,11 @@ export default {
   ],
   headline(ctx) {
     const k = ctx.kindView;
-    const who = k.currentParty !== undefined && k.step !== "WAHLSPIEL_STEP_FINISHED" ? ` · ${partyName(ctx, k.currentParty)} to play` : "";
+    // Whoever the table waits for: the party whose turn it is, or another (an offer's partner
+    // answering, judges, run-off voters), which the headline named as the turn's party.
+    const acting = (ctx.view.toAct ?? []).map((seat) => partyName(ctx, seat));
+    const waiting = acting.length ? listWords(acting) : k.currentParty !== undefined ? partyName(ctx, k.currentParty) : "";
+    const who = waiting && k.step !== "WAHLSPIEL_STEP_FINISHED" ? ` · ${waiting} to play` : "";
     return h("p", { class: "headline" }, `Round ${k.round ?? 1} · ${enumWords(k.step, "WAHLSPIEL_STEP_")}${who}${k.lastRoll ? ` · rolled ${k.lastRoll}` : ""}`);
   },
   seatNote(seat, ctx) {
@@ -193,7 +200,12 @@ export default {
   dialog(moves, ctx) {
     const decision = Object.keys(Object.values(moves[0])[0] ?? {})[0];
     const c = ctx.kindView.coalition ?? {};
-    if (decision === "answerTrade") return c.pending ? `${partyName(ctx, c.proposer ?? c.party ?? 0)} offers you a trade` : "Hand over the cards asked for";
+    if (decision === "answerTrade") {
+      // Every move names a card to give: the offer is accepted, and the cards asked for are handed over.
+      const handing = moves.every((m) => Object.values(m)[0]?.answerTrade?.cardId);
+      if (handing || !c.pending) return "Hand over the cards asked for";
+      return `${partyName(ctx, c.proposer ?? c.party ?? 0)} offers you a trade: ${offerText(ctx, c.pending)}`;
+    }
     if (decision === "judge") return "Opinion ballot: your verdict";
     if (decision === "sendRunoffVoter") return "Run-off: send a voter?";
     if (decision === "offerTrade" || decision === "proposeOffer") return "Coalition: draft an offer, one item at a time";
@@ -220,7 +232,7 @@ export default {
     if (CARD_FIELDS.has(field)) return value ? cardText(ctx, value) : "no card";
     if (POLITICIAN_FIELDS.has(field)) return Array.isArray(value) ? (value.length ? listWords(value.map((id) => polName(ctx, id))) : "nobody") : value ? polName(ctx, value) : "nobody";
     if (field === "party") return partyName(ctx, value);
-    if (field === "askKind" || field === "giveKind") return value && value !== "WAHLSPIEL_CARD_KIND_UNSPECIFIED" ? `a ${cardKind(value)} card` : "no card";
+    if (field === "askKind" || field === "giveKind") return value && value !== "WAHLSPIEL_CARD_KIND_UNSPECIFIED" ? article(`${cardKind(value)} card`) : "no card";
     if (field === "accept") return value ? "accept" : "refuse";
     if (field === "verdict") return value ? "yes, fits" : "no";
     if (field === "count") return `${value} (${value * ((decision === "buyEvents" ? ctx.cat.money?.eventPrice : ctx.cat.money?.voterPrice) ?? 0)} francs)`;
@@ -244,7 +256,7 @@ export default {
       case "choosePartner": return `coalition with ${partyName(ctx, p.party ?? 0)}`;
       case "offerTrade": {
         const gives = [p.giveCardId ? `“${cardText(ctx, p.giveCardId)}”` : "", p.giveMoney ? `${p.giveMoney} francs` : ""].filter(Boolean).join(" and ") || "nothing";
-        const asks = [p.askKind && p.askKind !== "WAHLSPIEL_CARD_KIND_UNSPECIFIED" ? `a ${cardKind(p.askKind)} card` : "", p.askMoney ? `${p.askMoney} francs` : ""].filter(Boolean).join(" and ") || "nothing";
+        const asks = [p.askKind && p.askKind !== "WAHLSPIEL_CARD_KIND_UNSPECIFIED" ? article(`${cardKind(p.askKind)} card`) : "", p.askMoney ? `${p.askMoney} francs` : ""].filter(Boolean).join(" and ") || "nothing";
         return `add to the offer: give ${gives}, ask ${asks}`;
       }
       case "proposeOffer": return "make the offer as drafted";

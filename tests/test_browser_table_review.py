@@ -1,0 +1,158 @@
+"""/play, as three players, a spectator and a second tab found it (in headless Chromium, as
+tests/test_browser.py, against a real replica):
+
+- a move refused because the table moved on first (another tab of the seat, another player)
+  says so, where it was dropped without a word, and keeps the choice to confirm again;
+- an open table asks for its view now and then, so that who is here changes without a step (a
+  player who had left showed "here" until the next move);
+- with the server out of reach, the moves are greyed, a failed call says so in words (it said
+  "Failed to fetch" and stayed after the server was back), and the words go once it is back;
+- the live region tells a screen reader when the seat's decision comes; names of inputs;
+- Stimmvieh names no Angelus holder before the start player is known; Wahlspiel says "an event
+  card", names the terms of an offer and who must act; The Spin Doctors name News fields as the
+  board does and a Staff chosen as a Staff.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from rest_helpers import LiveRest
+
+pytestmark = pytest.mark.slow
+
+
+def _seat_in(page: Any, live: LiveRest, game_id: str, joined: dict[str, Any]) -> None:
+    page.goto(f"{live.base_url}/play")
+    page.evaluate(
+        "([id, seat, token]) => localStorage.setItem(`hustings.seat.${id}`, JSON.stringify({ seat, token }))",
+        [game_id, joined.get("seat", 0), joined["seatToken"]],
+    )
+    page.goto(f"{live.base_url}/play#/game/{game_id}")
+
+
+def _stimmvieh_table(live: LiveRest) -> tuple[str, list[dict[str, Any]]]:
+    game_id = live.ok("POST", "/v1/games", {"kind": "stimmvieh", "options": {"players": 3}, "table": {"decisionSeconds": 600}})["gameId"]
+    return game_id, [live.ok("POST", f"/v1/games/{game_id}:join", {"displayName": name}) for name in ("Ada", "Bo", "Cy")]
+
+
+def _choose_four(page: Any) -> None:
+    choices = page.locator("#moves .choices.set button.choice:not([disabled])")
+    for i in range(4):
+        choices.nth(i).click()
+
+
+def test_a_move_the_table_moved_past_says_it_was_not_made_and_keeps_the_choice(browser: Any, live: LiveRest) -> None:
+    from playwright.sync_api import expect
+
+    game_id, joined = _stimmvieh_table(live)
+    first, second = browser.new_context().new_page(), browser.new_context().new_page()
+    try:
+        # The second tab hears nothing of the table after its first view: its stream's request is
+        # held, never answered (a stream that fails greys the moves, as the server being away does).
+        held: list[Any] = []
+        second.route("**:watch", lambda route: held.append(route))
+        for page in (first, second):
+            _seat_in(page, live, game_id, joined[0])
+            expect(page.locator("#moves .choices.set")).to_be_visible()
+        _choose_four(first)
+        first.locator("#moves button.confirm-move").click()
+        expect(first.locator("#moves")).to_have_count(0)  # Ada has chosen: nothing left to decide
+        _choose_four(second)
+        second.locator("#moves button.confirm-move").click()
+        expect(second.locator("#error")).to_be_visible()
+        expect(second.locator("#error")).to_contain_text("Your move was not made: the table moved on first")
+        assert live.ok("GET", f"/v1/games/{game_id}/view", token=joined[0]["seatToken"])["view"]["version"] == second.inner_text("#version")
+    finally:
+        first.context.close()
+        second.context.close()
+
+
+def test_an_open_table_asks_for_its_view_again_while_nothing_happens(browser: Any, live: LiveRest) -> None:
+    game_id, joined = _stimmvieh_table(live)
+    context = browser.new_context()
+    context.add_init_script("window.HUSTINGS_PRESENCE_MS = 300")
+    page = context.new_page()
+    try:
+        asked: list[str] = []
+        page.on("request", lambda request: asked.append(request.url) if request.url.endswith(f"/v1/games/{game_id}/view") else None)
+        _seat_in(page, live, game_id, joined[0])
+        page.wait_for_function("() => document.querySelector('#live')?.textContent === 'live'")
+        before = len(asked)
+        page.wait_for_timeout(2_000)
+        assert len(asked) - before >= 4, asked  # every 300 ms while live (2 s: about six)
+    finally:
+        context.close()
+
+
+def test_out_of_reach_the_moves_are_greyed_a_failed_call_says_so_and_back_it_goes(browser: Any, live: LiveRest) -> None:
+    from playwright.sync_api import expect
+
+    game_id, joined = _stimmvieh_table(live)
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        # The stream cannot be had (the server restarting), nor can a table call be made.
+        page.route("**:watch", lambda route: route.abort())
+        page.route("**:leave", lambda route: route.abort())
+        _seat_in(page, live, game_id, joined[0])
+        expect(page.locator("#live")).to_have_text("reconnecting…")
+        expect(page.locator("#app")).to_have_attribute("data-offline", "true")
+        assert page.evaluate("getComputedStyle(document.querySelector('#moves')).pointerEvents") == "none"
+        page.click("#leave")
+        page.click("#leave-confirm")
+        expect(page.locator("#error")).to_contain_text("Could not reach the server")
+        expect(page.locator("#error")).not_to_contain_text("Failed to fetch")
+        page.unroute("**:watch")  # back: the stream's next try is answered
+        expect(page.locator("#live")).to_have_text("live", timeout=30_000)
+        expect(page.locator("#app")).to_have_attribute("data-offline", "false")
+        expect(page.locator("#error")).to_be_hidden()
+    finally:
+        context.close()
+
+
+def test_the_live_region_says_when_the_seat_s_decision_comes_and_inputs_have_names(page: Any, live: LiveRest) -> None:
+    from playwright.sync_api import expect
+
+    game_id, joined = _stimmvieh_table(live)
+    _seat_in(page, live, game_id, joined[0])
+    expect(page.locator("#announce")).to_have_attribute("role", "status")
+    expect(page.locator("#announce")).to_have_text("Your decision.")
+    # The Angelus card goes to the start player, not yet known while top candidates are chosen.
+    expect(page.locator("#seats")).not_to_contain_text("Angelus card")
+    expect(page.locator("#board, #app").first).to_contain_text("played by the start player (not yet known)")
+    open_id = live.ok("POST", "/v1/games", {"kind": "stimmvieh", "options": {"players": 3}})["gameId"]
+    page.goto(f"{live.base_url}/play#/game/{open_id}")
+    expect(page.locator("#join-name")).to_have_attribute("aria-label", "Your name")
+
+
+def test_the_games_words(page: Any, live: LiveRest) -> None:
+    """The renderers' words, from the modules the page loads."""
+    page.goto(f"{live.base_url}/play")
+    said = page.evaluate("""async () => {
+      const w = (await import('/play/games/wahlspiel.js')).default;
+      const sd = (await import('/play/games/spin_doctors.js')).default;
+      const names = ['Ada', 'Bea', 'Cem'];
+      const ctx = { view: { toAct: [0] }, kindView: { currentParty: 1, step: 'WAHLSPIEL_STEP_COALITION', round: 1,
+          coalition: { pending: { giveMoney: 2, askEventCount: 1 }, proposer: 1 } },
+        cat: { newsTrack: { redFields: 3 } }, me: 0, seatName: (s) => names[s] ?? '', cache: {} };
+      return {
+        ask: w.valueLabel('askKind', 'WAHLSPIEL_CARD_KIND_EVENT', ctx),
+        askVoter: w.valueLabel('askKind', 'WAHLSPIEL_CARD_KIND_VOTER', ctx),
+        offer: w.moveText('offerTrade', { askKind: 'WAHLSPIEL_CARD_KIND_EVENT' }, ctx),
+        headline: w.headline(ctx).textContent,
+        answer: w.dialog([{ wahlspiel: { answerTrade: { accept: true } } }, { wahlspiel: { answerTrade: {} } }], ctx),
+        handing: w.dialog([{ wahlspiel: { answerTrade: { accept: true, cardId: 'V1' } } }], ctx),
+        news: sd.tell({ kind: 'NEWS_REVEALED', amount: 3, cards: [] }, {}, ctx),
+        staff: sd.tell({ kind: 'STAFFER_CHOSEN', seat: 0 }, {}, ctx),
+      };
+    }""")
+    assert said["ask"] == "an event card" and said["askVoter"] == "a voter card", said
+    assert said["offer"] == "add to the offer: give nothing, ask an event card", said
+    assert said["headline"].endswith("Ada to play") and "Bea to play" not in said["headline"], said
+    assert said["answer"] == "Bea offers you a trade: gives 2 francs for 1 event card", said
+    assert said["handing"] == "Hand over the cards asked for", said
+    assert said["news"].startswith("News on Blue 4"), said
+    assert said["staff"].endswith("chose a Staff"), said
