@@ -70,7 +70,17 @@ def test_a_move_the_table_moved_past_says_it_was_not_made_and_keeps_the_choice(b
         second.context.close()
 
 
-def test_an_open_table_asks_for_its_view_again_while_nothing_happens(browser: Any, live: LiveRest) -> None:
+def test_an_open_table_asks_for_its_view_again_and_shows_who_left_without_a_step(
+    browser: Any, live: LiveRest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bo and Cy join and make no call after: with a presence window of 2 s (30 s in service),
+    Ada's page shows them away within a few seconds, no step made (it showed "here" until the
+    next step). Asked every 300 ms here (20 s in service); a view unchanged draws nothing."""
+    from hustings.service import presence
+
+    monkeypatch.setattr(presence, "WINDOW_MS", 2_000)
+    monkeypatch.setattr(presence, "REFRESH_S", 0.1)
+    monkeypatch.setattr(presence, "TOUCH_EVERY_S", 0.1)
     game_id, joined = _stimmvieh_table(live)
     context = browser.new_context()
     context.add_init_script("window.HUSTINGS_PRESENCE_MS = 300")
@@ -80,9 +90,17 @@ def test_an_open_table_asks_for_its_view_again_while_nothing_happens(browser: An
         page.on("request", lambda request: asked.append(request.url) if request.url.endswith(f"/v1/games/{game_id}/view") else None)
         _seat_in(page, live, game_id, joined[0])
         page.wait_for_function("() => document.querySelector('#live')?.textContent === 'live'")
+        version = page.inner_text("#version")
+        for seat in ("1", "2"):
+            page.wait_for_function(f"() => document.querySelector(\"#seats .seat-chip[data-seat='{seat}']\")?.dataset.presence === 'away'")
+        assert page.inner_text("#version") == version  # no step was made
+        page.evaluate("document.querySelector('#seats').dataset.drawnBefore = 'yes'")
         before = len(asked)
-        page.wait_for_timeout(2_000)
-        assert len(asked) - before >= 4, asked  # every 300 ms while live (2 s: about six)
+        page.wait_for_timeout(1_500)
+        assert len(asked) - before >= 3, asked  # every 300 ms while live
+        # Nothing changed: the table was not drawn anew (a field's typing would have been reset).
+        assert page.evaluate("document.querySelector('#seats').dataset.drawnBefore ?? null") == "yes"
+        assert page.locator("#seats .seat-chip.me").get_attribute("data-presence") == "here"
     finally:
         context.close()
 

@@ -682,11 +682,13 @@ function renderGame(app, gameId) {
     if (page.entries.length > MAX_LOG * 2) page.entries.splice(0, page.entries.length - MAX_LOG);
   }
 
-  async function refresh() {
+  // ``quietly``: the presence timer's ask, which draws the table only when the view changed (a
+  // redraw every 20 s would reset what a player typed into a field it then left).
+  async function refresh(quietly = false) {
     const { view } = await api("GET", `/v1/games/${encodeURIComponent(gameId)}/view`, undefined, token);
     const taken = !page.view || BigInt(view.version) >= BigInt(page.view.version);
     received("refresh", view.version, taken);
-    if (taken) {
+    if (taken && !(quietly && JSON.stringify(view) === JSON.stringify(page.view))) {
       page.view = view;
       draw();
     }
@@ -731,7 +733,7 @@ function renderGame(app, gameId) {
       }
     }, 1000);
     presence = setInterval(() => {
-      if (!page.busy && !stopped && live === "live") refresh().catch(() => {}); // the next one tries again
+      if (!page.busy && !stopped && live === "live") refresh(true).catch(() => {}); // the next one tries again
     }, PRESENCE_MS);
     let pending = false;
     controller = watch(gameId, token, view.version, (update) => {
