@@ -1,6 +1,8 @@
 """/play, as three players, a spectator and a second tab found it (in headless Chromium, as
 tests/test_browser.py, against a real replica):
 
+- a move made starts its composer afresh (a coalition draft's Confirm stayed ready, and a second
+  click added the item again);
 - a move refused because the table moved on first (another tab of the seat, another player)
   says so, where it was dropped without a word, and keeps the choice to confirm again;
 - an open table asks for its view now and then, so that who is here changes without a step (a
@@ -174,3 +176,60 @@ def test_the_games_words(page: Any, live: LiveRest) -> None:
     assert said["handing"] == "Hand over the cards asked for", said
     assert said["news"].startswith("News on Blue 4"), said
     assert said["staff"].endswith("chose a Staff"), said
+
+
+def _at_a_coalition(live: LiveRest) -> tuple[str, list[dict[str, Any]]]:
+    """A seeded Wahlspiel of three, played (the lowest seat to act, a recorded choice each step)
+    until Ada drafts a coalition offer: step 13 of seed 4."""
+    import json
+    import random
+
+    game_id = live.ok("POST", "/v1/games", {"kind": "wahlspiel", "options": {"players": 3}, "seed": f"{4:064x}"})["gameId"]
+    joined = [live.ok("POST", f"/v1/games/{game_id}:join", {"displayName": name}) for name in ("Ada", "Bo", "Cy")]
+    rng = random.Random(4)
+    for step in range(60):  # bounded: the offer comes at step 13
+        views = [live.ok("GET", f"/v1/games/{game_id}/view", token=j["seatToken"])["view"] for j in joined]
+        if any("offerTrade" in json.dumps(m) for m in views[0].get("legalMoves", [])):
+            return game_id, joined
+        seat = min(i for i, v in enumerate(views) if v.get("legalMoves"))
+        moves = views[seat]["legalMoves"]
+        partner = [m for m in moves if "choosePartner" in json.dumps(m)]
+        move = partner[0] if partner else rng.choice(moves)
+        live.ok("POST", f"/v1/games/{game_id}/moves", {"move": move, "requestId": f"{game_id}-{step}-coalition"}, token=joined[seat]["seatToken"])
+    raise AssertionError("Ada never drafted an offer: the seeded game took another course")
+
+
+def test_a_move_made_starts_its_composer_afresh(page: Any, redis_server: Any) -> None:
+    """A coalition draft's item leaves the legal moves as they were: the composer kept its
+    Confirm ready after the move was made, and a second click added the item again."""
+    from playwright.sync_api import expect
+
+    with LiveRest(redis_server.url, allow_client_seed=True) as live:
+        game_id, joined = _at_a_coalition(live)
+        ada = joined[0]["seatToken"]
+        # A first item of the draft (asking a voter card) through the API: after it, a second one
+        # alike leaves the legal moves as they are (the first turned "pass" into "make the offer").
+        drafted = live.ok("GET", f"/v1/games/{game_id}/view", token=ada)["view"]
+        (item,) = [m for m in drafted["legalMoves"] if m["wahlspiel"].get("offerTrade", {}).get("askKind") == "WAHLSPIEL_CARD_KIND_VOTER"]
+        live.ok("POST", f"/v1/games/{game_id}/moves", {"move": item, "requestId": f"{game_id}-first-item"}, token=ada)
+        before = live.ok("GET", f"/v1/games/{game_id}/view", token=ada)["view"]
+        _seat_in(page, live, game_id, joined[0])
+        page.click("#moves button.decision[data-decision='offerTrade']")
+        for _ in range(8):  # bounded: an item has four fields
+            if page.locator("#moves button.confirm-move").count():
+                break
+            ok = page.locator("#moves .stepper .choice.ok")
+            if ok.count():
+                ok.click()  # the least: 0 francs
+                continue
+            field = page.locator("#moves .choices").get_attribute("data-field")
+            text = {"giveCardId": "no card", "askKind": "a voter card"}.get(field or "", "0 francs")  # money: none
+            page.locator("#moves .choices button.choice").filter(has_text=text).filter(has_not_text="00 francs").first.click()
+        confirm = page.locator("#moves button.confirm-move")
+        expect(confirm).to_contain_text("give nothing, ask a voter card")
+        confirm.click()
+        page.wait_for_function("(v) => Number(document.querySelector('#version')?.textContent) > v", arg=int(before["version"]))
+        after = live.ok("GET", f"/v1/games/{game_id}/view", token=ada)["view"]
+        assert after["legalMoves"] == before["legalMoves"], "the item changed Ada's legal moves: the test no longer shows the fault"
+        expect(page.locator("#moves button.decision[data-decision='offerTrade']")).to_be_visible()
+        expect(page.locator("#moves button.confirm-move")).to_have_count(0)
