@@ -4,11 +4,13 @@ tests/test_browser.py, against a real replica):
 - a move made starts its composer afresh (a coalition draft's Confirm stayed ready, and a second
   click added the item again);
 - a move refused because the table moved on first (another tab of the seat, another player)
-  says so, where it was dropped without a word, and keeps the choice to confirm again;
+  says so, where it was dropped without a word; a move whose answer was lost, confirmed again,
+  goes under its first request id (made once);
 - an open table asks for its view now and then, so that who is here changes without a step (a
   player who had left showed "here" until the next move);
-- with the server out of reach, the moves are greyed, a failed call says so in words (it said
-  "Failed to fetch" and stayed after the server was back), and the words go once it is back;
+- with the server out of reach, the moves are greyed and inert, a failed call says so in words
+  (it said "Failed to fetch" and stayed after the server was back), and the words go once it is
+  back; a table whose first view could not be had is asked for again;
 - the live region tells a screen reader when the seat's decision comes; names of inputs;
 - Stimmvieh names no Angelus holder before the start player is known; Wahlspiel says "an event
   card", names the terms of an offer and who must act; The Spin Doctors name News fields as the
@@ -17,6 +19,7 @@ tests/test_browser.py, against a real replica):
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -46,7 +49,7 @@ def _choose_four(page: Any) -> None:
         choices.nth(i).click()
 
 
-def test_a_move_the_table_moved_past_says_it_was_not_made_and_keeps_the_choice(browser: Any, live: LiveRest) -> None:
+def test_a_move_the_table_moved_past_says_it_was_not_made(browser: Any, live: LiveRest) -> None:
     from playwright.sync_api import expect
 
     game_id, joined = _stimmvieh_table(live)
@@ -121,6 +124,7 @@ def test_out_of_reach_the_moves_are_greyed_a_failed_call_says_so_and_back_it_goe
         expect(page.locator("#live")).to_have_text("reconnecting…")
         expect(page.locator("#app")).to_have_attribute("data-offline", "true")
         assert page.evaluate("getComputedStyle(document.querySelector('#moves')).pointerEvents") == "none"
+        assert page.evaluate("document.querySelector('#moves').inert") is True  # no keyboard reaches them either
         page.click("#leave")
         page.click("#leave-confirm")
         expect(page.locator("#error")).to_contain_text("Could not reach the server")
@@ -181,7 +185,6 @@ def test_the_games_words(page: Any, live: LiveRest) -> None:
 def _at_a_coalition(live: LiveRest) -> tuple[str, list[dict[str, Any]]]:
     """A seeded Wahlspiel of three, played (the lowest seat to act, a recorded choice each step)
     until Ada drafts a coalition offer: step 13 of seed 4."""
-    import json
     import random
 
     game_id = live.ok("POST", "/v1/games", {"kind": "wahlspiel", "options": {"players": 3}, "seed": f"{4:064x}"})["gameId"]
@@ -199,6 +202,29 @@ def _at_a_coalition(live: LiveRest) -> tuple[str, list[dict[str, Any]]]:
     raise AssertionError("Ada never drafted an offer: the seeded game took another course")
 
 
+def _draft_the_voter_item(live: LiveRest, game_id: str, ada: str) -> None:
+    """A first item of Ada's draft (asking a voter card) through the API: after it, a second one
+    alike leaves the legal moves as they are (the first turned "pass" into "make the offer")."""
+    drafted = live.ok("GET", f"/v1/games/{game_id}/view", token=ada)["view"]
+    (item,) = [m for m in drafted["legalMoves"] if m["wahlspiel"].get("offerTrade", {}).get("askKind") == "WAHLSPIEL_CARD_KIND_VOTER"]
+    live.ok("POST", f"/v1/games/{game_id}/moves", {"move": item, "requestId": f"{game_id}-first-item"}, token=ada)
+
+
+def _compose_the_voter_item(page: Any) -> None:
+    """On the page, the same item: give nothing, ask a voter card, up to its Confirm."""
+    page.click("#moves button.decision[data-decision='offerTrade']")
+    for _ in range(8):  # bounded: an item has four fields
+        if page.locator("#moves button.confirm-move").count():
+            return
+        ok = page.locator("#moves .stepper .choice.ok")
+        if ok.count():
+            ok.click()  # the least: 0 francs
+            continue
+        field = page.locator("#moves .choices").get_attribute("data-field")
+        text = {"giveCardId": "no card", "askKind": "a voter card"}.get(field or "", "0 francs")  # money: none
+        page.locator("#moves .choices button.choice").filter(has_text=text).filter(has_not_text="00 francs").first.click()
+
+
 def test_a_move_made_starts_its_composer_afresh(page: Any, redis_server: Any) -> None:
     """A coalition draft's item leaves the legal moves as they were: the composer kept its
     Confirm ready after the move was made, and a second click added the item again."""
@@ -207,24 +233,10 @@ def test_a_move_made_starts_its_composer_afresh(page: Any, redis_server: Any) ->
     with LiveRest(redis_server.url, allow_client_seed=True) as live:
         game_id, joined = _at_a_coalition(live)
         ada = joined[0]["seatToken"]
-        # A first item of the draft (asking a voter card) through the API: after it, a second one
-        # alike leaves the legal moves as they are (the first turned "pass" into "make the offer").
-        drafted = live.ok("GET", f"/v1/games/{game_id}/view", token=ada)["view"]
-        (item,) = [m for m in drafted["legalMoves"] if m["wahlspiel"].get("offerTrade", {}).get("askKind") == "WAHLSPIEL_CARD_KIND_VOTER"]
-        live.ok("POST", f"/v1/games/{game_id}/moves", {"move": item, "requestId": f"{game_id}-first-item"}, token=ada)
+        _draft_the_voter_item(live, game_id, ada)
         before = live.ok("GET", f"/v1/games/{game_id}/view", token=ada)["view"]
         _seat_in(page, live, game_id, joined[0])
-        page.click("#moves button.decision[data-decision='offerTrade']")
-        for _ in range(8):  # bounded: an item has four fields
-            if page.locator("#moves button.confirm-move").count():
-                break
-            ok = page.locator("#moves .stepper .choice.ok")
-            if ok.count():
-                ok.click()  # the least: 0 francs
-                continue
-            field = page.locator("#moves .choices").get_attribute("data-field")
-            text = {"giveCardId": "no card", "askKind": "a voter card"}.get(field or "", "0 francs")  # money: none
-            page.locator("#moves .choices button.choice").filter(has_text=text).filter(has_not_text="00 francs").first.click()
+        _compose_the_voter_item(page)
         confirm = page.locator("#moves button.confirm-move")
         expect(confirm).to_contain_text("give nothing, ask a voter card")
         confirm.click()
@@ -233,3 +245,48 @@ def test_a_move_made_starts_its_composer_afresh(page: Any, redis_server: Any) ->
         assert after["legalMoves"] == before["legalMoves"], "the item changed Ada's legal moves: the test no longer shows the fault"
         expect(page.locator("#moves button.decision[data-decision='offerTrade']")).to_be_visible()
         expect(page.locator("#moves button.confirm-move")).to_have_count(0)
+
+
+def test_a_table_the_server_did_not_answer_at_first_is_asked_for_again(page: Any, live: LiveRest) -> None:
+    from playwright.sync_api import expect
+
+    game_id, joined = _stimmvieh_table(live)
+    page.route("**/view", lambda route: route.abort())
+    _seat_in(page, live, game_id, joined[0])
+    expect(page.locator("#error")).to_contain_text("Could not reach the server")
+    page.unroute("**/view")
+    expect(page.locator("#live")).to_have_text("live", timeout=30_000)
+    expect(page.locator("#moves")).to_be_visible()
+    expect(page.locator("#error")).to_be_hidden()
+
+
+def test_a_move_whose_answer_was_lost_is_made_once_when_confirmed_again(page: Any, redis_server: Any) -> None:
+    """The answer of a coalition draft's item lost (the server made it): confirmed again, it goes
+    under its first request id, and the server answers what it did (a second item was added)."""
+    from playwright.sync_api import expect
+
+    with LiveRest(redis_server.url, allow_client_seed=True) as live:
+        game_id, joined = _at_a_coalition(live)
+        ada = joined[0]["seatToken"]
+        _draft_the_voter_item(live, game_id, ada)
+        version = int(live.ok("GET", f"/v1/games/{game_id}/view", token=ada)["view"]["version"])
+        _seat_in(page, live, game_id, joined[0])
+        lost: list[str] = []
+
+        def made_then_lost(route: Any) -> None:
+            lost.append(route.request.post_data or "")
+            route.fetch()  # the server makes the move
+            route.abort()  # and its answer never comes back
+
+        page.route("**/moves", made_then_lost)
+        _compose_the_voter_item(page)
+        page.locator("#moves button.confirm-move").click()
+        expect(page.locator("#error")).to_contain_text("Could not reach the server")
+        page.wait_for_function("(v) => Number(document.querySelector('#version')?.textContent) > v", arg=version)
+        page.unroute("**/moves")
+        page.locator("#moves button.confirm-move").click()  # still composed: confirmed again
+        page.wait_for_function("() => document.querySelector('#app').dataset.busy === 'false'")
+        page.wait_for_timeout(500)
+        history = live.ok("GET", f"/v1/games/{game_id}/history?afterVersion={version}")["entries"]
+        assert len(history) == 1, history  # made once
+        assert json.loads(lost[0])["requestId"] != f"{game_id}-first-item"

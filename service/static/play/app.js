@@ -19,6 +19,7 @@ const RECEIVED = 30;
 // without a step (a player who closed the page is "away" 30 s after its last call), and the
 // stream brings only steps. A test may set window.HUSTINGS_PRESENCE_MS before the page loads.
 const PRESENCE_MS = window.HUSTINGS_PRESENCE_MS ?? 20_000;
+const FIRST_LOAD_AGAIN_MS = 2_000; // a table whose first view could not be had is asked for again
 const LOBBY_PAGE = 50;
 const CLOCKS = {
   none: {},
@@ -45,7 +46,7 @@ function showError(error) {
   if (error instanceof Unreachable) {
     // fetch's own failure ("Failed to fetch", "NetworkError …"): nothing reached the server, or its
     // answer never came back (a restart); the stream catches the table up once it is back.
-    showNotice("Could not reach the server (is it restarting?). Your last action may not have been made: the table shows what happened once it is back.", true);
+    showNotice("Could not reach the server (is it restarting?): what you asked for may not have been done. Try again in a moment; a table shows what happened once it is back.", true);
     return;
   }
   const reason = error instanceof ApiError && error.reason ? `${error.reason} (HTTP ${error.status}): ` : "";
@@ -62,6 +63,7 @@ function showNotice(text, unreachable = false) {
 function clearError() {
   errorBox.hidden = true;
   errorBox.textContent = "";
+  errorBox.dataset.unreachable = "false";
 }
 
 async function guarded(action) {
@@ -286,7 +288,7 @@ function renderGame(app, gameId) {
   document.getElementById("where").textContent = "table";
   const seated = mySeat(gameId);
   const token = seated?.token;
-  const page = { view: null, cat: null, entries: [], busy: false, leaving: false, composer: { signature: "", state: newComposerState() }, received: [] };
+  const page = { view: null, cat: null, entries: [], busy: false, leaving: false, composer: { signature: "", state: newComposerState() }, received: [], unanswered: null };
   // What the table holds, for a look from the browser's console (and the tests): its view, the
   // composer's state, and where its last few views came from.
   app.table = page;
@@ -298,6 +300,9 @@ function renderGame(app, gameId) {
   // it cannot be loaded: the error shows on an empty table).
   app.replaceChildren(h("p", { id: "loading", class: "muted" }, "Loading the table…"));
   let live = "connecting…";
+  // Whether the stream is away (not live, once it has been asked for): moves wait for it.
+  const offline = () => live !== "live" && live !== "connecting…";
+  app.dataset.offline = "false"; // a table before this one may have been left while away
   let controller = null;
   let ticker = null;
   let presence = null; // asks for the view now and then: who is here changes without a step
@@ -323,20 +328,28 @@ function renderGame(app, gameId) {
   }
 
   const submit = (move) => {
-    if (page.busy) return;
+    // Not while the stream is away (the buttons are inert then; a keyboard could still send).
+    if (page.busy || offline()) return;
     page.busy = true;
     app.dataset.busy = "true";
     guarded(async () => {
       let stale = false;
+      // A move sent again after its answer was lost goes under the same request id: the server
+      // answers what it did the first time instead of making the move twice (a coalition draft's
+      // item, whose legal moves stay as they were, kept its Confirm ready).
+      const sent = JSON.stringify(move);
+      const requestId = page.unanswered?.sent === sent ? page.unanswered.requestId : crypto.randomUUID();
       try {
-        const body = { move, requestId: crypto.randomUUID(), expectedVersion: page.view.version };
+        const body = { move, requestId, expectedVersion: page.view.version };
         await api("POST", `/v1/games/${encodeURIComponent(gameId)}/moves`, body, token);
+        page.unanswered = null;
         // Made: the composer starts afresh. A move that leaves the legal moves as they were (a
         // coalition draft's item) kept its Confirm ready, and a second click made it again.
         page.composer = { signature: "", state: newComposerState() };
       } catch (error) {
+        page.unanswered = error instanceof Unreachable ? { sent, requestId } : null;
         // Another seat (or another tab of this one) moved first: the move was not made. The
-        // new position is shown, and the composer keeps the choice to confirm again.
+        // new position is shown (where the legal moves are the same, the choice stays composed).
         if (!(error instanceof ApiError && error.reason === "STALE_VERSION")) throw error;
         stale = true;
       } finally {
@@ -558,7 +571,7 @@ function renderGame(app, gameId) {
       const asDialog = game.dialog?.(moves, ctx);
       // Moves outside the seat's turn are the side moves a game allows at any time.
       const heading = asDialog ? capital(asDialog) : (view.toAct ?? []).includes(view.seat) ? "Your move" : "Any time: side moves";
-      parts.push(h("section", { id: "moves", class: asDialog ? "dialog" : "" }, h("h2", { id: "moves-title", tabindex: "-1" }, heading), built));
+      parts.push(h("section", { id: "moves", class: asDialog ? "dialog" : "", inert: offline() ? "" : null }, h("h2", { id: "moves-title", tabindex: "-1" }, heading), built));
     } else {
       page.composer = { signature: "", state: newComposerState() };
     }
@@ -703,6 +716,16 @@ function renderGame(app, gameId) {
 
   guarded(async () => {
     const first = await api("GET", `/v1/games/${encodeURIComponent(gameId)}/view`, undefined, token).catch((error) => {
+      if (error instanceof Unreachable && !stopped) {
+        // The server away as the table loads: it is asked again until it answers (a table
+        // that never loaded had nothing to catch up with, and stayed "Loading the table…").
+        setTimeout(() => {
+          if (stopped) return;
+          stopGame();
+          renderGame(app, gameId);
+        }, FIRST_LOAD_AGAIN_MS);
+        throw error;
+      }
       // A seat this browser kept that the game no longer knows (taken over, or of an earlier
       // game under this id): forget it and open the table as a spectator, who may join.
       if (!token || stopped || !(error instanceof ApiError && error.reason === "INVALID_SEAT_TOKEN")) throw error;
@@ -748,14 +771,15 @@ function renderGame(app, gameId) {
       }
     }, (text) => {
       received(`stream ${text}`, page.view?.version ?? "", false);
-      const back = text === "live" && live !== "live" && live !== "connecting…";
       live = text;
       const node = document.getElementById("live");
       if (node) node.textContent = text;
       // No moves while the stream is away (the server restarting): they would fail, or be made
-      // on a position this page no longer shows. Back, a failure it caused is no longer news.
-      app.dataset.offline = text === "live" ? "false" : "true";
-      if (back && errorBox.dataset.unreachable === "true") clearError();
+      // on a position this page no longer shows; inert, so that no keyboard reaches them either.
+      // Live (again), a call it made fail is no longer news.
+      app.dataset.offline = offline() ? "true" : "false";
+      document.getElementById("moves")?.toggleAttribute("inert", offline());
+      if (text === "live" && errorBox.dataset.unreachable === "true") clearError();
     }, (error) => {
       if (error.reason === "INVALID_SEAT_TOKEN") forgetSeat(gameId);
       showError(error);
