@@ -17,11 +17,10 @@ Replicas with different secrets would disagree on every stored request id and jo
 join retried on another replica would take a second seat), so :class:`SecretGuard` keeps a keyed
 check value of the secret in Redis, without an expiry (until Redis loses its data or a replica
 replaces it): a replica started with another secret refuses to start (``SecretMismatch``),
-whenever it starts. The value once lapsed 30
-s after the last replica stopped, and a fleet started again later with another secret (a compose
-run without its ``.env``) took it silently: every retry from before answered as a new request. To
-change the secret, stop every replica and start one with ``replace=True`` (``hustings serve
---replace-secret``), then the others.
+whenever it starts. The value once lapsed 30 s after the last replica stopped, and a fleet
+started again later with another secret (a compose run without its ``.env``) took it silently:
+every retry from before answered as a new request. To change the secret, stop every replica and
+start one with ``replace=True`` (``hustings serve --replace-secret``), then the others.
 """
 
 from __future__ import annotations
