@@ -144,6 +144,20 @@ def test_the_live_region_says_when_the_seat_s_decision_comes_and_inputs_have_nam
     _seat_in(page, live, game_id, joined[0])
     expect(page.locator("#announce")).to_have_attribute("role", "status")
     expect(page.locator("#announce")).to_have_text("Your decision.")
+    # Two steps (Bo's choice, then Cy's) are both told, in their order, whether they come in
+    # one update or two (every text the region held is kept).
+    page.evaluate("""() => {
+      window.told = [];
+      new MutationObserver(() => window.told.push(document.querySelector('#announce').textContent))
+        .observe(document.querySelector('#announce'), { childList: true, characterData: true, subtree: true });
+    }""")
+    version = int(page.inner_text("#version"))
+    for seat in (1, 2):
+        mine = live.ok("GET", f"/v1/games/{game_id}/view", token=joined[seat]["seatToken"])["view"]
+        live.ok("POST", f"/v1/games/{game_id}/moves", {"move": mine["legalMoves"][0], "requestId": f"{game_id}-told-{seat}"}, token=joined[seat]["seatToken"])
+    page.wait_for_function("(v) => Number(document.querySelector('#version')?.textContent) >= v + 2", arg=version)
+    told = " ".join(page.evaluate("window.told"))
+    assert "Bo" in told and "Cy" in told and told.index("Bo") < told.index("Cy"), told
     # The Angelus card goes to the start player, not yet known while top candidates are chosen.
     expect(page.locator("#seats")).not_to_contain_text("Angelus card")
     expect(page.locator("#board, #app").first).to_contain_text("played by the start player (not yet known)")

@@ -597,7 +597,12 @@ function renderGame(app, gameId) {
     const version = newest?.dataset.version ?? "";
     const said = [];
     if (mine && !heard.mine) said.push("Your decision.");
-    if (version && version !== heard.version && heard.version) said.push(newest.textContent.replace(/^\d+ /, ""));
+    if (version && version !== heard.version && heard.version) {
+      // Every line since the last told (a bot's answer comes with the move before it), oldest
+      // first, the latest few at most.
+      const fresh = [...logList.children].filter((item) => BigInt(item.dataset.version ?? 0) > BigInt(heard.version)).slice(0, LATEST);
+      said.push(...fresh.reverse().map((item) => item.textContent.replace(/^\d+ /, "")));
+    }
     heard = { mine, version };
     if (said.length) document.getElementById("announce").textContent = said.join(" ");
   }
