@@ -714,7 +714,8 @@ class GameHost:
         games themselves: at most the bound's snapshots, once a second at most for a client at
         its bound."""
         now_s = self._clock()
-        games = {game_id: await self.store.load(game_id) for game_id in dict.fromkeys(item.split("/")[0] for item in items)}
+        game_ids = list(dict.fromkeys(item.split("/")[0] for item in items))
+        games = dict(zip(game_ids, await asyncio.gather(*(self.store.load(game_id) for game_id in game_ids))))
         kept = []
         for item in items:
             game_id, seat, held = item.split("/")
@@ -1011,6 +1012,14 @@ class GameHost:
         request_fingerprint = fingerprint(
             b"join", name.encode(), wanted.encode(), request.party_name.encode(), request.party_colour.encode()
         )
+
+        async def as_landed(loaded: Loaded) -> game_service_pb2.JoinGameResponse | None:
+            """The answer of this join's first attempt, when the caller's request id shows one that
+            landed (its answer lost): a retry then finds the game full, its seat taken, or itself
+            past a bound, by its own first attempt."""
+            recorded = await self.store.recorded(game_id, key) if request.request_id else None
+            return None if recorded is None else await self._rejoin(loaded, recorded, request_fingerprint, token)
+
         async with self._game_lock(game_id):
             for attempt in _attempts():
                 if attempt is not None:
@@ -1019,18 +1028,17 @@ class GameHost:
                 if stored.status == game_pb2.GAME_STATUS_FINISHED:
                     raise precondition("GAME_OVER", "the game is over")
                 if stored.status != game_pb2.GAME_STATUS_OPEN:
-                    if request.request_id:  # a retry of a join that took the last seat
-                        recorded = await self.store.recorded(game_id, key)
-                        if recorded is not None:
-                            return await self._rejoin(loaded, recorded, request_fingerprint, token)
+                    landed = await as_landed(loaded)  # a retry of a join that took the last seat
+                    if landed is not None:
+                        return landed
                     raise precondition("GAME_FULL", "every seat of this game is taken")
                 try:
                     seat = table.seat_to_take(stored, request.seat if request.HasField("seat") else None)
                 except ServiceError as error:
-                    if request.request_id and error.reason == "SEAT_TAKEN":  # perhaps taken by this very join
-                        recorded = await self.store.recorded(game_id, key)
-                        if recorded is not None:
-                            return await self._rejoin(loaded, recorded, request_fingerprint, token)
+                    if error.reason == "SEAT_TAKEN":  # perhaps taken by this very join
+                        landed = await as_landed(loaded)
+                        if landed is not None:
+                            return landed
                     raise
                 try:
                     new, entry = self._seated(loaded, seat, name, token, request.party_name, request.party_colour)
@@ -1039,17 +1047,15 @@ class GameHost:
                     # or colour taken, by itself, at the next free seat; or, landed on a replica
                     # of an earlier release, its party's name refused by a rule that release did
                     # not have. Its record answers it.
-                    if request.request_id:
-                        recorded = await self.store.recorded(game_id, key)
-                        if recorded is not None:
-                            return await self._rejoin(loaded, recorded, request_fingerprint, token)
+                    landed = await as_landed(loaded)
+                    if landed is not None:
+                        return landed
                     raise
                 claim = await self._seat_claim(stored)
                 if claim is None:
-                    if request.request_id:  # a retry of a join that landed is answered, as above
-                        recorded = await self.store.recorded(game_id, key)
-                        if recorded is not None:
-                            return await self._rejoin(loaded, recorded, request_fingerprint, token)
+                    landed = await as_landed(loaded)  # a retry of a join that landed is answered, as above
+                    if landed is not None:
+                        return landed
                     raise self._too_many_seats_held()
                 try:
                     await self._schedule(new.stored)
